@@ -1,0 +1,2 @@
+//! pusoy-pit: the back office for casino Pusoy tables.
+pub mod rules;

@@ -1,0 +1,2 @@
+//! The game of Pusoy: cards, hand ranking, fouls, royalties and settlement.
+//! Pure: no database, web, clock, randomness or I/O.
