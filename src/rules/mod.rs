@@ -1,2 +1,8 @@
 //! The game of Pusoy: cards, hand ranking, fouls, royalties and settlement.
 //! Pure: no database, web, clock, randomness or I/O.
+
+pub mod card;
+pub mod hand;
+pub mod money;
+pub mod place;
+pub mod profile;

@@ -1,0 +1,387 @@
+//! Cards: ranks, suits, the canonical two-character notation and parsing of card lists.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use thiserror::Error;
+
+/// A card rank, deuce lowest. Aces are high; the wheel (`5-4-3-2-A`) is handled by the evaluator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Rank {
+    Two,
+    Three,
+    Four,
+    Five,
+    Six,
+    Seven,
+    Eight,
+    Nine,
+    Ten,
+    Jack,
+    Queen,
+    King,
+    Ace,
+}
+
+impl Rank {
+    /// All ranks, lowest first.
+    pub const ALL: [Rank; 13] = [
+        Rank::Two,
+        Rank::Three,
+        Rank::Four,
+        Rank::Five,
+        Rank::Six,
+        Rank::Seven,
+        Rank::Eight,
+        Rank::Nine,
+        Rank::Ten,
+        Rank::Jack,
+        Rank::Queen,
+        Rank::King,
+        Rank::Ace,
+    ];
+
+    /// 0 for a deuce up to 12 for an ace.
+    pub const fn index(self) -> u8 {
+        self as u8
+    }
+
+    /// The rank with this index (taken modulo 13, so any `u8` maps to a rank).
+    pub const fn from_index(index: u8) -> Rank {
+        Rank::ALL[(index % 13) as usize]
+    }
+
+    /// The canonical character: `2`..`9`, `T`, `J`, `Q`, `K`, `A`.
+    pub const fn symbol(self) -> char {
+        ['2', '3', '4', '5', '6', '7', '8', '9', 'T', 'J', 'Q', 'K', 'A'][self as usize]
+    }
+
+    /// The word a dealer says: "seven", "queen".
+    pub const fn word(self) -> &'static str {
+        [
+            "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "jack",
+            "queen", "king", "ace",
+        ][self as usize]
+    }
+
+    /// The plural: "sixes", "queens".
+    pub const fn plural(self) -> &'static str {
+        [
+            "twos", "threes", "fours", "fives", "sixes", "sevens", "eights", "nines", "tens",
+            "jacks", "queens", "kings", "aces",
+        ][self as usize]
+    }
+
+    fn parse_text(text: &str) -> Option<Rank> {
+        if text == "10" {
+            return Some(Rank::Ten);
+        }
+        let mut chars = text.chars();
+        let symbol = chars.next()?.to_ascii_uppercase();
+        if chars.next().is_some() {
+            return None;
+        }
+        Rank::ALL.into_iter().find(|rank| rank.symbol() == symbol)
+    }
+}
+
+impl fmt::Display for Rank {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.symbol())
+    }
+}
+
+/// A suit. The derived order (clubs lowest) is only for sorting; suit strength in ties comes from
+/// the rule profile's `suit_order`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Suit {
+    Clubs,
+    Diamonds,
+    Hearts,
+    Spades,
+}
+
+impl Suit {
+    /// All suits in index order.
+    pub const ALL: [Suit; 4] = [Suit::Clubs, Suit::Diamonds, Suit::Hearts, Suit::Spades];
+
+    /// 0 for clubs up to 3 for spades.
+    pub const fn index(self) -> u8 {
+        self as u8
+    }
+
+    /// The suit with this index (taken modulo 4).
+    pub const fn from_index(index: u8) -> Suit {
+        Suit::ALL[(index % 4) as usize]
+    }
+
+    /// The canonical lowercase letter.
+    pub const fn symbol(self) -> char {
+        ['c', 'd', 'h', 's'][self as usize]
+    }
+
+    /// The plural word: "diamonds".
+    pub const fn word(self) -> &'static str {
+        ["clubs", "diamonds", "hearts", "spades"][self as usize]
+    }
+
+    /// Parses a letter (any case) or a suit symbol (♣♦♥♠, also the white variants).
+    pub fn from_char(c: char) -> Option<Suit> {
+        match c.to_ascii_lowercase() {
+            'c' | '♣' | '♧' => Some(Suit::Clubs),
+            'd' | '♦' | '♢' => Some(Suit::Diamonds),
+            'h' | '♥' | '♡' => Some(Suit::Hearts),
+            's' | '♠' | '♤' => Some(Suit::Spades),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Suit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.symbol())
+    }
+}
+
+/// One of the 52 cards. Stored as its index `4 * rank + suit`, so it is one byte and `Copy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Card {
+    index: u8,
+}
+
+impl Card {
+    /// The card of this rank and suit.
+    pub const fn new(rank: Rank, suit: Suit) -> Card {
+        Card {
+            index: rank.index() * 4 + suit.index(),
+        }
+    }
+
+    /// The card's index, `0..52`: `4 * rank + suit` (so `2c` is 0 and `As` is 51).
+    pub const fn index(self) -> u8 {
+        self.index
+    }
+
+    /// The card with this index, or `None` outside `0..52`.
+    pub const fn from_index(index: u8) -> Option<Card> {
+        if index < 52 {
+            Some(Card { index })
+        } else {
+            None
+        }
+    }
+
+    pub const fn rank(self) -> Rank {
+        Rank::from_index(self.index >> 2)
+    }
+
+    pub const fn suit(self) -> Suit {
+        Suit::from_index(self.index & 3)
+    }
+
+    /// The whole deck in index order.
+    pub fn all() -> impl Iterator<Item = Card> {
+        (0..52).map(|index| Card { index })
+    }
+}
+
+impl fmt::Display for Card {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.rank(), self.suit())
+    }
+}
+
+/// What is wrong with one card token.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum CardProblem {
+    #[error("a card is a rank (2-9, T or 10, J, Q, K, A) then a suit (c, d, h, s or ♣ ♦ ♥ ♠)")]
+    TooShort,
+    #[error("`{0}` is not a rank (2-9, T or 10, J, Q, K, A)")]
+    UnknownRank(String),
+    #[error("`{0}` is not a suit (c, d, h, s or ♣ ♦ ♥ ♠)")]
+    UnknownSuit(char),
+}
+
+/// A card token that does not parse, with its 1-based position in the list it came from.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("card {position} `{token}`: {problem}")]
+pub struct ParseCardError {
+    pub position: usize,
+    pub token: String,
+    pub problem: CardProblem,
+}
+
+fn parse_token(token: &str) -> Result<Card, CardProblem> {
+    let mut chars = token.chars();
+    let suit_char = chars.next_back().ok_or(CardProblem::TooShort)?;
+    let rank_text = chars.as_str();
+    if rank_text.is_empty() {
+        return Err(CardProblem::TooShort);
+    }
+    let rank = Rank::parse_text(rank_text)
+        .ok_or_else(|| CardProblem::UnknownRank(rank_text.to_string()))?;
+    let suit = Suit::from_char(suit_char).ok_or(CardProblem::UnknownSuit(suit_char))?;
+    Ok(Card::new(rank, suit))
+}
+
+impl FromStr for Card {
+    type Err = ParseCardError;
+
+    fn from_str(text: &str) -> Result<Card, ParseCardError> {
+        let token = text.trim();
+        parse_token(token).map_err(|problem| ParseCardError {
+            position: 1,
+            token: token.to_string(),
+            problem,
+        })
+    }
+}
+
+/// Parses a list of cards separated by whitespace and/or commas: `"As Kd, 10h ♠2"` is not
+/// accepted (rank first), `"As Kd, 10h 2♠"` is.
+pub fn parse_cards(text: &str) -> Result<Vec<Card>, ParseCardError> {
+    let mut cards = Vec::with_capacity(13);
+    parse_cards_into(text, |card| cards.push(card))?;
+    Ok(cards)
+}
+
+/// Like [`parse_cards`] but hands each card to `sink` instead of allocating.
+pub fn parse_cards_into(text: &str, mut sink: impl FnMut(Card)) -> Result<usize, ParseCardError> {
+    let tokens = text
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|token| !token.is_empty());
+    let mut count = 0;
+    for (i, token) in tokens.enumerate() {
+        let card = parse_token(token).map_err(|problem| ParseCardError {
+            position: i + 1,
+            token: token.to_string(),
+            problem,
+        })?;
+        sink(card);
+        count += 1;
+    }
+    Ok(count)
+}
+
+/// Writes cards in canonical form separated by single spaces.
+pub fn format_cards(cards: &[Card]) -> String {
+    let mut text = String::with_capacity(cards.len() * 3);
+    for (i, card) in cards.iter().enumerate() {
+        if i > 0 {
+            text.push(' ');
+        }
+        text.push(card.rank().symbol());
+        text.push(card.suit().symbol());
+    }
+    text
+}
+
+impl Serialize for Card {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Card {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Card, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn card(text: &str) -> Card {
+        text.parse().expect("test card")
+    }
+
+    #[test]
+    fn every_spelling_of_a_card_parses_to_the_same_card() {
+        let cases = [
+            ("Td", "Td"),
+            ("10d", "Td"),
+            ("td", "Td"),
+            ("tD", "Td"),
+            ("10♦", "Td"),
+            ("As", "As"),
+            ("a♠", "As"),
+            ("2c", "2c"),
+            ("2♣", "2c"),
+            ("kH", "Kh"),
+            ("Q♥", "Qh"),
+        ];
+        for (text, canonical) in cases {
+            assert_eq!(card(text).to_string(), canonical, "parsing {text}");
+        }
+    }
+
+    #[test]
+    fn bad_tokens_are_rejected_with_the_reason() {
+        let cases = [
+            ("1x", CardProblem::UnknownRank("1".into())),
+            ("Ax", CardProblem::UnknownSuit('x')),
+            ("A", CardProblem::TooShort),
+            ("11h", CardProblem::UnknownRank("11".into())),
+            ("Ahh", CardProblem::UnknownRank("Ah".into())),
+        ];
+        for (text, problem) in cases {
+            let error = text.parse::<Card>().expect_err(text);
+            assert_eq!(error.problem, problem, "parsing {text}");
+        }
+    }
+
+    #[test]
+    fn a_list_error_names_the_token_and_its_position() {
+        let error = parse_cards("As Kd, 1x Qh").expect_err("bad list");
+        assert_eq!(error.position, 3);
+        assert_eq!(error.token, "1x");
+        assert!(error.to_string().starts_with("card 3 `1x`: "), "{error}");
+    }
+
+    #[test]
+    fn lists_split_on_whitespace_and_commas() {
+        let cards = parse_cards(" As,Kd ,, 10h\t2♠\n").expect("good list");
+        assert_eq!(format_cards(&cards), "As Kd Th 2s");
+    }
+
+    #[test]
+    fn card_indices_cover_the_deck_once() {
+        let all: Vec<Card> = Card::all().collect();
+        assert_eq!(all.len(), 52);
+        for (i, c) in all.iter().enumerate() {
+            assert_eq!(usize::from(c.index()), i);
+            assert_eq!(Card::from_index(c.index()), Some(*c));
+            assert_eq!(Card::new(c.rank(), c.suit()), *c);
+        }
+        assert_eq!(Card::from_index(52), None);
+        assert_eq!(card("2c").index(), 0);
+        assert_eq!(card("As").index(), 51);
+    }
+
+    #[test]
+    fn cards_serialize_as_their_canonical_string() {
+        let json = serde_json::to_string(&card("10d")).expect("serialize");
+        assert_eq!(json, "\"Td\"");
+        let back: Card = serde_json::from_str("\"t♦\"").expect("deserialize");
+        assert_eq!(back, card("Td"));
+        assert!(serde_json::from_str::<Card>("\"Tx\"").is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn parse_after_display_is_identity(index in 0u8..52) {
+            let c = Card::from_index(index).expect("index in range");
+            prop_assert_eq!(c.to_string().parse::<Card>(), Ok(c));
+        }
+
+        #[test]
+        fn parse_cards_after_format_cards_is_identity(indices in proptest::collection::vec(0u8..52, 0..14)) {
+            let cards: Vec<Card> = indices.iter().filter_map(|&i| Card::from_index(i)).collect();
+            prop_assert_eq!(parse_cards(&format_cards(&cards)), Ok(cards));
+        }
+    }
+}

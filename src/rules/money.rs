@@ -1,0 +1,77 @@
+//! Money: integer minor units of the table's currency, with checked arithmetic. No floats anywhere.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// An amount in minor units (e.g. centavos). Serializes as a plain integer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Money(pub i64);
+
+impl Money {
+    pub const ZERO: Money = Money(0);
+
+    pub const fn minor_units(self) -> i64 {
+        self.0
+    }
+
+    pub const fn is_positive(self) -> bool {
+        self.0 > 0
+    }
+
+    pub const fn checked_add(self, other: Money) -> Option<Money> {
+        match self.0.checked_add(other.0) {
+            Some(sum) => Some(Money(sum)),
+            None => None,
+        }
+    }
+
+    pub const fn checked_sub(self, other: Money) -> Option<Money> {
+        match self.0.checked_sub(other.0) {
+            Some(difference) => Some(Money(difference)),
+            None => None,
+        }
+    }
+
+    pub const fn checked_neg(self) -> Option<Money> {
+        match self.0.checked_neg() {
+            Some(negated) => Some(Money(negated)),
+            None => None,
+        }
+    }
+
+    pub const fn checked_mul(self, factor: i64) -> Option<Money> {
+        match self.0.checked_mul(factor) {
+            Some(product) => Some(Money(product)),
+            None => None,
+        }
+    }
+}
+
+impl fmt::Display for Money {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arithmetic_is_checked() {
+        assert_eq!(Money(100).checked_mul(-2), Some(Money(-200)));
+        assert_eq!(Money(i64::MAX).checked_mul(2), None);
+        assert_eq!(Money(i64::MAX).checked_add(Money(1)), None);
+        assert_eq!(Money(i64::MIN).checked_neg(), None);
+        assert_eq!(Money(5).checked_sub(Money(7)), Some(Money(-2)));
+    }
+
+    #[test]
+    fn money_is_a_plain_integer_on_the_wire_and_on_screen() {
+        assert_eq!(serde_json::to_string(&Money(-150)).expect("serialize"), "-150");
+        assert_eq!(serde_json::from_str::<Money>("42").expect("deserialize"), Money(42));
+        assert_eq!(Money(-7).to_string(), "-7");
+    }
+}
