@@ -6,3 +6,5 @@ pub mod hand;
 pub mod money;
 pub mod place;
 pub mod profile;
+pub mod royalty;
+pub mod set_hand;

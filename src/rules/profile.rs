@@ -16,7 +16,7 @@ pub struct RuleProfile {
     pub surrender: bool,
     /// Players may declare royalties (section 4.3). Default on.
     pub royalties: bool,
-    /// The dealer may declare royalties too. Default on.
+    /// The dealer may declare royalties too (only when `royalties` is on). Default on.
     pub dealer_royalties: bool,
     /// Who takes an exact tie. Default: the dealer.
     pub ties: TieRule,
@@ -50,8 +50,7 @@ impl RuleProfile {
         let royalties = match (self.royalties, self.dealer_royalties) {
             (true, true) => "royalties on (dealer too)",
             (true, false) => "royalties on (players only)",
-            (false, true) => "royalties for the dealer only",
-            (false, false) => "royalties off",
+            (false, _) => "royalties off",
         };
         let ties = match self.ties {
             TieRule::DealerWins => "ties to the dealer".to_string(),
