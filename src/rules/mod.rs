@@ -8,3 +8,5 @@ pub mod place;
 pub mod profile;
 pub mod royalty;
 pub mod set_hand;
+pub mod settle;
+pub mod wire;
