@@ -50,7 +50,10 @@ pub fn eval(cards: &[String], wheel: Wheel) -> anyhow::Result<String> {
         check_distinct(&cards)?;
         return Ok(evaluate(hand, wheel).name());
     }
-    bail!("a hand is 3 cards (a front) or 5 cards, not {}", cards.len())
+    bail!(
+        "a hand is 3 cards (a front) or 5 cards, not {}",
+        cards.len()
+    )
 }
 
 fn check_distinct(cards: &[Card]) -> anyhow::Result<()> {

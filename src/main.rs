@@ -7,7 +7,11 @@ use pusoy_pit::cli;
 use pusoy_pit::rules::profile::Wheel;
 
 #[derive(Debug, Parser)]
-#[command(name = "pusoy-pit", version, about = "Back office for casino Pusoy tables")]
+#[command(
+    name = "pusoy-pit",
+    version,
+    about = "Back office for casino Pusoy tables"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -41,7 +45,11 @@ fn main() -> anyhow::Result<ExitCode> {
             let stdin = std::io::stdin().lock();
             let stdout = std::io::stdout().lock();
             let any_failed = cli::settle_stream(stdin, stdout)?;
-            Ok(if any_failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+            Ok(if any_failed {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            })
         }
         Command::Eval { wheel, cards } => {
             let wheel = match wheel {

@@ -54,7 +54,9 @@ impl Rank {
 
     /// The canonical character: `2`..`9`, `T`, `J`, `Q`, `K`, `A`.
     pub const fn symbol(self) -> char {
-        ['2', '3', '4', '5', '6', '7', '8', '9', 'T', 'J', 'Q', 'K', 'A'][self as usize]
+        [
+            '2', '3', '4', '5', '6', '7', '8', '9', 'T', 'J', 'Q', 'K', 'A',
+        ][self as usize]
     }
 
     /// The word a dealer says: "seven", "queen".

@@ -96,7 +96,10 @@ impl HandValue {
     }
 
     fn is_straight(self) -> bool {
-        matches!(self.category(), Category::Straight | Category::StraightFlush)
+        matches!(
+            self.category(),
+            Category::Straight | Category::StraightFlush
+        )
     }
 
     /// The rank of the hand's main group: the quad, the triple, the higher pair, the pair, or
@@ -347,12 +350,13 @@ impl Tables {
         let mut entries = Vec::with_capacity(6175);
         let mut counts = [0u8; 13];
         for_each_multiset(&mut counts, 0, 5, &mut |counts| {
-            let key: u32 = (0..13)
-                .map(|r| u32::from(counts[r]) * RANK_KEYS[r])
-                .sum();
+            let key: u32 = (0..13).map(|r| u32::from(counts[r]) * RANK_KEYS[r]).sum();
             entries.push((key, reference_value(counts, false).0));
             if counts.iter().all(|&n| n <= 1) {
-                let mask = (0..13).filter(|&r| counts[r] == 1).map(|r| 1 << r).sum::<usize>();
+                let mask = (0..13)
+                    .filter(|&r| counts[r] == 1)
+                    .map(|r| 1 << r)
+                    .sum::<usize>();
                 flush[mask] = reference_value(counts, true).0;
             }
         });
@@ -476,11 +480,17 @@ mod tests {
     use std::collections::{HashMap, HashSet};
 
     fn five(text: &str) -> [Card; 5] {
-        parse_cards(text).expect("cards").try_into().expect("five cards")
+        parse_cards(text)
+            .expect("cards")
+            .try_into()
+            .expect("five cards")
     }
 
     fn three(text: &str) -> [Card; 3] {
-        parse_cards(text).expect("cards").try_into().expect("three cards")
+        parse_cards(text)
+            .expect("cards")
+            .try_into()
+            .expect("three cards")
     }
 
     fn all_five_card_hands(mut visit: impl FnMut([u8; 5])) {
@@ -542,7 +552,9 @@ mod tests {
             let ours = evaluator.evaluate_indices(hand);
             let theirs = hand
                 .iter()
-                .fold(pokers::Hand::default(), |h, &c| h + pokers::CARDS[usize::from(c)])
+                .fold(pokers::Hand::default(), |h, &c| {
+                    h + pokers::CARDS[usize::from(c)]
+                })
                 .evaluate();
             let previous = theirs_by_ours.insert(ours, theirs);
             assert!(previous.is_none_or(|p| p == theirs), "{}", ours.name());
@@ -592,7 +604,11 @@ mod tests {
         let fronts = [
             ("Qh Qs 7d", "pair of queens, seven kicker", "pair of queens"),
             ("Ad Kd 2c", "high card, ace-king-two", "ace high"),
-            ("9c 9d 9s", "three of a kind, nines", "three of a kind, nines"),
+            (
+                "9c 9d 9s",
+                "three of a kind, nines",
+                "three of a kind, nines",
+            ),
             ("Qs Ks As", "high card, ace-king-queen", "ace high"),
         ];
         for (cards, name, short) in fronts {
@@ -630,8 +646,14 @@ mod tests {
         for (cards, category) in cases {
             assert_eq!(evaluate(five(cards), Wheel::Lowest).category(), category);
         }
-        assert_eq!(evaluate_front(three("Qs Ks As")).category(), Category::HighCard);
-        assert_eq!(evaluate_front(three("2h 3h 4h")).category(), Category::HighCard);
+        assert_eq!(
+            evaluate_front(three("Qs Ks As")).category(),
+            Category::HighCard
+        );
+        assert_eq!(
+            evaluate_front(three("2h 3h 4h")).category(),
+            Category::HighCard
+        );
     }
 
     #[test]
@@ -651,7 +673,10 @@ mod tests {
         ];
         for (lower, higher) in cases {
             let wheel = Wheel::Lowest;
-            assert!(evaluate(five(lower), wheel) < evaluate(five(higher), wheel), "{lower} < {higher}");
+            assert!(
+                evaluate(five(lower), wheel) < evaluate(five(higher), wheel),
+                "{lower} < {higher}"
+            );
         }
     }
 

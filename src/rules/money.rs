@@ -5,7 +5,9 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 /// An amount in minor units (e.g. centavos). Serializes as a plain integer.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[serde(transparent)]
 pub struct Money(pub i64);
 
@@ -70,8 +72,14 @@ mod tests {
 
     #[test]
     fn money_is_a_plain_integer_on_the_wire_and_on_screen() {
-        assert_eq!(serde_json::to_string(&Money(-150)).expect("serialize"), "-150");
-        assert_eq!(serde_json::from_str::<Money>("42").expect("deserialize"), Money(42));
+        assert_eq!(
+            serde_json::to_string(&Money(-150)).expect("serialize"),
+            "-150"
+        );
+        assert_eq!(
+            serde_json::from_str::<Money>("42").expect("deserialize"),
+            Money(42)
+        );
         assert_eq!(Money(-7).to_string(), "-7");
     }
 }

@@ -110,7 +110,9 @@ pub struct SuitOrder {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("suit order `{0}` must list the four suits c, d, h, s once each, highest first (e.g. \"dchs\")")]
+#[error(
+    "suit order `{0}` must list the four suits c, d, h, s once each, highest first (e.g. \"dchs\")"
+)]
 pub struct BadSuitOrder(pub String);
 
 impl SuitOrder {
@@ -119,7 +121,9 @@ impl SuitOrder {
         for (position, suit) in highest_first.iter().enumerate() {
             let slot = &mut strength[usize::from(suit.index())];
             if *slot != u8::MAX {
-                return Err(BadSuitOrder(highest_first.iter().map(|s| s.symbol()).collect()));
+                return Err(BadSuitOrder(
+                    highest_first.iter().map(|s| s.symbol()).collect(),
+                ));
             }
             // position < 4, so 3 - position fits in a u8.
             *slot = 3 - position as u8;

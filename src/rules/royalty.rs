@@ -36,9 +36,13 @@ impl fmt::Display for Royalty {
 
 /// The best royalty the cards hold, if any (straight flush, then four of a kind, then six pairs).
 pub fn best_royalty(cards: &[Card]) -> Option<Royalty> {
-    [Royalty::StraightFlush, Royalty::FourOfAKind, Royalty::SixPairs]
-        .into_iter()
-        .find(|&royalty| holds(cards, royalty))
+    [
+        Royalty::StraightFlush,
+        Royalty::FourOfAKind,
+        Royalty::SixPairs,
+    ]
+    .into_iter()
+    .find(|&royalty| holds(cards, royalty))
 }
 
 /// Whether the cards support a specific royalty claim.
@@ -69,11 +73,26 @@ mod tests {
     #[test]
     fn thirteen_cards_hold_the_best_royalty_they_support() {
         let cases = [
-            ("9h Th Jh Qh Kh 2c 2d 2s 2h 3c 4d 5s 7c", Some(Royalty::StraightFlush)),
-            ("Ad 2d 3d 4d 5d 9c 9h Ts Jc Qh Ks 7c 8h", Some(Royalty::StraightFlush)),
-            ("2c 2d 2s 2h 3c 4d 5s 7c 9h Th Jh Qh 8d", Some(Royalty::FourOfAKind)),
-            ("2c 2d 3h 3s 5c 5d 7h 7s 9c 9d Jh Js As", Some(Royalty::SixPairs)),
-            ("2c 2d 2h 2s 4c 4d 5c 5d 6c 6d 7c 8d As", Some(Royalty::FourOfAKind)),
+            (
+                "9h Th Jh Qh Kh 2c 2d 2s 2h 3c 4d 5s 7c",
+                Some(Royalty::StraightFlush),
+            ),
+            (
+                "Ad 2d 3d 4d 5d 9c 9h Ts Jc Qh Ks 7c 8h",
+                Some(Royalty::StraightFlush),
+            ),
+            (
+                "2c 2d 2s 2h 3c 4d 5s 7c 9h Th Jh Qh 8d",
+                Some(Royalty::FourOfAKind),
+            ),
+            (
+                "2c 2d 3h 3s 5c 5d 7h 7s 9c 9d Jh Js As",
+                Some(Royalty::SixPairs),
+            ),
+            (
+                "2c 2d 2h 2s 4c 4d 5c 5d 6c 6d 7c 8d As",
+                Some(Royalty::FourOfAKind),
+            ),
             ("2c 2d 3h 3s 5c 5d 7h 7s 9c 9d Jh Qs As", None),
             ("Qh Kh Ah 2h 3h 9c 9d Ts Jc 4d 5s 7c 8d", None),
             ("2c 2d 2h 3c 3d 3h 4s 4d 5c 5d 9c 9d As", None),

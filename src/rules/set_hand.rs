@@ -51,7 +51,11 @@ pub enum SetHandError {
     #[error("{card} is twice in the {slot}")]
     RepeatedCard { card: Card, slot: Slot },
     #[error("{card} is in both the {first} and the {second}")]
-    DuplicateCard { card: Card, first: Slot, second: Slot },
+    DuplicateCard {
+        card: Card,
+        first: Slot,
+        second: Slot,
+    },
 }
 
 /// Thirteen distinct cards split into a back (5), a middle (5) and a front (3), with each hand
@@ -196,8 +200,7 @@ impl SetHand {
     pub fn is_fouled(&self, profile: &RuleProfile) -> bool {
         let back = self.value(Slot::Back, profile.wheel);
         let middle = self.value(Slot::Middle, profile.wheel);
-        if middle > back || compare_front_with_middle(self.values[2], middle) == Ordering::Greater
-        {
+        if middle > back || compare_front_with_middle(self.values[2], middle) == Ordering::Greater {
             return true;
         }
         middle == back && profile.ties == TieRule::SuitOrder && self.foul(profile).is_some()
@@ -244,7 +247,11 @@ impl fmt::Display for Breach {
             (upper, lower) = (self.upper_value.name(), self.lower_value.name());
         }
         match self.by_suit {
-            None => write!(f, "{} ({upper}) ranks above {} ({lower})", self.upper, self.lower),
+            None => write!(
+                f,
+                "{} ({upper}) ranks above {} ({lower})",
+                self.upper, self.lower
+            ),
             Some((upper_suit, lower_suit)) => write!(
                 f,
                 "{} ({upper}) ties {} ({lower}) but holds the stronger suit ({} over {})",
@@ -379,11 +386,36 @@ mod tests {
     #[test]
     fn bad_sets_are_rejected_naming_the_hand_and_card() {
         let cases = [
-            ("As Ks Qs Js", "9h 9d 9c 4s 4h", "Ad Kd 2c", "the back needs 5 cards, not 4"),
-            ("As Ks Qs Js Ts", "9h 9d 9c 4s 4h", "Ad Kd", "the front needs 3 cards, not 2"),
-            ("As Ks Qs Js Ts", "9h 9d 9c 4s 4h 2h", "Ad Kd 2c", "the middle needs 5 cards, not 6"),
-            ("Ah Ks Qs Js Ts", "9h 9d 9c 4s 4h", "Ah Kd 2c", "Ah is in both the back and the front"),
-            ("As Ks Qs Js Ts", "9h 9d 9c 9h 4h", "Ad Kd 2c", "9h is twice in the middle"),
+            (
+                "As Ks Qs Js",
+                "9h 9d 9c 4s 4h",
+                "Ad Kd 2c",
+                "the back needs 5 cards, not 4",
+            ),
+            (
+                "As Ks Qs Js Ts",
+                "9h 9d 9c 4s 4h",
+                "Ad Kd",
+                "the front needs 3 cards, not 2",
+            ),
+            (
+                "As Ks Qs Js Ts",
+                "9h 9d 9c 4s 4h 2h",
+                "Ad Kd 2c",
+                "the middle needs 5 cards, not 6",
+            ),
+            (
+                "Ah Ks Qs Js Ts",
+                "9h 9d 9c 4s 4h",
+                "Ah Kd 2c",
+                "Ah is in both the back and the front",
+            ),
+            (
+                "As Ks Qs Js Ts",
+                "9h 9d 9c 9h 4h",
+                "Ad Kd 2c",
+                "9h is twice in the middle",
+            ),
         ];
         for (back, middle, front, message) in cases {
             let error = set(back, middle, front).expect_err("invalid set");

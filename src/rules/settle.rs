@@ -48,7 +48,7 @@ pub struct SeatPlay {
 /// Cards that cannot have been dealt that way.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum DealError {
-    #[error("{card} was dealt to both the {first} and {second}")]
+    #[error("{card} was dealt twice: to {first} and to {second}")]
     DuplicateCard {
         card: Card,
         first: Place,
@@ -138,7 +138,8 @@ impl Round {
             royalties[play.seat.slot()] =
                 check_declaration(&profile, place, play.declaration, play.dealt)?;
         }
-        royalties[3] = check_declaration(&profile, Place::Dealer, dealer.declaration, dealer.dealt)?;
+        royalties[3] =
+            check_declaration(&profile, Place::Dealer, dealer.declaration, dealer.dealt)?;
 
         let dealer_ended = match dealer.declaration {
             Declaration::Play => None,
@@ -155,9 +156,11 @@ impl Round {
                 Declaration::Surrender => {
                     forbid_hands(place, play.hands, "a surrendered seat sets no hands")?
                 }
-                Declaration::Royalty(_) => {
-                    forbid_hands(place, play.hands, "a seat that declared a royalty is out of the round")?
-                }
+                Declaration::Royalty(_) => forbid_hands(
+                    place,
+                    play.hands,
+                    "a seat that declared a royalty is out of the round",
+                )?,
                 Declaration::Play => match dealer_ended {
                     Some(reason) => forbid_hands(place, play.hands, reason)?,
                     None if play.hands.is_none() => {
@@ -173,9 +176,11 @@ impl Round {
                     place: Place::Dealer,
                 })
             }
-            Declaration::Surrender => {
-                forbid_hands(Place::Dealer, dealer.hands, "a dealer who surrenders sets no hands")?
-            }
+            Declaration::Surrender => forbid_hands(
+                Place::Dealer,
+                dealer.hands,
+                "a dealer who surrenders sets no hands",
+            )?,
             Declaration::Royalty(_) => forbid_hands(
                 Place::Dealer,
                 dealer.hands,
@@ -372,11 +377,12 @@ pub fn settle(round: &Round) -> Result<Settlement, SettlementError> {
     let mut dealer_result = Money::ZERO;
     for play in round.seats.iter().flatten() {
         let result = settle_seat(profile, &round.dealer, dealer_fouled, play)?;
-        dealer_result = dealer_result
-            .checked_sub(result.result)
-            .ok_or(SettlementError::Overflow {
-                place: Place::Dealer,
-            })?;
+        dealer_result =
+            dealer_result
+                .checked_sub(result.result)
+                .ok_or(SettlementError::Overflow {
+                    place: Place::Dealer,
+                })?;
         seats[play.seat.slot()] = Some(result);
     }
     Ok(Settlement {
@@ -460,8 +466,11 @@ fn compare_sets(profile: &RuleProfile, player: &SetHand, dealer: &SetHand) -> Ha
         let ordering = match (ours.cmp(&theirs), profile.ties) {
             (Ordering::Equal, TieRule::SuitOrder) => {
                 let order = &profile.suit_order;
-                tie_strength(ours, player.cards(slot), order)
-                    .cmp(&tie_strength(theirs, dealer.cards(slot), order))
+                tie_strength(ours, player.cards(slot), order).cmp(&tie_strength(
+                    theirs,
+                    dealer.cards(slot),
+                    order,
+                ))
             }
             (ordering, _) => ordering,
         };
@@ -475,5 +484,354 @@ fn compare_sets(profile: &RuleProfile, player: &SetHand, dealer: &SetHand) -> Ha
         back: winner(Slot::Back),
         middle: winner(Slot::Middle),
         front: winner(Slot::Front),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::card::Suit;
+    use crate::rules::hand::Evaluator;
+    use crate::rules::profile::{SuitOrder, Wheel};
+    use crate::rules::wire::settle_json;
+    use proptest::prelude::*;
+
+    // A middling dealer and player sets against it, all from distinct cards.
+    const DEALER: &str =
+        r#""back": "Kc Kd 8h 8s 3c", "middle": "Qc Qd 7h 5s 2c", "front": "Jc Td 4h""#;
+    const WINS_ALL: &str =
+        r#""back": "As Ah Ac 9d 9c", "middle": "6s 6h 6d 2d 3d", "front": "Kh Ks 7d""#;
+    const WINS_TWO: &str =
+        r#""back": "As Ah Ac 9d 9c", "middle": "6s 6h 6d 2d 3d", "front": "9s 7d 2h""#;
+    const WINS_ONE: &str =
+        r#""back": "As Ah Ac 9d 9c", "middle": "Js Jh 5d 3h 2h", "front": "9s 7d 4d""#;
+    const WINS_NONE: &str =
+        r#""back": "Ks Kh 6h 6d 2d", "middle": "Js Jh 5d 3h 2h", "front": "9s 7d 4d""#;
+    const FOULED: &str =
+        r#""back": "2d 2h 5h 7s 9c", "middle": "3d 3h 4s 8c Tc", "front": "Ah Kh Qh""#;
+    // A fouled dealer (section 6) and sets that avoid its cards.
+    const DEALER_FOULED: &str =
+        r#""back": "2c 2d 5h 7s 9c", "middle": "3c 3d 4h 8s Tc", "front": "Ah Kh Qh""#;
+    const LEGAL_VS_FOULED: &str =
+        r#""back": "As Ac Ad 9d 9h", "middle": "6s 6h 6d 2h 2s", "front": "Ks Kd 7d""#;
+    const FOULED_VS_FOULED: &str =
+        r#""back": "Js Jh 5d 7c 9s", "middle": "Qs Qc 4d 8c Td", "front": "Kc Kd 2s""#;
+    // Middle hands that tie exactly: the player holds Qd, the dealer Qs.
+    const DEALER_TIE: &str =
+        r#""back": "Kc Kd 8h 8s 3c", "middle": "Qh Qs 7h 5c 2c", "front": "Jc Td 4h""#;
+    const PLAYER_TIE: &str =
+        r#""back": "As Ah Ac 9d 9c", "middle": "Qc Qd 7c 5d 2d", "front": "9s 7d 4d""#;
+    // Straights around the wheel.
+    const DEALER_SIX_HIGH: &str =
+        r#""back": "6c 5h 4d 3s 2d", "middle": "Kc Kd 8h 8s 3c", "front": "Jc Td 4h""#;
+    const PLAYER_WHEEL: &str =
+        r#""back": "5d 4c 3h 2s Ac", "middle": "Qc Qd 7h 5s 2c", "front": "9s 7d 4s""#;
+    const QUADS_DEALT: &str = "6c 6d 6h 6s 9h 9s Th Ts Jd Jh Js Ah Ad";
+    const SIX_PAIRS_DEALT: &str = "Ks Kh Qh Qs Js Jh Tc Th 8c 8d 7c 7s Ad";
+    const OTHER_SIX_PAIRS_DEALT: &str = "Ks Kc Qs Qc Js Jc Ts Th 9s 9h 8s 8h As";
+    const STRAIGHT_FLUSH_DEALT: &str = "2c 3c 4c 5c 6c 7d 8d 9d Td Jd Qh Kh Ah";
+
+    type Expected = Result<(Vec<(u8, Outcome, i64)>, i64), &'static str>;
+
+    fn line(rules: &str, dealer: &str, seats: &[String]) -> String {
+        format!(
+            r#"{{"rules": {{{rules}}}, "dealer": {{{dealer}}}, "seats": [{}]}}"#,
+            seats.join(", ")
+        )
+    }
+
+    fn seat(seat: u8, bet: i64, rest: &str) -> String {
+        format!(r#"{{"seat": {seat}, "bet": {bet}, {rest}}}"#)
+    }
+
+    fn check(name: &str, json: &str, expected: Expected) {
+        match (settle_json(json), expected) {
+            (Ok(out), Ok((seats, dealer))) => {
+                let got: Vec<(u8, Outcome, i64)> = out
+                    .seats
+                    .iter()
+                    .map(|s| (s.seat.number(), s.outcome, s.result.minor_units()))
+                    .collect();
+                assert_eq!(got, seats, "{name}");
+                assert_eq!(out.dealer.result.minor_units(), dealer, "{name}");
+            }
+            (Err(error), Err(message)) => {
+                assert_eq!(error.to_string(), message, "{name}")
+            }
+            (got, expected) => panic!("{name}: got {got:?}, expected {expected:?}"),
+        }
+    }
+
+    #[test]
+    fn every_outcome_and_every_option_settles_as_the_rules_say() {
+        use Outcome::*;
+        let dealer_royalty = format!(r#""action": "royalty", "dealt": "{STRAIGHT_FLUSH_DEALT}""#);
+        let seat_royalty = format!(r#""action": "royalty", "dealt": "{QUADS_DEALT}""#);
+        let six_pairs = format!(r#""action": "royalty", "dealt": "{SIX_PAIRS_DEALT}""#);
+        let other_six_pairs = format!(r#""action": "royalty", "dealt": "{OTHER_SIX_PAIRS_DEALT}""#);
+        let cases: Vec<(&str, String, Expected)> = vec![
+            ("three hands won is pusoy, +2x", line("", DEALER, &[seat(1, 100, WINS_ALL)]), Ok((vec![(1, Played, 200)], -200))),
+            ("two hands won is +1x", line("", DEALER, &[seat(1, 100, WINS_TWO)]), Ok((vec![(1, Played, 100)], -100))),
+            ("one hand won is -1x", line("", DEALER, &[seat(2, 100, WINS_ONE)]), Ok((vec![(2, Played, -100)], 100))),
+            ("no hand won is pusoy, -2x", line("", DEALER, &[seat(3, 100, WINS_NONE)]), Ok((vec![(3, Played, -200)], 200))),
+            ("a fouled player against a legal dealer loses double", line("", DEALER, &[seat(1, 100, FOULED)]), Ok((vec![(1, Played, -200)], 200))),
+            ("a fouled dealer pays a legal player double", line("", DEALER_FOULED, &[seat(1, 100, LEGAL_VS_FOULED)]), Ok((vec![(1, Played, 200)], -200))),
+            ("both fouled pushes by default", line("", DEALER_FOULED, &[seat(1, 100, FOULED_VS_FOULED)]), Ok((vec![(1, Played, 0)], 0))),
+            ("both fouled pushes when asked", line(r#""both_fouled": "push""#, DEALER_FOULED, &[seat(1, 100, FOULED_VS_FOULED)]), Ok((vec![(1, Played, 0)], 0))),
+            ("both fouled costs the player double under player_loses", line(r#""both_fouled": "player_loses""#, DEALER_FOULED, &[seat(1, 100, FOULED_VS_FOULED)]), Ok((vec![(1, Played, -200)], 200))),
+            ("player_loses changes nothing for a legal player", line(r#""both_fouled": "player_loses""#, DEALER_FOULED, &[seat(1, 100, LEGAL_VS_FOULED)]), Ok((vec![(1, Played, 200)], -200))),
+            ("an exact tie is the dealer's by default", line("", DEALER_TIE, &[seat(1, 100, PLAYER_TIE)]), Ok((vec![(1, Played, -100)], 100))),
+            ("an exact tie is the dealer's under dealer_wins", line(r#""ties": "dealer_wins""#, DEALER_TIE, &[seat(1, 100, PLAYER_TIE)]), Ok((vec![(1, Played, -100)], 100))),
+            ("under suit_order the stronger queen takes the tie", line(r#""ties": "suit_order""#, DEALER_TIE, &[seat(1, 100, PLAYER_TIE)]), Ok((vec![(1, Played, 100)], -100))),
+            ("the suit order decides which queen is stronger", line(r#""ties": "suit_order", "suit_order": "shdc""#, DEALER_TIE, &[seat(1, 100, PLAYER_TIE)]), Ok((vec![(1, Played, -100)], 100))),
+            ("a wheel loses to six high when the wheel is lowest", line(r#""wheel": "lowest""#, DEALER_SIX_HIGH, &[seat(1, 100, PLAYER_WHEEL)]), Ok((vec![(1, Played, -200)], 200))),
+            ("a wheel beats six high when the wheel is second", line(r#""wheel": "second""#, DEALER_SIX_HIGH, &[seat(1, 100, PLAYER_WHEEL)]), Ok((vec![(1, Played, -100)], 100))),
+            ("a surrender costs 1x", line("", DEALER, &[seat(1, 100, WINS_ALL), seat(2, 50, r#""action": "surrender""#)]), Ok((vec![(1, Played, 200), (2, Surrendered, -50)], -150))),
+            ("a surrender costs 1x with surrender on", line(r#""surrender": true"#, DEALER, &[seat(3, 70, r#""action": "surrender""#)]), Ok((vec![(3, Surrendered, -70)], 70))),
+            ("a surrender is refused when surrender is off", line(r#""surrender": false"#, DEALER, &[seat(2, 50, r#""action": "surrender""#)]), Err("seat 2 surrendered, but surrender is off at this table")),
+            ("a dealer surrender is refused when surrender is off", line(r#""surrender": false"#, r#""action": "surrender""#, &[seat(1, 50, r#""action": "play""#)]), Err("dealer surrendered, but surrender is off at this table")),
+            ("a royalty wins 1x", line("", DEALER, &[seat(1, 100, WINS_TWO), seat(3, 200, &six_pairs)]), Ok((vec![(1, Played, 100), (3, Royalty, 200)], -300))),
+            ("a royalty wins 1x when the claim names it", line("", DEALER, &[seat(3, 10, &format!(r#"{seat_royalty}, "royalty": "six_pairs""#))]), Ok((vec![(3, Royalty, 10)], -10))),
+            ("a royalty is refused when royalties are off", line(r#""royalties": false"#, DEALER, &[seat(3, 200, &seat_royalty)]), Err("seat 3 declared a royalty, but royalties are off at this table")),
+            ("a royalty the cards do not hold is refused", line("", DEALER, &[seat(3, 200, &format!(r#"{seat_royalty}, "royalty": "straight_flush""#))]), Err("seat 3 declared a royalty (straight flush), but the cards dealt do not hold it")),
+            ("a royalty without the deal is refused", line("", DEALER, &[seat(3, 200, r#""action": "royalty""#)]), Err("seat 3 declared a royalty, but the 13 cards dealt were not recorded")),
+            ("a dealer royalty takes 1x from every player still in", line("", &dealer_royalty, &[seat(1, 100, r#""action": "play""#), seat(2, 40, "\"action\": \"play\"")]), Ok((vec![(1, DealerRoyalty, -100), (2, DealerRoyalty, -40)], 140))),
+            ("a player royalty still counts before the dealer's", line("", &dealer_royalty, &[seat(1, 100, "\"action\": \"play\""), seat(3, 25, &other_six_pairs)]), Ok((vec![(1, DealerRoyalty, -100), (3, Royalty, 25)], 75))),
+            ("a dealer royalty is refused when dealer royalties are off", line(r#""dealer_royalties": false"#, &dealer_royalty, &[seat(1, 100, "\"action\": \"play\"")]), Err("dealer declared a royalty, but royalties are off at this table")),
+            ("a surrender after the dealer's royalty is refused", line("", &dealer_royalty, &[seat(2, 100, r#""action": "surrender""#)]), Err("seat 2 surrendered after the dealer's royalty had ended the round")),
+            ("a dealer surrender pays 1x to every player still in", line("", r#""action": "surrender""#, &[seat(1, 100, "\"action\": \"play\""), seat(2, 30, r#""action": "surrender""#)]), Ok((vec![(1, DealerSurrendered, 100), (2, Surrendered, -30)], -70))),
+            ("a dealer surrender pays a lone player 1x", line("", r#""action": "surrender""#, &[seat(3, 5, "\"action\": \"play\"")]), Ok((vec![(3, DealerSurrendered, 5)], -5))),
+            ("a zero bet is refused", line("", DEALER, &[seat(1, 0, WINS_ALL)]), Err("seat 1 bet 0; a bet must be more than 0")),
+            ("a negative bet is refused", line("", DEALER, &[seat(2, -5, WINS_ALL)]), Err("seat 2 bet -5; a bet must be more than 0")),
+            ("a card in two places is refused naming both", line("", DEALER, &[seat(1, 100, WINS_ALL), seat(2, 100, WINS_TWO)]), Err("As was dealt twice: to seat 1 and to seat 2")),
+            ("a set that does not match the deal is refused", line("", DEALER, &[seat(1, 100, &format!(r#"{WINS_ALL}, "dealt": "{QUADS_DEALT}""#))]), Err("seat 1 set As, which was not dealt to seat 1")),
+            ("a seat listed twice is refused", line("", DEALER, &[seat(1, 100, WINS_ALL), seat(1, 100, r#""action": "surrender""#)]), Err("seat 1 appears twice in the round")),
+            ("a seat still in must set", line("", DEALER, &[seat(1, 100, "\"action\": \"play\"")]), Err("seat 1 is still in the round but set no hands")),
+            ("a bad card names the place, hand, token and position", line("", DEALER, &[seat(2, 100, r#""back": "As Ah 1x 9d 9c", "middle": "6s 6h 6d 2d 3d", "front": "Kh Ks 7d""#)]), Err("seat 2 back: card 3 `1x`: `1` is not a rank (2-9, T or 10, J, Q, K, A)")),
+            ("a short hand names the place and the hand", line("", DEALER, &[seat(2, 100, r#""back": "As Ah 9d 9c", "middle": "6s 6h 6d 2d 3d", "front": "Kh Ks 7d""#)]), Err("seat 2: the back needs 5 cards, not 4")),
+            ("the overflowing result of a huge bet is refused", line("", DEALER, &[seat(1, i64::MAX, WINS_ALL)]), Err("seat 1's result does not fit in the money range")),
+        ];
+        for (name, json, expected) in cases {
+            check(name, &json, expected);
+        }
+    }
+
+    #[test]
+    fn the_worked_settlement_examples_of_section_6_hold() {
+        // Back won, middle an exact tie, front lost: one hand won, -1x.
+        let out = settle_json(&line("", DEALER_TIE, &[seat(1, 100, PLAYER_TIE)])).expect("settles");
+        let first = &out.seats[0];
+        assert_eq!(first.hands_won, Some(1));
+        let winners = first.winners.expect("winners");
+        assert_eq!(
+            (winners.back, winners.middle, winners.front),
+            (Winner::Player, Winner::Dealer, Winner::Dealer)
+        );
+        // A fouled player against a legal dealer: -200 on 100; both fouled with push: 0.
+        check(
+            "fouled",
+            &line("", DEALER, &[seat(1, 100, FOULED)]),
+            Ok((vec![(1, Outcome::Played, -200)], 200)),
+        );
+        check(
+            "both",
+            &line(
+                r#""both_fouled": "push""#,
+                DEALER_FOULED,
+                &[seat(1, 100, FOULED_VS_FOULED)],
+            ),
+            Ok((vec![(1, Outcome::Played, 0)], 0)),
+        );
+        let fouled = settle_json(&line("", DEALER, &[seat(1, 100, FOULED)])).expect("settles");
+        assert_eq!(
+            fouled.seats[0].foul.as_deref(),
+            Some("middle (pair of threes) ranks above back (pair of twos)")
+        );
+        assert_eq!(fouled.seats[0].hands_won, None);
+    }
+
+    #[test]
+    fn a_settled_round_recomputes_the_same_from_its_record() {
+        let json = line(
+            r#""ties": "suit_order""#,
+            DEALER_TIE,
+            &[
+                seat(1, 100, PLAYER_TIE),
+                seat(2, 5, r#""action": "surrender""#),
+            ],
+        );
+        let first = settle_json(&json).expect("settles");
+        let round = serde_json::from_str::<crate::rules::wire::RoundIn<'_>>(&json)
+            .expect("parses")
+            .to_round()
+            .expect("valid");
+        let record = serde_json::to_string(&crate::rules::wire::RoundIn::from_round(&round))
+            .expect("record");
+        assert_eq!(settle_json(&record).expect("settles again"), first);
+    }
+
+    /// A legal set from 13 cards: the best back of all 13, the best middle of the rest.
+    fn legal_set(cards: &[Card], profile: &RuleProfile) -> SetHand {
+        let evaluator = Evaluator::new(profile.wheel);
+        let best = |pool: &[Card]| -> Vec<Card> {
+            let n = pool.len();
+            let mut best: Option<(crate::rules::hand::HandValue, Vec<Card>)> = None;
+            for a in 0..n {
+                for b in a + 1..n {
+                    for c in b + 1..n {
+                        for d in c + 1..n {
+                            for e in d + 1..n {
+                                let hand = [pool[a], pool[b], pool[c], pool[d], pool[e]];
+                                let value = evaluator.evaluate(hand);
+                                if best.as_ref().is_none_or(|(v, _)| value > *v) {
+                                    best = Some((value, hand.to_vec()));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            best.map(|(_, hand)| hand).unwrap_or_default()
+        };
+        let back = best(cards);
+        let rest: Vec<Card> = cards
+            .iter()
+            .copied()
+            .filter(|c| !back.contains(c))
+            .collect();
+        let middle = best(&rest);
+        let front: Vec<Card> = rest
+            .iter()
+            .copied()
+            .filter(|c| !middle.contains(c))
+            .collect();
+        let set = SetHand::new(&back, &middle, &front).expect("13 distinct cards");
+        if set.is_fouled(profile) {
+            // Only an exact back/middle tie lost on suit: swap them.
+            SetHand::new(&middle, &back, &front).expect("13 distinct cards")
+        } else {
+            set
+        }
+    }
+
+    fn split_set(cards: &[Card]) -> SetHand {
+        SetHand::new(&cards[0..5], &cards[5..10], &cards[10..13]).expect("13 distinct cards")
+    }
+
+    fn profile_strategy() -> impl Strategy<Value = RuleProfile> {
+        (
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            Just(Suit::ALL).prop_shuffle(),
+        )
+            .prop_map(|(suit_ties, player_loses, second, suits)| RuleProfile {
+                ties: if suit_ties {
+                    TieRule::SuitOrder
+                } else {
+                    TieRule::DealerWins
+                },
+                both_fouled: if player_loses {
+                    BothFouled::PlayerLoses
+                } else {
+                    BothFouled::Push
+                },
+                wheel: if second { Wheel::Second } else { Wheel::Lowest },
+                suit_order: SuitOrder::new([suits[0], suits[1], suits[2], suits[3]])
+                    .expect("four suits"),
+                ..RuleProfile::default()
+            })
+    }
+
+    fn deck_strategy() -> impl Strategy<Value = Vec<Card>> {
+        Just(Card::all().collect::<Vec<Card>>()).prop_shuffle()
+    }
+
+    fn build_round(
+        profile: RuleProfile,
+        deck: &[Card],
+        bets: &[i64],
+        surrender: &[bool],
+        legal: bool,
+    ) -> Round {
+        let set = |cards: &[Card]| {
+            if legal {
+                legal_set(cards, &profile)
+            } else {
+                split_set(cards)
+            }
+        };
+        let dealer = DealerPlay {
+            declaration: Declaration::Play,
+            hands: Some(set(&deck[0..13])),
+            dealt: None,
+        };
+        let seats = SeatNo::ALL.iter().enumerate().map(|(i, &seat)| {
+            let cards = &deck[13 * (i + 1)..13 * (i + 2)];
+            SeatPlay {
+                seat,
+                bet: Money(bets[i]),
+                declaration: if surrender[i] {
+                    Declaration::Surrender
+                } else {
+                    Declaration::Play
+                },
+                hands: (!surrender[i]).then(|| set(cards)),
+                dealt: Some(cards.try_into().expect("13 cards")),
+            }
+        });
+        Round::new(profile, dealer, seats).expect("a legal round")
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        #[test]
+        fn a_random_deal_into_four_legal_sets_settles_and_balances(
+            profile in profile_strategy(),
+            deck in deck_strategy(),
+            bets in proptest::collection::vec(1i64..1_000_000_000_000, 3),
+        ) {
+            let round = build_round(profile, &deck, &bets, &[false; 3], true);
+            let settlement = settle(&round).expect("settles");
+            prop_assert_eq!(settlement.dealer.fouled, Some(false));
+            for seat in settlement.seats() {
+                prop_assert_eq!(seat.fouled, Some(false));
+                prop_assert!(seat.hands_won.is_some());
+            }
+            let total: i64 = settlement.seats().map(|s| s.result.minor_units()).sum();
+            prop_assert_eq!(total + settlement.dealer.result.minor_units(), 0);
+        }
+
+        #[test]
+        fn every_settlement_balances_to_zero(
+            profile in profile_strategy(),
+            deck in deck_strategy(),
+            bets in proptest::collection::vec(1i64..1_000_000_000_000, 3),
+            surrender in proptest::collection::vec(any::<bool>(), 3),
+        ) {
+            let round = build_round(profile, &deck, &bets, &surrender, false);
+            let settlement = settle(&round).expect("settles");
+            let total: i64 = settlement.seats().map(|s| s.result.minor_units()).sum();
+            prop_assert_eq!(total + settlement.dealer.result.minor_units(), 0);
+        }
+
+        #[test]
+        fn relabelling_suits_changes_no_result_when_ties_go_to_the_dealer(
+            profile in profile_strategy(),
+            deck in deck_strategy(),
+            suits in Just(Suit::ALL).prop_shuffle(),
+            bets in proptest::collection::vec(1i64..1_000_000, 3),
+            legal in any::<bool>(),
+        ) {
+            let profile = RuleProfile { ties: TieRule::DealerWins, ..profile };
+            let relabelled: Vec<Card> = deck
+                .iter()
+                .map(|c| Card::new(c.rank(), suits[usize::from(c.suit().index())]))
+                .collect();
+            let original = settle(&build_round(profile, &deck, &bets, &[false; 3], legal)).expect("settles");
+            let renamed = settle(&build_round(profile, &relabelled, &bets, &[false; 3], legal)).expect("settles");
+            prop_assert_eq!(original, renamed);
+        }
     }
 }
