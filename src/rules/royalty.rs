@@ -55,7 +55,7 @@ pub fn holds(cards: &[Card], claim: Royalty) -> bool {
     }
     match claim {
         Royalty::StraightFlush => by_suit.iter().any(|&mask| has_straight(mask)),
-        Royalty::FourOfAKind => counts.iter().any(|&n| n == 4),
+        Royalty::FourOfAKind => counts.contains(&4),
         Royalty::SixPairs => counts.iter().map(|&n| n / 2).sum::<u8>() >= 6,
     }
 }
