@@ -1,0 +1,103 @@
+//! Rules engine speed: our 5-card evaluator against the `pokers` crate over every hand (in
+//! order and shuffled), and settling a 4-place round. Figures go in BENCHMARKS.md.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use pusoy_pit::rules::hand::Evaluator;
+use pusoy_pit::rules::profile::Wheel;
+use pusoy_pit::rules::settle::settle;
+use pusoy_pit::rules::wire::{settle_json, RoundIn};
+
+fn all_hands() -> Vec<[u8; 5]> {
+    let mut hands = Vec::with_capacity(2_598_960);
+    for a in 0..52u8 {
+        for b in a + 1..52 {
+            for c in b + 1..52 {
+                for d in c + 1..52 {
+                    for e in d + 1..52 {
+                        hands.push([a, b, c, d, e]);
+                    }
+                }
+            }
+        }
+    }
+    hands
+}
+
+/// Fisher-Yates with xorshift64*: a fixed seed, so every run sees the same order.
+fn shuffled(mut hands: Vec<[u8; 5]>) -> Vec<[u8; 5]> {
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    for i in (1..hands.len()).rev() {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        let j = (state.wrapping_mul(0x2545_F491_4F6C_DD1D) % (i as u64 + 1)) as usize;
+        hands.swap(i, j);
+    }
+    hands
+}
+
+fn evaluators(c: &mut Criterion) {
+    let in_order = all_hands();
+    let random = shuffled(in_order.clone());
+    let ours = Evaluator::new(Wheel::Lowest);
+    let mut group = c.benchmark_group("five_card_hands");
+    group.throughput(Throughput::Elements(in_order.len() as u64));
+    group.sample_size(20);
+    for (order, hands) in [("in_order", &in_order), ("shuffled", &random)] {
+        group.bench_function(format!("ours/{order}"), |b| {
+            b.iter(|| {
+                let mut sum = 0u32;
+                for &hand in black_box(hands.as_slice()) {
+                    sum = sum.wrapping_add(ours.evaluate_indices(hand).bits());
+                }
+                sum
+            })
+        });
+        group.bench_function(format!("pokers/{order}"), |b| {
+            b.iter(|| {
+                let mut sum = 0u32;
+                for hand in black_box(hands.as_slice()) {
+                    let h = hand.iter().fold(pokers::Hand::default(), |h, &card| {
+                        h + pokers::CARDS[usize::from(card)]
+                    });
+                    sum = sum.wrapping_add(u32::from(h.evaluate()));
+                }
+                sum
+            })
+        });
+    }
+    group.finish();
+}
+
+/// Dealer and three seats, all playing: fouls checked for four sets, nine hand comparisons.
+pub const FOUR_PLACE_ROUND: &str = r#"{"rules": {"ties": "suit_order"}, "dealer": {"back": "Kc Kd 8h 8s 3c", "middle": "Qh Qs 7h 5c 2c", "front": "Jc Td 4h"}, "seats": [{"seat": 1, "bet": 100, "back": "As Ah Ac 9d 9c", "middle": "Qc Qd 7c 5d 2d", "front": "9s 7d 4d"}, {"seat": 2, "bet": 50, "back": "Js Jh Jd 3s 3d", "middle": "2h 3h 4s 5h 6h", "front": "Ts Th 2s"}, {"seat": 3, "bet": 200, "back": "Ks Kh 6s 6d 4c", "middle": "Ad 8c 8d 7s 6c", "front": "Tc 9h 5s"}]}"#;
+
+fn settlement(c: &mut Criterion) {
+    let parsed: RoundIn<'_> = match serde_json::from_str(FOUR_PLACE_ROUND) {
+        Ok(parsed) => parsed,
+        Err(error) => panic!("bench round does not parse: {error}"),
+    };
+    let round = match parsed.to_round() {
+        Ok(round) => round,
+        Err(error) => panic!("bench round is not valid: {error}"),
+    };
+    let mut group = c.benchmark_group("round");
+    group.bench_function("settle_validated_4_places", |b| {
+        b.iter(|| settle(black_box(&round)))
+    });
+    group.bench_function("validate_and_settle_4_places", |b| {
+        b.iter(|| {
+            let round = black_box(&parsed).to_round();
+            round.map(|round| settle(&round))
+        })
+    });
+    group.bench_function("json_line_to_settlement_4_places", |b| {
+        b.iter(|| settle_json(black_box(FOUR_PLACE_ROUND)).map(|out| out.seats.len()))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, evaluators, settlement);
+criterion_main!(benches);
