@@ -86,6 +86,12 @@ impl HandValue {
         Category::ALL[((self.0 >> CATEGORY_SHIFT) as usize).min(8)]
     }
 
+    /// The category as its number (`Category as u32`), without the lookup.
+    #[inline]
+    const fn category_bits(self) -> u32 {
+        self.0 >> CATEGORY_SHIFT
+    }
+
     /// 3 for a front, 5 otherwise.
     pub const fn size(self) -> u8 {
         (self.0 & 15) as u8
@@ -213,10 +219,13 @@ impl std::fmt::Display for HandValue {
 
 /// Compares a front (3 cards) with a middle (5 cards) as RULES.md section 2 says: category
 /// first, then only as many ranks as the front has. `K-K-7` equals `K-K-7-5-3`.
+#[inline]
 pub fn compare_front_with_middle(front: HandValue, middle: HandValue) -> Ordering {
-    let significant = match front.category() {
-        Category::ThreeOfAKind => 1,
-        Category::OnePair => 2,
+    const TRIPS: u32 = Category::ThreeOfAKind as u32;
+    const PAIR: u32 = Category::OnePair as u32;
+    let significant = match front.category_bits() {
+        TRIPS => 1,
+        PAIR => 2,
         _ => 3,
     };
     let mask = !0u32 << (24 - 4 * significant);

@@ -372,7 +372,7 @@ impl Settlement {
 /// Settles a validated round (RULES.md sections 4 and 5).
 pub fn settle(round: &Round) -> Result<Settlement, SettlementError> {
     let profile = &round.profile;
-    let dealer_fouled = round.dealer.hands.map(|set| set.is_fouled(profile));
+    let dealer_fouled = round.dealer.hands.as_ref().map(|set| set.is_fouled(profile));
     let mut seats = [None; 3];
     let mut dealer_result = Money::ZERO;
     for play in round.seats.iter().flatten() {
@@ -400,7 +400,7 @@ fn settle_seat(
     dealer_fouled: Option<bool>,
     play: &SeatPlay,
 ) -> Result<SeatResult, SettlementError> {
-    let fouled = play.hands.map(|set| set.is_fouled(profile));
+    let fouled = play.hands.as_ref().map(|set| set.is_fouled(profile));
     let mut hands_won = None;
     let mut winners = None;
     let (outcome, multiple) = match (play.declaration, dealer.declaration) {
@@ -408,7 +408,7 @@ fn settle_seat(
         (Declaration::Surrender, _) => (Outcome::Surrendered, -1),
         (Declaration::Play, Declaration::Royalty(_)) => (Outcome::DealerRoyalty, -1),
         (Declaration::Play, Declaration::Surrender) => (Outcome::DealerSurrendered, 1),
-        (Declaration::Play, Declaration::Play) => match (play.hands, dealer.hands) {
+        (Declaration::Play, Declaration::Play) => match (&play.hands, &dealer.hands) {
             (Some(player), Some(banker)) => {
                 let multiple = match (fouled == Some(true), dealer_fouled == Some(true)) {
                     (true, false) => -2,
@@ -418,7 +418,7 @@ fn settle_seat(
                         BothFouled::PlayerLoses => -2,
                     },
                     (false, false) => {
-                        let won = compare_sets(profile, &player, &banker);
+                        let won = compare_sets(profile, player, banker);
                         let count = [won.back, won.middle, won.front]
                             .iter()
                             .filter(|&&w| w == Winner::Player)
