@@ -150,6 +150,30 @@ impl HandValue {
         HandValue((self.0 & !(15 << 20)) | (order << 20))
     }
 
+    /// [`HandValue::name`] from a table built once: no allocation, for hot paths like the CLI.
+    pub fn name_str(self) -> &'static str {
+        names()
+            .get(&self.name_key())
+            .map_or("unknown hand", |names| &names.0)
+    }
+
+    /// [`HandValue::short_name`] from a table built once.
+    pub fn short_name_str(self) -> &'static str {
+        names()
+            .get(&self.name_key())
+            .map_or("unknown hand", |names| &names.1)
+    }
+
+    /// The value with the wheel option undone (a straight's order is its top card), so that both
+    /// wheel options share one name table.
+    fn name_key(self) -> u32 {
+        if self.is_straight() {
+            (self.0 & !(15 << 20)) | ((self.0 >> 16) & 15) << 20
+        } else {
+            self.0
+        }
+    }
+
     /// The short name, category and main ranks: "pair of nines", "full house, kings over fours".
     pub fn short_name(self) -> String {
         let ranks = self.ranks();
@@ -215,6 +239,31 @@ impl std::fmt::Display for HandValue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.name())
     }
+}
+
+type NameTable = std::collections::HashMap<u32, (String, String)>;
+
+static NAMES: OnceLock<NameTable> = OnceLock::new();
+
+fn names() -> &'static NameTable {
+    NAMES.get_or_init(|| {
+        let mut table = NameTable::with_capacity(8192);
+        let mut add = |value: HandValue| {
+            table
+                .entry(value.name_key())
+                .or_insert_with(|| (value.name(), value.short_name()));
+        };
+        for size in [3, 5] {
+            let mut counts = [0u8; 13];
+            for_each_multiset(&mut counts, 0, size, &mut |counts| {
+                add(reference_value(counts, false));
+                if size == 5 && counts.iter().all(|&n| n <= 1) {
+                    add(reference_value(counts, true));
+                }
+            });
+        }
+        table
+    })
 }
 
 /// Compares a front (3 cards) with a middle (5 cards) as RULES.md section 2 says: category
@@ -541,12 +590,15 @@ mod tests {
     }
 
     #[test]
-    fn the_tables_agree_with_the_reference_evaluation_on_every_hand() {
+    fn the_tables_agree_with_the_reference_evaluation_and_names_on_every_hand() {
         let evaluator = Evaluator::new(Wheel::Lowest);
         let mut mismatches = 0;
         all_five_card_hands(|hand| {
             let cards = cards_of(hand);
-            if evaluator.evaluate_indices(hand) != evaluate_reference(&cards, Wheel::Lowest) {
+            let value = evaluator.evaluate_indices(hand);
+            if value != evaluate_reference(&cards, Wheel::Lowest)
+                || value.name_str() != value.name()
+            {
                 mismatches += 1;
             }
         });
@@ -609,6 +661,11 @@ mod tests {
         for (cards, name) in cases {
             assert_eq!(evaluate(five(cards), Wheel::Lowest).name(), name, "{cards}");
             assert_eq!(evaluate(five(cards), Wheel::Second).name(), name, "{cards}");
+            assert_eq!(
+                evaluate(five(cards), Wheel::Second).name_str(),
+                name,
+                "{cards}"
+            );
         }
         let fronts = [
             ("Qh Qs 7d", "pair of queens, seven kicker", "pair of queens"),
@@ -623,6 +680,12 @@ mod tests {
         for (cards, name, short) in fronts {
             assert_eq!(evaluate_front(three(cards)).name(), name, "{cards}");
             assert_eq!(evaluate_front(three(cards)).short_name(), short, "{cards}");
+            assert_eq!(evaluate_front(three(cards)).name_str(), name, "{cards}");
+            assert_eq!(
+                evaluate_front(three(cards)).short_name_str(),
+                short,
+                "{cards}"
+            );
         }
     }
 

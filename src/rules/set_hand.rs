@@ -158,8 +158,8 @@ impl SetHand {
     }
 
     /// The full human name of one hand, e.g. "pair of queens, seven kicker".
-    pub fn name(&self, slot: Slot) -> String {
-        self.values[slot as usize].name()
+    pub fn name(&self, slot: Slot) -> &'static str {
+        self.values[slot as usize].name_str()
     }
 
     /// The foul verdict under a profile: `None` when the set is legal.
@@ -242,9 +242,12 @@ impl Breach {
 impl fmt::Display for Breach {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Short names ("pair of nines") unless they read the same; then every deciding rank.
-        let (mut upper, mut lower) = (self.upper_value.short_name(), self.lower_value.short_name());
+        let (mut upper, mut lower) = (
+            self.upper_value.short_name_str(),
+            self.lower_value.short_name_str(),
+        );
         if upper == lower {
-            (upper, lower) = (self.upper_value.name(), self.lower_value.name());
+            (upper, lower) = (self.upper_value.name_str(), self.lower_value.name_str());
         }
         match self.by_suit {
             None => write!(

@@ -372,7 +372,11 @@ impl Settlement {
 /// Settles a validated round (RULES.md sections 4 and 5).
 pub fn settle(round: &Round) -> Result<Settlement, SettlementError> {
     let profile = &round.profile;
-    let dealer_fouled = round.dealer.hands.as_ref().map(|set| set.is_fouled(profile));
+    let dealer_fouled = round
+        .dealer
+        .hands
+        .as_ref()
+        .map(|set| set.is_fouled(profile));
     let mut seats = [None; 3];
     let mut dealer_result = Money::ZERO;
     for play in round.seats.iter().flatten() {

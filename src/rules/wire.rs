@@ -230,17 +230,17 @@ impl PlaceIn<'_> {
 /// The names of the three hands of a set.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HandsOut {
-    pub back: String,
-    pub middle: String,
-    pub front: String,
+    pub back: Cow<'static, str>,
+    pub middle: Cow<'static, str>,
+    pub front: Cow<'static, str>,
 }
 
 impl HandsOut {
     fn of(set: &SetHand) -> HandsOut {
         HandsOut {
-            back: set.name(Slot::Back),
-            middle: set.name(Slot::Middle),
-            front: set.name(Slot::Front),
+            back: Cow::Borrowed(set.name(Slot::Back)),
+            middle: Cow::Borrowed(set.name(Slot::Middle)),
+            front: Cow::Borrowed(set.name(Slot::Front)),
         }
     }
 }
