@@ -214,7 +214,46 @@ pub struct ParseCardError {
     pub problem: CardProblem,
 }
 
+/// `RANK_BY_BYTE[b]` is the rank index + 1 of an ASCII rank letter (either case), else 0.
+const RANK_BY_BYTE: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let symbols = *b"23456789TJQKA";
+    let mut i = 0;
+    while i < 13 {
+        table[symbols[i] as usize] = i as u8 + 1;
+        table[symbols[i].to_ascii_lowercase() as usize] = i as u8 + 1;
+        i += 1;
+    }
+    table
+};
+
+/// `SUIT_BY_BYTE[b]` is the suit index + 1 of an ASCII suit letter (either case), else 0.
+const SUIT_BY_BYTE: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let symbols = *b"cdhs";
+    let mut i = 0;
+    while i < 4 {
+        table[symbols[i] as usize] = i as u8 + 1;
+        table[symbols[i].to_ascii_uppercase() as usize] = i as u8 + 1;
+        i += 1;
+    }
+    table
+};
+
 fn parse_token(token: &str) -> Result<Card, CardProblem> {
+    // Fast path for the canonical two ASCII characters; everything else takes the general one.
+    if let [rank, suit] = *token.as_bytes() {
+        let (rank, suit) = (
+            RANK_BY_BYTE[usize::from(rank)],
+            SUIT_BY_BYTE[usize::from(suit)],
+        );
+        if rank != 0 && suit != 0 {
+            return Ok(Card::new(
+                Rank::from_index(rank - 1),
+                Suit::from_index(suit - 1),
+            ));
+        }
+    }
     let mut chars = token.chars();
     let suit_char = chars.next_back().ok_or(CardProblem::TooShort)?;
     let rank_text = chars.as_str();
@@ -250,10 +289,16 @@ pub fn parse_cards(text: &str) -> Result<Vec<Card>, ParseCardError> {
 
 /// Like [`parse_cards`] but hands each card to `sink` instead of allocating.
 pub fn parse_cards_into(text: &str, mut sink: impl FnMut(Card)) -> Result<usize, ParseCardError> {
-    let tokens = text
+    let mut count = 0;
+    // ASCII bytes never occur inside a multi-byte character, so splitting bytes is safe when the
+    // text is ASCII; other text may hold Unicode spaces and is split by characters.
+    let ascii: &mut dyn Iterator<Item = &str> = &mut text
+        .split(|c: char| c.is_ascii_whitespace() || c == ',')
+        .filter(|token| !token.is_empty());
+    let unicode: &mut dyn Iterator<Item = &str> = &mut text
         .split(|c: char| c.is_whitespace() || c == ',')
         .filter(|token| !token.is_empty());
-    let mut count = 0;
+    let tokens = if text.is_ascii() { ascii } else { unicode };
     for (i, token) in tokens.enumerate() {
         let card = parse_token(token).map_err(|problem| ParseCardError {
             position: i + 1,

@@ -241,13 +241,36 @@ impl std::fmt::Display for HandValue {
     }
 }
 
-type NameTable = std::collections::HashMap<u32, (String, String)>;
+/// Hashes a `u32` value key with one multiply: the keys are few, fixed and not attacker-chosen.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x100_0000_01B3);
+        }
+    }
+
+    fn write_u32(&mut self, key: u32) {
+        // Fold the high product bits down: the table indexes buckets by the low bits.
+        let product = u64::from(key).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = product ^ (product >> 29);
+    }
+}
+
+type NameTable =
+    std::collections::HashMap<u32, (String, String), std::hash::BuildHasherDefault<KeyHasher>>;
 
 static NAMES: OnceLock<NameTable> = OnceLock::new();
 
 fn names() -> &'static NameTable {
     NAMES.get_or_init(|| {
-        let mut table = NameTable::with_capacity(8192);
+        let mut table = NameTable::with_capacity_and_hasher(8192, Default::default());
         let mut add = |value: HandValue| {
             table
                 .entry(value.name_key())
