@@ -1,2 +1,6 @@
 //! pusoy-pit: the back office for casino Pusoy tables.
+pub mod config;
+pub mod db;
+pub mod password;
 pub mod rules;
+pub mod web;
