@@ -101,10 +101,10 @@ fn main() -> anyhow::Result<()> {
     match cli.command {
         Command::Serve { demo } => serve(config, demo),
         Command::Migrate => {
-            let pool = connect(&config)?;
-            let mut conn = pool.get()?;
-            let done = db::migrate(&mut conn).map_err(|e| anyhow::anyhow!(e))?;
-            println!("{} migration(s) applied", done.len());
+            let url = database_url(&config)?;
+            let pool = db::pool(&url, 1).context("connecting to the database")?;
+            let done = db::migrate(&mut *pool.get()?).map_err(|e| anyhow::anyhow!(e))?;
+            println!("{} migration(s) applied: {done:?}", done.len());
             Ok(())
         }
         Command::User(cmd) => user_command(&config, cmd),

@@ -349,6 +349,7 @@ fn write_canonical(value: &Value, out: &mut String) {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

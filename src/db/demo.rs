@@ -103,6 +103,7 @@ fn seed_accounts(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

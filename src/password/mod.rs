@@ -133,6 +133,7 @@ pub fn verify_dummy(password: &str, params: HashParams) {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
