@@ -1,3 +1,7 @@
 //! pusoy-pit: the back office for casino Pusoy tables.
 pub mod cli;
+pub mod config;
+pub mod db;
+pub mod password;
 pub mod rules;
+pub mod web;

@@ -1,0 +1,281 @@
+//! Configuration, read from the environment with safe defaults for local use. In production
+//! mode (`PUSOY_ENV=production`) it refuses to start without a real session key or with
+//! cookies that could travel over plain HTTP.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use chrono::TimeDelta;
+use rand::RngCore;
+
+use crate::db::sessions::Timeouts;
+use crate::password::HashParams;
+
+/// Bytes in the session key that signs session cookies.
+pub const SESSION_KEY_BYTES: usize = 64;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Environment {
+    Development,
+    Production,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoginRateLimit {
+    /// Sign-in attempts one client address may make in a burst.
+    pub burst: u32,
+    /// Attempts regained per minute after the burst.
+    pub per_minute: u32,
+}
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub environment: Environment,
+    /// Address to listen on.
+    pub bind: String,
+    /// The database; `None` means the private cluster under `data_dir`.
+    pub database_url: Option<String>,
+    /// Where the private cluster lives when `database_url` is `None`.
+    pub data_dir: PathBuf,
+    pub session_key: Vec<u8>,
+    /// Whether `session_key` was made up at start (development only).
+    pub session_key_generated: bool,
+    /// Cookies marked Secure and named with the `__Host-` prefix (needs HTTPS).
+    pub secure_cookies: bool,
+    /// Send Strict-Transport-Security (the app is reached over HTTPS).
+    pub hsts: bool,
+    pub timeouts: Timeouts,
+    pub login_rate_limit: LoginRateLimit,
+    pub password_hash: HashParams,
+    pub db_pool_size: u32,
+    pub workers: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{var}={value:?} is not valid: {reason}")]
+    Invalid {
+        var: &'static str,
+        value: String,
+        reason: String,
+    },
+    #[error(
+        "PUSOY_ENV=production needs SESSION_KEY: {SESSION_KEY_BYTES} or more random bytes as hex \
+         (e.g. `openssl rand -hex 64`)"
+    )]
+    MissingSessionKey,
+    #[error("PUSOY_ENV=production refuses PUSOY_SECURE_COOKIES=false: serve over HTTPS")]
+    InsecureCookiesInProduction,
+}
+
+impl Config {
+    /// Reads the process environment.
+    pub fn from_env() -> Result<Config, ConfigError> {
+        Config::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Reads settings through `lookup` (the environment, or a map in tests).
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+        let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
+        let environment = match get("PUSOY_ENV").as_deref() {
+            None | Some("development") => Environment::Development,
+            Some("production") => Environment::Production,
+            Some(other) => {
+                return Err(ConfigError::Invalid {
+                    var: "PUSOY_ENV",
+                    value: other.to_owned(),
+                    reason: "expected development or production".to_owned(),
+                })
+            }
+        };
+        let production = environment == Environment::Production;
+
+        let (session_key, session_key_generated) = match get("SESSION_KEY") {
+            Some(hex_key) => (parse_session_key(&hex_key)?, false),
+            None if production => return Err(ConfigError::MissingSessionKey),
+            None => {
+                let mut key = vec![0_u8; SESSION_KEY_BYTES];
+                rand::rng().fill_bytes(&mut key);
+                (key, true)
+            }
+        };
+        let secure_cookies = parse_or(&get, "PUSOY_SECURE_COOKIES", production)?;
+        if production && !secure_cookies {
+            return Err(ConfigError::InsecureCookiesInProduction);
+        }
+        let minutes = |var: &'static str, default: i64| -> Result<TimeDelta, ConfigError> {
+            positive(&get, var, default).map(TimeDelta::minutes)
+        };
+        let timeouts = Timeouts {
+            dealer_idle: minutes("PUSOY_DEALER_IDLE_MINUTES", 15)?,
+            staff_idle: minutes("PUSOY_STAFF_IDLE_MINUTES", 30)?,
+            absolute: TimeDelta::hours(positive(&get, "PUSOY_SESSION_HOURS", 8)?),
+            anonymous: TimeDelta::hours(1),
+        };
+        let password_hash = HashParams {
+            memory_kib: parse_or(
+                &get,
+                "PUSOY_ARGON2_MEMORY_KIB",
+                HashParams::FLOOR.memory_kib,
+            )?,
+            iterations: parse_or(
+                &get,
+                "PUSOY_ARGON2_ITERATIONS",
+                HashParams::FLOOR.iterations,
+            )?,
+            parallelism: parse_or(
+                &get,
+                "PUSOY_ARGON2_PARALLELISM",
+                HashParams::FLOOR.parallelism,
+            )?,
+        };
+        if !password_hash.meets_floor() {
+            return Err(ConfigError::Invalid {
+                var: "PUSOY_ARGON2_*",
+                value: format!("{password_hash:?}"),
+                reason: "below the floor m=19456 KiB, t=2, p=1".to_owned(),
+            });
+        }
+        let workers = std::thread::available_parallelism().map_or(2, usize::from);
+        Ok(Config {
+            environment,
+            bind: get("BIND").unwrap_or_else(|| "127.0.0.1:8080".to_owned()),
+            database_url: get("DATABASE_URL"),
+            data_dir: PathBuf::from(get("PUSOY_DATA_DIR").unwrap_or_else(|| "var".to_owned())),
+            session_key,
+            session_key_generated,
+            secure_cookies,
+            hsts: parse_or(&get, "PUSOY_HSTS", production)?,
+            timeouts,
+            login_rate_limit: LoginRateLimit {
+                burst: u32::try_from(positive(&get, "PUSOY_LOGIN_BURST", 10)?).unwrap_or(u32::MAX),
+                per_minute: u32::try_from(positive(&get, "PUSOY_LOGIN_PER_MINUTE", 10)?)
+                    .unwrap_or(u32::MAX),
+            },
+            password_hash,
+            db_pool_size: u32::try_from(positive(&get, "PUSOY_DB_POOL_SIZE", 10)?)
+                .unwrap_or(u32::MAX),
+            workers: usize::try_from(positive(&get, "PUSOY_WORKERS", workers as i64)?)
+                .unwrap_or(workers),
+        })
+    }
+
+    /// The session cookie's name. Browsers accept `__Host-` cookies only when Secure, so plain
+    /// HTTP local mode uses the bare name.
+    pub fn session_cookie_name(&self) -> &'static str {
+        if self.secure_cookies {
+            "__Host-pusoy_session"
+        } else {
+            "pusoy_session"
+        }
+    }
+}
+
+fn parse_session_key(text: &str) -> Result<Vec<u8>, ConfigError> {
+    let invalid = |reason: &str| ConfigError::Invalid {
+        var: "SESSION_KEY",
+        value: "(hidden)".to_owned(),
+        reason: reason.to_owned(),
+    };
+    let key = hex::decode(text.trim()).map_err(|_| invalid("expected hex digits"))?;
+    if key.len() < SESSION_KEY_BYTES {
+        return Err(invalid("expected at least 64 bytes (128 hex digits)"));
+    }
+    Ok(key)
+}
+
+fn parse_or<T: FromStr>(
+    get: &impl Fn(&str) -> Option<String>,
+    var: &'static str,
+    default: T,
+) -> Result<T, ConfigError>
+where
+    T::Err: std::fmt::Display,
+{
+    match get(var) {
+        None => Ok(default),
+        Some(value) => value
+            .trim()
+            .parse()
+            .map_err(|e: T::Err| ConfigError::Invalid {
+                var,
+                value,
+                reason: e.to_string(),
+            }),
+    }
+}
+
+fn positive(
+    get: &impl Fn(&str) -> Option<String>,
+    var: &'static str,
+    default: i64,
+) -> Result<i64, ConfigError> {
+    let value: i64 = parse_or(get, var, default)?;
+    if value <= 0 {
+        return Err(ConfigError::Invalid {
+            var,
+            value: value.to_string(),
+            reason: "must be above zero".to_owned(),
+        });
+    }
+    Ok(value)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    fn config(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        Config::from_lookup(|k| map.get(k).cloned())
+    }
+
+    #[test]
+    fn development_defaults_are_local_and_plain_http() {
+        let c = config(&[]).unwrap();
+        assert_eq!(c.environment, Environment::Development);
+        assert_eq!(c.bind, "127.0.0.1:8080");
+        assert!(!c.secure_cookies);
+        assert!(c.session_key_generated);
+        assert_eq!(c.session_cookie_name(), "pusoy_session");
+        assert_eq!(c.timeouts.dealer_idle, TimeDelta::minutes(15));
+        assert_eq!(c.timeouts.absolute, TimeDelta::hours(8));
+    }
+
+    #[test]
+    fn production_refuses_to_start_without_a_session_key() {
+        assert_eq!(
+            config(&[("PUSOY_ENV", "production")]).unwrap_err(),
+            ConfigError::MissingSessionKey
+        );
+    }
+
+    #[test]
+    fn production_refuses_plain_http_cookies_and_short_keys() {
+        let key = "ab".repeat(64);
+        assert_eq!(
+            config(&[
+                ("PUSOY_ENV", "production"),
+                ("SESSION_KEY", &key),
+                ("PUSOY_SECURE_COOKIES", "false")
+            ])
+            .unwrap_err(),
+            ConfigError::InsecureCookiesInProduction
+        );
+        assert!(config(&[("PUSOY_ENV", "production"), ("SESSION_KEY", "abcd")]).is_err());
+        let c = config(&[("PUSOY_ENV", "production"), ("SESSION_KEY", &key)]).unwrap();
+        assert!(c.secure_cookies && c.hsts);
+        assert_eq!(c.session_cookie_name(), "__Host-pusoy_session");
+    }
+
+    #[test]
+    fn argon2_parameters_below_the_floor_are_refused() {
+        assert!(config(&[("PUSOY_ARGON2_MEMORY_KIB", "1024")]).is_err());
+    }
+}

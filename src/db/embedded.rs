@@ -1,0 +1,444 @@
+//! A private PostgreSQL cluster for local use and the test suite, used when `DATABASE_URL` is
+//! unset. It runs the Debian `postgresql` package's own binaries, keeps its data under the
+//! project's `var/` directory, listens on 127.0.0.1 only (no unix socket), and is left running
+//! between runs so that re-runs are fast (`pusoy-pit db stop` stops it).
+//!
+//! Two processes may ask for it at once (a test run and `serve`): a file lock beside the data
+//! directory serialises `initdb` and `pg_ctl start`, and a cluster found running is reused.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use diesel::prelude::*;
+use diesel::sql_types::Text;
+use rand::distr::{Alphanumeric, SampleString};
+
+/// The superuser the private cluster is created with.
+const SUPERUSER: &str = "pusoy";
+
+#[derive(Debug, thiserror::Error)]
+pub enum EmbeddedError {
+    #[error(
+        "PostgreSQL server binaries (initdb, pg_ctl) were not found in {searched}. \
+         Install them with `sudo apt-get install postgresql` (Debian/Ubuntu), \
+         or set DATABASE_URL to a running server"
+    )]
+    MissingBinaries { searched: String },
+    #[error("running as root, but there is no `postgres` system user to run the server as; install the Debian `postgresql` package")]
+    NoPostgresUser,
+    #[error("{action} on {}: {source}", path.display())]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("`{command}` failed ({status}): {output}")]
+    Command {
+        command: String,
+        status: String,
+        output: String,
+    },
+    #[error("cannot talk to the private PostgreSQL at port {port}: {message}")]
+    Connect { port: u16, message: String },
+    #[error("database query on the private cluster failed: {0}")]
+    Query(#[from] diesel::result::Error),
+    #[error("postmaster.pid in {} has no port line", .0.display())]
+    NoPort(PathBuf),
+}
+
+/// Where one checkout keeps its cluster: `<base>/pg` plus the password, log and lock files.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    base: PathBuf,
+}
+
+impl Layout {
+    /// `base` is normally `<project>/var`. When running as root and the `postgres` user cannot
+    /// reach `base` (a checkout under a private directory such as `mktemp -d`), the cluster
+    /// moves to a directory in the system temp dir named after `base`, so it stays per checkout.
+    pub fn resolve(base: &Path) -> Result<Layout, EmbeddedError> {
+        create_dir(base, 0o755)?;
+        let base = fs::canonicalize(base).map_err(io_err("resolving", base))?;
+        if !running_as_root() || postgres_can_reach(&base)? {
+            return Ok(Layout { base });
+        }
+        let fallback = std::env::temp_dir().join(format!("pusoy-pit-{:016x}", fnv1a(&base)));
+        create_dir(&fallback, 0o755)?;
+        tracing::info!(
+            path = %fallback.display(),
+            "the postgres user cannot reach the project directory; keeping the cluster in the temp dir"
+        );
+        Ok(Layout { base: fallback })
+    }
+
+    pub fn data_dir(&self) -> PathBuf {
+        self.base.join("pg")
+    }
+
+    fn password_file(&self) -> PathBuf {
+        self.base.join("pg.password")
+    }
+
+    fn log_file(&self) -> PathBuf {
+        self.base.join("pg.log")
+    }
+
+    fn lock_file(&self) -> PathBuf {
+        self.base.join("pg.lock")
+    }
+
+    /// A port derived from the data directory, so two checkouts do not collide.
+    fn default_port(&self) -> u16 {
+        let spread = u16::try_from(fnv1a(&self.data_dir()) % 10_000).unwrap_or(0);
+        40_000 + spread
+    }
+}
+
+/// A running private cluster.
+#[derive(Debug, Clone)]
+pub struct Cluster {
+    pub port: u16,
+    password: String,
+}
+
+impl Cluster {
+    /// The connection URL for one database of this cluster.
+    pub fn url(&self, database: &str) -> String {
+        format!(
+            "postgres://{SUPERUSER}:{}@127.0.0.1:{}/{database}",
+            self.password, self.port
+        )
+    }
+
+    /// Creates `database` unless it exists (concurrent creators are fine) and returns its URL.
+    pub fn ensure_database(&self, database: &str) -> Result<String, EmbeddedError> {
+        let mut conn = self.connect("postgres")?;
+        if !database_exists(&mut conn, database)? {
+            let create = format!("CREATE DATABASE {}", quote_ident(database));
+            match diesel::sql_query(create).execute(&mut conn) {
+                Ok(_) => {}
+                Err(err) if is_duplicate_database(&err) => {}
+                Err(err) => return Err(err.into()),
+            }
+        }
+        Ok(self.url(database))
+    }
+
+    /// A connection to one database of the cluster.
+    pub fn connect(&self, database: &str) -> Result<PgConnection, EmbeddedError> {
+        PgConnection::establish(&self.url(database)).map_err(|err| EmbeddedError::Connect {
+            port: self.port,
+            message: err.to_string(),
+        })
+    }
+}
+
+/// Starts the cluster of `layout` unless it runs already, creating it first if needed.
+pub fn ensure_running(layout: &Layout) -> Result<Cluster, EmbeddedError> {
+    let bin = find_bin_dir()?;
+    let _lock = lock(&layout.lock_file())?;
+    let data_dir = layout.data_dir();
+    if !data_dir.join("PG_VERSION").exists() {
+        init_cluster(layout, &bin)?;
+    }
+    let password = fs::read_to_string(layout.password_file())
+        .map_err(io_err("reading", &layout.password_file()))?
+        .trim()
+        .to_owned();
+    if !is_running(&bin, &data_dir)? {
+        start(layout, &bin)?;
+    }
+    let port = running_port(&data_dir)?;
+    Ok(Cluster { port, password })
+}
+
+/// Stops the cluster if it runs. Returns whether it was running.
+pub fn stop(layout: &Layout) -> Result<bool, EmbeddedError> {
+    let bin = find_bin_dir()?;
+    let data_dir = layout.data_dir();
+    if !data_dir.join("PG_VERSION").exists() || !is_running(&bin, &data_dir)? {
+        return Ok(false);
+    }
+    let mut cmd = as_postgres(&bin.join("pg_ctl"));
+    cmd.arg("stop")
+        .arg("-D")
+        .arg(&data_dir)
+        .args(["-m", "fast", "-w"]);
+    run(cmd, "pg_ctl stop")?;
+    Ok(true)
+}
+
+/// The directory holding `initdb` and `pg_ctl`: `PUSOY_PG_BIN`, else `pg_config --bindir`,
+/// else the newest `/usr/lib/postgresql/<version>/bin`.
+pub fn find_bin_dir() -> Result<PathBuf, EmbeddedError> {
+    let has_tools = |dir: &Path| dir.join("initdb").is_file() && dir.join("pg_ctl").is_file();
+    let mut searched = Vec::new();
+    if let Ok(dir) = std::env::var("PUSOY_PG_BIN") {
+        let dir = PathBuf::from(dir);
+        if has_tools(&dir) {
+            return Ok(dir);
+        }
+        searched.push(dir.display().to_string());
+    }
+    if let Ok(out) = Command::new("pg_config").arg("--bindir").output() {
+        let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+        if out.status.success() && has_tools(&dir) {
+            return Ok(dir);
+        }
+    }
+    searched.push("pg_config --bindir".to_owned());
+    let mut versions: Vec<(u32, PathBuf)> = fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let version = entry.file_name().to_str()?.parse::<u32>().ok()?;
+            Some((version, entry.path().join("bin")))
+        })
+        .filter(|(_, dir)| has_tools(dir))
+        .collect();
+    versions.sort();
+    searched.push("/usr/lib/postgresql/*/bin".to_owned());
+    versions
+        .pop()
+        .map(|(_, dir)| dir)
+        .ok_or_else(|| EmbeddedError::MissingBinaries {
+            searched: searched.join(", "),
+        })
+}
+
+fn init_cluster(layout: &Layout, bin: &Path) -> Result<(), EmbeddedError> {
+    let data_dir = layout.data_dir();
+    tracing::info!(path = %data_dir.display(), "creating the private PostgreSQL cluster");
+    // A half-made directory from an interrupted initdb would make initdb refuse to run.
+    if data_dir.exists() {
+        fs::remove_dir_all(&data_dir).map_err(io_err("removing", &data_dir))?;
+    }
+    create_dir(&data_dir, 0o700)?;
+    let password = Alphanumeric.sample_string(&mut rand::rng(), 32);
+    write_private(&layout.password_file(), &password)?;
+    if running_as_root() {
+        let (uid, gid) = postgres_ids()?;
+        for path in [&data_dir, &layout.password_file()] {
+            std::os::unix::fs::chown(path, Some(uid), Some(gid)).map_err(io_err("chown", path))?;
+        }
+    }
+    let mut cmd = as_postgres(&bin.join("initdb"));
+    cmd.arg("-D")
+        .arg(&data_dir)
+        .args(["-U", SUPERUSER, "--auth=scram-sha-256", "--encoding=UTF8"])
+        .args(["--locale=C.UTF-8", "--no-instructions"])
+        .arg(format!("--pwfile={}", layout.password_file().display()));
+    run(cmd, "initdb")?;
+    // Settings live in the cluster's own file so every later `pg_ctl start` gets them.
+    let settings = format!(
+        "\n# pusoy-pit private cluster\nlisten_addresses = '127.0.0.1'\nport = {}\n\
+         unix_socket_directories = ''\nmax_connections = 200\nsynchronous_commit = off\n",
+        std::env::var("PUSOY_PG_PORT")
+            .ok()
+            .and_then(|p| p.parse::<u16>().ok())
+            .unwrap_or_else(|| layout.default_port())
+    );
+    let conf = data_dir.join("postgresql.conf");
+    let mut file = OpenOptions::new()
+        .append(true)
+        .open(&conf)
+        .map_err(io_err("opening", &conf))?;
+    file.write_all(settings.as_bytes())
+        .map_err(io_err("writing", &conf))?;
+    Ok(())
+}
+
+fn start(layout: &Layout, bin: &Path) -> Result<(), EmbeddedError> {
+    let log = layout.log_file();
+    if !log.exists() {
+        write_private(&log, "")?;
+    }
+    if running_as_root() {
+        let (uid, gid) = postgres_ids()?;
+        std::os::unix::fs::chown(&log, Some(uid), Some(gid)).map_err(io_err("chown", &log))?;
+    }
+    let mut cmd = as_postgres(&bin.join("pg_ctl"));
+    cmd.arg("start")
+        .arg("-D")
+        .arg(layout.data_dir())
+        .arg("-l")
+        .arg(&log)
+        .args(["-w", "-t", "60"]);
+    run(cmd, "pg_ctl start").map_err(|err| match err {
+        EmbeddedError::Command {
+            command,
+            status,
+            output,
+        } => EmbeddedError::Command {
+            command,
+            status,
+            output: format!(
+                "{output} (see {}; if the port is taken, set PUSOY_PG_PORT or DATABASE_URL)",
+                log.display()
+            ),
+        },
+        other => other,
+    })
+}
+
+fn is_running(bin: &Path, data_dir: &Path) -> Result<bool, EmbeddedError> {
+    let mut cmd = as_postgres(&bin.join("pg_ctl"));
+    cmd.arg("status").arg("-D").arg(data_dir);
+    let out = output(cmd, "pg_ctl status")?;
+    Ok(out.status.success())
+}
+
+/// The port of the running server, from line 4 of `postmaster.pid`.
+fn running_port(data_dir: &Path) -> Result<u16, EmbeddedError> {
+    let pid_file = data_dir.join("postmaster.pid");
+    let text = fs::read_to_string(&pid_file).map_err(io_err("reading", &pid_file))?;
+    text.lines()
+        .nth(3)
+        .and_then(|line| line.trim().parse().ok())
+        .ok_or(EmbeddedError::NoPort(pid_file))
+}
+
+fn database_exists(conn: &mut PgConnection, name: &str) -> QueryResult<bool> {
+    #[derive(QueryableByName)]
+    struct Found {
+        #[diesel(sql_type = Text)]
+        #[allow(dead_code)]
+        datname: String,
+    }
+    let found: Vec<Found> = diesel::sql_query("SELECT datname FROM pg_database WHERE datname = $1")
+        .bind::<Text, _>(name)
+        .load(conn)?;
+    Ok(!found.is_empty())
+}
+
+/// Whether `err` is PostgreSQL's "database already exists" (SQLSTATE 42P04): a concurrent
+/// creator won the race. Diesel has no error kind for it, so match the server's message.
+pub(crate) fn is_duplicate_database(err: &diesel::result::Error) -> bool {
+    matches!(err, diesel::result::Error::DatabaseError(_, info)
+        if info.message().contains("already exists"))
+}
+
+/// Double-quotes an SQL identifier.
+pub fn quote_ident(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+fn running_as_root() -> bool {
+    // The owner of /proc/self is the process's effective user.
+    fs::metadata("/proc/self")
+        .map(|m| m.uid() == 0)
+        .unwrap_or(false)
+}
+
+fn postgres_ids() -> Result<(u32, u32), EmbeddedError> {
+    let id = |flag: &str| -> Option<u32> {
+        let out = Command::new("id").args([flag, "postgres"]).output().ok()?;
+        if !out.status.success() {
+            return None;
+        }
+        String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+    };
+    match (id("-u"), id("-g")) {
+        (Some(uid), Some(gid)) => Ok((uid, gid)),
+        _ => Err(EmbeddedError::NoPostgresUser),
+    }
+}
+
+fn postgres_can_reach(dir: &Path) -> Result<bool, EmbeddedError> {
+    postgres_ids()?;
+    let status = Command::new("runuser")
+        .args(["-u", "postgres", "--", "test", "-x"])
+        .arg(dir)
+        .status()
+        .map_err(io_err("running runuser for", dir))?;
+    Ok(status.success())
+}
+
+/// A command for a PostgreSQL binary, run as the `postgres` user when we are root
+/// (the server refuses to run as root).
+fn as_postgres(program: &Path) -> Command {
+    if running_as_root() {
+        let mut cmd = Command::new("runuser");
+        cmd.args(["-u", "postgres", "--"]).arg(program);
+        cmd
+    } else {
+        Command::new(program)
+    }
+}
+
+fn output(mut cmd: Command, what: &str) -> Result<Output, EmbeddedError> {
+    cmd.current_dir("/")
+        .output()
+        .map_err(io_err("running", Path::new(what)))
+}
+
+fn run(cmd: Command, what: &str) -> Result<(), EmbeddedError> {
+    let out = output(cmd, what)?;
+    if out.status.success() {
+        return Ok(());
+    }
+    Err(EmbeddedError::Command {
+        command: what.to_owned(),
+        status: out.status.to_string(),
+        output: format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout).trim(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ),
+    })
+}
+
+fn lock(path: &Path) -> Result<File, EmbeddedError> {
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(io_err("opening", path))?;
+    file.lock().map_err(io_err("locking", path))?;
+    Ok(file)
+}
+
+fn create_dir(path: &Path, mode: u32) -> Result<(), EmbeddedError> {
+    use std::os::unix::fs::DirBuilderExt;
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(mode)
+        .create(path)
+        .map_err(io_err("creating", path))
+}
+
+fn write_private(path: &Path, contents: &str) -> Result<(), EmbeddedError> {
+    let mut file = OpenOptions::new()
+        .create(true)
+        .truncate(true)
+        .write(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(io_err("creating", path))?;
+    file.write_all(contents.as_bytes())
+        .map_err(io_err("writing", path))
+}
+
+fn io_err(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> EmbeddedError {
+    let path = path.to_owned();
+    move |source| EmbeddedError::Io {
+        action,
+        path,
+        source,
+    }
+}
+
+/// FNV-1a over a path: a stable hash (std's hasher is randomly seeded per process).
+fn fnv1a(path: &Path) -> u64 {
+    path.as_os_str()
+        .as_encoded_bytes()
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+            (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3)
+        })
+}

@@ -1,0 +1,43 @@
+//! The database: connection pool, embedded migrations, row types and the queries on them.
+//! Every function that changes a row takes `&mut PgConnection` and writes its audit event in
+//! the same transaction.
+
+pub mod audit_log;
+pub mod demo;
+pub mod embedded;
+pub mod schema;
+pub mod sessions;
+pub mod users;
+
+use diesel::pg::PgConnection;
+use diesel::r2d2::{ConnectionManager, Pool, PooledConnection};
+use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
+
+pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations");
+
+pub type PgPool = Pool<ConnectionManager<PgConnection>>;
+pub type PooledConn = PooledConnection<ConnectionManager<PgConnection>>;
+
+/// A failure to reach the database or to run a query on it.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    #[error("no database connection available")]
+    Pool(#[from] diesel::r2d2::PoolError),
+    #[error("database query failed")]
+    Query(#[from] diesel::result::Error),
+}
+
+/// Builds the connection pool; fails if no connection can be made.
+pub fn pool(database_url: &str, max_size: u32) -> Result<PgPool, diesel::r2d2::PoolError> {
+    Pool::builder()
+        .max_size(max_size)
+        .build(ConnectionManager::<PgConnection>::new(database_url))
+}
+
+/// Runs the migrations not yet applied; returns their names.
+pub fn migrate(
+    conn: &mut PgConnection,
+) -> Result<Vec<String>, Box<dyn std::error::Error + Send + Sync>> {
+    let done = conn.run_pending_migrations(MIGRATIONS)?;
+    Ok(done.iter().map(ToString::to_string).collect())
+}

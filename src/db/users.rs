@@ -1,0 +1,442 @@
+//! Staff accounts: roles, the users table, sign-in bookkeeping (failure count, lock-out) and
+//! the administrative changes, each with its audit event in the same transaction.
+
+use std::fmt;
+use std::str::FromStr;
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::db::audit_log::{self, Actor, NewAuditEvent};
+use crate::db::schema::{sessions, users};
+
+/// Consecutive failed sign-ins that lock an account.
+pub const LOCKOUT_THRESHOLD: i32 = 5;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct UserId(pub i64);
+
+impl From<i64> for UserId {
+    fn from(id: i64) -> Self {
+        UserId(id)
+    }
+}
+
+impl fmt::Display for UserId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Dealer,
+    Supervisor,
+    Auditor,
+    Admin,
+}
+
+impl Role {
+    pub const ALL: [Role; 4] = [Role::Dealer, Role::Supervisor, Role::Auditor, Role::Admin];
+
+    /// The stored and URL form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Dealer => "dealer",
+            Role::Supervisor => "supervisor",
+            Role::Auditor => "auditor",
+            Role::Admin => "admin",
+        }
+    }
+
+    /// The name staff know the role by.
+    pub fn title(self) -> &'static str {
+        match self {
+            Role::Dealer => "Dealer",
+            Role::Supervisor => "Pit manager",
+            Role::Auditor => "Auditor",
+            Role::Admin => "Administrator",
+        }
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown role {0:?} (expected dealer, supervisor, auditor or admin)")]
+pub struct UnknownRole(pub String);
+
+impl FromStr for Role {
+    type Err = UnknownRole;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Role::ALL
+            .into_iter()
+            .find(|r| r.as_str() == s)
+            .ok_or_else(|| UnknownRole(s.to_owned()))
+    }
+}
+
+impl TryFrom<String> for Role {
+    type Error = UnknownRole;
+
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        s.parse()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
+#[diesel(table_name = users)]
+pub struct User {
+    #[diesel(deserialize_as = i64)]
+    pub id: UserId,
+    pub username: String,
+    pub display_name: String,
+    #[diesel(deserialize_as = String)]
+    pub role: Role,
+    pub password_hash: String,
+    pub failed_attempts: i32,
+    pub locked_at: Option<DateTime<Utc>>,
+    pub disabled_at: Option<DateTime<Utc>>,
+    pub must_change_password: bool,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl User {
+    pub fn is_disabled(&self) -> bool {
+        self.disabled_at.is_some()
+    }
+
+    pub fn is_locked(&self) -> bool {
+        self.locked_at.is_some()
+    }
+}
+
+/// A user name as stored: trimmed and lower-case, so `Dealer` and `dealer` are one account.
+pub fn normalize_username(name: &str) -> String {
+    name.trim().to_lowercase()
+}
+
+/// Why a user name cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UsernameError {
+    #[error("enter a user name")]
+    Empty,
+    #[error("use at most 64 characters")]
+    TooLong,
+    #[error("use only letters, digits, '.', '-' and '_'")]
+    BadCharacter,
+}
+
+/// Checks an already normalised user name.
+pub fn check_username(name: &str) -> Result<(), UsernameError> {
+    if name.is_empty() {
+        return Err(UsernameError::Empty);
+    }
+    if name.chars().count() > 64 {
+        return Err(UsernameError::TooLong);
+    }
+    if !name
+        .chars()
+        .all(|c| c.is_alphanumeric() || matches!(c, '.' | '-' | '_'))
+    {
+        return Err(UsernameError::BadCharacter);
+    }
+    Ok(())
+}
+
+pub fn find(conn: &mut PgConnection, id: UserId) -> QueryResult<Option<User>> {
+    users::table
+        .find(id.0)
+        .select(User::as_select())
+        .first(conn)
+        .optional()
+}
+
+pub fn find_by_username(conn: &mut PgConnection, username: &str) -> QueryResult<Option<User>> {
+    users::table
+        .filter(users::username.eq(normalize_username(username)))
+        .select(User::as_select())
+        .first(conn)
+        .optional()
+}
+
+/// All accounts, by role then user name.
+pub fn list(conn: &mut PgConnection) -> QueryResult<Vec<User>> {
+    users::table
+        .order((users::role.asc(), users::username.asc()))
+        .select(User::as_select())
+        .load(conn)
+}
+
+/// Accounts locked by failed sign-ins.
+pub fn list_locked(conn: &mut PgConnection) -> QueryResult<Vec<User>> {
+    users::table
+        .filter(users::locked_at.is_not_null())
+        .order(users::username.asc())
+        .select(User::as_select())
+        .load(conn)
+}
+
+/// A new account; the password is already hashed.
+#[derive(Debug, Clone)]
+pub struct NewUser {
+    pub username: String,
+    pub display_name: String,
+    pub role: Role,
+    pub password_hash: String,
+    pub must_change_password: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CreateUserError {
+    #[error("the user name {0:?} is taken")]
+    UsernameTaken(String),
+    #[error(transparent)]
+    Query(#[from] diesel::result::Error),
+}
+
+/// Creates an account and records `user.create`.
+pub fn create(
+    conn: &mut PgConnection,
+    new: &NewUser,
+    actor: &Actor,
+) -> Result<User, CreateUserError> {
+    let username = normalize_username(&new.username);
+    conn.transaction(|conn| {
+        let user = diesel::insert_into(users::table)
+            .values((
+                users::username.eq(&username),
+                users::display_name.eq(new.display_name.trim()),
+                users::role.eq(new.role.as_str()),
+                users::password_hash.eq(&new.password_hash),
+                users::must_change_password.eq(new.must_change_password),
+            ))
+            .returning(User::as_returning())
+            .get_result(conn)
+            .map_err(|err| match err {
+                diesel::result::Error::DatabaseError(
+                    diesel::result::DatabaseErrorKind::UniqueViolation,
+                    _,
+                ) => CreateUserError::UsernameTaken(username.clone()),
+                other => CreateUserError::Query(other),
+            })?;
+        audit_log::append(
+            conn,
+            &NewAuditEvent::system(actor, "user.create", target(&user)).details(json!({
+                "role": user.role.as_str(),
+                "display_name": user.display_name,
+            })),
+        )?;
+        Ok(user)
+    })
+}
+
+/// The outcome of a failed password check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailedSignIn {
+    /// The failure count went up; the account is still usable.
+    Counted { failed_attempts: i32 },
+    /// This failure reached the threshold and locked the account.
+    LockedNow,
+}
+
+/// Records a wrong password for an existing account (`auth.signin.failed`), locking it at the
+/// threshold (`auth.lockout`).
+pub fn record_failed_sign_in(
+    conn: &mut PgConnection,
+    user: &User,
+    actor: &Actor,
+) -> QueryResult<FailedSignIn> {
+    conn.transaction(|conn| {
+        // Counted in SQL so two concurrent failures both count.
+        let (attempts, locked_at): (i32, Option<DateTime<Utc>>) =
+            diesel::update(users::table.find(user.id.0))
+                .set(users::failed_attempts.eq(users::failed_attempts + 1))
+                .returning((users::failed_attempts, users::locked_at))
+                .get_result(conn)?;
+        audit_log::append(
+            conn,
+            &NewAuditEvent::system(actor, "auth.signin.failed", target(user)).details(json!({
+                "reason": "wrong password",
+                "failed_attempts": attempts,
+            })),
+        )?;
+        if attempts >= LOCKOUT_THRESHOLD && locked_at.is_none() {
+            diesel::update(users::table.find(user.id.0))
+                .set((
+                    users::locked_at.eq(Utc::now()),
+                    users::updated_at.eq(Utc::now()),
+                ))
+                .execute(conn)?;
+            audit_log::append(
+                conn,
+                &NewAuditEvent::system(actor, "auth.lockout", target(user))
+                    .details(json!({ "failed_attempts": attempts })),
+            )?;
+            return Ok(FailedSignIn::LockedNow);
+        }
+        Ok(FailedSignIn::Counted {
+            failed_attempts: attempts,
+        })
+    })
+}
+
+/// Records a sign-in refused before any password check counted: an unknown name, or a
+/// disabled or locked account (`auth.signin.failed` with the reason).
+pub fn record_refused_sign_in(
+    conn: &mut PgConnection,
+    username: &str,
+    reason: &str,
+    actor: &Actor,
+) -> QueryResult<()> {
+    conn.transaction(|conn| {
+        audit_log::append(
+            conn,
+            &NewAuditEvent::system(
+                actor,
+                "auth.signin.failed",
+                format!("user:{}", normalize_username(username)),
+            )
+            .details(json!({ "reason": reason })),
+        )?;
+        Ok(())
+    })
+}
+
+/// Records a successful sign-in (`auth.signin`) and clears the failure count.
+pub fn record_sign_in(conn: &mut PgConnection, user: &User, actor: &Actor) -> QueryResult<()> {
+    conn.transaction(|conn| {
+        diesel::update(users::table.find(user.id.0))
+            .set(users::failed_attempts.eq(0))
+            .execute(conn)?;
+        audit_log::append(
+            conn,
+            &NewAuditEvent::system(actor, "auth.signin", target(user))
+                .details(json!({ "role": user.role.as_str() })),
+        )?;
+        Ok(())
+    })
+}
+
+/// Unlocks an account and clears its failure count (`user.unlock`). Returns false when the
+/// user does not exist.
+pub fn unlock(conn: &mut PgConnection, id: UserId, actor: &Actor) -> QueryResult<bool> {
+    conn.transaction(|conn| {
+        let Some(user) = find(conn, id)? else {
+            return Ok(false);
+        };
+        diesel::update(users::table.find(id.0))
+            .set((
+                users::locked_at.eq(None::<DateTime<Utc>>),
+                users::failed_attempts.eq(0),
+                users::updated_at.eq(Utc::now()),
+            ))
+            .execute(conn)?;
+        audit_log::append(
+            conn,
+            &NewAuditEvent::system(actor, "user.unlock", target(&user)).details(json!({
+                "was_locked": user.is_locked(),
+                "failed_attempts": user.failed_attempts,
+            })),
+        )?;
+        Ok(true)
+    })
+}
+
+/// Disables an account and ends all its sessions at once (`user.disable`), or enables it
+/// again (`user.enable`). Returns false when the user does not exist.
+pub fn set_disabled(
+    conn: &mut PgConnection,
+    id: UserId,
+    disabled: bool,
+    actor: &Actor,
+) -> QueryResult<bool> {
+    conn.transaction(|conn| {
+        let Some(user) = find(conn, id)? else {
+            return Ok(false);
+        };
+        let now = Utc::now();
+        diesel::update(users::table.find(id.0))
+            .set((
+                users::disabled_at.eq(disabled.then_some(now)),
+                users::updated_at.eq(now),
+            ))
+            .execute(conn)?;
+        let ended = if disabled {
+            diesel::delete(sessions::table.filter(sessions::user_id.eq(id.0))).execute(conn)?
+        } else {
+            0
+        };
+        let action = if disabled {
+            "user.disable"
+        } else {
+            "user.enable"
+        };
+        audit_log::append(
+            conn,
+            &NewAuditEvent::system(actor, action, target(&user))
+                .details(json!({ "sessions_ended": ended })),
+        )?;
+        Ok(true)
+    })
+}
+
+/// Replaces a password hash. `action` is `user.password_change` (by the user, who keeps only
+/// the current session) or `user.password_reset` (by an administrator or the CLI, which ends
+/// every session of the user and makes them choose a new password at next sign-in).
+pub fn set_password(
+    conn: &mut PgConnection,
+    id: UserId,
+    password_hash: &str,
+    change: PasswordChange,
+    actor: &Actor,
+) -> QueryResult<bool> {
+    conn.transaction(|conn| {
+        let Some(user) = find(conn, id)? else {
+            return Ok(false);
+        };
+        let (must_change, action) = match change {
+            PasswordChange::BySelf => (false, "user.password_change"),
+            PasswordChange::Reset => (true, "user.password_reset"),
+        };
+        diesel::update(users::table.find(id.0))
+            .set((
+                users::password_hash.eq(password_hash),
+                users::must_change_password.eq(must_change),
+                users::updated_at.eq(Utc::now()),
+            ))
+            .execute(conn)?;
+        let ended = match change {
+            PasswordChange::Reset => {
+                diesel::delete(sessions::table.filter(sessions::user_id.eq(id.0))).execute(conn)?
+            }
+            PasswordChange::BySelf => 0,
+        };
+        audit_log::append(
+            conn,
+            &NewAuditEvent::system(actor, action, target(&user))
+                .details(json!({ "sessions_ended": ended })),
+        )?;
+        Ok(true)
+    })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PasswordChange {
+    BySelf,
+    Reset,
+}
+
+/// The audit target naming a user.
+pub fn target(user: &User) -> String {
+    format!("user:{}", user.username)
+}

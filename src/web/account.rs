@@ -1,0 +1,126 @@
+//! The signed-in user's own account: changing their password.
+
+use actix_session::Session;
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+use serde::Deserialize;
+
+use crate::db::users::{self, PasswordChange};
+use crate::password;
+use crate::web::access::CurrentUser;
+use crate::web::error::AppError;
+use crate::web::pages::{redirect, render, Nav};
+use crate::web::session;
+use crate::web::AppState;
+
+#[derive(Default)]
+pub struct FieldErrors {
+    pub current: Option<String>,
+    pub new: Option<String>,
+    pub confirm: Option<String>,
+}
+
+impl FieldErrors {
+    fn any(&self) -> bool {
+        self.current.is_some() || self.new.is_some() || self.confirm.is_some()
+    }
+}
+
+#[derive(Template)]
+#[template(path = "password.html")]
+struct PasswordPage {
+    nav: Nav,
+    must_change: bool,
+    errors: FieldErrors,
+}
+
+#[derive(Deserialize)]
+pub struct PasswordForm {
+    current_password: String,
+    new_password: String,
+    confirm_password: String,
+}
+
+async fn must_change(state: &AppState, user: &CurrentUser) -> Result<bool, AppError> {
+    let id = user.id;
+    Ok(state
+        .db(move |conn| Ok(users::find(conn, id)?))
+        .await?
+        .is_some_and(|u| u.must_change_password))
+}
+
+pub async fn password_form(
+    session: Session,
+    state: web::Data<AppState>,
+    user: CurrentUser,
+) -> Result<HttpResponse, AppError> {
+    let page = PasswordPage {
+        nav: Nav::new(&session, Some(&user))?,
+        must_change: must_change(&state, &user).await?,
+        errors: FieldErrors::default(),
+    };
+    render(StatusCode::OK, &page)
+}
+
+#[tracing::instrument(skip_all, fields(user = %user.username))]
+pub async fn change_password(
+    req: HttpRequest,
+    session: Session,
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    form: web::Form<PasswordForm>,
+) -> Result<HttpResponse, AppError> {
+    let form = form.into_inner();
+    let id = user.id;
+    let stored = state
+        .db(move |conn| Ok(users::find(conn, id)?))
+        .await?
+        .ok_or(AppError::SignInRequired { api: false })?;
+    let mut errors = FieldErrors::default();
+    let current = form.current_password;
+    let hash = stored.password_hash.clone();
+    if !web::block(move || password::verify(&current, &hash)).await?? {
+        errors.current = Some("This is not your current password.".to_owned());
+    }
+    if let Err(problem) = password::check_policy(&form.new_password, &user.username) {
+        errors.new = Some(capitalised(&problem.to_string()));
+    }
+    if form.new_password != form.confirm_password {
+        errors.confirm = Some("The two new passwords differ.".to_owned());
+    }
+    if errors.any() {
+        let page = PasswordPage {
+            nav: Nav::new(&session, Some(&user))?,
+            must_change: stored.must_change_password,
+            errors,
+        };
+        return render(StatusCode::UNPROCESSABLE_ENTITY, &page);
+    }
+    let params = state.config.password_hash;
+    let new = form.new_password;
+    let new_hash = web::block(move || password::hash(&new, params)).await??;
+    let actor = user.actor(&req);
+    state
+        .db(move |conn| {
+            Ok(users::set_password(
+                conn,
+                id,
+                &new_hash,
+                PasswordChange::BySelf,
+                &actor,
+            )?)
+        })
+        .await?;
+    session.renew();
+    session::set_flash(&session, "Your password has been changed.")?;
+    Ok(redirect("/"))
+}
+
+pub fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => format!("{}{}.", first.to_uppercase(), chars.as_str()),
+        None => String::new(),
+    }
+}

@@ -1,0 +1,364 @@
+//! Staff administration. Administrators create, disable, enable and reset accounts;
+//! pit managers see the list and unlock accounts locked by failed sign-ins; auditors see the
+//! list read-only. Every change writes its audit event in the same transaction.
+
+use actix_session::Session;
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+use serde::Deserialize;
+
+use crate::db::users::{self, CreateUserError, NewUser, PasswordChange, Role, User, UserId};
+use crate::password;
+use crate::web::access::CurrentUser;
+use crate::web::account::capitalised;
+use crate::web::error::AppError;
+use crate::web::home::when;
+use crate::web::pages::{redirect, render, Nav};
+use crate::web::session;
+use crate::web::AppState;
+
+pub struct UserRow {
+    pub id: i64,
+    pub username: String,
+    pub display_name: String,
+    pub role_title: &'static str,
+    pub status: String,
+    pub failed_attempts: i32,
+    pub locked: bool,
+    pub disabled: bool,
+    pub is_self: bool,
+    pub reset_error: Option<String>,
+}
+
+#[derive(Default)]
+pub struct CreateValues {
+    pub username: String,
+    pub display_name: String,
+    pub role: String,
+}
+
+#[derive(Default)]
+pub struct CreateErrors {
+    pub username: Option<String>,
+    pub display_name: Option<String>,
+    pub role: Option<String>,
+    pub password: Option<String>,
+}
+
+impl CreateErrors {
+    fn any(&self) -> bool {
+        self.username.is_some()
+            || self.display_name.is_some()
+            || self.role.is_some()
+            || self.password.is_some()
+    }
+}
+
+pub struct RoleOption {
+    pub value: &'static str,
+    pub title: &'static str,
+    pub selected: bool,
+}
+
+#[derive(Template)]
+#[template(path = "users.html")]
+struct UsersPage {
+    nav: Nav,
+    can_manage: bool,
+    can_unlock: bool,
+    rows: Vec<UserRow>,
+    values: CreateValues,
+    errors: CreateErrors,
+    roles: Vec<RoleOption>,
+}
+
+fn row(user: &User, viewer: &CurrentUser) -> UserRow {
+    let status = match (user.disabled_at, user.locked_at) {
+        (Some(at), _) => format!("Disabled {}", when(at)),
+        (None, Some(at)) => format!("Locked {}", when(at)),
+        (None, None) => "Active".to_owned(),
+    };
+    UserRow {
+        id: user.id.0,
+        username: user.username.clone(),
+        display_name: user.display_name.clone(),
+        role_title: user.role.title(),
+        status,
+        failed_attempts: user.failed_attempts,
+        locked: user.is_locked(),
+        disabled: user.is_disabled(),
+        is_self: user.id == viewer.id,
+        reset_error: None,
+    }
+}
+
+async fn users_page(
+    session: &Session,
+    state: &AppState,
+    viewer: &CurrentUser,
+    values: CreateValues,
+    errors: CreateErrors,
+    reset_error: Option<(i64, String)>,
+) -> Result<UsersPage, AppError> {
+    let all = state.db(|conn| Ok(users::list(conn)?)).await?;
+    let mut rows: Vec<UserRow> = all.iter().map(|u| row(u, viewer)).collect();
+    if let Some((id, message)) = reset_error {
+        if let Some(r) = rows.iter_mut().find(|r| r.id == id) {
+            r.reset_error = Some(message);
+        }
+    }
+    let roles = Role::ALL
+        .into_iter()
+        .map(|r| RoleOption {
+            value: r.as_str(),
+            title: r.title(),
+            selected: values.role == r.as_str(),
+        })
+        .collect();
+    Ok(UsersPage {
+        nav: Nav::new(session, Some(viewer))?,
+        can_manage: viewer.role == Role::Admin,
+        can_unlock: matches!(viewer.role, Role::Admin | Role::Supervisor),
+        rows,
+        values,
+        errors,
+        roles,
+    })
+}
+
+pub async fn list_users(
+    session: Session,
+    state: web::Data<AppState>,
+    user: CurrentUser,
+) -> Result<HttpResponse, AppError> {
+    let page = users_page(
+        &session,
+        &state,
+        &user,
+        CreateValues::default(),
+        CreateErrors::default(),
+        None,
+    )
+    .await?;
+    render(StatusCode::OK, &page)
+}
+
+#[derive(Deserialize)]
+pub struct CreateForm {
+    username: String,
+    display_name: String,
+    role: String,
+    password: String,
+}
+
+#[tracing::instrument(skip_all, fields(admin = %admin.username, new_user = %form.username))]
+pub async fn create_user(
+    req: HttpRequest,
+    session: Session,
+    state: web::Data<AppState>,
+    admin: CurrentUser,
+    form: web::Form<CreateForm>,
+) -> Result<HttpResponse, AppError> {
+    let form = form.into_inner();
+    let username = users::normalize_username(&form.username);
+    let mut errors = CreateErrors::default();
+    if let Err(problem) = users::check_username(&username) {
+        errors.username = Some(capitalised(&problem.to_string()));
+    }
+    let display_name = form.display_name.trim().to_owned();
+    if display_name.is_empty() || display_name.chars().count() > 100 {
+        errors.display_name = Some("Enter a name of 1 to 100 characters.".to_owned());
+    }
+    let role = form.role.parse::<Role>();
+    if role.is_err() {
+        errors.role = Some("Choose a role.".to_owned());
+    }
+    if let Err(problem) = password::check_policy(&form.password, &username) {
+        errors.password = Some(capitalised(&problem.to_string()));
+    }
+    let values = CreateValues {
+        username: username.clone(),
+        display_name: display_name.clone(),
+        role: form.role.clone(),
+    };
+    let role = match role {
+        Ok(role) if !errors.any() => role,
+        _ => return create_refused(&session, &state, &admin, values, errors).await,
+    };
+    let params = state.config.password_hash;
+    let new_password = form.password;
+    let password_hash = web::block(move || password::hash(&new_password, params)).await??;
+    let new = NewUser {
+        username,
+        display_name,
+        role,
+        password_hash,
+        // The administrator chose this password: the user picks their own at first sign-in.
+        must_change_password: true,
+    };
+    let actor = admin.actor(&req);
+    let created = state
+        .db(move |conn| match users::create(conn, &new, &actor) {
+            Ok(user) => Ok(Ok(user)),
+            Err(CreateUserError::UsernameTaken(name)) => Ok(Err(name)),
+            Err(CreateUserError::Query(err)) => Err(err.into()),
+        })
+        .await?;
+    match created {
+        Ok(user) => {
+            session::set_flash(
+                &session,
+                &format!(
+                    "Created {} ({}). They must choose a new password at first sign-in.",
+                    user.username,
+                    user.role.title()
+                ),
+            )?;
+            Ok(redirect("/admin/users"))
+        }
+        Err(name) => {
+            let errors = CreateErrors {
+                username: Some(format!("The user name {name} is taken.")),
+                ..CreateErrors::default()
+            };
+            create_refused(&session, &state, &admin, values, errors).await
+        }
+    }
+}
+
+async fn create_refused(
+    session: &Session,
+    state: &AppState,
+    admin: &CurrentUser,
+    values: CreateValues,
+    errors: CreateErrors,
+) -> Result<HttpResponse, AppError> {
+    let page = users_page(session, state, admin, values, errors, None).await?;
+    render(StatusCode::UNPROCESSABLE_ENTITY, &page)
+}
+
+#[tracing::instrument(skip_all, fields(admin = %admin.username))]
+pub async fn disable_user(
+    req: HttpRequest,
+    session: Session,
+    state: web::Data<AppState>,
+    admin: CurrentUser,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, AppError> {
+    let id = UserId(id.into_inner());
+    if id == admin.id {
+        session::set_flash(&session, "You cannot disable your own account.")?;
+        return Ok(redirect("/admin/users"));
+    }
+    let actor = admin.actor(&req);
+    let found = state
+        .db(move |conn| Ok(users::set_disabled(conn, id, true, &actor)?))
+        .await?;
+    if !found {
+        return Err(AppError::NotFound);
+    }
+    session::set_flash(&session, "Account disabled; its sessions have ended.")?;
+    Ok(redirect("/admin/users"))
+}
+
+#[tracing::instrument(skip_all, fields(admin = %admin.username))]
+pub async fn enable_user(
+    req: HttpRequest,
+    session: Session,
+    state: web::Data<AppState>,
+    admin: CurrentUser,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, AppError> {
+    let id = UserId(id.into_inner());
+    let actor = admin.actor(&req);
+    let found = state
+        .db(move |conn| Ok(users::set_disabled(conn, id, false, &actor)?))
+        .await?;
+    if !found {
+        return Err(AppError::NotFound);
+    }
+    session::set_flash(&session, "Account enabled.")?;
+    Ok(redirect("/admin/users"))
+}
+
+#[tracing::instrument(skip_all, fields(by = %by.username))]
+pub async fn unlock_user(
+    req: HttpRequest,
+    session: Session,
+    state: web::Data<AppState>,
+    by: CurrentUser,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, AppError> {
+    let id = UserId(id.into_inner());
+    let actor = by.actor(&req);
+    let found = state
+        .db(move |conn| Ok(users::unlock(conn, id, &actor)?))
+        .await?;
+    if !found {
+        return Err(AppError::NotFound);
+    }
+    session::set_flash(&session, "Account unlocked.")?;
+    let back = if by.role == Role::Supervisor {
+        "/"
+    } else {
+        "/admin/users"
+    };
+    Ok(redirect(back))
+}
+
+#[derive(Deserialize)]
+pub struct ResetForm {
+    new_password: String,
+}
+
+#[tracing::instrument(skip_all, fields(admin = %admin.username))]
+pub async fn reset_password(
+    req: HttpRequest,
+    session: Session,
+    state: web::Data<AppState>,
+    admin: CurrentUser,
+    id: web::Path<i64>,
+    form: web::Form<ResetForm>,
+) -> Result<HttpResponse, AppError> {
+    let id = UserId(id.into_inner());
+    let target = state
+        .db(move |conn| Ok(users::find(conn, id)?))
+        .await?
+        .ok_or(AppError::NotFound)?;
+    let new_password = form.into_inner().new_password;
+    if let Err(problem) = password::check_policy(&new_password, &target.username) {
+        let page = users_page(
+            &session,
+            &state,
+            &admin,
+            CreateValues::default(),
+            CreateErrors::default(),
+            Some((id.0, capitalised(&problem.to_string()))),
+        )
+        .await?;
+        return render(StatusCode::UNPROCESSABLE_ENTITY, &page);
+    }
+    let params = state.config.password_hash;
+    let hash = web::block(move || password::hash(&new_password, params)).await??;
+    let actor = admin.actor(&req);
+    state
+        .db(move |conn| {
+            Ok(users::set_password(
+                conn,
+                id,
+                &hash,
+                PasswordChange::Reset,
+                &actor,
+            )?)
+        })
+        .await?;
+    session::set_flash(
+        &session,
+        &format!(
+            "Password of {} reset; their sessions have ended and they must choose a new one at next sign-in.",
+            target.username
+        ),
+    )?;
+    Ok(redirect("/admin/users"))
+}

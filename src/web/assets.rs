@@ -1,0 +1,23 @@
+//! Static assets, compiled into the binary so the app needs no files and no CDN.
+
+use actix_web::http::header::{self, ContentType};
+use actix_web::{web, HttpResponse};
+
+use crate::web::error::AppError;
+
+const APP_CSS: &str = include_str!("../../templates/static/app.css");
+const FAVICON: &str = include_str!("../../templates/static/favicon.svg");
+
+pub async fn serve(file: web::Path<String>) -> Result<HttpResponse, AppError> {
+    let (body, content_type) = match file.as_str() {
+        "app.css" => (APP_CSS, "text/css; charset=utf-8"),
+        "favicon.svg" => (FAVICON, "image/svg+xml"),
+        _ => return Err(AppError::NotFound),
+    };
+    Ok(HttpResponse::Ok()
+        .insert_header(ContentType(
+            content_type.parse().map_err(|_| AppError::NotFound)?,
+        ))
+        .insert_header((header::CACHE_CONTROL, "public, max-age=3600"))
+        .body(body))
+}

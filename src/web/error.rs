@@ -1,0 +1,120 @@
+//! `AppError`: every way a request can fail, and the friendly page each one renders. Causes of
+//! internal errors are logged, never shown.
+
+use actix_web::http::header::{self, ContentType};
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, ResponseError};
+use askama::Template;
+
+use crate::db::DbError;
+use crate::password::HashError;
+use crate::web::pages::Nav;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error("The page you asked for does not exist.")]
+    NotFound,
+    #[error("Your account does not have access to this page.")]
+    Forbidden,
+    #[error("This form has expired or did not come from this site. Go back, reload the page and try again.")]
+    CsrfRejected,
+    #[error("The request could not be read.")]
+    BadRequest,
+    #[error("Sign in first.")]
+    SignInRequired { api: bool },
+    #[error(transparent)]
+    Db(#[from] DbError),
+    #[error("a blocking task failed")]
+    Blocking(#[from] actix_web::error::BlockingError),
+    #[error("rendering a page failed")]
+    Template(#[from] askama::Error),
+    #[error(transparent)]
+    Hash(#[from] HashError),
+    #[error("session storage failed: {0}")]
+    Session(String),
+}
+
+impl From<diesel::result::Error> for AppError {
+    fn from(err: diesel::result::Error) -> Self {
+        AppError::Db(DbError::Query(err))
+    }
+}
+
+impl From<actix_session::SessionInsertError> for AppError {
+    fn from(err: actix_session::SessionInsertError) -> Self {
+        AppError::Session(err.to_string())
+    }
+}
+
+impl From<actix_session::SessionGetError> for AppError {
+    fn from(err: actix_session::SessionGetError) -> Self {
+        AppError::Session(err.to_string())
+    }
+}
+
+#[derive(Template)]
+#[template(path = "error.html")]
+struct ErrorPage<'a> {
+    nav: Nav,
+    status: u16,
+    title: &'a str,
+    message: String,
+}
+
+impl ResponseError for AppError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            AppError::NotFound => StatusCode::NOT_FOUND,
+            AppError::Forbidden | AppError::CsrfRejected => StatusCode::FORBIDDEN,
+            AppError::BadRequest => StatusCode::BAD_REQUEST,
+            AppError::SignInRequired { api: true } => StatusCode::UNAUTHORIZED,
+            AppError::SignInRequired { api: false } => StatusCode::SEE_OTHER,
+            AppError::Db(_)
+            | AppError::Blocking(_)
+            | AppError::Template(_)
+            | AppError::Hash(_)
+            | AppError::Session(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let status = self.status_code();
+        if let AppError::SignInRequired { api: false } = self {
+            return HttpResponse::SeeOther()
+                .insert_header((header::LOCATION, "/login"))
+                .finish();
+        }
+        let (title, message) = match status {
+            StatusCode::INTERNAL_SERVER_ERROR => {
+                tracing::error!(error = %self, cause = ?self, "request failed");
+                (
+                    "Something went wrong",
+                    "The application hit an error. It has been logged; please try again, and tell \
+                     the system administrator if it keeps happening."
+                        .to_owned(),
+                )
+            }
+            StatusCode::NOT_FOUND => ("Page not found", self.to_string()),
+            StatusCode::FORBIDDEN => ("Access refused", self.to_string()),
+            StatusCode::UNAUTHORIZED => ("Sign in first", self.to_string()),
+            _ => ("Request refused", self.to_string()),
+        };
+        let page = ErrorPage {
+            nav: Nav::anonymous(),
+            status: status.as_u16(),
+            title,
+            message,
+        };
+        match page.render() {
+            Ok(html) => HttpResponse::build(status)
+                .content_type(ContentType::html())
+                .body(html),
+            Err(err) => {
+                tracing::error!(error = %err, "rendering the error page failed");
+                HttpResponse::build(status)
+                    .content_type(ContentType::plaintext())
+                    .body(title)
+            }
+        }
+    }
+}

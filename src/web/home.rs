@@ -1,0 +1,176 @@
+//! The home page: the signed-in user's session, and what their role looks after (pit managers:
+//! locked accounts; auditors: the latest audit events and whether the chain verifies;
+//! administrators: staff counts).
+
+use actix_session::Session;
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpResponse};
+use askama::Template;
+use chrono::{DateTime, Utc};
+
+use crate::db::audit_log::{self, AuditEvent, ChainCheck, SYSTEM_CHAIN};
+use crate::db::users::{self, Role};
+use crate::web::access::CurrentUser;
+use crate::web::error::AppError;
+use crate::web::pages::{render, Nav};
+use crate::web::AppState;
+
+pub struct EventRow {
+    pub at: String,
+    pub actor: String,
+    pub action: String,
+    pub target: String,
+    pub client: String,
+}
+
+impl From<&AuditEvent> for EventRow {
+    fn from(e: &AuditEvent) -> Self {
+        EventRow {
+            at: when(e.at),
+            actor: e.actor_name.clone(),
+            action: e.action.clone(),
+            target: e.target.clone(),
+            client: e.client_addr.clone().unwrap_or_default(),
+        }
+    }
+}
+
+pub struct LockedRow {
+    pub id: i64,
+    pub username: String,
+    pub display_name: String,
+    pub locked_at: String,
+}
+
+pub struct RoleCount {
+    pub title: &'static str,
+    pub active: usize,
+    pub disabled: usize,
+}
+
+#[derive(Template)]
+#[template(path = "home.html")]
+struct HomePage {
+    nav: Nav,
+    display_name: String,
+    username: String,
+    role_title: &'static str,
+    signed_in_at: String,
+    session_ends_at: String,
+    idle_minutes: i64,
+    my_activity: Vec<EventRow>,
+    show_locked: bool,
+    locked: Vec<LockedRow>,
+    show_audit: bool,
+    chain_status: String,
+    audit_events: Vec<EventRow>,
+    role_counts: Vec<RoleCount>,
+}
+
+pub fn when(at: DateTime<Utc>) -> String {
+    at.format("%Y-%m-%d %H:%M UTC").to_string()
+}
+
+struct Loaded {
+    my_activity: Vec<AuditEvent>,
+    locked: Vec<users::User>,
+    audit: Option<(ChainCheck, Vec<AuditEvent>)>,
+    all_users: Vec<users::User>,
+}
+
+#[tracing::instrument(skip_all, fields(user = %user.username))]
+pub async fn show(
+    session: Session,
+    state: web::Data<AppState>,
+    user: CurrentUser,
+) -> Result<HttpResponse, AppError> {
+    let role = user.role;
+    let id = user.id;
+    let loaded = state
+        .db(move |conn| {
+            let my_activity = audit_log::recent_by_actor(conn, id, 10)?;
+            let locked = match role {
+                Role::Supervisor | Role::Admin => users::list_locked(conn)?,
+                Role::Dealer | Role::Auditor => Vec::new(),
+            };
+            let audit = match role {
+                Role::Auditor | Role::Admin => Some((
+                    audit_log::verify_chain(conn, SYSTEM_CHAIN)?,
+                    audit_log::recent(conn, 25)?,
+                )),
+                Role::Dealer | Role::Supervisor => None,
+            };
+            let all_users = match role {
+                Role::Admin => users::list(conn)?,
+                _ => Vec::new(),
+            };
+            Ok(Loaded {
+                my_activity,
+                locked,
+                audit,
+                all_users,
+            })
+        })
+        .await?;
+    let timeouts = state.config.timeouts;
+    let signed_in_at = user.signed_in_at;
+    let (chain_status, audit_events) = match &loaded.audit {
+        Some((ChainCheck::Intact { events }, recent)) => (
+            format!("Intact: all {events} events on the system chain verify."),
+            recent.iter().map(EventRow::from).collect(),
+        ),
+        Some((ChainCheck::Broken { seq, problem }, recent)) => (
+            format!("BROKEN at event {seq}: {problem}. Report this to the compliance officer."),
+            recent.iter().map(EventRow::from).collect(),
+        ),
+        None => (String::new(), Vec::new()),
+    };
+    let role_counts = if role == Role::Admin {
+        Role::ALL
+            .into_iter()
+            .map(|r| RoleCount {
+                title: r.title(),
+                active: loaded
+                    .all_users
+                    .iter()
+                    .filter(|u| u.role == r && !u.is_disabled())
+                    .count(),
+                disabled: loaded
+                    .all_users
+                    .iter()
+                    .filter(|u| u.role == r && u.is_disabled())
+                    .count(),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let page = HomePage {
+        nav: Nav::new(&session, Some(&user))?,
+        display_name: user.display_name.clone(),
+        username: user.username.clone(),
+        role_title: role.title(),
+        signed_in_at: signed_in_at.map(when).unwrap_or_default(),
+        session_ends_at: signed_in_at
+            .map(|at| when(at + timeouts.absolute))
+            .unwrap_or_default(),
+        idle_minutes: timeouts.idle_for(role).num_minutes(),
+        my_activity: loaded.my_activity.iter().map(EventRow::from).collect(),
+        show_locked: matches!(role, Role::Supervisor | Role::Admin),
+        locked: loaded
+            .locked
+            .iter()
+            .map(|u| LockedRow {
+                id: u.id.0,
+                username: u.username.clone(),
+                display_name: u.display_name.clone(),
+                locked_at: u.locked_at.map(when).unwrap_or_default(),
+            })
+            .collect(),
+        show_audit: loaded.audit.is_some(),
+        chain_status,
+        audit_events,
+        role_counts,
+    };
+    render(StatusCode::OK, &page)
+}

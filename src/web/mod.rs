@@ -1,0 +1,135 @@
+//! The web application: builds the actix-web `App` (routes, middleware) and starts the server.
+//!
+//! Middleware, outermost first: security headers → server-side session → authorisation (every
+//! route's roles are declared in [`access::RULES`]; anything undeclared is refused) → CSRF check
+//! on every state-changing request → the handler. Handlers hold no SQL: they call `db`
+//! functions inside `web::block`.
+
+pub mod access;
+mod account;
+mod admin;
+mod assets;
+mod auth;
+mod csrf;
+pub mod error;
+mod headers;
+mod home;
+mod pages;
+pub mod session;
+
+use std::net::TcpListener;
+use std::sync::Arc;
+
+use actix_governor::{Governor, GovernorConfigBuilder};
+use actix_web::dev::Server;
+use actix_web::middleware::from_fn;
+use actix_web::{web, App, HttpResponse, HttpServer};
+
+use crate::config::Config;
+use crate::db::{DbError, PgPool};
+use crate::web::error::AppError;
+
+/// What every handler can reach.
+#[derive(Clone)]
+pub struct AppState {
+    pub pool: PgPool,
+    pub config: Arc<Config>,
+}
+
+impl AppState {
+    /// Runs `f` with a pooled connection on the blocking thread pool.
+    pub async fn db<T, F>(&self, f: F) -> Result<T, AppError>
+    where
+        F: FnOnce(&mut diesel::PgConnection) -> Result<T, AppError> + Send + 'static,
+        T: Send + 'static,
+    {
+        let pool = self.pool.clone();
+        web::block(move || {
+            let mut conn = pool.get().map_err(DbError::from)?;
+            f(&mut conn)
+        })
+        .await?
+    }
+}
+
+/// Starts serving on `listener`; the returned server runs until stopped.
+pub fn run(listener: TcpListener, pool: PgPool, config: Config) -> std::io::Result<Server> {
+    let workers = config.workers;
+    let state = AppState {
+        pool,
+        config: Arc::new(config),
+    };
+    let limit = &state.config.login_rate_limit;
+    // One limiter shared by all workers; per client address.
+    let login_limiter = GovernorConfigBuilder::default()
+        .period(std::time::Duration::from_millis(
+            60_000 / u64::from(limit.per_minute.max(1)),
+        ))
+        .burst_size(limit.burst)
+        .finish()
+        .ok_or_else(|| std::io::Error::other("login rate limit must be above zero"))?;
+    let server = HttpServer::new(move || {
+        let session = session::middleware(&state);
+        App::new()
+            .app_data(web::Data::new(state.clone()))
+            .app_data(web::FormConfig::default().error_handler(|err, _| {
+                tracing::debug!(error = %err, "unreadable form");
+                AppError::BadRequest.into()
+            }))
+            .app_data(web::PathConfig::default().error_handler(|_, _| AppError::NotFound.into()))
+            .wrap(from_fn(csrf::verify))
+            .wrap(from_fn(access::authorize))
+            .wrap(session)
+            .wrap(from_fn(headers::security_headers))
+            .service(web::resource("/").get(home::show))
+            .service(
+                web::resource("/login")
+                    .route(web::get().to(auth::login_form))
+                    .route(
+                        web::post()
+                            .to(auth::login)
+                            .wrap(Governor::new(&login_limiter)),
+                    ),
+            )
+            .service(web::resource("/logout").post(auth::logout))
+            .service(
+                web::resource("/account/password")
+                    .get(account::password_form)
+                    .post(account::change_password),
+            )
+            .service(
+                web::resource("/admin/users")
+                    .get(admin::list_users)
+                    .post(admin::create_user),
+            )
+            .service(web::resource("/admin/users/{id}/disable").post(admin::disable_user))
+            .service(web::resource("/admin/users/{id}/enable").post(admin::enable_user))
+            .service(web::resource("/admin/users/{id}/unlock").post(admin::unlock_user))
+            .service(web::resource("/admin/users/{id}/reset-password").post(admin::reset_password))
+            .service(web::resource("/static/{file}").get(assets::serve))
+            .service(web::resource("/healthz").get(health))
+            .default_service(web::to(not_found))
+    })
+    .workers(workers)
+    .listen(listener)?
+    .run();
+    Ok(server)
+}
+
+/// For load balancers and compose: answers 200 when the database answers.
+async fn health(state: web::Data<AppState>) -> Result<HttpResponse, AppError> {
+    use diesel::RunQueryDsl;
+    state
+        .db(|conn| {
+            diesel::sql_query("SELECT 1")
+                .execute(conn)
+                .map_err(DbError::from)?;
+            Ok(())
+        })
+        .await?;
+    Ok(HttpResponse::Ok().content_type("text/plain").body("ok"))
+}
+
+async fn not_found() -> Result<HttpResponse, AppError> {
+    Err(AppError::NotFound)
+}

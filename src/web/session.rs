@@ -1,0 +1,169 @@
+//! Sessions: actix-session's middleware (cookie handling, renewal at sign-in) over a
+//! PostgreSQL-backed [`SessionStore`]. The store, not the cookie, decides whether a session is
+//! alive: `db::sessions::load_live` applies the idle and absolute time-outs and drops sessions
+//! of disabled users, so deleting a row ends a session at once.
+
+use actix_session::config::{BrowserSession, CookieContentSecurity};
+use actix_session::storage::{LoadError, SaveError, SessionKey, SessionStore, UpdateError};
+use actix_session::{Session, SessionMiddleware};
+use actix_web::cookie::time::Duration;
+use actix_web::cookie::{Key, SameSite};
+use actix_web::web;
+use chrono::{DateTime, Utc};
+use rand::distr::{Alphanumeric, SampleString};
+
+use crate::db::sessions::{self, State, Timeouts, USER_ID_KEY};
+use crate::db::users::UserId;
+use crate::db::PgPool;
+use crate::web::error::AppError;
+use crate::web::AppState;
+
+const CSRF_KEY: &str = "csrf";
+const FLASH_KEY: &str = "flash";
+const SIGNED_IN_AT_KEY: &str = "signed_in_at";
+
+/// The session middleware for one worker.
+pub fn middleware(state: &AppState) -> SessionMiddleware<PgSessionStore> {
+    let config = &state.config;
+    let store = PgSessionStore {
+        pool: state.pool.clone(),
+        timeouts: config.timeouts,
+    };
+    SessionMiddleware::builder(store, Key::from(&config.session_key))
+        .cookie_name(config.session_cookie_name().to_owned())
+        .cookie_secure(config.secure_cookies)
+        .cookie_http_only(true)
+        .cookie_same_site(SameSite::Strict)
+        .cookie_path("/".to_owned())
+        .cookie_domain(None)
+        // Signed, not encrypted: the cookie holds only a random key, nothing secret about us.
+        .cookie_content_security(CookieContentSecurity::Signed)
+        // A browser-session cookie; the real lifetime is enforced server-side.
+        .session_lifecycle(BrowserSession::default())
+        .build()
+}
+
+/// Stores sessions in the `sessions` table. The trait's error types carry `anyhow` errors,
+/// which is why this module converts into them.
+#[derive(Clone)]
+pub struct PgSessionStore {
+    pool: PgPool,
+    timeouts: Timeouts,
+}
+
+impl PgSessionStore {
+    async fn run<T, F>(&self, f: F) -> anyhow::Result<T>
+    where
+        F: FnOnce(&mut diesel::PgConnection) -> diesel::QueryResult<T> + Send + 'static,
+        T: Send + 'static,
+    {
+        let pool = self.pool.clone();
+        let result = web::block(move || -> anyhow::Result<T> {
+            let mut conn = pool.get()?;
+            Ok(f(&mut conn)?)
+        })
+        .await?;
+        result
+    }
+}
+
+fn new_key() -> String {
+    Alphanumeric.sample_string(&mut rand::rng(), 64)
+}
+
+impl SessionStore for PgSessionStore {
+    async fn load(&self, session_key: &SessionKey) -> Result<Option<State>, LoadError> {
+        let key = session_key.as_ref().to_owned();
+        let timeouts = self.timeouts;
+        self.run(move |conn| sessions::load_live(conn, &key, &timeouts, Utc::now()))
+            .await
+            .map_err(LoadError::Other)
+    }
+
+    async fn save(&self, state: State, _ttl: &Duration) -> Result<SessionKey, SaveError> {
+        let key = new_key();
+        let timeouts = self.timeouts;
+        let stored = key.clone();
+        self.run(move |conn| sessions::insert(conn, &stored, &state, &timeouts))
+            .await
+            .map_err(SaveError::Other)?;
+        SessionKey::try_from(key).map_err(|e| SaveError::Other(e.into()))
+    }
+
+    async fn update(
+        &self,
+        session_key: SessionKey,
+        state: State,
+        ttl: &Duration,
+    ) -> Result<SessionKey, UpdateError> {
+        let key = session_key.as_ref().to_owned();
+        let moved = state.clone();
+        let existed = self
+            .run(move |conn| sessions::update_state(conn, &key, &moved))
+            .await
+            .map_err(UpdateError::Other)?;
+        if existed {
+            return Ok(session_key);
+        }
+        // Ended while this request ran (a sign-out elsewhere): start afresh.
+        self.save(state, ttl).await.map_err(|e| match e {
+            SaveError::Serialization(e) => UpdateError::Serialization(e),
+            SaveError::Other(e) => UpdateError::Other(e),
+        })
+    }
+
+    async fn update_ttl(&self, _session_key: &SessionKey, _ttl: &Duration) -> anyhow::Result<()> {
+        // `load_live` already moved last_seen_at; the lifetime is not the cookie's to extend.
+        Ok(())
+    }
+
+    async fn delete(&self, session_key: &SessionKey) -> anyhow::Result<()> {
+        let key = session_key.as_ref().to_owned();
+        self.run(move |conn| sessions::delete(conn, &key)).await
+    }
+}
+
+/// The signed-in user's id, if any.
+pub fn user_id(session: &Session) -> Option<UserId> {
+    session.get::<i64>(USER_ID_KEY).ok().flatten().map(UserId)
+}
+
+/// Turns the session into a signed-in one for `user`, under a new session key, with a fresh
+/// CSRF token.
+pub fn sign_in(session: &Session, user: UserId) -> Result<(), AppError> {
+    session.renew();
+    session.insert(USER_ID_KEY, user.0)?;
+    session.insert(CSRF_KEY, new_key())?;
+    session.insert(SIGNED_IN_AT_KEY, Utc::now())?;
+    Ok(())
+}
+
+/// When the current session signed in.
+pub fn signed_in_at(session: &Session) -> Option<DateTime<Utc>> {
+    session.get(SIGNED_IN_AT_KEY).ok().flatten()
+}
+
+/// The session's CSRF token, created on first use.
+pub fn csrf_token(session: &Session) -> Result<String, AppError> {
+    if let Some(token) = session.get::<String>(CSRF_KEY)? {
+        return Ok(token);
+    }
+    let token = new_key();
+    session.insert(CSRF_KEY, &token)?;
+    Ok(token)
+}
+
+/// The session's CSRF token if it has one (never creates one).
+pub fn existing_csrf_token(session: &Session) -> Option<String> {
+    session.get::<String>(CSRF_KEY).ok().flatten()
+}
+
+/// A one-time message for the next page shown.
+pub fn set_flash(session: &Session, message: &str) -> Result<(), AppError> {
+    session.insert(FLASH_KEY, message)?;
+    Ok(())
+}
+
+pub fn take_flash(session: &Session) -> Option<String> {
+    session.remove_as::<String>(FLASH_KEY).and_then(Result::ok)
+}

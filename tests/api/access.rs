@@ -1,0 +1,304 @@
+use pusoy_pit::db::users::Role;
+use reqwest::StatusCode;
+
+use crate::helpers::{location, spawn_app, TestApp, PASSWORD};
+
+/// Who makes the request: nobody signed in, or a user of one role.
+#[derive(Debug, Clone, Copy)]
+enum Who {
+    Anonymous,
+    Signed(Role),
+}
+
+const EVERYONE: [Who; 5] = [
+    Who::Anonymous,
+    Who::Signed(Role::Dealer),
+    Who::Signed(Role::Supervisor),
+    Who::Signed(Role::Auditor),
+    Who::Signed(Role::Admin),
+];
+
+struct Case {
+    method: &'static str,
+    path: &'static str,
+    form: &'static [(&'static str, &'static str)],
+    /// Expected status for anonymous, dealer, supervisor, auditor, admin.
+    expect: [u16; 5],
+}
+
+const fn case(
+    method: &'static str,
+    path: &'static str,
+    form: &'static [(&'static str, &'static str)],
+    expect: [u16; 5],
+) -> Case {
+    Case {
+        method,
+        path,
+        form,
+        expect,
+    }
+}
+
+/// Every route against every role. `{id}` is another user's id. Requests run in this order,
+/// so the state-changing ones leave later ones meaningful (sign-out comes last).
+const MATRIX: &[Case] = &[
+    //                                                    anon dealer  sup  audit admin
+    case("GET", "/login", &[], [200, 303, 303, 303, 303]),
+    case("GET", "/", &[], [303, 200, 200, 200, 200]),
+    case("GET", "/account/password", &[], [303, 200, 200, 200, 200]),
+    case("GET", "/admin/users", &[], [303, 403, 200, 200, 200]),
+    case("GET", "/static/app.css", &[], [200, 200, 200, 200, 200]),
+    case("GET", "/healthz", &[], [200, 200, 200, 200, 200]),
+    case("GET", "/no/such/page", &[], [404, 404, 404, 404, 404]),
+    case("GET", "/logout", &[], [405, 405, 405, 405, 405]),
+    case(
+        "GET",
+        "/admin/users/{id}/disable",
+        &[],
+        [405, 405, 405, 405, 405],
+    ),
+    case(
+        "POST",
+        "/account/password",
+        &[
+            ("current_password", "not-my-password"),
+            ("new_password", "x"),
+            ("confirm_password", "y"),
+        ],
+        [303, 422, 422, 422, 422],
+    ),
+    case(
+        "POST",
+        "/admin/users",
+        &[
+            ("username", "made-by-matrix"),
+            ("display_name", "Made By Matrix"),
+            ("role", "dealer"),
+            ("password", PASSWORD),
+        ],
+        [303, 403, 403, 403, 303],
+    ),
+    case(
+        "POST",
+        "/admin/users/{id}/unlock",
+        &[],
+        [303, 403, 303, 403, 303],
+    ),
+    case(
+        "POST",
+        "/admin/users/{id}/disable",
+        &[],
+        [303, 403, 403, 403, 303],
+    ),
+    case(
+        "POST",
+        "/admin/users/{id}/enable",
+        &[],
+        [303, 403, 403, 403, 303],
+    ),
+    case(
+        "POST",
+        "/admin/users/{id}/reset-password",
+        &[("new_password", PASSWORD)],
+        [303, 403, 403, 403, 303],
+    ),
+    case(
+        "POST",
+        "/login",
+        &[("username", "nobody"), ("password", "wrong-password")],
+        [401, 401, 401, 401, 401],
+    ),
+    case("POST", "/logout", &[], [303, 303, 303, 303, 303]),
+];
+
+#[tokio::test]
+async fn every_role_gets_exactly_the_routes_it_is_allowed() {
+    // Nine sign-ins from one address: more than the default burst allows.
+    let app = crate::helpers::spawn_app_with(|c| c.login_rate_limit.burst = 100).await;
+    let other = app.create_user("other", Role::Dealer, PASSWORD);
+    for (column, who) in EVERYONE.into_iter().enumerate() {
+        let browser = app.another_browser();
+        if let Who::Signed(role) = who {
+            browser.signed_in_as(role).await;
+        }
+        for case in MATRIX {
+            let path = case.path.replace("{id}", &other.id.to_string());
+            let denied_before = app.audit("authz.denied").len();
+            let res = match case.method {
+                "GET" => browser.get(&path).await,
+                _ => browser.post_form(&path, case.form).await,
+            };
+            let expected = case.expect[column];
+            assert_eq!(
+                res.status().as_u16(),
+                expected,
+                "{who:?} {} {path}",
+                case.method
+            );
+            let denied = app.audit("authz.denied");
+            if expected == 403 {
+                assert_eq!(denied.len(), denied_before + 1, "{who:?} {path} audited");
+                let last = denied.last().unwrap();
+                assert_eq!(last.target, format!("{} {path}", case.method));
+                assert!(last.actor_user_id.is_some());
+            } else {
+                assert_eq!(denied.len(), denied_before, "{who:?} {path} not audited");
+            }
+            if matches!(who, Who::Anonymous) && expected == 303 {
+                assert_eq!(location(&res), "/login", "{} {path}", case.method);
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn every_declared_route_is_in_the_matrix() {
+    for rule in pusoy_pit::web::access::RULES {
+        assert!(
+            MATRIX
+                .iter()
+                .any(|c| c.method == rule.method && matches_pattern(c.path, rule.pattern)),
+            "{} {} has no row in the role matrix",
+            rule.method,
+            rule.pattern
+        );
+    }
+}
+
+/// Whether `path` fits a route pattern, `{name}` standing for any one segment.
+fn matches_pattern(path: &str, pattern: &str) -> bool {
+    let (path, pattern): (Vec<&str>, Vec<&str>) =
+        (path.split('/').collect(), pattern.split('/').collect());
+    path.len() == pattern.len()
+        && path
+            .iter()
+            .zip(&pattern)
+            .all(|(seg, pat)| seg == pat || (pat.starts_with('{') && pat.ends_with('}')))
+}
+
+async fn admin_and_victim(app: &TestApp) -> pusoy_pit::db::users::User {
+    app.signed_in_as(Role::Admin).await;
+    app.create_user("victim", Role::Dealer, PASSWORD)
+}
+
+#[tokio::test]
+async fn a_post_without_a_csrf_token_is_refused_and_audited() {
+    let app = spawn_app().await;
+    let victim = admin_and_victim(&app).await;
+
+    let res = app
+        .post_form_raw(&format!("/admin/users/{}/disable", victim.id), &[])
+        .await;
+
+    assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    assert!(res.text().await.unwrap().contains("This form has expired"));
+    assert!(app.user(victim.id).disabled_at.is_none());
+    let events = app.audit("csrf.rejected");
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].actor_name, "the-admin");
+    assert_eq!(events[0].details["reason"], "no token sent");
+    assert!(app.audit("user.disable").is_empty());
+}
+
+#[tokio::test]
+async fn a_post_with_a_wrong_csrf_token_is_refused() {
+    let app = spawn_app().await;
+    let victim = admin_and_victim(&app).await;
+    let path = format!("/admin/users/{}/disable", victim.id);
+
+    let res = app.post_form_raw(&path, &[("csrf_token", "forged")]).await;
+
+    assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    assert!(app.user(victim.id).disabled_at.is_none());
+    assert_eq!(
+        app.audit("csrf.rejected")[0].details["reason"],
+        "token mismatch"
+    );
+}
+
+#[tokio::test]
+async fn a_sign_in_without_a_csrf_token_is_refused_before_the_password_is_checked() {
+    let app = spawn_app().await;
+    let dealer = app.create_user("dana", Role::Dealer, PASSWORD);
+
+    let res = app
+        .post_form_raw("/login", &[("username", "dana"), ("password", PASSWORD)])
+        .await;
+
+    assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    assert_eq!(app.session_count(dealer.id), 0);
+    let events = app.audit("csrf.rejected");
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].actor_name, "anonymous");
+    assert_eq!(events[0].target, "POST /login");
+    assert!(app.audit("auth.signin").is_empty());
+}
+
+#[tokio::test]
+async fn the_csrf_token_may_come_in_a_header() {
+    let app = spawn_app().await;
+    let dealer = app.signed_in_as(Role::Dealer).await;
+    let token = app.csrf_token().await;
+
+    let res = app
+        .client
+        .post(app.url("/logout"))
+        .header("X-CSRF-Token", token)
+        .send()
+        .await
+        .unwrap();
+
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    assert_eq!(app.session_count(dealer.id), 0);
+}
+
+#[tokio::test]
+async fn a_get_to_a_state_changing_route_changes_nothing() {
+    let app = spawn_app().await;
+    let victim = admin_and_victim(&app).await;
+
+    let res = app
+        .get(&format!("/admin/users/{}/disable", victim.id))
+        .await;
+
+    assert_eq!(res.status(), StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(res.headers()["allow"], "POST");
+    assert!(app.user(victim.id).disabled_at.is_none());
+    assert!(app.audit("user.disable").is_empty());
+}
+
+#[tokio::test]
+async fn a_user_who_must_change_their_password_is_sent_to_do_so() {
+    let app = spawn_app().await;
+    let admin = app.another_browser();
+    let victim = admin_and_victim(&admin).await;
+    let res = admin
+        .post_form(
+            &format!("/admin/users/{}/reset-password", victim.id),
+            &[("new_password", "temporary-pass-1")],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+
+    let res = app.sign_in("victim", "temporary-pass-1").await;
+    assert_eq!(location(&res), "/account/password");
+    let res = app.get("/").await;
+    assert_eq!(location(&res), "/account/password");
+
+    let res = app
+        .post_form(
+            "/account/password",
+            &[
+                ("current_password", "temporary-pass-1"),
+                ("new_password", "my-own-choice-99"),
+                ("confirm_password", "my-own-choice-99"),
+            ],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    assert_eq!(app.get("/").await.status(), StatusCode::OK);
+    assert!(!app.user(victim.id).must_change_password);
+    assert_eq!(app.audit("user.password_reset").len(), 1);
+    assert_eq!(app.audit("user.password_change").len(), 1);
+}

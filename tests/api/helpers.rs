@@ -1,0 +1,270 @@
+//! `spawn_app`: the real server on a random port against a fresh database made from a
+//! template migrated once per test run, plus request helpers and direct database access.
+
+use std::net::TcpListener;
+use std::path::Path;
+use std::sync::OnceLock;
+
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Text};
+use pusoy_pit::config::Config;
+use pusoy_pit::db::audit_log::{self, Actor};
+use pusoy_pit::db::embedded::{self, quote_ident, Cluster, Layout};
+use pusoy_pit::db::users::{self, NewUser, Role, User, UserId};
+use pusoy_pit::password::{self, HashParams};
+use rand::distr::{Alphanumeric, SampleString};
+use reqwest::header::{HeaderMap, LOCATION, SET_COOKIE};
+use reqwest::{Response, StatusCode};
+
+const TEMPLATE: &str = "pusoy_template";
+/// The advisory lock serialising template migration and database creation across processes.
+const TEMPLATE_LOCK: i64 = 0x7075_736f_7900;
+
+fn cluster() -> &'static Cluster {
+    static CLUSTER: OnceLock<Cluster> = OnceLock::new();
+    CLUSTER.get_or_init(|| {
+        let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("var");
+        let layout = Layout::resolve(&base).expect("private cluster directory");
+        let cluster = embedded::ensure_running(&layout).expect("private PostgreSQL cluster");
+        let mut admin = cluster.connect("postgres").unwrap();
+        with_lock(&mut admin, |admin| {
+            cluster.ensure_database(TEMPLATE).unwrap();
+            {
+                let mut template = cluster.connect(TEMPLATE).unwrap();
+                pusoy_pit::db::migrate(&mut template).unwrap();
+            }
+            drop_stale_test_databases(admin);
+        });
+        cluster
+    })
+}
+
+fn with_lock(conn: &mut PgConnection, f: impl FnOnce(&mut PgConnection)) {
+    diesel::sql_query(format!("SELECT pg_advisory_lock({TEMPLATE_LOCK})"))
+        .execute(conn)
+        .unwrap();
+    f(conn);
+    diesel::sql_query(format!("SELECT pg_advisory_unlock({TEMPLATE_LOCK})"))
+        .execute(conn)
+        .unwrap();
+}
+
+#[derive(QueryableByName)]
+struct DbName {
+    #[diesel(sql_type = Text)]
+    datname: String,
+}
+
+/// Test databases are named `test_<pid>_<random>`; those of finished processes are dropped.
+fn drop_stale_test_databases(conn: &mut PgConnection) {
+    let names: Vec<DbName> =
+        diesel::sql_query("SELECT datname FROM pg_database WHERE datname LIKE 'test\\_%'")
+            .load(conn)
+            .unwrap();
+    for DbName { datname } in names {
+        let pid = datname.split('_').nth(1).unwrap_or_default();
+        if !Path::new("/proc").join(pid).exists() {
+            let _ = diesel::sql_query(format!(
+                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+                quote_ident(&datname)
+            ))
+            .execute(conn);
+        }
+    }
+}
+
+fn fresh_database() -> String {
+    let cluster = cluster();
+    let name = format!(
+        "test_{}_{}",
+        std::process::id(),
+        Alphanumeric
+            .sample_string(&mut rand::rng(), 10)
+            .to_lowercase()
+    );
+    let mut admin = cluster.connect("postgres").unwrap();
+    with_lock(&mut admin, |admin| {
+        diesel::sql_query(format!(
+            "CREATE DATABASE {} TEMPLATE {TEMPLATE}",
+            quote_ident(&name)
+        ))
+        .execute(admin)
+        .unwrap();
+    });
+    cluster.url(&name)
+}
+
+pub struct TestApp {
+    pub address: String,
+    pub client: reqwest::Client,
+    pub db_url: String,
+    pub config: Config,
+}
+
+/// The settings every test app starts from: development defaults, a small pool.
+pub fn test_config() -> Config {
+    let mut config = Config::from_lookup(|_| None).unwrap();
+    config.workers = 1;
+    config.db_pool_size = 4;
+    config
+}
+
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(|_| {}).await
+}
+
+pub async fn spawn_app_with(adjust: impl FnOnce(&mut Config)) -> TestApp {
+    let db_url = tokio::task::spawn_blocking(fresh_database).await.unwrap();
+    let mut config = test_config();
+    config.database_url = Some(db_url.clone());
+    adjust(&mut config);
+    let pool = pusoy_pit::db::pool(&db_url, config.db_pool_size).unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = pusoy_pit::web::run(listener, pool, config.clone()).unwrap();
+    tokio::spawn(server);
+    TestApp {
+        address: format!("http://127.0.0.1:{port}"),
+        client: new_client(),
+        db_url,
+        config,
+    }
+}
+
+/// A browser: its own cookie jar, redirects not followed so tests see them.
+pub fn new_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+impl TestApp {
+    pub fn conn(&self) -> PgConnection {
+        PgConnection::establish(&self.db_url).unwrap()
+    }
+
+    /// A second browser on the same app.
+    pub fn another_browser(&self) -> TestApp {
+        TestApp {
+            address: self.address.clone(),
+            client: new_client(),
+            db_url: self.db_url.clone(),
+            config: self.config.clone(),
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.address, path)
+    }
+
+    pub async fn get(&self, path: &str) -> Response {
+        self.client.get(self.url(path)).send().await.unwrap()
+    }
+
+    /// The CSRF token of this browser's session, read from a page's form.
+    pub async fn csrf_token(&self) -> String {
+        let mut res = self.get("/account/password").await;
+        if res.status() == StatusCode::SEE_OTHER {
+            res = self.get("/login").await;
+        }
+        let html = res.text().await.unwrap();
+        extract_csrf_token(&html).expect("a page with a CSRF token")
+    }
+
+    /// POSTs a form with this session's CSRF token added.
+    pub async fn post_form(&self, path: &str, fields: &[(&str, &str)]) -> Response {
+        let token = self.csrf_token().await;
+        let mut all: Vec<(&str, &str)> = fields.to_vec();
+        all.push(("csrf_token", &token));
+        self.post_form_raw(path, &all).await
+    }
+
+    /// POSTs exactly these fields (no token added).
+    pub async fn post_form_raw(&self, path: &str, fields: &[(&str, &str)]) -> Response {
+        self.client
+            .post(self.url(path))
+            .form(fields)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    pub async fn sign_in(&self, username: &str, password: &str) -> Response {
+        self.post_form("/login", &[("username", username), ("password", password)])
+            .await
+    }
+
+    /// Creates an account straight in the database (no must-change flag) and returns it.
+    pub fn create_user(&self, username: &str, role: Role, password: &str) -> User {
+        let hash = password::hash(password, HashParams::FLOOR).unwrap();
+        let new = NewUser {
+            username: username.to_owned(),
+            display_name: format!("{username} Test"),
+            role,
+            password_hash: hash,
+            must_change_password: false,
+        };
+        users::create(&mut self.conn(), &new, &Actor::system("test")).unwrap()
+    }
+
+    /// Creates a user of `role` named after it, and signs this browser in as them.
+    pub async fn signed_in_as(&self, role: Role) -> User {
+        let user = self.create_user(&format!("the-{role}"), role, PASSWORD);
+        let res = self.sign_in(&user.username, PASSWORD).await;
+        assert_eq!(res.status(), StatusCode::SEE_OTHER, "sign-in of {role}");
+        user
+    }
+
+    pub fn user(&self, id: UserId) -> User {
+        users::find(&mut self.conn(), id).unwrap().unwrap()
+    }
+
+    /// Audit events with this action, oldest first.
+    pub fn audit(&self, action: &str) -> Vec<audit_log::AuditEvent> {
+        let mut events = audit_log::recent(&mut self.conn(), 10_000).unwrap();
+        events.reverse();
+        events.retain(|e| e.action == action);
+        events
+    }
+
+    pub fn session_count(&self, user: UserId) -> i64 {
+        #[derive(QueryableByName)]
+        struct Count {
+            #[diesel(sql_type = BigInt)]
+            n: i64,
+        }
+        let count: Count =
+            diesel::sql_query("SELECT count(*) AS n FROM sessions WHERE user_id = $1")
+                .bind::<BigInt, _>(user.0)
+                .get_result(&mut self.conn())
+                .unwrap();
+        count.n
+    }
+}
+
+/// A password that meets the policy.
+pub const PASSWORD: &str = "felt-table-7-shuffle";
+
+pub fn extract_csrf_token(html: &str) -> Option<String> {
+    let marker = "name=\"csrf_token\" value=\"";
+    let start = html.find(marker)? + marker.len();
+    let end = html[start..].find('"')? + start;
+    Some(html[start..end].to_owned())
+}
+
+pub fn location(res: &Response) -> &str {
+    res.headers()
+        .get(LOCATION)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+}
+
+pub fn set_cookies(headers: &HeaderMap) -> Vec<String> {
+    headers
+        .get_all(SET_COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok().map(str::to_owned))
+        .collect()
+}

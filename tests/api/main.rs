@@ -1,0 +1,10 @@
+//! Integration tests: the real server over HTTP against a real PostgreSQL database.
+#![allow(clippy::unwrap_used)]
+
+mod access;
+mod admin;
+mod audit;
+mod headers;
+mod helpers;
+mod sessions;
+mod sign_in;

@@ -1,0 +1,118 @@
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Text};
+use pusoy_pit::db::users::{Role, UserId};
+use reqwest::StatusCode;
+
+use crate::helpers::{location, spawn_app, TestApp};
+
+/// Moves a user's sessions back in time, as if they had been idle (or signed in) that long.
+fn age_sessions(app: &TestApp, user: UserId, column: &str, interval: &str) {
+    diesel::sql_query(format!(
+        "UPDATE sessions SET {column} = now() - $1::interval WHERE user_id = $2"
+    ))
+    .bind::<Text, _>(interval)
+    .bind::<BigInt, _>(user.0)
+    .execute(&mut app.conn())
+    .unwrap();
+}
+
+#[tokio::test]
+async fn disabling_a_user_ends_their_live_session_at_once() {
+    let app = spawn_app().await;
+    let dealer = app.signed_in_as(Role::Dealer).await;
+    assert_eq!(app.get("/").await.status(), StatusCode::OK);
+
+    let admin = app.another_browser();
+    admin.signed_in_as(Role::Admin).await;
+    let res = admin
+        .post_form(&format!("/admin/users/{}/disable", dealer.id), &[])
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+
+    assert_eq!(app.session_count(dealer.id), 0);
+    let res = app.get("/").await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&res), "/login");
+    let events = app.audit("user.disable");
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].target, "user:the-dealer");
+    assert_eq!(events[0].details["sessions_ended"], 1);
+}
+
+#[tokio::test]
+async fn a_dealer_idle_past_the_limit_is_signed_out() {
+    let app = spawn_app().await;
+    let dealer = app.signed_in_as(Role::Dealer).await;
+    assert_eq!(app.get("/").await.status(), StatusCode::OK);
+
+    age_sessions(&app, dealer.id, "last_seen_at", "16 minutes");
+
+    let res = app.get("/").await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&res), "/login");
+    assert_eq!(app.session_count(dealer.id), 0);
+    let events = app.audit("session.expired");
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].target, "user:the-dealer");
+    assert_eq!(events[0].details["reason"], "idle time-out");
+}
+
+#[tokio::test]
+async fn activity_within_the_idle_limit_keeps_the_session() {
+    let app = spawn_app().await;
+    let dealer = app.signed_in_as(Role::Dealer).await;
+    age_sessions(&app, dealer.id, "last_seen_at", "14 minutes");
+    assert_eq!(app.get("/").await.status(), StatusCode::OK);
+    // That request counted as activity.
+    age_sessions(&app, dealer.id, "last_seen_at", "14 minutes");
+    assert_eq!(app.get("/").await.status(), StatusCode::OK);
+    assert!(app.audit("session.expired").is_empty());
+}
+
+#[tokio::test]
+async fn the_idle_limit_depends_on_the_role_and_is_configurable() {
+    let app = crate::helpers::spawn_app_with(|c| {
+        c.timeouts.staff_idle = chrono::TimeDelta::minutes(20);
+    })
+    .await;
+    let supervisor = app.signed_in_as(Role::Supervisor).await;
+    age_sessions(&app, supervisor.id, "last_seen_at", "16 minutes");
+    assert_eq!(
+        app.get("/").await.status(),
+        StatusCode::OK,
+        "within 20 minutes"
+    );
+    age_sessions(&app, supervisor.id, "last_seen_at", "21 minutes");
+    assert_eq!(app.get("/").await.status(), StatusCode::SEE_OTHER);
+}
+
+#[tokio::test]
+async fn a_session_ends_at_the_absolute_limit_whatever_the_activity() {
+    let app = spawn_app().await;
+    let auditor = app.signed_in_as(Role::Auditor).await;
+    age_sessions(&app, auditor.id, "expires_at", "1 second");
+
+    assert_eq!(app.get("/").await.status(), StatusCode::SEE_OTHER);
+    assert_eq!(app.session_count(auditor.id), 0);
+    assert_eq!(
+        app.audit("session.expired")[0].details["reason"],
+        "absolute time-out"
+    );
+}
+
+#[tokio::test]
+async fn only_a_hash_of_the_session_key_is_stored() {
+    let app = spawn_app().await;
+    let dealer = app.signed_in_as(Role::Dealer).await;
+    #[derive(QueryableByName)]
+    struct KeyHash {
+        #[diesel(sql_type = diesel::sql_types::Bytea)]
+        key_hash: Vec<u8>,
+    }
+    let rows: Vec<KeyHash> = diesel::sql_query("SELECT key_hash FROM sessions WHERE user_id = $1")
+        .bind::<BigInt, _>(dealer.id.0)
+        .load(&mut app.conn())
+        .unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].key_hash.len(), 32);
+}
