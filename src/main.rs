@@ -122,11 +122,11 @@ fn main() -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Settle => {
             let any_failed = cli::settle_stream(std::io::stdin().lock(), std::io::stdout().lock())?;
-            return Ok(if any_failed {
+            Ok(if any_failed {
                 ExitCode::FAILURE
             } else {
                 ExitCode::SUCCESS
-            });
+            })
         }
         Command::Eval { wheel, cards } => {
             let wheel = match wheel {
@@ -134,7 +134,7 @@ fn main() -> anyhow::Result<ExitCode> {
                 WheelArg::Second => Wheel::Second,
             };
             println!("{}", cli::eval(&cards, wheel)?);
-            return Ok(ExitCode::SUCCESS);
+            Ok(ExitCode::SUCCESS)
         }
         Command::Service(command) => run_service_command(command).map(|()| ExitCode::SUCCESS),
     }
