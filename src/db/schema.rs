@@ -1,6 +1,18 @@
 // @generated automatically by Diesel CLI.
 
 diesel::table! {
+    api_tokens (id) {
+        id -> Int8,
+        name -> Text,
+        user_id -> Int8,
+        token_hash -> Bytea,
+        created_by -> Int8,
+        created_at -> Timestamptz,
+        revoked_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
     audit_chain_heads (chain) {
         chain -> Text,
         last_seq -> Int8,
@@ -24,6 +36,114 @@ diesel::table! {
         table_id -> Nullable<Int8>,
         prev_hash -> Bytea,
         hash -> Bytea,
+    }
+}
+
+diesel::table! {
+    dealer_shifts (id) {
+        id -> Int8,
+        table_id -> Int8,
+        dealer_id -> Int8,
+        gaming_day -> Date,
+        signed_on_at -> Timestamptz,
+        signed_off_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    gaming_tables (id) {
+        id -> Int8,
+        code -> Text,
+        name -> Text,
+        currency -> Text,
+        min_bet -> Int8,
+        max_bet -> Int8,
+        rule_profile_id -> Int8,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    round_counters (table_id, gaming_day) {
+        table_id -> Int8,
+        gaming_day -> Date,
+        last_no -> Int4,
+    }
+}
+
+diesel::table! {
+    round_drafts (id) {
+        id -> Int8,
+        draft_key -> Text,
+        table_id -> Int8,
+        shift_id -> Nullable<Int8>,
+        created_by -> Int8,
+        revision -> Int4,
+        data -> Jsonb,
+        created_at -> Timestamptz,
+        updated_at -> Timestamptz,
+        settled_round_id -> Nullable<Int8>,
+        abandoned_at -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
+    round_places (round_id, place) {
+        round_id -> Int8,
+        place -> Text,
+        table_id -> Int8,
+        gaming_day -> Date,
+        bet -> Nullable<Int8>,
+        action -> Text,
+        royalty -> Nullable<Text>,
+        dealt -> Nullable<Text>,
+        back -> Nullable<Text>,
+        middle -> Nullable<Text>,
+        front -> Nullable<Text>,
+        back_name -> Nullable<Text>,
+        middle_name -> Nullable<Text>,
+        front_name -> Nullable<Text>,
+        fouled -> Nullable<Bool>,
+        foul_reason -> Nullable<Text>,
+        outcome -> Nullable<Text>,
+        hands_won -> Nullable<Int2>,
+        result -> Int8,
+    }
+}
+
+diesel::table! {
+    rounds (id) {
+        id -> Int8,
+        table_id -> Int8,
+        gaming_day -> Date,
+        round_no -> Int4,
+        draft_key -> Text,
+        shift_id -> Nullable<Int8>,
+        dealer_id -> Int8,
+        rule_profile_version_id -> Int8,
+        currency -> Text,
+        dealer_result -> Int8,
+        settled_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    rule_profile_versions (id) {
+        id -> Int8,
+        profile_id -> Int8,
+        version -> Int4,
+        options -> Jsonb,
+        created_by -> Nullable<Int8>,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    rule_profiles (id) {
+        id -> Int8,
+        name -> Text,
+        created_at -> Timestamptz,
     }
 }
 
@@ -55,6 +175,36 @@ diesel::table! {
     }
 }
 
+diesel::joinable!(dealer_shifts -> gaming_tables (table_id));
+diesel::joinable!(dealer_shifts -> users (dealer_id));
+diesel::joinable!(gaming_tables -> rule_profiles (rule_profile_id));
+diesel::joinable!(round_counters -> gaming_tables (table_id));
+diesel::joinable!(round_drafts -> dealer_shifts (shift_id));
+diesel::joinable!(round_drafts -> gaming_tables (table_id));
+diesel::joinable!(round_drafts -> rounds (settled_round_id));
+diesel::joinable!(round_drafts -> users (created_by));
+diesel::joinable!(round_places -> gaming_tables (table_id));
+diesel::joinable!(round_places -> rounds (round_id));
+diesel::joinable!(rounds -> dealer_shifts (shift_id));
+diesel::joinable!(rounds -> gaming_tables (table_id));
+diesel::joinable!(rounds -> rule_profile_versions (rule_profile_version_id));
+diesel::joinable!(rounds -> users (dealer_id));
+diesel::joinable!(rule_profile_versions -> rule_profiles (profile_id));
+diesel::joinable!(rule_profile_versions -> users (created_by));
 diesel::joinable!(sessions -> users (user_id));
 
-diesel::allow_tables_to_appear_in_same_query!(audit_chain_heads, audit_events, sessions, users,);
+diesel::allow_tables_to_appear_in_same_query!(
+    api_tokens,
+    audit_chain_heads,
+    audit_events,
+    dealer_shifts,
+    gaming_tables,
+    round_counters,
+    round_drafts,
+    round_places,
+    rounds,
+    rule_profile_versions,
+    rule_profiles,
+    sessions,
+    users,
+);

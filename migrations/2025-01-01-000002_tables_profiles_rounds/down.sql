@@ -1,0 +1,11 @@
+DROP TABLE api_tokens;
+DROP TABLE round_places;
+ALTER TABLE round_drafts DROP CONSTRAINT round_drafts_settled_round_fk;
+DROP TABLE rounds;
+DROP FUNCTION reject_change_to_settled_round() CASCADE;
+DROP TABLE round_counters;
+DROP TABLE round_drafts;
+DROP TABLE dealer_shifts;
+DROP TABLE gaming_tables;
+DROP TABLE rule_profile_versions;
+DROP TABLE rule_profiles;
