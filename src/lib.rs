@@ -3,5 +3,6 @@ pub mod cli;
 pub mod config;
 pub mod db;
 pub mod password;
+pub mod round_entry;
 pub mod rules;
 pub mod web;

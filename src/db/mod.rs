@@ -5,6 +5,8 @@
 pub mod audit_log;
 pub mod demo;
 pub mod embedded;
+pub mod gaming_day;
+pub mod rounds;
 pub mod schema;
 pub mod sessions;
 pub mod users;

@@ -50,6 +50,10 @@ const ADMIN: Allow = Allow::Roles(&[Role::Admin]);
 /// Who may see the staff list: administrators manage it, pit managers unlock accounts,
 /// auditors review who has access.
 const STAFF_VIEWERS: Allow = Allow::Roles(&[Role::Admin, Role::Supervisor, Role::Auditor]);
+/// Who enters and confirms rounds at a table.
+const ROUND_WRITERS: Allow = Allow::Roles(&[Role::Dealer, Role::Supervisor]);
+/// Who may read rounds: those who enter them, and auditors.
+const ROUND_READERS: Allow = Allow::Roles(&[Role::Dealer, Role::Supervisor, Role::Auditor]);
 const UNLOCKERS: Allow = Allow::Roles(&[Role::Admin, Role::Supervisor]);
 
 /// Every route of the application and who may use it.
@@ -68,6 +72,11 @@ pub const RULES: &[Rule] = &[
     rule("POST", "/admin/users/{id}/enable", ADMIN),
     rule("POST", "/admin/users/{id}/reset-password", ADMIN),
     rule("POST", "/admin/users/{id}/unlock", UNLOCKERS),
+    rule("POST", "/api/v1/tables/{code}/rounds", ROUND_WRITERS),
+    rule("GET", "/api/v1/rounds/{key}", ROUND_READERS),
+    rule("PUT", "/api/v1/rounds/{key}", ROUND_WRITERS),
+    rule("POST", "/api/v1/rounds/{key}/preview", ROUND_WRITERS),
+    rule("POST", "/api/v1/rounds/{key}/confirm", ROUND_WRITERS),
 ];
 
 /// Routes a user who must change their password may still use.

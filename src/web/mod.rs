@@ -8,6 +8,7 @@
 pub mod access;
 mod account;
 mod admin;
+mod api;
 mod assets;
 mod auth;
 mod csrf;
@@ -106,6 +107,14 @@ pub fn run(listener: TcpListener, pool: PgPool, config: Config) -> std::io::Resu
             .service(web::resource("/admin/users/{id}/enable").post(admin::enable_user))
             .service(web::resource("/admin/users/{id}/unlock").post(admin::unlock_user))
             .service(web::resource("/admin/users/{id}/reset-password").post(admin::reset_password))
+            .service(web::resource("/api/v1/tables/{code}/rounds").post(api::open_round))
+            .service(
+                web::resource("/api/v1/rounds/{key}")
+                    .get(api::show_round)
+                    .put(api::save_round),
+            )
+            .service(web::resource("/api/v1/rounds/{key}/preview").post(api::preview_round))
+            .service(web::resource("/api/v1/rounds/{key}/confirm").post(api::confirm_round))
             .service(web::resource("/static/{file}").get(assets::serve))
             .service(web::resource("/healthz").get(health))
             .default_service(web::to(not_found))

@@ -6,5 +6,6 @@ mod admin;
 mod audit;
 mod headers;
 mod helpers;
+mod rounds;
 mod sessions;
 mod sign_in;

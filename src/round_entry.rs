@@ -1,0 +1,320 @@
+//! Round entry: the JSON body a dealer's screen sends, checked against the table's limits and
+//! rule profile and turned into a validated [`Round`], or into errors keyed by form field
+//! (`seat2_bet`, `dealer_front`, `round`...). Pure: the rules engine does the card and rule
+//! checks and its messages are reused as they are.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::rules::card::{parse_cards, Card};
+use crate::rules::money::Money;
+use crate::rules::place::{Place, SeatNo};
+use crate::rules::profile::RuleProfile;
+use crate::rules::royalty::Royalty;
+use crate::rules::set_hand::SetHandError;
+use crate::rules::settle::{DealError, Round, SettlementError};
+use crate::rules::wire::{Action, PlaceIn, RoundIn, SeatIn, WireError};
+
+/// One place as entered: what it did, and the cards as text.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlaceBody {
+    #[serde(default)]
+    pub action: Action,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub royalty: Option<Royalty>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dealt: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub back: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub middle: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub front: Option<String>,
+}
+
+/// One occupied seat as entered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatBody {
+    pub seat: i64,
+    pub bet: i64,
+    #[serde(flatten)]
+    pub play: PlaceBody,
+}
+
+/// A round as entered at the table.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoundBody {
+    #[serde(default)]
+    pub seats: Vec<SeatBody>,
+    pub dealer: PlaceBody,
+}
+
+/// The table's betting limits, in minor units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub min_bet: i64,
+    pub max_bet: i64,
+}
+
+/// What is wrong with a round, by field.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct FieldErrors(pub BTreeMap<String, String>);
+
+impl FieldErrors {
+    /// An error on the round as a whole.
+    pub fn round(message: impl Into<String>) -> FieldErrors {
+        let mut errors = FieldErrors::default();
+        errors.add("round", message);
+        errors
+    }
+
+    pub fn add(&mut self, field: impl Into<String>, message: impl Into<String>) {
+        self.0.entry(field.into()).or_insert_with(|| message.into());
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Every message, once each, in field order.
+    pub fn summary(&self) -> String {
+        let mut messages: Vec<&str> = Vec::new();
+        for message in self.0.values() {
+            if !messages.contains(&message.as_str()) {
+                messages.push(message);
+            }
+        }
+        messages.join("; ")
+    }
+}
+
+/// Checks a round against the table: bets within limits, then every rule of the engine.
+pub fn validate(
+    body: &RoundBody,
+    profile: &RuleProfile,
+    limits: Limits,
+) -> Result<Round, FieldErrors> {
+    let mut errors = FieldErrors::default();
+    let mut seats = Vec::with_capacity(body.seats.len());
+    for entry in &body.seats {
+        let Ok(seat) = SeatNo::new(entry.seat) else {
+            errors.add(
+                "seats",
+                format!(
+                    "seat {} does not exist; the seats are 1, 2 and 3",
+                    entry.seat
+                ),
+            );
+            continue;
+        };
+        let field = format!("seat{}_bet", seat.number());
+        if entry.bet < limits.min_bet {
+            errors.add(
+                field,
+                format!(
+                    "seat {seat} bet {} is below the table minimum of {}",
+                    entry.bet, limits.min_bet
+                ),
+            );
+        } else if entry.bet > limits.max_bet {
+            errors.add(
+                field,
+                format!(
+                    "seat {seat} bet {} is above the table maximum of {}",
+                    entry.bet, limits.max_bet
+                ),
+            );
+        }
+        let play = place_in(&entry.play);
+        seats.push(SeatIn {
+            seat,
+            bet: Money(entry.bet),
+            action: play.action,
+            royalty: play.royalty,
+            back: play.back,
+            middle: play.middle,
+            front: play.front,
+            dealt: play.dealt,
+        });
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let round_in = RoundIn {
+        rules: *profile,
+        dealer: place_in(&body.dealer),
+        seats,
+    };
+    round_in.to_round().map_err(|err| field_errors(body, &err))
+}
+
+fn place_in(body: &PlaceBody) -> PlaceIn<'_> {
+    fn text(t: &Option<String>) -> Option<Cow<'_, str>> {
+        t.as_deref().map(Cow::Borrowed)
+    }
+    PlaceIn {
+        action: body.action,
+        royalty: body.royalty,
+        back: text(&body.back),
+        middle: text(&body.middle),
+        front: text(&body.front),
+        dealt: text(&body.dealt),
+    }
+}
+
+/// The field-name prefix of a place: `dealer`, `seat1`...
+pub fn place_key(place: Place) -> String {
+    match place {
+        Place::Dealer => "dealer".to_owned(),
+        Place::Seat(seat) => format!("seat{}", seat.number()),
+    }
+}
+
+fn key(place: Place, part: &str) -> String {
+    format!("{}_{part}", place_key(place))
+}
+
+fn field_errors(body: &RoundBody, err: &WireError) -> FieldErrors {
+    let fields = match err {
+        WireError::Json(_) => vec!["round".to_owned()],
+        WireError::Cards { place, hand, .. } => vec![key(*place, hand)],
+        WireError::Set { place, source } => match source {
+            SetHandError::WrongCount { slot, .. } | SetHandError::RepeatedCard { slot, .. } => {
+                vec![key(*place, slot.word())]
+            }
+            SetHandError::DuplicateCard { first, second, .. } => {
+                vec![key(*place, first.word()), key(*place, second.word())]
+            }
+        },
+        WireError::PartialSet { place, missing } => vec![key(*place, missing.word())],
+        WireError::DealtCount { place, .. } => vec![key(*place, "dealt")],
+        WireError::Rules(rule) => match rule {
+            SettlementError::Deal(DealError::DuplicateCard {
+                card,
+                first,
+                second,
+            }) => vec![
+                card_field(body, *first, *card),
+                card_field(body, *second, *card),
+            ],
+            SettlementError::Deal(
+                DealError::RepeatedInDealt { place, .. }
+                | DealError::SetNotDealt { place, .. }
+                | DealError::WrongDealtCount { place, .. },
+            )
+            | SettlementError::RoyaltyWithoutDeal { place } => vec![key(*place, "dealt")],
+            SettlementError::DuplicateSeat(seat) => vec![key(Place::Seat(*seat), "seat")],
+            SettlementError::NonPositiveBet { seat, .. } => vec![key(Place::Seat(*seat), "bet")],
+            SettlementError::SurrenderOff { place }
+            | SettlementError::RoyaltiesOff { place }
+            | SettlementError::RoyaltyNotHeld { place, .. }
+            | SettlementError::HandsNotSet { place, .. } => vec![key(*place, "action")],
+            SettlementError::SurrenderAfterDealerRoyalty { seat } => {
+                vec![key(Place::Seat(*seat), "action")]
+            }
+            SettlementError::MissingHands { place } => vec![key(*place, "back")],
+            SettlementError::Overflow { .. } => vec!["round".to_owned()],
+        },
+    };
+    let message = err.to_string();
+    let mut errors = FieldErrors::default();
+    for field in fields {
+        errors.add(field, message.clone());
+    }
+    errors
+}
+
+/// The field of `place` that holds `card` (its set hands first, then its deal).
+fn card_field(body: &RoundBody, place: Place, card: Card) -> String {
+    let entry = match place {
+        Place::Dealer => Some(&body.dealer),
+        Place::Seat(seat) => body
+            .seats
+            .iter()
+            .find(|s| s.seat == i64::from(seat.number()))
+            .map(|s| &s.play),
+    };
+    if let Some(entry) = entry {
+        for (part, text) in [
+            ("back", &entry.back),
+            ("middle", &entry.middle),
+            ("front", &entry.front),
+            ("dealt", &entry.dealt),
+        ] {
+            let holds = text
+                .as_deref()
+                .and_then(|t| parse_cards(t).ok())
+                .is_some_and(|cards| cards.contains(&card));
+            if holds {
+                return key(place, part);
+            }
+        }
+    }
+    key(place, "back")
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    const LIMITS: Limits = Limits {
+        min_bet: 100,
+        max_bet: 10_000,
+    };
+
+    fn set(back: &str, middle: &str, front: &str) -> PlaceBody {
+        PlaceBody {
+            back: Some(back.to_owned()),
+            middle: Some(middle.to_owned()),
+            front: Some(front.to_owned()),
+            ..PlaceBody::default()
+        }
+    }
+
+    fn body(seat_bet: i64, seat: PlaceBody) -> RoundBody {
+        RoundBody {
+            seats: vec![SeatBody {
+                seat: 1,
+                bet: seat_bet,
+                play: seat,
+            }],
+            dealer: set("2c 2d 2h 5s 6s", "7c 7d 8h 9s Tc", "Jc Qd Kh"),
+        }
+    }
+
+    #[test]
+    fn a_legal_round_validates() {
+        let seat = set("Ac Ad Ah 3s 4s", "8c 8d 9h Ts Jd", "Qc Kd As");
+        assert!(validate(&body(500, seat), &RuleProfile::default(), LIMITS).is_ok());
+    }
+
+    #[test]
+    fn a_bet_below_the_minimum_names_seat_and_limit() {
+        let seat = set("Ac Ad Ah 3s 4s", "8c 8d 9h Ts Jd", "Qc Kd As");
+        let errors = validate(&body(5, seat), &RuleProfile::default(), LIMITS).unwrap_err();
+        assert_eq!(
+            errors.0["seat1_bet"],
+            "seat 1 bet 5 is below the table minimum of 100"
+        );
+    }
+
+    #[test]
+    fn a_card_dealt_twice_marks_both_places() {
+        // Jc is in the dealer's front and seat 1's middle.
+        let seat = set("Ac Ad Ah 3s 4s", "8c 8d 9h Ts Jc", "Qc Kd As");
+        let errors = validate(&body(500, seat), &RuleProfile::default(), LIMITS).unwrap_err();
+        assert!(errors.0.contains_key("seat1_middle"), "{errors:?}");
+        assert!(errors.0.contains_key("dealer_front"), "{errors:?}");
+        assert!(errors.summary().contains("Jc"), "{errors:?}");
+    }
+
+    #[test]
+    fn a_bad_card_names_its_hand() {
+        let seat = set("Ac Ad Ah 3s Xs", "8c 8d 9h Ts Jd", "Qc Kd As");
+        let errors = validate(&body(500, seat), &RuleProfile::default(), LIMITS).unwrap_err();
+        assert!(errors.0.contains_key("seat1_back"), "{errors:?}");
+    }
+}

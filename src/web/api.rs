@@ -1,0 +1,293 @@
+//! The JSON API for round entry, for signed-in staff (the session cookie and an
+//! `X-CSRF-Token` header): open the table's draft, save it, preview its settlement, confirm it.
+//! Errors come back as JSON: 422 with `field_errors`, 409 on a stale revision, 404.
+
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::db::gaming_day;
+use crate::db::rounds::{self, ConfirmRound, Draft, RoundsError, SettledRound, TableInfo};
+use crate::round_entry::{self, FieldErrors, Limits, RoundBody};
+use crate::rules::settle::{settle, Round};
+use crate::rules::wire::SettlementOut;
+use crate::web::access::CurrentUser;
+use crate::web::error::AppError;
+use crate::web::AppState;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("not found")]
+    NotFound,
+    #[error("{}", .0.summary())]
+    Invalid(FieldErrors),
+    #[error("{0}")]
+    Conflict(String),
+    #[error(transparent)]
+    App(#[from] AppError),
+}
+
+impl From<RoundsError> for ApiError {
+    fn from(err: RoundsError) -> Self {
+        match err {
+            RoundsError::NoDraft(_) => ApiError::NotFound,
+            RoundsError::RevisionMismatch { .. } | RoundsError::AlreadySettled => {
+                ApiError::Conflict(err.to_string())
+            }
+            RoundsError::Query(err) => ApiError::App(err.into()),
+            RoundsError::NoProfileVersion(_) | RoundsError::BadProfile { .. } => {
+                tracing::error!(error = %err, "table cannot take rounds");
+                ApiError::Conflict(err.to_string())
+            }
+        }
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            ApiError::NotFound => StatusCode::NOT_FOUND,
+            ApiError::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::Conflict(_) => StatusCode::CONFLICT,
+            ApiError::App(err) => err.status_code(),
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let status = self.status_code();
+        match self {
+            ApiError::NotFound => HttpResponse::build(status)
+                .json(json!({ "error": "There is no such table or round." })),
+            ApiError::Invalid(errors) => HttpResponse::build(status)
+                .json(json!({ "error": errors.summary(), "field_errors": errors })),
+            ApiError::Conflict(message) => {
+                HttpResponse::build(status).json(json!({ "error": message }))
+            }
+            ApiError::App(err) => err.error_response(),
+        }
+    }
+}
+
+async fn run<T, F>(state: &AppState, f: F) -> Result<T, ApiError>
+where
+    F: FnOnce(&mut diesel::PgConnection) -> Result<T, ApiError> + Send + 'static,
+    T: Send + 'static,
+{
+    state.db(|conn| Ok(f(conn))).await?
+}
+
+fn draft_body(draft: &Draft, table: &TableInfo) -> Value {
+    json!({
+        "key": draft.draft_key,
+        "revision": draft.revision,
+        "table": table.code,
+        "status": "draft",
+        "data": draft.data,
+    })
+}
+
+fn settled_body(round: &SettledRound, table: &TableInfo) -> Value {
+    let mut body =
+        json!({ "status": "settled", "table": table.code, "key": round.round.draft_key });
+    if let (Some(body), Ok(Value::Object(fields))) =
+        (body.as_object_mut(), serde_json::to_value(round))
+    {
+        body.extend(fields);
+    }
+    body
+}
+
+fn load(conn: &mut diesel::PgConnection, key: &str) -> Result<(Draft, TableInfo), ApiError> {
+    let draft = rounds::draft_by_key(conn, key)
+        .map_err(RoundsError::from)?
+        .ok_or(ApiError::NotFound)?;
+    let table = rounds::table_by_id(conn, draft.table_id)?.ok_or(ApiError::NotFound)?;
+    Ok((draft, table))
+}
+
+fn validate(body: &RoundBody, table: &TableInfo) -> Result<Round, ApiError> {
+    let limits = Limits {
+        min_bet: table.min_bet,
+        max_bet: table.max_bet,
+    };
+    round_entry::validate(body, &table.profile, limits).map_err(ApiError::Invalid)
+}
+
+/// The saved round of a draft, validated and settled.
+fn settle_draft(draft: &Draft, table: &TableInfo) -> Result<(Round, SettlementOut), ApiError> {
+    let body: RoundBody = serde_json::from_value(draft.data.clone())
+        .map_err(|_| ApiError::Invalid(FieldErrors::round("the round has not been entered yet")))?;
+    let round = validate(&body, table)?;
+    let settlement =
+        settle(&round).map_err(|err| ApiError::Invalid(FieldErrors::round(err.to_string())))?;
+    let out = SettlementOut::new(&round, &settlement);
+    Ok((round, out))
+}
+
+/// `POST /api/v1/tables/{code}/rounds`: the table's open draft (created if needed).
+pub async fn open_round(
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    req: HttpRequest,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let code = path.into_inner();
+    let actor = user.actor(&req);
+    let (draft, table) = run(&state, move |conn| {
+        let table = rounds::table_by_code(conn, &code)?.ok_or(ApiError::NotFound)?;
+        let draft = rounds::open_draft(conn, &table, user.id, &actor, gaming_day::current())?;
+        Ok((draft, table))
+    })
+    .await?;
+    Ok(HttpResponse::Created().json(json!({
+        "key": draft.draft_key,
+        "revision": draft.revision,
+        "table": table.code,
+        "status": "draft",
+    })))
+}
+
+#[derive(Debug, Deserialize)]
+struct PutBody {
+    #[serde(default)]
+    revision: Option<i32>,
+    #[serde(flatten)]
+    round: RoundBody,
+}
+
+fn unreadable(err: &serde_json::Error) -> ApiError {
+    ApiError::Invalid(FieldErrors::round(format!(
+        "the round could not be read: {err}"
+    )))
+}
+
+/// `PUT /api/v1/rounds/{key}`: validates and saves the entered round.
+pub async fn save_round(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    let key = path.into_inner();
+    let put: PutBody = serde_json::from_slice(&body).map_err(|e| unreadable(&e))?;
+    let draft = run(&state, move |conn| {
+        let (draft, table) = load(conn, &key)?;
+        if draft.settled_round_id.is_some() {
+            return Err(RoundsError::AlreadySettled.into());
+        }
+        validate(&put.round, &table)?;
+        let data = serde_json::to_value(&put.round).map_err(|e| unreadable(&e))?;
+        Ok(rounds::save_draft(conn, &key, put.revision, &data)?)
+    })
+    .await?;
+    Ok(HttpResponse::Ok().json(json!({ "key": draft.draft_key, "revision": draft.revision })))
+}
+
+/// `POST /api/v1/rounds/{key}/preview`: the settlement the saved round would get.
+pub async fn preview_round(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let key = path.into_inner();
+    let body = run(&state, move |conn| {
+        let (draft, table) = load(conn, &key)?;
+        let (_, settlement) = settle_draft(&draft, &table)?;
+        Ok(json!({
+            "key": draft.draft_key,
+            "revision": draft.revision,
+            "table": table.code,
+            "currency": table.currency,
+            "rule_profile_version_id": table.profile_version_id,
+            "settlement": settlement,
+        }))
+    })
+    .await?;
+    Ok(HttpResponse::Ok().json(body))
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct ConfirmBody {
+    #[serde(default)]
+    revision: Option<i32>,
+}
+
+/// `POST /api/v1/rounds/{key}/confirm`: settles the round (201), or returns it if it already
+/// was (200).
+pub async fn confirm_round(
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    req: HttpRequest,
+    path: web::Path<String>,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    let key = path.into_inner();
+    let confirm_body: ConfirmBody = if body.iter().all(u8::is_ascii_whitespace) {
+        ConfirmBody::default()
+    } else {
+        serde_json::from_slice(&body).map_err(|e| unreadable(&e))?
+    };
+    let actor = user.actor(&req);
+    let (body, created) = run(&state, move |conn| {
+        let (draft, table) = load(conn, &key)?;
+        if let Some(id) = draft.settled_round_id {
+            let round = rounds::get_round(conn, id)
+                .map_err(RoundsError::from)?
+                .ok_or(ApiError::NotFound)?;
+            return Ok((settled_body(&round, &table), false));
+        }
+        if let Some(expected) = confirm_body.revision {
+            if expected != draft.revision {
+                return Err(RoundsError::RevisionMismatch {
+                    expected,
+                    current: draft.revision,
+                }
+                .into());
+            }
+        }
+        let (round, settlement) = settle_draft(&draft, &table)?;
+        // What was validated is exactly the revision loaded: confirm refuses any other.
+        let (settled, created) = rounds::confirm(
+            conn,
+            &ConfirmRound {
+                key: &key,
+                expected_revision: Some(draft.revision),
+                table: &table,
+                gaming_day: gaming_day::current(),
+                dealer: user.id,
+                actor: &actor,
+                round: &round,
+                settlement: &settlement,
+            },
+        )?;
+        Ok((settled_body(&settled, &table), created))
+    })
+    .await?;
+    let status = if created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok(HttpResponse::build(status).json(body))
+}
+
+/// `GET /api/v1/rounds/{key}`: the draft, or the settled round.
+pub async fn show_round(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let key = path.into_inner();
+    let body = run(&state, move |conn| {
+        let (draft, table) = load(conn, &key)?;
+        match draft.settled_round_id {
+            Some(id) => {
+                let round = rounds::get_round(conn, id)
+                    .map_err(RoundsError::from)?
+                    .ok_or(ApiError::NotFound)?;
+                Ok(settled_body(&round, &table))
+            }
+            None => Ok(draft_body(&draft, &table)),
+        }
+    })
+    .await?;
+    Ok(HttpResponse::Ok().json(body))
+}

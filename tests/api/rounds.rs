@@ -1,0 +1,404 @@
+//! Round entry over the JSON API: drafts, validation, settlement, numbering, immutability.
+use diesel::prelude::*;
+use pusoy_pit::db::audit_log::{self, ChainCheck};
+use pusoy_pit::db::users::Role;
+use pusoy_pit::rules::profile::RuleProfile;
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+
+use crate::helpers::{spawn_app, TestApp};
+
+/// Inserts a profile, its first version (default rules) and table `code`; returns the table id.
+fn create_table(app: &TestApp, code: &str) -> i64 {
+    #[derive(QueryableByName)]
+    struct Id {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        id: i64,
+    }
+    let mut conn = app.conn();
+    let options = serde_json::to_string(&RuleProfile::default()).unwrap();
+    let profile: Id =
+        diesel::sql_query("INSERT INTO rule_profiles (name) VALUES ($1) RETURNING id")
+            .bind::<diesel::sql_types::Text, _>(format!("House {code}"))
+            .get_result(&mut conn)
+            .unwrap();
+    diesel::sql_query(
+        "INSERT INTO rule_profile_versions (profile_id, version, options) VALUES ($1, 1, $2::jsonb)",
+    )
+    .bind::<diesel::sql_types::BigInt, _>(profile.id)
+    .bind::<diesel::sql_types::Text, _>(options)
+    .execute(&mut conn)
+    .unwrap();
+    let table: Id = diesel::sql_query(
+        "INSERT INTO gaming_tables (code, name, currency, min_bet, max_bet, rule_profile_id) \
+         VALUES ($1, 'Table', 'PHP', 100, 10000, $2) RETURNING id",
+    )
+    .bind::<diesel::sql_types::Text, _>(code)
+    .bind::<diesel::sql_types::BigInt, _>(profile.id)
+    .get_result(&mut conn)
+    .unwrap();
+    table.id
+}
+
+async fn call(
+    app: &TestApp,
+    method: Method,
+    path: &str,
+    body: Option<Value>,
+) -> (StatusCode, Value) {
+    let token = app.csrf_token().await;
+    let mut req = app
+        .client
+        .request(method, app.url(path))
+        .header("X-CSRF-Token", token);
+    if let Some(body) = body {
+        req = req.json(&body);
+    }
+    let res = req.send().await.unwrap();
+    let status = res.status();
+    let text = res.text().await.unwrap();
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+/// Seat 1 fouls (middle above back), seat 2 surrenders, seat 3 wins two hands of three.
+fn the_round() -> Value {
+    json!({
+        "dealer": {"back": "2c 2d 2h 5s 6s", "middle": "7c 7d 8h 9s Tc", "front": "Jc Qd Kh"},
+        "seats": [
+            {"seat": 1, "bet": 500, "back": "8c 8d 9h Ts Jd", "middle": "Ac Ad Ah 3s 4s", "front": "Qc Kd As"},
+            {"seat": 2, "bet": 200, "action": "surrender"},
+            {"seat": 3, "bet": 300, "back": "3d 3h 3c 4d 5d", "middle": "9c 9d Qh Js Td", "front": "Qs Jh 6h"}
+        ]
+    })
+}
+
+async fn open(app: &TestApp, code: &str) -> String {
+    let (status, body) = call(
+        app,
+        Method::POST,
+        &format!("/api/v1/tables/{code}/rounds"),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    body["key"].as_str().unwrap().to_owned()
+}
+
+fn count(app: &TestApp, sql: &str) -> i64 {
+    #[derive(QueryableByName)]
+    struct N {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    diesel::sql_query(sql)
+        .get_result::<N>(&mut app.conn())
+        .unwrap()
+        .n
+}
+
+#[tokio::test]
+async fn a_round_with_a_foul_and_a_surrender_settles_and_is_recorded() {
+    let app = spawn_app().await;
+    let table_id = create_table(&app, "PUSOY-1");
+    app.signed_in_as(Role::Dealer).await;
+    let key = open(&app, "PUSOY-1").await;
+
+    let (status, saved) = call(
+        &app,
+        Method::PUT,
+        &format!("/api/v1/rounds/{key}"),
+        Some(the_round()),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{saved}");
+    assert_eq!(saved["revision"], 1);
+    let (status, preview) = call(
+        &app,
+        Method::POST,
+        &format!("/api/v1/rounds/{key}/preview"),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{preview}");
+    assert_eq!(preview["settlement"]["dealer"]["result"], 900);
+
+    let (status, round) = call(
+        &app,
+        Method::POST,
+        &format!("/api/v1/rounds/{key}/confirm"),
+        Some(json!({"revision": 1})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{round}");
+    assert_eq!(round["round_no"], 1);
+    assert_eq!(round["dealer_result"], 900);
+    let places = round["places"].as_array().unwrap();
+    let place = |name: &str| places.iter().find(|p| p["place"] == name).unwrap().clone();
+    assert_eq!(place("seat1")["result"], -1000);
+    assert_eq!(place("seat1")["fouled"], true);
+    assert!(place("seat1")["foul_reason"].as_str().unwrap().len() > 5);
+    assert_eq!(place("seat2")["result"], -200);
+    assert_eq!(place("seat2")["outcome"], "surrendered");
+    assert_eq!(place("seat3")["result"], 300);
+    assert_eq!(place("seat3")["hands_won"], 2);
+    assert_eq!(place("dealer")["result"], 900);
+
+    assert_eq!(count(&app, "SELECT count(*) AS n FROM rounds"), 1);
+    assert_eq!(count(&app, "SELECT count(*) AS n FROM round_places"), 4);
+    let settled = app.audit("round.settled");
+    assert_eq!(settled.len(), 1);
+    assert_eq!(settled[0].chain, format!("table:{table_id}"));
+    assert_eq!(settled[0].details["settlement"]["dealer"]["result"], 900);
+    // The audit row alone re-settles to the same result.
+    let again =
+        pusoy_pit::rules::wire::settle_json(&settled[0].details["round"].to_string()).unwrap();
+    assert_eq!(
+        serde_json::to_value(again).unwrap(),
+        settled[0].details["settlement"]
+    );
+    let check = audit_log::verify_chain(&mut app.conn(), &format!("table:{table_id}")).unwrap();
+    assert_eq!(check, ChainCheck::Intact { events: 2 });
+
+    let (status, shown) = call(&app, Method::GET, &format!("/api/v1/rounds/{key}"), None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(shown["status"], "settled");
+}
+
+#[tokio::test]
+async fn a_card_dealt_twice_is_refused_naming_both_places_and_nothing_is_saved() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-1");
+    app.signed_in_as(Role::Dealer).await;
+    let key = open(&app, "PUSOY-1").await;
+    let mut round = the_round();
+    // Kh is also the dealer's front.
+    round["seats"][2]["front"] = json!("Qs Jh Kh");
+
+    let (status, body) = call(
+        &app,
+        Method::PUT,
+        &format!("/api/v1/rounds/{key}"),
+        Some(round),
+    )
+    .await;
+
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(
+        body["field_errors"]["seat3_front"]
+            .as_str()
+            .unwrap()
+            .contains("Kh"),
+        "{body}"
+    );
+    assert!(body["field_errors"]["dealer_front"].is_string(), "{body}");
+    assert_eq!(
+        count(
+            &app,
+            "SELECT count(*) AS n FROM round_drafts WHERE revision > 0"
+        ),
+        0
+    );
+}
+
+#[tokio::test]
+async fn a_bet_outside_the_table_limits_is_refused() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-1");
+    app.signed_in_as(Role::Dealer).await;
+    let key = open(&app, "PUSOY-1").await;
+    let mut round = the_round();
+    round["seats"][1]["bet"] = json!(5);
+    round["seats"][2]["bet"] = json!(20000);
+
+    let (status, body) = call(
+        &app,
+        Method::PUT,
+        &format!("/api/v1/rounds/{key}"),
+        Some(round),
+    )
+    .await;
+
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(
+        body["field_errors"]["seat2_bet"],
+        "seat 2 bet 5 is below the table minimum of 100"
+    );
+    assert_eq!(
+        body["field_errors"]["seat3_bet"],
+        "seat 3 bet 20000 is above the table maximum of 10000"
+    );
+}
+
+#[tokio::test]
+async fn confirming_twice_and_concurrently_settles_once() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-1");
+    app.signed_in_as(Role::Dealer).await;
+    let key = open(&app, "PUSOY-1").await;
+    call(
+        &app,
+        Method::PUT,
+        &format!("/api/v1/rounds/{key}"),
+        Some(the_round()),
+    )
+    .await;
+    let path = format!("/api/v1/rounds/{key}/confirm");
+
+    let ((a, first), (b, second)) = tokio::join!(
+        call(&app, Method::POST, &path, None),
+        call(&app, Method::POST, &path, None)
+    );
+    let (c, third) = call(&app, Method::POST, &path, None).await;
+
+    let mut statuses = vec![a, b];
+    statuses.sort();
+    assert_eq!(
+        statuses,
+        vec![StatusCode::OK, StatusCode::CREATED],
+        "{first} {second}"
+    );
+    assert_eq!(c, StatusCode::OK);
+    assert_eq!(first, second);
+    assert_eq!(first, third);
+    assert_eq!(count(&app, "SELECT count(*) AS n FROM rounds"), 1);
+    assert_eq!(app.audit("round.settled").len(), 1);
+}
+
+#[tokio::test]
+async fn a_stale_revision_is_a_conflict() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-1");
+    app.signed_in_as(Role::Dealer).await;
+    let key = open(&app, "PUSOY-1").await;
+    call(
+        &app,
+        Method::PUT,
+        &format!("/api/v1/rounds/{key}"),
+        Some(the_round()),
+    )
+    .await;
+    let (status, _) = call(
+        &app,
+        Method::POST,
+        &format!("/api/v1/rounds/{key}/confirm"),
+        Some(json!({"revision": 0})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CONFLICT);
+}
+
+#[tokio::test]
+async fn rounds_settled_concurrently_at_one_table_are_numbered_without_gaps() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-1");
+    app.signed_in_as(Role::Dealer).await;
+    const N: usize = 4;
+
+    async fn settle_one(app: &TestApp) {
+        for _ in 0..200 {
+            let key = open(app, "PUSOY-1").await;
+            let (status, saved) = call(
+                app,
+                Method::PUT,
+                &format!("/api/v1/rounds/{key}"),
+                Some(the_round()),
+            )
+            .await;
+            if status != StatusCode::OK {
+                continue;
+            }
+            let revision = saved["revision"].clone();
+            let (status, _) = call(
+                app,
+                Method::POST,
+                &format!("/api/v1/rounds/{key}/confirm"),
+                Some(json!({"revision": revision})),
+            )
+            .await;
+            if status == StatusCode::CREATED {
+                return;
+            }
+        }
+        panic!("never settled a round");
+    }
+    tokio::join!(
+        settle_one(&app),
+        settle_one(&app),
+        settle_one(&app),
+        settle_one(&app)
+    );
+
+    #[derive(QueryableByName)]
+    struct No {
+        #[diesel(sql_type = diesel::sql_types::Integer)]
+        round_no: i32,
+    }
+    let numbers: Vec<i32> = diesel::sql_query("SELECT round_no FROM rounds ORDER BY round_no")
+        .load::<No>(&mut app.conn())
+        .unwrap()
+        .into_iter()
+        .map(|r| r.round_no)
+        .collect();
+    assert_eq!(numbers, (1..=N as i32).collect::<Vec<_>>());
+}
+
+#[tokio::test]
+async fn the_database_refuses_to_change_a_settled_round() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-1");
+    app.signed_in_as(Role::Dealer).await;
+    let key = open(&app, "PUSOY-1").await;
+    call(
+        &app,
+        Method::PUT,
+        &format!("/api/v1/rounds/{key}"),
+        Some(the_round()),
+    )
+    .await;
+    call(
+        &app,
+        Method::POST,
+        &format!("/api/v1/rounds/{key}/confirm"),
+        None,
+    )
+    .await;
+    let mut conn = app.conn();
+
+    let update = diesel::sql_query("UPDATE rounds SET dealer_result = 0").execute(&mut conn);
+    let delete = diesel::sql_query("DELETE FROM round_places").execute(&mut conn);
+
+    assert!(update.unwrap_err().to_string().contains("immutable"));
+    assert!(delete.unwrap_err().to_string().contains("immutable"));
+    assert_eq!(count(&app, "SELECT count(*) AS n FROM round_places"), 4);
+}
+
+#[tokio::test]
+async fn an_auditor_may_read_a_round_but_not_enter_one() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-1");
+    app.signed_in_as(Role::Dealer).await;
+    let key = open(&app, "PUSOY-1").await;
+    let auditor = app.another_browser();
+    auditor.signed_in_as(Role::Auditor).await;
+
+    let (put, _) = call(
+        &auditor,
+        Method::PUT,
+        &format!("/api/v1/rounds/{key}"),
+        Some(the_round()),
+    )
+    .await;
+    let (get, _) = call(
+        &auditor,
+        Method::GET,
+        &format!("/api/v1/rounds/{key}"),
+        None,
+    )
+    .await;
+
+    assert_eq!(put, StatusCode::FORBIDDEN);
+    assert_eq!(get, StatusCode::OK);
+}
