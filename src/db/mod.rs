@@ -5,8 +5,11 @@
 pub mod audit_log;
 pub mod demo;
 pub mod embedded;
+pub mod profiles;
 pub mod schema;
 pub mod sessions;
+pub mod shifts;
+pub mod tables;
 pub mod users;
 
 use diesel::pg::PgConnection;
