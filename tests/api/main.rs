@@ -8,3 +8,4 @@ mod headers;
 mod helpers;
 mod sessions;
 mod sign_in;
+mod tables;
