@@ -50,6 +50,7 @@ const ADMIN: Allow = Allow::Roles(&[Role::Admin]);
 /// Who may see the staff list: administrators manage it, pit managers unlock accounts,
 /// auditors review who has access.
 const STAFF_VIEWERS: Allow = Allow::Roles(&[Role::Admin, Role::Supervisor, Role::Auditor]);
+const DEALER: Allow = Allow::Roles(&[Role::Dealer]);
 const UNLOCKERS: Allow = Allow::Roles(&[Role::Admin, Role::Supervisor]);
 
 /// Every route of the application and who may use it.
@@ -68,6 +69,9 @@ pub const RULES: &[Rule] = &[
     rule("POST", "/admin/users/{id}/enable", ADMIN),
     rule("POST", "/admin/users/{id}/reset-password", ADMIN),
     rule("POST", "/admin/users/{id}/unlock", UNLOCKERS),
+    rule("GET", "/tables", EVERY_ROLE),
+    rule("POST", "/tables/{code}/sign-on", DEALER),
+    rule("POST", "/tables/{code}/sign-off", DEALER),
 ];
 
 /// Routes a user who must change their password may still use.

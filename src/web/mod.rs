@@ -16,6 +16,7 @@ mod headers;
 mod home;
 mod pages;
 pub mod session;
+mod tables;
 
 use std::net::TcpListener;
 use std::sync::Arc;
@@ -106,6 +107,9 @@ pub fn run(listener: TcpListener, pool: PgPool, config: Config) -> std::io::Resu
             .service(web::resource("/admin/users/{id}/enable").post(admin::enable_user))
             .service(web::resource("/admin/users/{id}/unlock").post(admin::unlock_user))
             .service(web::resource("/admin/users/{id}/reset-password").post(admin::reset_password))
+            .service(web::resource("/tables").get(tables::list))
+            .service(web::resource("/tables/{code}/sign-on").post(tables::sign_on))
+            .service(web::resource("/tables/{code}/sign-off").post(tables::sign_off))
             .service(web::resource("/static/{file}").get(assets::serve))
             .service(web::resource("/healthz").get(health))
             .default_service(web::to(not_found))

@@ -203,3 +203,44 @@ async fn updating_a_table_records_before_and_after() {
     assert_eq!(events[0].details["after"]["max_bet"], 9_000_000);
     assert_eq!(events[0].table_id, Some(t.id));
 }
+
+#[tokio::test]
+async fn dealers_sign_on_and_off_from_the_tables_page() {
+    let app = spawn_app().await;
+    let actor = admin_actor(&app);
+    {
+        let conn = &mut app.conn();
+        let (profile, _) =
+            profiles::create_profile(conn, "House", &RuleProfile::default(), &actor).unwrap();
+        tables::create_table(conn, &table_input("PUSOY-03", profile.id), &actor).unwrap();
+    }
+    let first = app.another_browser();
+    first.signed_in_as(Role::Dealer).await;
+    let res = first.post_form("/tables/PUSOY-03/sign-on", &[]).await;
+    assert_eq!(crate::helpers::location(&res), "/tables");
+    let page = first.get("/tables").await.text().await.unwrap();
+    assert!(page.contains("You are signed on at PUSOY-03"), "{page}");
+    assert!(page.contains("surrender on, royalties on (dealer too), ties to the dealer"));
+    assert!(page.contains("Sign off"));
+
+    let second = app.another_browser();
+    let other = app.create_user("maria", Role::Dealer, PASSWORD);
+    second.sign_in(&other.username, PASSWORD).await;
+    second.post_form("/tables/PUSOY-03/sign-on", &[]).await;
+    let page = second.get("/tables").await.text().await.unwrap();
+    assert!(
+        page.contains("PUSOY-03 already has the-dealer Test signed on since"),
+        "{page}"
+    );
+
+    first.post_form("/tables/PUSOY-03/sign-off", &[]).await;
+    let page = first.get("/tables").await.text().await.unwrap();
+    assert!(page.contains("You are signed off at PUSOY-03."), "{page}");
+    assert_eq!(app.audit("table.sign_on").len(), 1);
+    assert_eq!(app.audit("table.sign_off").len(), 1);
+
+    let supervisor = app.another_browser();
+    supervisor.signed_in_as(Role::Supervisor).await;
+    let res = supervisor.post_form("/tables/PUSOY-03/sign-on", &[]).await;
+    assert_eq!(res.status().as_u16(), 403);
+}
