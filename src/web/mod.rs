@@ -8,6 +8,7 @@
 pub mod access;
 mod account;
 mod admin;
+mod admin_tables;
 mod assets;
 mod auth;
 mod csrf;
@@ -107,6 +108,12 @@ pub fn run(listener: TcpListener, pool: PgPool, config: Config) -> std::io::Resu
             .service(web::resource("/admin/users/{id}/enable").post(admin::enable_user))
             .service(web::resource("/admin/users/{id}/unlock").post(admin::unlock_user))
             .service(web::resource("/admin/users/{id}/reset-password").post(admin::reset_password))
+            .service(
+                web::resource("/admin/tables")
+                    .get(admin_tables::list)
+                    .post(admin_tables::create),
+            )
+            .service(web::resource("/admin/tables/{id}").post(admin_tables::update))
             .service(web::resource("/tables").get(tables::list))
             .service(web::resource("/tables/{code}/sign-on").post(tables::sign_on))
             .service(web::resource("/tables/{code}/sign-off").post(tables::sign_off))

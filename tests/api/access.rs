@@ -49,6 +49,32 @@ const MATRIX: &[Case] = &[
     case("GET", "/account/password", &[], [303, 200, 200, 200, 200]),
     case("GET", "/admin/users", &[], [303, 403, 200, 200, 200]),
     case("GET", "/tables", &[], [303, 200, 200, 200, 200]),
+    case("GET", "/admin/tables", &[], [303, 403, 200, 200, 200]),
+    case(
+        "POST",
+        "/admin/tables",
+        &[
+            ("code", "X"),
+            ("name", ""),
+            ("currency", "PHP"),
+            ("min_bet", "1"),
+            ("max_bet", "2"),
+            ("rule_profile_id", "1"),
+        ],
+        [303, 403, 403, 403, 422],
+    ),
+    case(
+        "POST",
+        "/admin/tables/999999",
+        &[
+            ("name", "T"),
+            ("currency", "PHP"),
+            ("min_bet", "1"),
+            ("max_bet", "2"),
+            ("rule_profile_id", "1"),
+        ],
+        [303, 403, 403, 403, 404],
+    ),
     case(
         "POST",
         "/tables/NO-SUCH/sign-on",

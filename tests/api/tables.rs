@@ -244,3 +244,61 @@ async fn dealers_sign_on_and_off_from_the_tables_page() {
     let res = supervisor.post_form("/tables/PUSOY-03/sign-on", &[]).await;
     assert_eq!(res.status().as_u16(), 403);
 }
+
+#[tokio::test]
+async fn an_admin_creates_a_table_from_the_form_and_a_supervisor_cannot() {
+    let app = spawn_app().await;
+    let actor = Actor::system("test");
+    let (profile, _) =
+        profiles::create_profile(&mut app.conn(), "House", &RuleProfile::default(), &actor)
+            .unwrap();
+    let profile_id = profile.id.to_string();
+    let admin = app.another_browser();
+    admin.signed_in_as(Role::Admin).await;
+    let form = |code: &'static str, min: &'static str| {
+        [
+            ("code", code),
+            ("name", "Pusoy 7"),
+            ("currency", "php"),
+            ("min_bet", min),
+            ("max_bet", "50000"),
+        ]
+    };
+    let mut bad = form("p", "abc").to_vec();
+    bad.push(("rule_profile_id", &profile_id));
+    let res = admin.post_form("/admin/tables", &bad).await;
+    assert_eq!(res.status().as_u16(), 422);
+    let html = res.text().await.unwrap();
+    assert!(html.contains("id=\"code-error\""), "{html}");
+    assert!(html.contains("id=\"min_bet-error\""), "{html}");
+    let mut good = form("pusoy-07", "100").to_vec();
+    good.push(("rule_profile_id", &profile_id));
+    let res = admin.post_form("/admin/tables", &good).await;
+    assert_eq!(crate::helpers::location(&res), "/admin/tables");
+    let table = tables::find_by_code(&mut app.conn(), "PUSOY-07")
+        .unwrap()
+        .unwrap();
+    assert_eq!((table.currency.as_str(), table.min_bet), ("PHP", 10_000));
+    let res = admin.post_form("/admin/tables", &good).await;
+    assert_eq!(res.status().as_u16(), 422);
+    assert!(res
+        .text()
+        .await
+        .unwrap()
+        .contains("A table with code PUSOY-07 already exists."));
+
+    let supervisor = app.another_browser();
+    supervisor.signed_in_as(Role::Supervisor).await;
+    let mut other = form("PUSOY-08", "100").to_vec();
+    other.push(("rule_profile_id", &profile_id));
+    let res = supervisor.post_form("/admin/tables", &other).await;
+    assert_eq!(res.status().as_u16(), 403);
+    assert!(tables::find_by_code(&mut app.conn(), "PUSOY-08")
+        .unwrap()
+        .is_none());
+    let count: i64 = gaming_tables::table
+        .count()
+        .get_result(&mut app.conn())
+        .unwrap();
+    assert_eq!(count, 1);
+}
