@@ -8,6 +8,7 @@
 pub mod access;
 mod account;
 mod admin;
+mod admin_profiles;
 mod admin_tables;
 mod assets;
 mod auth;
@@ -114,6 +115,12 @@ pub fn run(listener: TcpListener, pool: PgPool, config: Config) -> std::io::Resu
                     .post(admin_tables::create),
             )
             .service(web::resource("/admin/tables/{id}").post(admin_tables::update))
+            .service(
+                web::resource("/admin/profiles")
+                    .get(admin_profiles::list)
+                    .post(admin_profiles::create),
+            )
+            .service(web::resource("/admin/profiles/{id}").post(admin_profiles::update))
             .service(web::resource("/tables").get(tables::list))
             .service(web::resource("/tables/{code}/sign-on").post(tables::sign_on))
             .service(web::resource("/tables/{code}/sign-off").post(tables::sign_off))

@@ -50,6 +50,30 @@ const MATRIX: &[Case] = &[
     case("GET", "/admin/users", &[], [303, 403, 200, 200, 200]),
     case("GET", "/tables", &[], [303, 200, 200, 200, 200]),
     case("GET", "/admin/tables", &[], [303, 403, 200, 200, 200]),
+    case("GET", "/admin/profiles", &[], [303, 403, 200, 200, 200]),
+    case(
+        "POST",
+        "/admin/profiles",
+        &[
+            ("name", ""),
+            ("ties", "dealer_wins"),
+            ("both_fouled", "push"),
+            ("wheel", "lowest"),
+            ("suit_order", "dchs"),
+        ],
+        [303, 403, 403, 403, 422],
+    ),
+    case(
+        "POST",
+        "/admin/profiles/999999",
+        &[
+            ("ties", "dealer_wins"),
+            ("both_fouled", "push"),
+            ("wheel", "lowest"),
+            ("suit_order", "dchs"),
+        ],
+        [303, 403, 403, 403, 404],
+    ),
     case(
         "POST",
         "/admin/tables",

@@ -302,3 +302,61 @@ async fn an_admin_creates_a_table_from_the_form_and_a_supervisor_cannot() {
         .unwrap();
     assert_eq!(count, 1);
 }
+
+#[tokio::test]
+async fn an_admin_creates_and_edits_a_profile_from_the_form() {
+    let app = spawn_app().await;
+    let admin = app.another_browser();
+    admin.signed_in_as(Role::Admin).await;
+    let bad = [
+        ("name", "Night"),
+        ("surrender", "on"),
+        ("ties", "suit_order"),
+        ("both_fouled", "push"),
+        ("wheel", "lowest"),
+        ("suit_order", "dchx"),
+    ];
+    let res = admin.post_form("/admin/profiles", &bad).await;
+    assert_eq!(res.status().as_u16(), 422);
+    assert!(res
+        .text()
+        .await
+        .unwrap()
+        .contains("id=\"suit_order-error\""));
+    let good = [
+        ("name", "Night"),
+        ("surrender", "on"),
+        ("royalties", "on"),
+        ("ties", "suit_order"),
+        ("both_fouled", "player_loses"),
+        ("wheel", "second"),
+        ("suit_order", "shdc"),
+    ];
+    let res = admin.post_form("/admin/profiles", &good).await;
+    assert_eq!(crate::helpers::location(&res), "/admin/profiles");
+    let profile = profiles::find_by_name(&mut app.conn(), "Night")
+        .unwrap()
+        .unwrap();
+    let v1 = profiles::latest_version(&mut app.conn(), ProfileId(profile.id))
+        .unwrap()
+        .unwrap();
+    assert!(v1.options.surrender && !v1.options.dealer_royalties);
+    assert_eq!(v1.options.suit_order.to_string(), "shdc");
+
+    let edit = [
+        ("ties", "dealer_wins"),
+        ("both_fouled", "push"),
+        ("wheel", "lowest"),
+        ("suit_order", "dchs"),
+    ];
+    admin
+        .post_form(&format!("/admin/profiles/{}", profile.id), &edit)
+        .await;
+    let page = admin.get("/admin/profiles").await.text().await.unwrap();
+    assert!(page.contains("Saved as version 2."), "{page}");
+    assert!(page.contains("v2"));
+    assert!(page.contains("surrender off, royalties off, ties to the dealer"));
+    let all = profiles::versions(&mut app.conn(), ProfileId(profile.id)).unwrap();
+    assert_eq!(all.len(), 2);
+    assert_eq!(all[0], v1);
+}
