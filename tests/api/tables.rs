@@ -220,6 +220,11 @@ async fn dealers_sign_on_and_off_from_the_tables_page() {
     assert_eq!(crate::helpers::location(&res), "/tables");
     let page = first.get("/tables").await.text().await.unwrap();
     assert!(page.contains("You are signed on at PUSOY-03"), "{page}");
+    let home = first.get("/").await.text().await.unwrap();
+    assert!(
+        home.contains("Signed on at PUSOY-03 (Table PUSOY-03) since"),
+        "{home}"
+    );
     assert!(page.contains("surrender on, royalties on (dealer too), ties to the dealer"));
     assert!(page.contains("Sign off"));
 
