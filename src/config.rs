@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use chrono::TimeDelta;
+use chrono::{DateTime, FixedOffset, NaiveDate, NaiveTime, TimeDelta, Utc};
 use rand::RngCore;
 
 use crate::db::sessions::Timeouts;
@@ -49,6 +49,10 @@ pub struct Config {
     pub password_hash: HashParams,
     pub db_pool_size: u32,
     pub workers: usize,
+    /// The casino's offset from UTC (`PUSOY_UTC_OFFSET`, default `+08:00`).
+    pub utc_offset: FixedOffset,
+    /// Local time a gaming day starts (`PUSOY_GAMING_DAY_START`, default `06:00`).
+    pub gaming_day_start: NaiveTime,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -136,6 +140,33 @@ impl Config {
                 reason: "below the floor m=19456 KiB, t=2, p=1".to_owned(),
             });
         }
+        let utc_offset = match get("PUSOY_UTC_OFFSET") {
+            None => FixedOffset::east_opt(8 * 3600).ok_or_else(|| ConfigError::Invalid {
+                var: "PUSOY_UTC_OFFSET",
+                value: "+08:00".to_owned(),
+                reason: "out of range".to_owned(),
+            })?,
+            Some(value) => {
+                value
+                    .trim()
+                    .parse::<FixedOffset>()
+                    .map_err(|e| ConfigError::Invalid {
+                        var: "PUSOY_UTC_OFFSET",
+                        value: value.clone(),
+                        reason: format!("{e}; expected e.g. +08:00"),
+                    })?
+            }
+        };
+        let gaming_day_start = match get("PUSOY_GAMING_DAY_START") {
+            None => NaiveTime::from_hms_opt(6, 0, 0).unwrap_or(NaiveTime::MIN),
+            Some(value) => NaiveTime::parse_from_str(value.trim(), "%H:%M").map_err(|e| {
+                ConfigError::Invalid {
+                    var: "PUSOY_GAMING_DAY_START",
+                    value: value.clone(),
+                    reason: format!("{e}; expected HH:MM, e.g. 06:00"),
+                }
+            })?,
+        };
         let workers = std::thread::available_parallelism().map_or(2, usize::from);
         Ok(Config {
             environment,
@@ -157,7 +188,14 @@ impl Config {
                 .unwrap_or(u32::MAX),
             workers: usize::try_from(positive(&get, "PUSOY_WORKERS", workers as i64)?)
                 .unwrap_or(workers),
+            utc_offset,
+            gaming_day_start,
         })
+    }
+
+    /// The gaming day `now` belongs to at this casino.
+    pub fn gaming_day(&self, now: DateTime<Utc>) -> NaiveDate {
+        crate::db::shifts::gaming_day(now, self.utc_offset, self.gaming_day_start)
     }
 
     /// The session cookie's name. Browsers accept `__Host-` cookies only when Secure, so plain
@@ -272,6 +310,28 @@ mod tests {
         let c = config(&[("PUSOY_ENV", "production"), ("SESSION_KEY", &key)]).unwrap();
         assert!(c.secure_cookies && c.hsts);
         assert_eq!(c.session_cookie_name(), "__Host-pusoy_session");
+    }
+
+    #[test]
+    fn the_gaming_day_defaults_to_manila_from_six_and_can_be_changed() {
+        let c = config(&[]).unwrap();
+        assert_eq!(c.utc_offset, FixedOffset::east_opt(8 * 3600).unwrap());
+        assert_eq!(
+            c.gaming_day_start,
+            NaiveTime::from_hms_opt(6, 0, 0).unwrap()
+        );
+        let c = config(&[
+            ("PUSOY_UTC_OFFSET", "-05:00"),
+            ("PUSOY_GAMING_DAY_START", "04:30"),
+        ])
+        .unwrap();
+        assert_eq!(c.utc_offset, FixedOffset::west_opt(5 * 3600).unwrap());
+        assert_eq!(
+            c.gaming_day_start,
+            NaiveTime::from_hms_opt(4, 30, 0).unwrap()
+        );
+        assert!(config(&[("PUSOY_UTC_OFFSET", "Manila")]).is_err());
+        assert!(config(&[("PUSOY_GAMING_DAY_START", "25:00")]).is_err());
     }
 
     #[test]

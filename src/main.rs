@@ -227,6 +227,11 @@ fn seed_demo(conn: &mut diesel::PgConnection, config: &Config) -> anyhow::Result
         report.accounts_created.len(),
         report.accounts_present.len()
     );
+    println!(
+        "Rule profiles created: {}; tables created: {}.",
+        report.profiles_created.len(),
+        report.tables_created.len()
+    );
     println!("Demo accounts (user name / password / role):");
     for account in demo::ACCOUNTS {
         println!(

@@ -4,8 +4,11 @@
 use diesel::prelude::*;
 
 use crate::db::audit_log::Actor;
+use crate::db::profiles::{self, ProfileError};
+use crate::db::tables::{self, TableError, TableInput};
 use crate::db::users::{self, CreateUserError, NewUser, Role};
 use crate::password::{self, HashParams};
+use crate::rules::profile::{RuleProfile, TieRule};
 
 /// A demo account and its published password.
 #[derive(Debug, Clone, Copy)]
@@ -56,19 +59,74 @@ pub enum SeedError {
     Query(#[from] diesel::result::Error),
     #[error(transparent)]
     Hash(#[from] password::HashError),
+    #[error(transparent)]
+    Profile(#[from] ProfileError),
+    #[error(transparent)]
+    Table(#[from] TableError),
 }
+
+/// The demo rule profiles: the house default and a variant.
+pub fn demo_profiles() -> [(&'static str, RuleProfile); 2] {
+    [
+        ("House standard", RuleProfile::default()),
+        (
+            "Suit order, no surrender",
+            RuleProfile {
+                surrender: false,
+                ties: TieRule::SuitOrder,
+                ..RuleProfile::default()
+            },
+        ),
+    ]
+}
+
+/// The demo tables: code, name, minimum and maximum bet in centavos, profile name.
+pub const DEMO_TABLES: [(&str, &str, i64, i64, &str); 4] = [
+    (
+        "PUSOY-01",
+        "Pusoy 1 (main floor)",
+        10_000,
+        5_000_000,
+        "House standard",
+    ),
+    (
+        "PUSOY-02",
+        "Pusoy 2 (main floor)",
+        10_000,
+        5_000_000,
+        "House standard",
+    ),
+    (
+        "PUSOY-03",
+        "Pusoy 3 (high limit)",
+        100_000,
+        20_000_000,
+        "House standard",
+    ),
+    (
+        "PUSOY-04",
+        "Pusoy 4 (suit order)",
+        10_000,
+        5_000_000,
+        "Suit order, no surrender",
+    ),
+];
 
 /// What seeding did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct SeedReport {
     pub accounts_created: Vec<&'static str>,
     pub accounts_present: Vec<&'static str>,
+    pub profiles_created: Vec<&'static str>,
+    pub tables_created: Vec<&'static str>,
 }
 
 /// Seeds everything; safe to run again.
 pub fn seed(conn: &mut PgConnection, params: HashParams) -> Result<SeedReport, SeedError> {
     let mut report = SeedReport::default();
     seed_accounts(conn, params, &mut report)?;
+    seed_profiles(conn, &mut report)?;
+    seed_tables(conn, &mut report)?;
     Ok(report)
 }
 
@@ -102,10 +160,71 @@ fn seed_accounts(
     Ok(())
 }
 
+/// Creates the demo profiles that do not exist yet (an existing one keeps its versions).
+pub fn seed_profiles(conn: &mut PgConnection, report: &mut SeedReport) -> Result<(), SeedError> {
+    let actor = Actor::system("seed-demo");
+    for (name, options) in demo_profiles() {
+        if profiles::find_by_name(conn, name)?.is_some() {
+            continue;
+        }
+        match profiles::create_profile(conn, name, &options, &actor) {
+            Ok(_) => report.profiles_created.push(name),
+            Err(ProfileError::NameTaken(_)) => {}
+            Err(err) => return Err(err.into()),
+        }
+    }
+    Ok(())
+}
+
+/// Creates the demo tables that do not exist yet; run after [`seed_profiles`].
+pub fn seed_tables(conn: &mut PgConnection, report: &mut SeedReport) -> Result<(), SeedError> {
+    let actor = Actor::system("seed-demo");
+    for (code, name, min_bet, max_bet, profile) in DEMO_TABLES {
+        if tables::find_by_code(conn, code)?.is_some() {
+            continue;
+        }
+        let Some(profile) = profiles::find_by_name(conn, profile)? else {
+            continue;
+        };
+        let input = TableInput {
+            code: code.to_owned(),
+            name: name.to_owned(),
+            currency: "PHP".to_owned(),
+            min_bet,
+            max_bet,
+            rule_profile_id: profile.id,
+        };
+        match tables::create_table(conn, &input, &actor) {
+            Ok(_) => report.tables_created.push(code),
+            // Another seeder created it first.
+            Err(TableError::Invalid(_)) if tables::find_by_code(conn, code)?.is_some() => {}
+            Err(err) => return Err(err.into()),
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn demo_tables_are_valid_and_name_a_demo_profile() {
+        let names: Vec<&str> = demo_profiles().iter().map(|(n, _)| *n).collect();
+        for (code, name, min_bet, max_bet, profile) in DEMO_TABLES {
+            let input = TableInput {
+                code: code.to_owned(),
+                name: name.to_owned(),
+                currency: "PHP".to_owned(),
+                min_bet,
+                max_bet,
+                rule_profile_id: 1,
+            };
+            assert!(tables::validate(&input).is_ok(), "{code}");
+            assert!(names.contains(&profile), "{code}");
+        }
+    }
 
     #[test]
     fn demo_passwords_meet_the_policy() {

@@ -6,9 +6,12 @@ pub mod audit_log;
 pub mod demo;
 pub mod embedded;
 pub mod gaming_day;
+pub mod profiles;
 pub mod rounds;
 pub mod schema;
 pub mod sessions;
+pub mod shifts;
+pub mod tables;
 pub mod users;
 
 use diesel::pg::PgConnection;

@@ -54,6 +54,7 @@ const STAFF_VIEWERS: Allow = Allow::Roles(&[Role::Admin, Role::Supervisor, Role:
 const ROUND_WRITERS: Allow = Allow::Roles(&[Role::Dealer, Role::Supervisor]);
 /// Who may read rounds: those who enter them, and auditors.
 const ROUND_READERS: Allow = Allow::Roles(&[Role::Dealer, Role::Supervisor, Role::Auditor]);
+const DEALER: Allow = Allow::Roles(&[Role::Dealer]);
 const UNLOCKERS: Allow = Allow::Roles(&[Role::Admin, Role::Supervisor]);
 
 /// Every route of the application and who may use it.
@@ -77,6 +78,15 @@ pub const RULES: &[Rule] = &[
     rule("PUT", "/api/v1/rounds/{key}", ROUND_WRITERS),
     rule("POST", "/api/v1/rounds/{key}/preview", ROUND_WRITERS),
     rule("POST", "/api/v1/rounds/{key}/confirm", ROUND_WRITERS),
+    rule("GET", "/admin/tables", STAFF_VIEWERS),
+    rule("POST", "/admin/tables", ADMIN),
+    rule("POST", "/admin/tables/{id}", ADMIN),
+    rule("GET", "/admin/profiles", STAFF_VIEWERS),
+    rule("POST", "/admin/profiles", ADMIN),
+    rule("POST", "/admin/profiles/{id}", ADMIN),
+    rule("GET", "/tables", EVERY_ROLE),
+    rule("POST", "/tables/{code}/sign-on", DEALER),
+    rule("POST", "/tables/{code}/sign-off", DEALER),
 ];
 
 /// Routes a user who must change their password may still use.

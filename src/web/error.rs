@@ -32,6 +32,10 @@ pub enum AppError {
     Hash(#[from] HashError),
     #[error("session storage failed: {0}")]
     Session(String),
+    #[error(transparent)]
+    Table(#[from] crate::db::tables::TableError),
+    #[error(transparent)]
+    Shift(#[from] crate::db::shifts::ShiftError),
 }
 
 impl From<diesel::result::Error> for AppError {
@@ -73,7 +77,9 @@ impl ResponseError for AppError {
             | AppError::Blocking(_)
             | AppError::Template(_)
             | AppError::Hash(_)
-            | AppError::Session(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            | AppError::Session(_)
+            | AppError::Table(_)
+            | AppError::Shift(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 

@@ -9,6 +9,7 @@ use askama::Template;
 use chrono::{DateTime, Utc};
 
 use crate::db::audit_log::{self, AuditEvent, ChainCheck, SYSTEM_CHAIN};
+use crate::db::shifts;
 use crate::db::users::{self, Role};
 use crate::web::access::CurrentUser;
 use crate::web::error::AppError;
@@ -65,6 +66,9 @@ struct HomePage {
     chain_status: String,
     audit_events: Vec<EventRow>,
     role_counts: Vec<RoleCount>,
+    is_dealer: bool,
+    /// The dealer's table, e.g. "PUSOY-03 (Pusoy 3) since 2026-03-01 14:02 UTC".
+    my_table: Option<String>,
 }
 
 pub fn when(at: DateTime<Utc>) -> String {
@@ -76,6 +80,7 @@ struct Loaded {
     locked: Vec<users::User>,
     audit: Option<(ChainCheck, Vec<AuditEvent>)>,
     all_users: Vec<users::User>,
+    my_table: Option<String>,
 }
 
 #[tracing::instrument(skip_all, fields(user = %user.username))]
@@ -104,7 +109,19 @@ pub async fn show(
                 Role::Admin => users::list(conn)?,
                 _ => Vec::new(),
             };
+            let my_table = match role {
+                Role::Dealer => shifts::dealer_table(conn, id)?.map(|(shift, table)| {
+                    format!(
+                        "{} ({}) since {}",
+                        table.code,
+                        table.name,
+                        when(shift.signed_on_at)
+                    )
+                }),
+                _ => None,
+            };
             Ok(Loaded {
+                my_table,
                 my_activity,
                 locked,
                 audit,
@@ -171,6 +188,8 @@ pub async fn show(
         chain_status,
         audit_events,
         role_counts,
+        is_dealer: role == Role::Dealer,
+        my_table: loaded.my_table.clone(),
     };
     render(StatusCode::OK, &page)
 }

@@ -8,6 +8,8 @@
 pub mod access;
 mod account;
 mod admin;
+mod admin_profiles;
+mod admin_tables;
 mod api;
 mod assets;
 mod auth;
@@ -17,6 +19,7 @@ mod headers;
 mod home;
 mod pages;
 pub mod session;
+mod tables;
 
 use std::net::TcpListener;
 use std::sync::Arc;
@@ -115,6 +118,21 @@ pub fn run(listener: TcpListener, pool: PgPool, config: Config) -> std::io::Resu
             )
             .service(web::resource("/api/v1/rounds/{key}/preview").post(api::preview_round))
             .service(web::resource("/api/v1/rounds/{key}/confirm").post(api::confirm_round))
+            .service(
+                web::resource("/admin/tables")
+                    .get(admin_tables::list)
+                    .post(admin_tables::create),
+            )
+            .service(web::resource("/admin/tables/{id}").post(admin_tables::update))
+            .service(
+                web::resource("/admin/profiles")
+                    .get(admin_profiles::list)
+                    .post(admin_profiles::create),
+            )
+            .service(web::resource("/admin/profiles/{id}").post(admin_profiles::update))
+            .service(web::resource("/tables").get(tables::list))
+            .service(web::resource("/tables/{code}/sign-on").post(tables::sign_on))
+            .service(web::resource("/tables/{code}/sign-off").post(tables::sign_off))
             .service(web::resource("/static/{file}").get(assets::serve))
             .service(web::resource("/healthz").get(health))
             .default_service(web::to(not_found))

@@ -1,0 +1,239 @@
+//! Rule profiles and their versions. A profile is a name; its options live in numbered
+//! versions that are only ever inserted, so a round that records the version it was settled
+//! under keeps its meaning after the profile is edited.
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::db::audit_log::{self, Actor, NewAuditEvent};
+use crate::db::schema::{rule_profile_versions, rule_profiles};
+use crate::rules::profile::RuleProfile;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ProfileId(pub i64);
+
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
+#[diesel(table_name = rule_profiles)]
+pub struct Profile {
+    pub id: i64,
+    pub name: String,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
+#[diesel(table_name = rule_profile_versions)]
+pub struct VersionRow {
+    pub id: i64,
+    pub profile_id: i64,
+    pub version: i32,
+    pub options: serde_json::Value,
+    pub created_by: Option<i64>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// One stored version with its options parsed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Version {
+    pub id: i64,
+    pub profile_id: i64,
+    pub version: i32,
+    pub options: RuleProfile,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A profile with its newest version.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProfileWithLatest {
+    pub profile: Profile,
+    pub latest: Version,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProfileError {
+    #[error("Enter a name of 1 to 80 characters.")]
+    BadName,
+    #[error("A profile named {0:?} already exists.")]
+    NameTaken(String),
+    #[error("No rule profile with id {0}.")]
+    NotFound(i64),
+    #[error("stored options of profile version {id} do not parse")]
+    BadStoredOptions {
+        id: i64,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error(transparent)]
+    Query(#[from] DieselError),
+}
+
+impl TryFrom<VersionRow> for Version {
+    type Error = ProfileError;
+
+    fn try_from(row: VersionRow) -> Result<Version, ProfileError> {
+        let options = serde_json::from_value(row.options)
+            .map_err(|source| ProfileError::BadStoredOptions { id: row.id, source })?;
+        Ok(Version {
+            id: row.id,
+            profile_id: row.profile_id,
+            version: row.version,
+            options,
+            created_at: row.created_at,
+        })
+    }
+}
+
+fn options_json(options: &RuleProfile) -> serde_json::Value {
+    // RuleProfile is plain bools, enums and a suit string: serialising it cannot fail.
+    serde_json::to_value(options).unwrap_or(serde_json::Value::Null)
+}
+
+fn insert_version(
+    conn: &mut PgConnection,
+    profile_id: i64,
+    version: i32,
+    options: &RuleProfile,
+    actor: &Actor,
+) -> Result<Version, ProfileError> {
+    let row = diesel::insert_into(rule_profile_versions::table)
+        .values((
+            rule_profile_versions::profile_id.eq(profile_id),
+            rule_profile_versions::version.eq(version),
+            rule_profile_versions::options.eq(options_json(options)),
+            rule_profile_versions::created_by.eq(actor.user_id.map(|u| u.0)),
+        ))
+        .returning(VersionRow::as_returning())
+        .get_result(conn)?;
+    Version::try_from(row)
+}
+
+/// Creates a profile with version 1 and records `profile.create` on the system chain.
+pub fn create_profile(
+    conn: &mut PgConnection,
+    name: &str,
+    options: &RuleProfile,
+    actor: &Actor,
+) -> Result<(Profile, Version), ProfileError> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > 80 {
+        return Err(ProfileError::BadName);
+    }
+    conn.transaction(|conn| {
+        let profile = diesel::insert_into(rule_profiles::table)
+            .values(rule_profiles::name.eq(name))
+            .returning(Profile::as_returning())
+            .get_result(conn)
+            .map_err(|err| match err {
+                DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _) => {
+                    ProfileError::NameTaken(name.to_owned())
+                }
+                other => ProfileError::Query(other),
+            })?;
+        let version = insert_version(conn, profile.id, 1, options, actor)?;
+        audit_log::append(
+            conn,
+            &NewAuditEvent::system(actor, "profile.create", format!("profile:{}", profile.id))
+                .details(json!({
+                    "name": profile.name,
+                    "version": 1,
+                    "options": options_json(options),
+                })),
+        )?;
+        Ok((profile, version))
+    })
+}
+
+/// Inserts the next version of a profile (never touching older ones) and records
+/// `profile.new_version` with the options before and after.
+pub fn new_version(
+    conn: &mut PgConnection,
+    profile_id: ProfileId,
+    options: &RuleProfile,
+    actor: &Actor,
+) -> Result<Version, ProfileError> {
+    conn.transaction(|conn| {
+        // Lock the profile so two editors cannot both pick the same next number.
+        let profile: Profile = rule_profiles::table
+            .find(profile_id.0)
+            .select(Profile::as_select())
+            .for_update()
+            .first(conn)
+            .optional()?
+            .ok_or(ProfileError::NotFound(profile_id.0))?;
+        let before = latest_version(conn, profile_id)?;
+        let next = before.as_ref().map_or(1, |v| v.version + 1);
+        let version = insert_version(conn, profile.id, next, options, actor)?;
+        audit_log::append(
+            conn,
+            &NewAuditEvent::system(
+                actor,
+                "profile.new_version",
+                format!("profile:{}", profile.id),
+            )
+            .details(json!({
+                "name": profile.name,
+                "version": next,
+                "before": before.map(|v| options_json(&v.options)),
+                "after": options_json(options),
+            })),
+        )?;
+        Ok(version)
+    })
+}
+
+/// The newest version of a profile, if the profile exists.
+pub fn latest_version(
+    conn: &mut PgConnection,
+    profile_id: ProfileId,
+) -> Result<Option<Version>, ProfileError> {
+    rule_profile_versions::table
+        .filter(rule_profile_versions::profile_id.eq(profile_id.0))
+        .order(rule_profile_versions::version.desc())
+        .select(VersionRow::as_select())
+        .first(conn)
+        .optional()?
+        .map(Version::try_from)
+        .transpose()
+}
+
+/// Every version of a profile, oldest first.
+pub fn versions(
+    conn: &mut PgConnection,
+    profile_id: ProfileId,
+) -> Result<Vec<Version>, ProfileError> {
+    rule_profile_versions::table
+        .filter(rule_profile_versions::profile_id.eq(profile_id.0))
+        .order(rule_profile_versions::version.asc())
+        .select(VersionRow::as_select())
+        .load(conn)?
+        .into_iter()
+        .map(Version::try_from)
+        .collect()
+}
+
+/// Every profile by name, each with its newest version.
+pub fn list(conn: &mut PgConnection) -> Result<Vec<ProfileWithLatest>, ProfileError> {
+    let profiles: Vec<Profile> = rule_profiles::table
+        .order(rule_profiles::name.asc())
+        .select(Profile::as_select())
+        .load(conn)?;
+    let mut out = Vec::with_capacity(profiles.len());
+    for profile in profiles {
+        // Every profile is created with version 1 in the same transaction.
+        let Some(latest) = latest_version(conn, ProfileId(profile.id))? else {
+            continue;
+        };
+        out.push(ProfileWithLatest { profile, latest });
+    }
+    Ok(out)
+}
+
+pub fn find_by_name(conn: &mut PgConnection, name: &str) -> QueryResult<Option<Profile>> {
+    rule_profiles::table
+        .filter(rule_profiles::name.eq(name.trim()))
+        .select(Profile::as_select())
+        .first(conn)
+        .optional()
+}

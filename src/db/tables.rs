@@ -1,0 +1,377 @@
+//! Gaming tables: code, name, currency, bet limits and the rule profile they play under.
+//! Input is validated here, once, into field errors a form can show next to each field.
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::db::audit_log::{self, Actor, NewAuditEvent};
+use crate::db::profiles::{self, ProfileError, ProfileId, Version};
+use crate::db::schema::{gaming_tables, rule_profiles};
+use crate::db::shifts::{self, CurrentShift};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct TableId(pub i64);
+
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
+#[diesel(table_name = gaming_tables)]
+pub struct GamingTable {
+    pub id: i64,
+    pub code: String,
+    pub name: String,
+    pub currency: String,
+    pub min_bet: i64,
+    pub max_bet: i64,
+    pub rule_profile_id: i64,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl GamingTable {
+    pub fn table_id(&self) -> TableId {
+        TableId(self.id)
+    }
+
+    /// The audit chain of this table's events.
+    pub fn chain(&self) -> String {
+        chain(TableId(self.id))
+    }
+}
+
+/// The audit chain for a table.
+pub fn chain(id: TableId) -> String {
+    format!("table:{}", id.0)
+}
+
+/// What a create or edit form submits (the code is fixed once created).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableInput {
+    pub code: String,
+    pub name: String,
+    pub currency: String,
+    pub min_bet: i64,
+    pub max_bet: i64,
+    pub rule_profile_id: i64,
+}
+
+/// One message per field that is wrong.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TableFieldErrors {
+    pub code: Option<String>,
+    pub name: Option<String>,
+    pub currency: Option<String>,
+    pub min_bet: Option<String>,
+    pub max_bet: Option<String>,
+    pub rule_profile_id: Option<String>,
+}
+
+impl TableFieldErrors {
+    pub fn any(&self) -> bool {
+        self.code.is_some()
+            || self.name.is_some()
+            || self.currency.is_some()
+            || self.min_bet.is_some()
+            || self.max_bet.is_some()
+            || self.rule_profile_id.is_some()
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TableError {
+    #[error("the table details need correcting")]
+    Invalid(Box<TableFieldErrors>),
+    #[error("no such table")]
+    NotFound,
+    #[error(transparent)]
+    Profile(#[from] ProfileError),
+    #[error(transparent)]
+    Query(#[from] DieselError),
+}
+
+/// Whether `code` matches `^[A-Z0-9][A-Z0-9-]{1,19}$` (the database checks the same).
+pub fn is_valid_code(code: &str) -> bool {
+    let bytes = code.as_bytes();
+    (2..=20).contains(&bytes.len())
+        && bytes[0].is_ascii_uppercase() | bytes[0].is_ascii_digit()
+        && bytes[1..]
+            .iter()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'-')
+}
+
+/// Normalises (trims, upper-cases code and currency) and checks every field but the profile.
+pub fn validate(input: &TableInput) -> Result<TableInput, Box<TableFieldErrors>> {
+    let clean = TableInput {
+        code: input.code.trim().to_ascii_uppercase(),
+        name: input.name.trim().to_owned(),
+        currency: input.currency.trim().to_ascii_uppercase(),
+        ..input.clone()
+    };
+    let mut errors = TableFieldErrors::default();
+    if !is_valid_code(&clean.code) {
+        errors.code = Some(
+            "Use 2 to 20 capital letters, digits or dashes, starting with a letter or digit (e.g. PUSOY-03)."
+                .to_owned(),
+        );
+    }
+    if clean.name.is_empty() || clean.name.chars().count() > 80 {
+        errors.name = Some("Enter a name of 1 to 80 characters.".to_owned());
+    }
+    if clean.currency.len() != 3 || !clean.currency.bytes().all(|b| b.is_ascii_uppercase()) {
+        errors.currency = Some("Enter a 3-letter currency code such as PHP.".to_owned());
+    }
+    if clean.min_bet <= 0 {
+        errors.min_bet = Some("The minimum bet must be above zero.".to_owned());
+    }
+    if clean.max_bet < clean.min_bet {
+        errors.max_bet = Some("The maximum bet must be at least the minimum bet.".to_owned());
+    }
+    if errors.any() {
+        Err(Box::new(errors))
+    } else {
+        Ok(clean)
+    }
+}
+
+fn check_profile(conn: &mut PgConnection, id: i64) -> Result<(), TableError> {
+    let exists: Option<i64> = rule_profiles::table
+        .find(id)
+        .select(rule_profiles::id)
+        .first(conn)
+        .optional()?;
+    if exists.is_none() {
+        return Err(TableError::Invalid(Box::new(TableFieldErrors {
+            rule_profile_id: Some("Choose a rule profile.".to_owned()),
+            ..TableFieldErrors::default()
+        })));
+    }
+    Ok(())
+}
+
+fn details(t: &GamingTable) -> serde_json::Value {
+    json!({
+        "code": t.code,
+        "name": t.name,
+        "currency": t.currency,
+        "min_bet": t.min_bet,
+        "max_bet": t.max_bet,
+        "rule_profile_id": t.rule_profile_id,
+    })
+}
+
+/// Creates a table and records `table.create` on the table's own chain.
+pub fn create_table(
+    conn: &mut PgConnection,
+    input: &TableInput,
+    actor: &Actor,
+) -> Result<GamingTable, TableError> {
+    let input = validate(input).map_err(TableError::Invalid)?;
+    conn.transaction(|conn| {
+        check_profile(conn, input.rule_profile_id)?;
+        let table = diesel::insert_into(gaming_tables::table)
+            .values((
+                gaming_tables::code.eq(&input.code),
+                gaming_tables::name.eq(&input.name),
+                gaming_tables::currency.eq(&input.currency),
+                gaming_tables::min_bet.eq(input.min_bet),
+                gaming_tables::max_bet.eq(input.max_bet),
+                gaming_tables::rule_profile_id.eq(input.rule_profile_id),
+            ))
+            .returning(GamingTable::as_returning())
+            .get_result(conn)
+            .map_err(|err| match err {
+                DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _) => {
+                    TableError::Invalid(Box::new(TableFieldErrors {
+                        code: Some(format!("A table with code {} already exists.", input.code)),
+                        ..TableFieldErrors::default()
+                    }))
+                }
+                other => TableError::Query(other),
+            })?;
+        let chain = table.chain();
+        audit_log::append(
+            conn,
+            &NewAuditEvent {
+                chain: &chain,
+                actor,
+                action: "table.create",
+                target: format!("table:{}", table.code),
+                details: details(&table),
+                gaming_day: None,
+                table_id: Some(table.id),
+            },
+        )?;
+        Ok(table)
+    })
+}
+
+/// Changes name, currency, limits and profile (not the code); records `table.update` with
+/// the values before and after.
+pub fn update_table(
+    conn: &mut PgConnection,
+    id: TableId,
+    input: &TableInput,
+    actor: &Actor,
+) -> Result<GamingTable, TableError> {
+    conn.transaction(|conn| {
+        let before: GamingTable = gaming_tables::table
+            .find(id.0)
+            .select(GamingTable::as_select())
+            .for_update()
+            .first(conn)
+            .optional()?
+            .ok_or(TableError::NotFound)?;
+        let input = validate(&TableInput {
+            code: before.code.clone(),
+            ..input.clone()
+        })
+        .map_err(TableError::Invalid)?;
+        check_profile(conn, input.rule_profile_id)?;
+        let after = diesel::update(gaming_tables::table.find(id.0))
+            .set((
+                gaming_tables::name.eq(&input.name),
+                gaming_tables::currency.eq(&input.currency),
+                gaming_tables::min_bet.eq(input.min_bet),
+                gaming_tables::max_bet.eq(input.max_bet),
+                gaming_tables::rule_profile_id.eq(input.rule_profile_id),
+                gaming_tables::updated_at.eq(diesel::dsl::now),
+            ))
+            .returning(GamingTable::as_returning())
+            .get_result(conn)?;
+        let chain = after.chain();
+        audit_log::append(
+            conn,
+            &NewAuditEvent {
+                chain: &chain,
+                actor,
+                action: "table.update",
+                target: format!("table:{}", after.code),
+                details: json!({ "before": details(&before), "after": details(&after) }),
+                gaming_day: None,
+                table_id: Some(after.id),
+            },
+        )?;
+        Ok(after)
+    })
+}
+
+pub fn find(conn: &mut PgConnection, id: TableId) -> QueryResult<Option<GamingTable>> {
+    gaming_tables::table
+        .find(id.0)
+        .select(GamingTable::as_select())
+        .first(conn)
+        .optional()
+}
+
+pub fn find_by_code(conn: &mut PgConnection, code: &str) -> QueryResult<Option<GamingTable>> {
+    gaming_tables::table
+        .filter(gaming_tables::code.eq(code.trim().to_ascii_uppercase()))
+        .select(GamingTable::as_select())
+        .first(conn)
+        .optional()
+}
+
+/// A table as the lists show it: its profile's name and newest version, and who is on it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableListing {
+    pub table: GamingTable,
+    pub profile_name: String,
+    pub profile: Version,
+    pub shift: Option<CurrentShift>,
+}
+
+/// Every table by code, with its current profile version and the dealer signed on, if any.
+pub fn list_tables(conn: &mut PgConnection) -> Result<Vec<TableListing>, TableError> {
+    let rows: Vec<(GamingTable, String)> = gaming_tables::table
+        .inner_join(rule_profiles::table)
+        .order(gaming_tables::code.asc())
+        .select((GamingTable::as_select(), rule_profiles::name))
+        .load(conn)?;
+    let mut out = Vec::with_capacity(rows.len());
+    for (table, profile_name) in rows {
+        let Some(profile) = profiles::latest_version(conn, ProfileId(table.rule_profile_id))?
+        else {
+            continue;
+        };
+        let shift = shifts::current_shift(conn, table.table_id())?;
+        out.push(TableListing {
+            table,
+            profile_name,
+            profile,
+            shift,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input() -> TableInput {
+        TableInput {
+            code: " pusoy-03 ".to_owned(),
+            name: "Pusoy 3".to_owned(),
+            currency: "php".to_owned(),
+            min_bet: 10_000,
+            max_bet: 5_000_000,
+            rule_profile_id: 1,
+        }
+    }
+
+    #[test]
+    fn codes_follow_the_pattern() {
+        for good in ["PUSOY-03", "A1", "9-9", "ABCDEFGHIJ0123456789"] {
+            assert!(is_valid_code(good), "{good}");
+        }
+        for bad in [
+            "",
+            "A",
+            "-A",
+            "pusoy",
+            "PUSOY 3",
+            "ABCDEFGHIJ01234567890",
+            "É1",
+        ] {
+            assert!(!is_valid_code(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn validation_normalises_code_and_currency() {
+        let clean = validate(&input()).ok();
+        assert_eq!(clean.as_ref().map(|c| c.code.as_str()), Some("PUSOY-03"));
+        assert_eq!(clean.as_ref().map(|c| c.currency.as_str()), Some("PHP"));
+    }
+
+    #[test]
+    fn validation_reports_each_wrong_field() {
+        let errors = validate(&TableInput {
+            code: "x".to_owned(),
+            name: " ".to_owned(),
+            currency: "PESO".to_owned(),
+            min_bet: 0,
+            max_bet: -1,
+            rule_profile_id: 1,
+        })
+        .err()
+        .unwrap_or_default();
+        assert!(errors.code.is_some());
+        assert!(errors.name.is_some());
+        assert!(errors.currency.is_some());
+        assert!(errors.min_bet.is_some());
+        assert!(errors.max_bet.is_some());
+    }
+
+    #[test]
+    fn a_maximum_below_the_minimum_is_refused() {
+        let errors = validate(&TableInput {
+            max_bet: 9_999,
+            ..input()
+        })
+        .err()
+        .unwrap_or_default();
+        assert!(errors.max_bet.is_some() && errors.min_bet.is_none());
+    }
+}

@@ -1,0 +1,153 @@
+//! The tables page for every staff role: each table's limits, its rules in plain words and who
+//! is dealing. Dealers sign on and off here.
+
+use actix_session::Session;
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+use chrono::Utc;
+
+use crate::db::shifts::{self, ShiftError};
+use crate::db::tables::{self, TableListing};
+use crate::db::users::Role;
+use crate::web::access::CurrentUser;
+use crate::web::error::AppError;
+use crate::web::home::when;
+use crate::web::pages::{redirect, render, Nav};
+use crate::web::session;
+use crate::web::AppState;
+
+pub struct TableRow {
+    pub code: String,
+    pub name: String,
+    pub limits: String,
+    pub profile_name: String,
+    pub rules: String,
+    pub dealer: Option<String>,
+    pub mine: bool,
+}
+
+#[derive(Template)]
+#[template(path = "tables.html")]
+struct TablesPage {
+    nav: Nav,
+    is_dealer: bool,
+    on_a_table: bool,
+    rows: Vec<TableRow>,
+}
+
+/// Minor units as `1,000.00`-style text.
+fn money(minor: i64) -> String {
+    let whole = (minor / 100).to_string();
+    let mut grouped = String::new();
+    for (i, c) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    format!("{grouped}.{:02}", (minor % 100).abs())
+}
+
+fn row(listing: &TableListing, viewer: &CurrentUser) -> TableRow {
+    let t = &listing.table;
+    TableRow {
+        code: t.code.clone(),
+        name: t.name.clone(),
+        limits: format!("{} {} – {}", t.currency, money(t.min_bet), money(t.max_bet)),
+        profile_name: format!("{} v{}", listing.profile_name, listing.profile.version),
+        rules: listing.profile.options.describe(),
+        dealer: listing
+            .shift
+            .as_ref()
+            .map(|s| format!("{} since {}", s.dealer_name, when(s.shift.signed_on_at))),
+        mine: listing
+            .shift
+            .as_ref()
+            .is_some_and(|s| s.shift.dealer_id == viewer.id.0),
+    }
+}
+
+#[tracing::instrument(skip_all, fields(user = %user.username))]
+pub async fn list(
+    session: Session,
+    state: web::Data<AppState>,
+    user: CurrentUser,
+) -> Result<HttpResponse, AppError> {
+    let listings = state.db(|conn| Ok(tables::list_tables(conn)?)).await?;
+    let rows: Vec<TableRow> = listings.iter().map(|l| row(l, &user)).collect();
+    let page = TablesPage {
+        nav: Nav::new(&session, Some(&user))?,
+        is_dealer: user.role == Role::Dealer,
+        on_a_table: rows.iter().any(|r| r.mine),
+        rows,
+    };
+    render(StatusCode::OK, &page)
+}
+
+#[tracing::instrument(skip_all, fields(dealer = %dealer.username))]
+pub async fn sign_on(
+    req: HttpRequest,
+    session: Session,
+    state: web::Data<AppState>,
+    dealer: CurrentUser,
+    code: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    let actor = dealer.actor(&req);
+    let day = state.config.gaming_day(Utc::now());
+    let code = code.into_inner();
+    let outcome = state
+        .db(move |conn| {
+            let table = tables::find_by_code(conn, &code)?.ok_or(AppError::NotFound)?;
+            Ok(match shifts::sign_on(conn, table.table_id(), &actor, day) {
+                Ok(_) => Ok(format!(
+                    "You are signed on at {} for gaming day {day}.",
+                    table.code
+                )),
+                Err(refused @ (ShiftError::TableTaken { .. } | ShiftError::DealerBusy { .. })) => {
+                    Err(refused.to_string())
+                }
+                Err(other) => return Err(other.into()),
+            })
+        })
+        .await?;
+    session::set_flash(&session, &outcome.unwrap_or_else(|message| message))?;
+    Ok(redirect("/tables"))
+}
+
+#[tracing::instrument(skip_all, fields(dealer = %dealer.username))]
+pub async fn sign_off(
+    req: HttpRequest,
+    session: Session,
+    state: web::Data<AppState>,
+    dealer: CurrentUser,
+    code: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    let actor = dealer.actor(&req);
+    let code = code.into_inner();
+    let outcome = state
+        .db(move |conn| {
+            let table = tables::find_by_code(conn, &code)?.ok_or(AppError::NotFound)?;
+            Ok(match shifts::sign_off(conn, table.table_id(), &actor) {
+                Ok(_) => Ok(format!("You are signed off at {}.", table.code)),
+                Err(refused @ ShiftError::NotSignedOn { .. }) => Err(refused.to_string()),
+                Err(other) => return Err(other.into()),
+            })
+        })
+        .await?;
+    session::set_flash(&session, &outcome.unwrap_or_else(|message| message))?;
+    Ok(redirect("/tables"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::money;
+
+    #[test]
+    fn money_shows_major_units_with_separators() {
+        assert_eq!(money(10_000), "100.00");
+        assert_eq!(money(5_000_000), "50,000.00");
+        assert_eq!(money(123_456_789), "1,234,567.89");
+        assert_eq!(money(5), "0.05");
+    }
+}
