@@ -5,7 +5,6 @@
 pub mod audit_log;
 pub mod demo;
 pub mod embedded;
-pub mod gaming_day;
 pub mod profiles;
 pub mod rounds;
 pub mod schema;

@@ -4,10 +4,10 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
+use chrono::Utc;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::db::gaming_day;
 use crate::db::rounds::{self, ConfirmRound, Draft, RoundsError, SettledRound, TableInfo};
 use crate::round_entry::{self, FieldErrors, Limits, RoundBody};
 use crate::rules::settle::{settle, Round};
@@ -134,9 +134,10 @@ pub async fn open_round(
 ) -> Result<HttpResponse, ApiError> {
     let code = path.into_inner();
     let actor = user.actor(&req);
+    let day = state.config.gaming_day(Utc::now());
     let (draft, table) = run(&state, move |conn| {
         let table = rounds::table_by_code(conn, &code)?.ok_or(ApiError::NotFound)?;
-        let draft = rounds::open_draft(conn, &table, user.id, &actor, gaming_day::current())?;
+        let draft = rounds::open_draft(conn, &table, user.id, &actor, day)?;
         Ok((draft, table))
     })
     .await?;
@@ -221,6 +222,7 @@ pub async fn confirm_round(
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
     let key = path.into_inner();
+    let day = state.config.gaming_day(Utc::now());
     let confirm_body: ConfirmBody = if body.iter().all(u8::is_ascii_whitespace) {
         ConfirmBody::default()
     } else {
@@ -252,7 +254,7 @@ pub async fn confirm_round(
                 key: &key,
                 expected_revision: Some(draft.revision),
                 table: &table,
-                gaming_day: gaming_day::current(),
+                gaming_day: day,
                 dealer: user.id,
                 actor: &actor,
                 round: &round,
