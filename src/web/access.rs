@@ -77,6 +77,10 @@ pub const RULES: &[Rule] = &[
     rule("PUT", "/api/v1/rounds/{key}", ROUND_WRITERS),
     rule("POST", "/api/v1/rounds/{key}/preview", ROUND_WRITERS),
     rule("POST", "/api/v1/rounds/{key}/confirm", ROUND_WRITERS),
+    rule("GET", "/tables/{code}", ROUND_WRITERS),
+    rule("POST", "/tables/{code}/round", ROUND_WRITERS),
+    rule("POST", "/tables/{code}/round/check", ROUND_WRITERS),
+    rule("GET", "/tables/{code}/rounds/{round_id}", ROUND_READERS),
 ];
 
 /// Routes a user who must change their password may still use.

@@ -17,6 +17,7 @@ mod headers;
 mod home;
 mod pages;
 pub mod session;
+mod table_screen;
 
 use std::net::TcpListener;
 use std::sync::Arc;
@@ -115,6 +116,12 @@ pub fn run(listener: TcpListener, pool: PgPool, config: Config) -> std::io::Resu
             )
             .service(web::resource("/api/v1/rounds/{key}/preview").post(api::preview_round))
             .service(web::resource("/api/v1/rounds/{key}/confirm").post(api::confirm_round))
+            .service(web::resource("/tables/{code}").get(table_screen::show))
+            .service(web::resource("/tables/{code}/round").post(table_screen::submit))
+            .service(web::resource("/tables/{code}/round/check").post(table_screen::check))
+            .service(
+                web::resource("/tables/{code}/rounds/{round_id}").get(table_screen::show_round),
+            )
             .service(web::resource("/static/{file}").get(assets::serve))
             .service(web::resource("/healthz").get(health))
             .default_service(web::to(not_found))
