@@ -9,3 +9,4 @@ mod helpers;
 mod rounds;
 mod sessions;
 mod sign_in;
+mod table_screen;
