@@ -16,8 +16,10 @@ use crate::round_entry::{FieldErrors, PlaceBody, RoundBody, SeatBody};
 use crate::rules::wire::{Action, SettlementOut};
 use crate::web::access::CurrentUser;
 use crate::web::api::{self, run, ApiError};
+use crate::web::error::AppError;
 use crate::web::home::when;
 use crate::web::pages::{redirect, render, Nav};
+use crate::web::session as web_session;
 use crate::web::AppState;
 
 const SLOTS: [(&str, &str, u8); 4] = [
@@ -366,8 +368,41 @@ fn open(
     Ok((table, draft))
 }
 
+/// Errors as a page: 404 and server errors as they are; a refused round (changed elsewhere,
+/// already settled, unreadable) as a flash message on `back`.
+fn as_page(
+    session: &Session,
+    back: &str,
+    result: Result<HttpResponse, ApiError>,
+) -> Result<HttpResponse, AppError> {
+    match result {
+        Ok(res) => Ok(res),
+        Err(ApiError::NotFound) => Err(AppError::NotFound),
+        Err(ApiError::App(err)) => Err(err),
+        Err(ApiError::Conflict(message)) => {
+            web_session::set_flash(session, &message)?;
+            Ok(redirect(back))
+        }
+        Err(ApiError::Invalid(errors)) => {
+            web_session::set_flash(session, &errors.summary())?;
+            Ok(redirect(back))
+        }
+    }
+}
+
 /// `GET /tables/{code}`.
 pub async fn show(
+    state: web::Data<AppState>,
+    session: Session,
+    user: CurrentUser,
+    req: HttpRequest,
+    path: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    let result = show_page(state, session.clone(), user, req, path).await;
+    as_page(&session, "/", result)
+}
+
+async fn show_page(
     state: web::Data<AppState>,
     session: Session,
     user: CurrentUser,
@@ -431,6 +466,19 @@ fn save_and_preview(
 
 /// `POST /tables/{code}/round`: `step=preview` or `step=confirm`.
 pub async fn submit(
+    state: web::Data<AppState>,
+    session: Session,
+    user: CurrentUser,
+    req: HttpRequest,
+    path: web::Path<String>,
+    form: web::Form<Fields>,
+) -> Result<HttpResponse, AppError> {
+    let back = format!("/tables/{}", path.as_str());
+    let result = submit_form(state, session.clone(), user, req, path, form).await;
+    as_page(&session, &back, result)
+}
+
+async fn submit_form(
     state: web::Data<AppState>,
     session: Session,
     user: CurrentUser,
@@ -525,6 +573,16 @@ pub async fn check(
 
 /// `GET /tables/{code}/rounds/{round_id}`: one settled round.
 pub async fn show_round(
+    state: web::Data<AppState>,
+    session: Session,
+    user: CurrentUser,
+    path: web::Path<(String, i64)>,
+) -> Result<HttpResponse, AppError> {
+    let result = round_page(state, session.clone(), user, path).await;
+    as_page(&session, "/", result)
+}
+
+async fn round_page(
     state: web::Data<AppState>,
     session: Session,
     user: CurrentUser,

@@ -146,6 +146,13 @@ async fn a_preview_explains_fouls_and_surrenders_and_a_confirm_settles_once() {
     let shown = shown.text().await.unwrap();
     assert!(shown.contains("Round 1"));
     assert!(page(&app, "T-OK").await.contains("/tables/T-OK/rounds/"));
+
+    // A preview from the stale page is sent back to the table with a message.
+    let stale = submit(&app, "T-OK", &preview, "preview", &the_round()).await;
+    assert_eq!(stale.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&stale), "/tables/T-OK");
+    assert!(page(&app, "T-OK").await.contains("class=\"flash\""));
+    assert_eq!(rounds_count(&app), 1);
 }
 
 #[tokio::test]
