@@ -13,6 +13,7 @@ use serde_json::json;
 use crate::db::gaming_day;
 use crate::db::rounds::{self, ConfirmRound, Draft, RoundsError, SettledRound, TableInfo};
 use crate::round_entry::{FieldErrors, PlaceBody, RoundBody, SeatBody};
+use crate::rules::settle::{Outcome, Winner};
 use crate::rules::wire::{Action, SettlementOut};
 use crate::web::access::CurrentUser;
 use crate::web::api::{self, run, ApiError};
@@ -252,6 +253,23 @@ fn places_view(table: &TableInfo, fields: &Fields, errors: &FieldErrors) -> Vec<
         .collect()
 }
 
+fn outcome_words(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Played => "Played",
+        Outcome::Surrendered => "Surrendered",
+        Outcome::Royalty => "Royalty",
+        Outcome::DealerRoyalty => "Dealer royalty",
+        Outcome::DealerSurrendered => "Dealer surrendered",
+    }
+}
+
+fn winner_words(winner: Winner) -> &'static str {
+    match winner {
+        Winner::Player => "player",
+        Winner::Dealer => "dealer",
+    }
+}
+
 fn preview_view(settlement: &SettlementOut) -> PreviewView {
     let hands = |h: &Option<crate::rules::wire::HandsOut>| {
         h.as_ref()
@@ -263,14 +281,16 @@ fn preview_view(settlement: &SettlementOut) -> PreviewView {
         .iter()
         .map(|s| PreviewLine {
             place: format!("Seat {}", s.seat),
-            outcome: format!("{:?}", s.outcome),
+            outcome: outcome_words(s.outcome).to_owned(),
             hands: hands(&s.hands),
             winners: s
                 .winners
                 .map(|w| {
                     format!(
-                        "back {:?}, middle {:?}, front {:?}",
-                        w.back, w.middle, w.front
+                        "back: {}, middle: {}, front: {}",
+                        winner_words(w.back),
+                        winner_words(w.middle),
+                        winner_words(w.front)
                     )
                 })
                 .unwrap_or_default(),
@@ -326,7 +346,7 @@ fn side(conn: &mut diesel::PgConnection, table: &TableInfo) -> Result<Side, ApiE
     })
 }
 
-struct Outcome {
+struct Entered {
     table: TableInfo,
     draft: Draft,
     fields: Fields,
@@ -335,7 +355,7 @@ struct Outcome {
     side: Side,
 }
 
-fn page(nav: Nav, o: Outcome) -> TablePage {
+fn page(nav: Nav, o: Entered) -> TablePage {
     TablePage {
         nav,
         profile_words: o.table.profile.describe(),
@@ -415,7 +435,7 @@ async fn show_page(
     let outcome = run(&state, move |conn| {
         let (table, draft) = open(conn, &code, &user, &actor)?;
         let side = side(conn, &table)?;
-        Ok(Outcome {
+        Ok(Entered {
             fields: fields_of(&draft),
             table,
             draft,
@@ -435,7 +455,7 @@ fn save_and_preview(
     user: &CurrentUser,
     actor: &crate::db::audit_log::Actor,
     fields: Fields,
-) -> Result<Outcome, ApiError> {
+) -> Result<Entered, ApiError> {
     let (table, mut draft) = open(conn, code, user, actor)?;
     let revision = fields.get("revision").and_then(|r| r.parse::<i32>().ok());
     let mut errors = FieldErrors::default();
@@ -454,7 +474,7 @@ fn save_and_preview(
         }
     }
     let side = side(conn, &table)?;
-    Ok(Outcome {
+    Ok(Entered {
         table,
         draft,
         fields,
