@@ -516,3 +516,17 @@ fn place_rows(round: &RoundIn<'_>, settlement: &SettlementOut) -> Vec<PlaceRow> 
     }
     rows
 }
+
+/// The house result (sum of dealer results) of the table's rounds on one gaming day.
+pub fn house_result_for_day(
+    conn: &mut PgConnection,
+    table_id: i64,
+    day: NaiveDate,
+) -> QueryResult<i64> {
+    let results: Vec<i64> = rounds::table
+        .filter(rounds::table_id.eq(table_id))
+        .filter(rounds::gaming_day.eq(day))
+        .select(rounds::dealer_result)
+        .load(conn)?;
+    Ok(results.iter().sum())
+}

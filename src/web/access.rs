@@ -87,6 +87,10 @@ pub const RULES: &[Rule] = &[
     rule("GET", "/tables", EVERY_ROLE),
     rule("POST", "/tables/{code}/sign-on", DEALER),
     rule("POST", "/tables/{code}/sign-off", DEALER),
+    rule("GET", "/tables/{code}", ROUND_WRITERS),
+    rule("POST", "/tables/{code}/round", ROUND_WRITERS),
+    rule("POST", "/tables/{code}/round/check", ROUND_WRITERS),
+    rule("GET", "/tables/{code}/rounds/{round_id}", ROUND_READERS),
 ];
 
 /// Routes a user who must change their password may still use.

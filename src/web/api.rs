@@ -69,7 +69,7 @@ impl ResponseError for ApiError {
     }
 }
 
-async fn run<T, F>(state: &AppState, f: F) -> Result<T, ApiError>
+pub(crate) async fn run<T, F>(state: &AppState, f: F) -> Result<T, ApiError>
 where
     F: FnOnce(&mut diesel::PgConnection) -> Result<T, ApiError> + Send + 'static,
     T: Send + 'static,
@@ -98,7 +98,10 @@ fn settled_body(round: &SettledRound, table: &TableInfo) -> Value {
     body
 }
 
-fn load(conn: &mut diesel::PgConnection, key: &str) -> Result<(Draft, TableInfo), ApiError> {
+pub(crate) fn load(
+    conn: &mut diesel::PgConnection,
+    key: &str,
+) -> Result<(Draft, TableInfo), ApiError> {
     let draft = rounds::draft_by_key(conn, key)
         .map_err(RoundsError::from)?
         .ok_or(ApiError::NotFound)?;
@@ -106,7 +109,7 @@ fn load(conn: &mut diesel::PgConnection, key: &str) -> Result<(Draft, TableInfo)
     Ok((draft, table))
 }
 
-fn validate(body: &RoundBody, table: &TableInfo) -> Result<Round, ApiError> {
+pub(crate) fn validate(body: &RoundBody, table: &TableInfo) -> Result<Round, ApiError> {
     let limits = Limits {
         min_bet: table.min_bet,
         max_bet: table.max_bet,
@@ -115,7 +118,10 @@ fn validate(body: &RoundBody, table: &TableInfo) -> Result<Round, ApiError> {
 }
 
 /// The saved round of a draft, validated and settled.
-fn settle_draft(draft: &Draft, table: &TableInfo) -> Result<(Round, SettlementOut), ApiError> {
+pub(crate) fn settle_draft(
+    draft: &Draft,
+    table: &TableInfo,
+) -> Result<(Round, SettlementOut), ApiError> {
     let body: RoundBody = serde_json::from_value(draft.data.clone())
         .map_err(|_| ApiError::Invalid(FieldErrors::round("the round has not been entered yet")))?;
     let round = validate(&body, table)?;

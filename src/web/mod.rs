@@ -19,6 +19,7 @@ mod headers;
 mod home;
 mod pages;
 pub mod session;
+mod table_screen;
 mod tables;
 
 use std::net::TcpListener;
@@ -133,6 +134,12 @@ pub fn run(listener: TcpListener, pool: PgPool, config: Config) -> std::io::Resu
             .service(web::resource("/tables").get(tables::list))
             .service(web::resource("/tables/{code}/sign-on").post(tables::sign_on))
             .service(web::resource("/tables/{code}/sign-off").post(tables::sign_off))
+            .service(web::resource("/tables/{code}").get(table_screen::show))
+            .service(web::resource("/tables/{code}/round").post(table_screen::submit))
+            .service(web::resource("/tables/{code}/round/check").post(table_screen::check))
+            .service(
+                web::resource("/tables/{code}/rounds/{round_id}").get(table_screen::show_round),
+            )
             .service(web::resource("/static/{file}").get(assets::serve))
             .service(web::resource("/healthz").get(health))
             .default_service(web::to(not_found))

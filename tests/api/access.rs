@@ -198,6 +198,26 @@ const MATRIX: &[Case] = &[
         &[],
         [401, 422, 422, 403, 403],
     ),
+    // The table screen: a missing table is 404 once past access.
+    case("GET", "/tables/NO-SUCH", &[], [303, 404, 404, 403, 403]),
+    case(
+        "POST",
+        "/tables/NO-SUCH/round",
+        &[("step", "preview")],
+        [303, 404, 404, 403, 403],
+    ),
+    case(
+        "POST",
+        "/tables/NO-SUCH/round/check",
+        &[],
+        [303, 404, 404, 403, 403],
+    ),
+    case(
+        "GET",
+        "/tables/NO-SUCH/rounds/1",
+        &[],
+        [303, 404, 404, 404, 403],
+    ),
     case(
         "POST",
         "/login",

@@ -9,4 +9,5 @@ mod helpers;
 mod rounds;
 mod sessions;
 mod sign_in;
+mod table_screen;
 mod tables;

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use crate::helpers::{spawn_app, TestApp};
 
 /// Inserts a profile, its first version (default rules) and table `code`; returns the table id.
-fn create_table(app: &TestApp, code: &str) -> i64 {
+pub(crate) fn create_table(app: &TestApp, code: &str) -> i64 {
     #[derive(QueryableByName)]
     struct Id {
         #[diesel(sql_type = diesel::sql_types::BigInt)]

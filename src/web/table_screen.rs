@@ -1,0 +1,641 @@
+//! The dealer's table screen: the round form (kept in the table's draft), preview, confirm,
+//! the latest rounds and today's house result. Reuses the JSON API's validation and settlement
+//! (`api::validate`, `api::settle_draft`) and `db::rounds`.
+
+use std::collections::HashMap;
+
+use actix_session::Session;
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+use chrono::{NaiveDate, Utc};
+use serde_json::json;
+
+use crate::db::rounds::{self, ConfirmRound, Draft, RoundsError, SettledRound, TableInfo};
+use crate::round_entry::{FieldErrors, PlaceBody, RoundBody, SeatBody};
+use crate::rules::settle::{Outcome, Winner};
+use crate::rules::wire::{Action, SettlementOut};
+use crate::web::access::CurrentUser;
+use crate::web::api::{self, run, ApiError};
+use crate::web::error::AppError;
+use crate::web::home::when;
+use crate::web::pages::{redirect, render, Nav};
+use crate::web::session as web_session;
+use crate::web::AppState;
+
+const SLOTS: [(&str, &str, u8); 4] = [
+    ("dealt", "Dealt (13, optional; needed for a royalty)", 13),
+    ("back", "Back (5)", 5),
+    ("middle", "Middle (5)", 5),
+    ("front", "Front (3)", 3),
+];
+
+type Fields = HashMap<String, String>;
+
+pub struct FieldView {
+    pub name: String,
+    pub label: &'static str,
+    pub value: String,
+    pub error: String,
+    pub count: u8,
+}
+
+pub struct ActionOption {
+    pub value: &'static str,
+    pub label: &'static str,
+    pub selected: bool,
+}
+
+pub struct PlaceView {
+    pub place: String,
+    pub title: String,
+    pub is_seat: bool,
+    pub actions: Vec<ActionOption>,
+    pub action_error: String,
+    pub bet: FieldView,
+    pub cards: Vec<FieldView>,
+}
+
+pub struct PreviewLine {
+    pub place: String,
+    pub outcome: String,
+    pub hands: String,
+    pub winners: String,
+    pub foul: String,
+    pub result: String,
+}
+
+#[derive(Template)]
+#[template(path = "table_preview.html")]
+pub struct PreviewView {
+    pub lines: Vec<PreviewLine>,
+    pub dealer_net: String,
+}
+
+pub struct RecentRow {
+    pub id: i64,
+    pub round_no: i32,
+    pub at: String,
+    pub dealer_result: i64,
+}
+
+#[derive(Template)]
+#[template(path = "table.html")]
+struct TablePage {
+    nav: Nav,
+    table: TableInfo,
+    profile_words: String,
+    draft_key: String,
+    revision: i32,
+    places: Vec<PlaceView>,
+    round_error: String,
+    preview: Option<PreviewView>,
+    recent: Vec<RecentRow>,
+    house_today: i64,
+}
+
+#[derive(Template)]
+#[template(path = "table_round.html")]
+struct RoundPage {
+    nav: Nav,
+    table: TableInfo,
+    round: SettledRound,
+    settled_at: String,
+}
+
+fn action_name(action: Action) -> &'static str {
+    match action {
+        Action::Play => "play",
+        Action::Surrender => "surrender",
+        Action::Royalty => "royalty",
+    }
+}
+
+/// The draft's stored round as form fields.
+fn fields_of(draft: &Draft) -> Fields {
+    let mut fields = Fields::new();
+    let Ok(body) = serde_json::from_value::<RoundBody>(draft.data.clone()) else {
+        return fields;
+    };
+    let mut put = |place: &str, play: &PlaceBody| {
+        fields.insert(format!("{place}_action"), action_name(play.action).into());
+        for (slot, value) in [
+            ("dealt", &play.dealt),
+            ("back", &play.back),
+            ("middle", &play.middle),
+            ("front", &play.front),
+        ] {
+            if let Some(value) = value {
+                fields.insert(format!("{place}_{slot}"), value.clone());
+            }
+        }
+    };
+    put("dealer", &body.dealer);
+    for seat in &body.seats {
+        put(&format!("seat{}", seat.seat), &seat.play);
+    }
+    for seat in &body.seats {
+        fields.insert(format!("seat{}_bet", seat.seat), seat.bet.to_string());
+    }
+    fields
+}
+
+/// Form fields as a round, or the errors of fields that cannot be read at all.
+fn body_of(fields: &Fields) -> Result<RoundBody, FieldErrors> {
+    let mut errors = FieldErrors::default();
+    let get = |name: String| {
+        fields
+            .get(&name)
+            .map(|v| v.trim().to_owned())
+            .filter(|v| !v.is_empty())
+    };
+    let place = |place: &str, errors: &mut FieldErrors| -> PlaceBody {
+        let action = match get(format!("{place}_action")).as_deref() {
+            None | Some("play") => Action::Play,
+            Some("surrender") => Action::Surrender,
+            Some("royalty") => Action::Royalty,
+            Some(other) => {
+                errors.add(format!("{place}_action"), format!("unknown action {other}"));
+                Action::Play
+            }
+        };
+        PlaceBody {
+            action,
+            royalty: None,
+            dealt: get(format!("{place}_dealt")),
+            back: get(format!("{place}_back")),
+            middle: get(format!("{place}_middle")),
+            front: get(format!("{place}_front")),
+        }
+    };
+    let mut seats = Vec::new();
+    for n in 1..=3 {
+        if get(format!("seat{n}_action")).is_none() {
+            continue;
+        }
+        let play = place(&format!("seat{n}"), &mut errors);
+        let bet = match get(format!("seat{n}_bet")).map(|b| b.parse::<i64>()) {
+            Some(Ok(bet)) => bet,
+            Some(Err(_)) => {
+                errors.add(format!("seat{n}_bet"), "the bet must be a whole number");
+                0
+            }
+            None => {
+                errors.add(format!("seat{n}_bet"), format!("seat {n} needs a bet"));
+                0
+            }
+        };
+        seats.push(SeatBody { seat: n, bet, play });
+    }
+    let dealer = place("dealer", &mut errors);
+    if errors.is_empty() {
+        Ok(RoundBody { seats, dealer })
+    } else {
+        Err(errors)
+    }
+}
+
+fn places_view(table: &TableInfo, fields: &Fields, errors: &FieldErrors) -> Vec<PlaceView> {
+    let value = |name: &str| fields.get(name).cloned().unwrap_or_default();
+    let error = |name: &str| errors.0.get(name).cloned().unwrap_or_default();
+    let field = |name: String, label: &'static str, count: u8| FieldView {
+        value: value(&name),
+        error: error(&name),
+        name,
+        label,
+        count,
+    };
+    let profile = &table.profile;
+    ["seat1", "seat2", "seat3", "dealer"]
+        .iter()
+        .map(|&place| {
+            let is_seat = place != "dealer";
+            let current = value(&format!("{place}_action"));
+            let current = if !is_seat && current.is_empty() {
+                "play".to_owned()
+            } else {
+                current
+            };
+            let mut choices: Vec<(&'static str, &'static str)> = Vec::new();
+            if is_seat {
+                choices.push(("", "Empty seat"));
+            }
+            choices.push(("play", "Play"));
+            if is_seat && profile.surrender {
+                choices.push(("surrender", "Surrender"));
+            }
+            if profile.royalties && (is_seat || profile.dealer_royalties) {
+                choices.push(("royalty", "Royalty"));
+            }
+            PlaceView {
+                place: place.to_owned(),
+                title: match place {
+                    "dealer" => "Dealer".to_owned(),
+                    seat => format!("Seat {}", &seat[4..]),
+                },
+                is_seat,
+                actions: choices
+                    .into_iter()
+                    .map(|(value, label)| ActionOption {
+                        value,
+                        label,
+                        selected: value == current,
+                    })
+                    .collect(),
+                action_error: error(&format!("{place}_action")),
+                bet: field(format!("{place}_bet"), "Bet", 0),
+                cards: SLOTS
+                    .iter()
+                    .map(|&(slot, label, count)| field(format!("{place}_{slot}"), label, count))
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+fn outcome_words(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Played => "Played",
+        Outcome::Surrendered => "Surrendered",
+        Outcome::Royalty => "Royalty",
+        Outcome::DealerRoyalty => "Dealer royalty",
+        Outcome::DealerSurrendered => "Dealer surrendered",
+    }
+}
+
+fn winner_words(winner: Winner) -> &'static str {
+    match winner {
+        Winner::Player => "player",
+        Winner::Dealer => "dealer",
+    }
+}
+
+fn preview_view(settlement: &SettlementOut) -> PreviewView {
+    let hands = |h: &Option<crate::rules::wire::HandsOut>| {
+        h.as_ref()
+            .map(|h| format!("{} / {} / {}", h.back, h.middle, h.front))
+            .unwrap_or_default()
+    };
+    let mut lines: Vec<PreviewLine> = settlement
+        .seats
+        .iter()
+        .map(|s| PreviewLine {
+            place: format!("Seat {}", s.seat),
+            outcome: outcome_words(s.outcome).to_owned(),
+            hands: hands(&s.hands),
+            winners: s
+                .winners
+                .map(|w| {
+                    format!(
+                        "back: {}, middle: {}, front: {}",
+                        winner_words(w.back),
+                        winner_words(w.middle),
+                        winner_words(w.front)
+                    )
+                })
+                .unwrap_or_default(),
+            foul: s
+                .foul
+                .clone()
+                .map(|f| format!("Foul: {f}"))
+                .unwrap_or_default(),
+            result: s.result.to_string(),
+        })
+        .collect();
+    let d = &settlement.dealer;
+    lines.push(PreviewLine {
+        place: "Dealer".to_owned(),
+        outcome: String::new(),
+        hands: hands(&d.hands),
+        winners: String::new(),
+        foul: d
+            .foul
+            .clone()
+            .map(|f| format!("Foul: {f}"))
+            .unwrap_or_default(),
+        result: d.result.to_string(),
+    });
+    PreviewView {
+        lines,
+        dealer_net: d.result.to_string(),
+    }
+}
+
+/// Everything the page shows besides the form itself.
+struct Side {
+    recent: Vec<RecentRow>,
+    house_today: i64,
+}
+
+fn side(
+    conn: &mut diesel::PgConnection,
+    table: &TableInfo,
+    day: NaiveDate,
+) -> Result<Side, ApiError> {
+    let recent = rounds::recent_for_table(conn, table.id, 10)
+        .map_err(RoundsError::from)?
+        .into_iter()
+        .map(|r| RecentRow {
+            id: r.id,
+            round_no: r.round_no,
+            at: when(r.settled_at),
+            dealer_result: r.dealer_result,
+        })
+        .collect();
+    let house_today =
+        rounds::house_result_for_day(conn, table.id, day).map_err(RoundsError::from)?;
+    Ok(Side {
+        recent,
+        house_today,
+    })
+}
+
+struct Entered {
+    table: TableInfo,
+    draft: Draft,
+    fields: Fields,
+    errors: FieldErrors,
+    preview: Option<PreviewView>,
+    side: Side,
+}
+
+fn page(nav: Nav, o: Entered) -> TablePage {
+    TablePage {
+        nav,
+        profile_words: o.table.profile.describe(),
+        draft_key: o.draft.draft_key.clone(),
+        revision: o.draft.revision,
+        places: places_view(&o.table, &o.fields, &o.errors),
+        round_error: o
+            .errors
+            .0
+            .iter()
+            .filter(|(k, _)| !k.contains('_'))
+            .map(|(_, v)| v.as_str())
+            .collect::<Vec<_>>()
+            .join("; "),
+        preview: o.preview,
+        recent: o.side.recent,
+        house_today: o.side.house_today,
+        table: o.table,
+    }
+}
+
+fn open(
+    conn: &mut diesel::PgConnection,
+    code: &str,
+    user: &CurrentUser,
+    actor: &crate::db::audit_log::Actor,
+    day: NaiveDate,
+) -> Result<(TableInfo, Draft), ApiError> {
+    let table = rounds::table_by_code(conn, code)?.ok_or(ApiError::NotFound)?;
+    let draft = rounds::open_draft(conn, &table, user.id, actor, day)?;
+    Ok((table, draft))
+}
+
+/// Errors as a page: 404 and server errors as they are; a refused round (changed elsewhere,
+/// already settled, unreadable) as a flash message on `back`.
+fn as_page(
+    session: &Session,
+    back: &str,
+    result: Result<HttpResponse, ApiError>,
+) -> Result<HttpResponse, AppError> {
+    match result {
+        Ok(res) => Ok(res),
+        Err(ApiError::NotFound) => Err(AppError::NotFound),
+        Err(ApiError::App(err)) => Err(err),
+        Err(ApiError::Conflict(message)) => {
+            web_session::set_flash(session, &message)?;
+            Ok(redirect(back))
+        }
+        Err(ApiError::Invalid(errors)) => {
+            web_session::set_flash(session, &errors.summary())?;
+            Ok(redirect(back))
+        }
+    }
+}
+
+/// `GET /tables/{code}`.
+pub async fn show(
+    state: web::Data<AppState>,
+    session: Session,
+    user: CurrentUser,
+    req: HttpRequest,
+    path: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    let result = show_page(state, session.clone(), user, req, path).await;
+    as_page(&session, "/", result)
+}
+
+async fn show_page(
+    state: web::Data<AppState>,
+    session: Session,
+    user: CurrentUser,
+    req: HttpRequest,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let code = path.into_inner();
+    let actor = user.actor(&req);
+    let day = state.config.gaming_day(Utc::now());
+    let nav = Nav::new(&session, Some(&user))?;
+    let outcome = run(&state, move |conn| {
+        let (table, draft) = open(conn, &code, &user, &actor, day)?;
+        let side = side(conn, &table, day)?;
+        Ok(Entered {
+            fields: fields_of(&draft),
+            table,
+            draft,
+            errors: FieldErrors::default(),
+            preview: None,
+            side,
+        })
+    })
+    .await?;
+    Ok(render(StatusCode::OK, &page(nav, outcome))?)
+}
+
+/// Saves the form into the table's draft and previews it: errors by field, or the settlement.
+fn save_and_preview(
+    conn: &mut diesel::PgConnection,
+    code: &str,
+    user: &CurrentUser,
+    actor: &crate::db::audit_log::Actor,
+    fields: Fields,
+    day: NaiveDate,
+) -> Result<Entered, ApiError> {
+    let (table, mut draft) = open(conn, code, user, actor, day)?;
+    let revision = fields.get("revision").and_then(|r| r.parse::<i32>().ok());
+    let mut errors = FieldErrors::default();
+    let mut preview = None;
+    match body_of(&fields) {
+        Err(e) => errors = e,
+        Ok(body) => {
+            let data = serde_json::to_value(&body)
+                .map_err(|e| ApiError::Invalid(FieldErrors::round(e.to_string())))?;
+            draft = rounds::save_draft(conn, &draft.draft_key, revision, &data)?;
+            match api::settle_draft(&draft, &table) {
+                Ok((_, settlement)) => preview = Some(preview_view(&settlement)),
+                Err(ApiError::Invalid(e)) => errors = e,
+                Err(other) => return Err(other),
+            }
+        }
+    }
+    let side = side(conn, &table, day)?;
+    Ok(Entered {
+        table,
+        draft,
+        fields,
+        errors,
+        preview,
+        side,
+    })
+}
+
+/// `POST /tables/{code}/round`: `step=preview` or `step=confirm`.
+pub async fn submit(
+    state: web::Data<AppState>,
+    session: Session,
+    user: CurrentUser,
+    req: HttpRequest,
+    path: web::Path<String>,
+    form: web::Form<Fields>,
+) -> Result<HttpResponse, AppError> {
+    let back = format!("/tables/{}", path.as_str());
+    let result = submit_form(state, session.clone(), user, req, path, form).await;
+    as_page(&session, &back, result)
+}
+
+async fn submit_form(
+    state: web::Data<AppState>,
+    session: Session,
+    user: CurrentUser,
+    req: HttpRequest,
+    path: web::Path<String>,
+    form: web::Form<Fields>,
+) -> Result<HttpResponse, ApiError> {
+    let code = path.into_inner();
+    let actor = user.actor(&req);
+    let day = state.config.gaming_day(Utc::now());
+    let fields = form.into_inner();
+    let nav = Nav::new(&session, Some(&user))?;
+    if fields.get("step").map(String::as_str) == Some("confirm") {
+        let key = fields.get("draft_key").cloned().unwrap_or_default();
+        let revision = fields.get("revision").and_then(|r| r.parse::<i32>().ok());
+        let code2 = code.clone();
+        let round_id = run(&state, move |conn| {
+            let (draft, table) = api::load(conn, &key)?;
+            if table.code != code2 {
+                return Err(ApiError::NotFound);
+            }
+            if let Some(id) = draft.settled_round_id {
+                return Ok(id);
+            }
+            if let Some(expected) = revision {
+                if expected != draft.revision {
+                    return Err(RoundsError::RevisionMismatch {
+                        expected,
+                        current: draft.revision,
+                    }
+                    .into());
+                }
+            }
+            let (round, settlement) = api::settle_draft(&draft, &table)?;
+            let (settled, _) = rounds::confirm(
+                conn,
+                &ConfirmRound {
+                    key: &key,
+                    expected_revision: Some(draft.revision),
+                    table: &table,
+                    gaming_day: day,
+                    dealer: user.id,
+                    actor: &actor,
+                    round: &round,
+                    settlement: &settlement,
+                },
+            )?;
+            Ok(settled.round.id)
+        })
+        .await?;
+        return Ok(redirect(&format!("/tables/{code}/rounds/{round_id}")));
+    }
+    let outcome = run(&state, move |conn| {
+        save_and_preview(conn, &code, &user, &actor, fields, day)
+    })
+    .await?;
+    let status = if outcome.errors.is_empty() {
+        StatusCode::OK
+    } else {
+        StatusCode::UNPROCESSABLE_ENTITY
+    };
+    Ok(render(status, &page(nav, outcome))?)
+}
+
+/// `POST /tables/{code}/round/check`: saves the draft and answers JSON for table.js.
+pub async fn check(
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    req: HttpRequest,
+    path: web::Path<String>,
+    form: web::Form<Fields>,
+) -> Result<HttpResponse, ApiError> {
+    let code = path.into_inner();
+    let actor = user.actor(&req);
+    let day = state.config.gaming_day(Utc::now());
+    let fields = form.into_inner();
+    let outcome = run(&state, move |conn| {
+        save_and_preview(conn, &code, &user, &actor, fields, day)
+    })
+    .await?;
+    let preview_html = match &outcome.preview {
+        Some(p) => p.render().map_err(|e| ApiError::App(e.into()))?,
+        None => String::new(),
+    };
+    let place_notes: HashMap<String, String> = HashMap::new();
+    Ok(HttpResponse::Ok().json(json!({
+        "revision": outcome.draft.revision,
+        "field_errors": outcome.errors,
+        "place_notes": place_notes,
+        "preview_html": preview_html,
+        "can_confirm": outcome.preview.is_some(),
+    })))
+}
+
+/// `GET /tables/{code}/rounds/{round_id}`: one settled round.
+pub async fn show_round(
+    state: web::Data<AppState>,
+    session: Session,
+    user: CurrentUser,
+    path: web::Path<(String, i64)>,
+) -> Result<HttpResponse, AppError> {
+    let result = round_page(state, session.clone(), user, path).await;
+    as_page(&session, "/", result)
+}
+
+async fn round_page(
+    state: web::Data<AppState>,
+    session: Session,
+    user: CurrentUser,
+    path: web::Path<(String, i64)>,
+) -> Result<HttpResponse, ApiError> {
+    let (code, id) = path.into_inner();
+    let nav = Nav::new(&session, Some(&user))?;
+    let (table, round) = run(&state, move |conn| {
+        let table = rounds::table_by_code(conn, &code)?.ok_or(ApiError::NotFound)?;
+        let round = rounds::get_round(conn, id)
+            .map_err(RoundsError::from)?
+            .filter(|r| r.round.table_id == table.id)
+            .ok_or(ApiError::NotFound)?;
+        Ok((table, round))
+    })
+    .await?;
+    let settled_at = when(round.round.settled_at);
+    Ok(render(
+        StatusCode::OK,
+        &RoundPage {
+            nav,
+            table,
+            round,
+            settled_at,
+        },
+    )?)
+}
