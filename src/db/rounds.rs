@@ -405,16 +405,21 @@ pub fn confirm(
             .get_result(conn)?;
         let canonical = RoundIn::from_round(confirm.round);
         let places = place_rows(&canonical, settlement);
-        for place in &places {
-            diesel::insert_into(round_places::table)
-                .values((
+        // One multi-row insert for every place of the round.
+        let rows: Vec<_> = places
+            .iter()
+            .map(|place| {
+                (
                     round_places::round_id.eq(round_id),
                     round_places::table_id.eq(table.id),
                     round_places::gaming_day.eq(confirm.gaming_day),
                     place,
-                ))
-                .execute(conn)?;
-        }
+                )
+            })
+            .collect();
+        diesel::insert_into(round_places::table)
+            .values(rows)
+            .execute(conn)?;
         diesel::update(round_drafts::table.find(draft.id))
             .set((
                 round_drafts::settled_round_id.eq(round_id),
