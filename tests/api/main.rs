@@ -11,3 +11,4 @@ mod sessions;
 mod sign_in;
 mod table_screen;
 mod tables;
+mod tokens;

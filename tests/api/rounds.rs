@@ -64,7 +64,7 @@ async fn call(
 }
 
 /// Seat 1 fouls (middle above back), seat 2 surrenders, seat 3 wins two hands of three.
-fn the_round() -> Value {
+pub(crate) fn the_round() -> Value {
     json!({
         "dealer": {"back": "2c 2d 2h 5s 6s", "middle": "7c 7d 8h 9s Tc", "front": "Jc Qd Kh"},
         "seats": [
