@@ -4,13 +4,13 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Date, Integer};
+use diesel::sql_types::{BigInt, Date, Integer, Jsonb, Nullable, Text};
 use rand::RngCore;
 use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
-use crate::db::schema::{gaming_tables, round_drafts, round_places, rounds, rule_profile_versions};
+use crate::db::schema::{round_drafts, round_places, rounds};
 use crate::db::users::UserId;
 use crate::rules::profile::RuleProfile;
 use crate::rules::settle::Round;
@@ -46,79 +46,74 @@ pub struct TableInfo {
     pub profile: RuleProfile,
 }
 
-type TableRow = (i64, String, String, String, i64, i64, i64);
+#[derive(QueryableByName)]
+struct TableRow {
+    #[diesel(sql_type = BigInt)]
+    id: i64,
+    #[diesel(sql_type = Text)]
+    code: String,
+    #[diesel(sql_type = Text)]
+    name: String,
+    #[diesel(sql_type = Text)]
+    currency: String,
+    #[diesel(sql_type = BigInt)]
+    min_bet: i64,
+    #[diesel(sql_type = BigInt)]
+    max_bet: i64,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    version_id: Option<i64>,
+    #[diesel(sql_type = Nullable<Jsonb>)]
+    options: Option<Value>,
+}
 
-fn table_where(
-    conn: &mut PgConnection,
-    row: Option<TableRow>,
-) -> Result<Option<TableInfo>, RoundsError> {
-    let Some((id, code, name, currency, min_bet, max_bet, profile_id)) = row else {
+/// A table with its profile's latest version, in one query (it runs on every round request).
+const TABLE_QUERY: &str = "SELECT t.id, t.code, t.name, t.currency, t.min_bet, t.max_bet, \
+     v.id AS version_id, v.options FROM gaming_tables t LEFT JOIN LATERAL (\
+     SELECT id, options FROM rule_profile_versions WHERE profile_id = t.rule_profile_id \
+     ORDER BY version DESC LIMIT 1) v ON true WHERE ";
+
+fn table_info(row: Option<TableRow>) -> Result<Option<TableInfo>, RoundsError> {
+    let Some(row) = row else {
         return Ok(None);
     };
-    let version: Option<(i64, Value)> = rule_profile_versions::table
-        .filter(rule_profile_versions::profile_id.eq(profile_id))
-        .order(rule_profile_versions::version.desc())
-        .select((rule_profile_versions::id, rule_profile_versions::options))
-        .first(conn)
-        .optional()?;
-    let Some((version_id, options)) = version else {
-        return Err(RoundsError::NoProfileVersion(code));
+    let (Some(version_id), Some(options)) = (row.version_id, row.options) else {
+        return Err(RoundsError::NoProfileVersion(row.code));
     };
     let profile = serde_json::from_value(options).map_err(|source| RoundsError::BadProfile {
         id: version_id,
         source,
     })?;
     Ok(Some(TableInfo {
-        id,
-        code,
-        name,
-        currency,
-        min_bet,
-        max_bet,
+        id: row.id,
+        code: row.code,
+        name: row.name,
+        currency: row.currency,
+        min_bet: row.min_bet,
+        max_bet: row.max_bet,
         profile_version_id: version_id,
         profile,
     }))
 }
-
-const TABLE_COLUMNS: (
-    gaming_tables::id,
-    gaming_tables::code,
-    gaming_tables::name,
-    gaming_tables::currency,
-    gaming_tables::min_bet,
-    gaming_tables::max_bet,
-    gaming_tables::rule_profile_id,
-) = (
-    gaming_tables::id,
-    gaming_tables::code,
-    gaming_tables::name,
-    gaming_tables::currency,
-    gaming_tables::min_bet,
-    gaming_tables::max_bet,
-    gaming_tables::rule_profile_id,
-);
 
 /// The table with this code and its current profile version.
 pub fn table_by_code(
     conn: &mut PgConnection,
     code: &str,
 ) -> Result<Option<TableInfo>, RoundsError> {
-    let row = gaming_tables::table
-        .filter(gaming_tables::code.eq(code))
-        .select(TABLE_COLUMNS)
-        .first(conn)
+    let row = diesel::sql_query(format!("{TABLE_QUERY}t.code = $1"))
+        .bind::<Text, _>(code)
+        .get_result(conn)
         .optional()?;
-    table_where(conn, row)
+    table_info(row)
 }
 
 /// The table with this id and its current profile version.
 pub fn table_by_id(conn: &mut PgConnection, id: i64) -> Result<Option<TableInfo>, RoundsError> {
-    let row = gaming_tables::table
-        .find(id)
-        .select(TABLE_COLUMNS)
-        .first(conn)
+    let row = diesel::sql_query(format!("{TABLE_QUERY}t.id = $1"))
+        .bind::<BigInt, _>(id)
+        .get_result(conn)
         .optional()?;
-    table_where(conn, row)
+    table_info(row)
 }
 
 /// A round being entered.
@@ -224,28 +219,47 @@ fn check_revision(draft: &Draft, expected: Option<i32>) -> Result<(), RoundsErro
     }
 }
 
-/// Stores the entered round in the draft and bumps its revision.
+/// Stores the entered round in the draft and bumps its revision: one conditional UPDATE (a
+/// save happens on every change a dealer makes); only when it matches nothing is the draft
+/// read again, to say why.
 pub fn save_draft(
     conn: &mut PgConnection,
     key: &str,
     expected_revision: Option<i32>,
     data: &Value,
 ) -> Result<Draft, RoundsError> {
-    conn.transaction(|conn| {
-        let draft = lock_draft(conn, key)?;
-        if draft.settled_round_id.is_some() {
-            return Err(RoundsError::AlreadySettled);
-        }
-        check_revision(&draft, expected_revision)?;
-        let saved = diesel::update(round_drafts::table.find(draft.id))
-            .set((
-                round_drafts::revision.eq(draft.revision + 1),
-                round_drafts::data.eq(data),
-                round_drafts::updated_at.eq(diesel::dsl::now),
-            ))
+    let open = round_drafts::table
+        .filter(round_drafts::draft_key.eq(key))
+        .filter(round_drafts::settled_round_id.is_null());
+    let changes = (
+        round_drafts::revision.eq(round_drafts::revision + 1),
+        round_drafts::data.eq(data),
+        round_drafts::updated_at.eq(diesel::dsl::now),
+    );
+    let saved = match expected_revision {
+        Some(revision) => diesel::update(open.filter(round_drafts::revision.eq(revision)))
+            .set(changes)
             .returning(Draft::as_returning())
-            .get_result(conn)?;
-        Ok(saved)
+            .get_result(conn)
+            .optional()?,
+        None => diesel::update(open)
+            .set(changes)
+            .returning(Draft::as_returning())
+            .get_result(conn)
+            .optional()?,
+    };
+    if let Some(saved) = saved {
+        return Ok(saved);
+    }
+    let draft = draft_by_key(conn, key)?.ok_or_else(|| RoundsError::NoDraft(key.to_owned()))?;
+    if draft.settled_round_id.is_some() {
+        return Err(RoundsError::AlreadySettled);
+    }
+    check_revision(&draft, expected_revision)?;
+    // Settled or changed between the two statements: report it as a stale revision.
+    Err(RoundsError::RevisionMismatch {
+        expected: expected_revision.unwrap_or(draft.revision),
+        current: draft.revision,
     })
 }
 
