@@ -202,3 +202,67 @@ async fn a_confirm_after_signing_off_is_refused_and_the_next_shift_gets_the_roun
     assert_eq!(status, StatusCode::CREATED, "{round}");
     assert_eq!(round["shift_id"], second_shift);
 }
+
+/// A sign-off still in progress when a confirm arrives: the confirm waits for it and then finds
+/// no shift, so no round is written for a shift that has ended.
+#[tokio::test]
+async fn a_confirm_racing_a_sign_off_waits_for_it_and_is_refused() {
+    use diesel::connection::{AnsiTransactionManager, TransactionManager};
+    use diesel::prelude::*;
+    use pusoy_pit::db::audit_log::Actor;
+    use pusoy_pit::db::shifts;
+    use pusoy_pit::db::tables::TableId;
+
+    let app = spawn_app().await;
+    let table_id = create_table(&app, "PUSOY-1");
+    let dealer = app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("PUSOY-1").await;
+    let key = saved_draft(&app).await;
+
+    // The sign-off's transaction, left open.
+    let mut signing_off = app.conn();
+    AnsiTransactionManager::begin_transaction(&mut signing_off).unwrap();
+    let actor = Actor::user(dealer.id, &dealer.username, None);
+    shifts::sign_off(&mut signing_off, TableId(table_id), &actor).unwrap();
+
+    let commit_once_confirm_waits = tokio::task::spawn_blocking({
+        let db_url = app.db_url.clone();
+        move || {
+            let mut watcher = PgConnection::establish(&db_url).unwrap();
+            #[derive(QueryableByName)]
+            struct Waiting {
+                #[diesel(sql_type = diesel::sql_types::BigInt)]
+                n: i64,
+            }
+            // Polls for the confirm's backend to be waiting on a lock (bounded, not timed).
+            let mut waited = false;
+            for _ in 0..3000 {
+                let waiting: Waiting = diesel::sql_query(
+                    "SELECT count(*) AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid \
+                     WHERE NOT l.granted AND a.datname = current_database()",
+                )
+                .get_result(&mut watcher)
+                .unwrap();
+                if waiting.n > 0 {
+                    waited = true;
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            AnsiTransactionManager::commit_transaction(&mut signing_off).unwrap();
+            waited
+        }
+    });
+    let confirm = format!("/api/v1/rounds/{key}/confirm");
+    let (confirmed, waited) = tokio::join!(
+        call(&app, Method::POST, &confirm, None),
+        commit_once_confirm_waits
+    );
+
+    assert!(waited.unwrap(), "the confirm waited for the sign-off");
+    let (status, body) = confirmed;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(body["error"], NOT_SIGNED_ON);
+    assert_eq!(count(&app, "SELECT count(*) AS n FROM rounds"), 0);
+    assert_eq!(app.open_shift("PUSOY-1"), None);
+}
