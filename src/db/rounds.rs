@@ -646,3 +646,55 @@ pub fn house_results(
     .bind::<BigInt, _>(shift_id)
     .get_result(conn)
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use chrono::{NaiveDate, Utc};
+
+    use super::*;
+
+    fn shift_of(dealer: i64) -> Shift {
+        Shift {
+            id: 7,
+            table_id: 1,
+            dealer_id: dealer,
+            gaming_day: NaiveDate::from_ymd_opt(2026, 3, 1).unwrap(),
+            signed_on_at: Utc::now(),
+            signed_off_at: None,
+        }
+    }
+
+    #[test]
+    fn only_the_dealer_on_shift_or_a_pit_manager_may_enter_rounds() {
+        use Role::{Admin, Auditor, Dealer, Supervisor};
+        let on = shift_of(1);
+        // (writer, role, open shift, allowed)
+        let cases = [
+            (1, Dealer, Some(&on), Ok(())),
+            (2, Dealer, Some(&on), Err("You are not signed on at T-1; sign on first.")),
+            (1, Dealer, None, Err("You are not signed on at T-1; sign on first.")),
+            (9, Supervisor, Some(&on), Ok(())),
+            (
+                9,
+                Supervisor,
+                None,
+                Err("No dealer is signed on at T-1; a dealer must sign on before rounds are entered there."),
+            ),
+            (9, Admin, Some(&on), Err("You are not signed on at T-1; sign on first.")),
+            (9, Auditor, Some(&on), Err("You are not signed on at T-1; sign on first.")),
+        ];
+        for (user, role, open, expected) in cases {
+            let writer = Writer {
+                user: UserId(user),
+                role,
+            };
+            let got = writer.may_enter(open, "T-1").map_err(|e| e.to_string());
+            assert_eq!(
+                got,
+                expected.map_err(str::to_owned),
+                "{user} {role:?} {open:?}"
+            );
+        }
+    }
+}

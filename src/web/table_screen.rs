@@ -1,7 +1,7 @@
 //! The dealer's table screen: the round form (kept in the table's draft), preview, confirm,
 //! the latest rounds and the house result of the dealer's shift and of the day. Only the dealer
-//! signed on at the table (or a pit manager, for that dealer's shift) may use it. Reuses the JSON API's validation and settlement
-//! (`api::validate`, `api::settle_draft`) and `db::rounds`.
+//! signed on at the table (or a pit manager, for that dealer's shift) may use it. Reuses the
+//! JSON API's validation and settlement (`api::validate`, `api::settle_draft`) and `db::rounds`.
 
 use std::collections::{BTreeMap, HashMap};
 
