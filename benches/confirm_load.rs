@@ -331,12 +331,7 @@ fn main() -> Result<()> {
             .tables
             .iter()
             .map(|(code, _, token)| {
-                tokio::spawn(drive(
-                    address.clone(),
-                    code.clone(),
-                    token.clone(),
-                    until,
-                ))
+                tokio::spawn(drive(address.clone(), code.clone(), token.clone(), until))
             })
             .collect();
         let mut confirmed = 0;
