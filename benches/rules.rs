@@ -100,4 +100,64 @@ fn settlement(c: &mut Criterion) {
 }
 
 criterion_group!(benches, evaluators, settlement);
-criterion_main!(benches);
+
+/// `RULES_BENCH_ONCE=<routine> [RULES_BENCH_PASSES=n]` runs one routine a fixed number of times
+/// instead of the timed benches, for instruction and cache-miss counts under
+/// `valgrind --tool=callgrind --cache-sim=yes` (load-independent, unlike wall time). Routines:
+/// `ours/in_order`, `ours/shuffled`, `pokers/in_order`, `pokers/shuffled` (one pass = all
+/// 2,598,960 hands), `settle` (one pass = 1,000 settlements of the 4-place round).
+fn main() {
+    match std::env::var("RULES_BENCH_ONCE") {
+        Ok(routine) => {
+            let passes = std::env::var("RULES_BENCH_PASSES")
+                .ok()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(1);
+            println!("{routine} x {passes}: {}", run_fixed(&routine, passes));
+        }
+        Err(_) => {
+            benches();
+            Criterion::default().configure_from_args().final_summary();
+        }
+    }
+}
+
+fn run_fixed(routine: &str, passes: u32) -> u64 {
+    let in_order = all_hands();
+    let hands = if routine.ends_with("shuffled") {
+        shuffled(in_order)
+    } else {
+        in_order
+    };
+    let ours = Evaluator::new(Wheel::Lowest);
+    let round = match serde_json::from_str::<RoundIn<'_>>(FOUR_PLACE_ROUND).map(|r| r.to_round()) {
+        Ok(Ok(round)) => round,
+        _ => panic!("bench round is not valid"),
+    };
+    let mut sum = 0u64;
+    for _ in 0..passes {
+        match routine {
+            "ours/in_order" | "ours/shuffled" => {
+                for &hand in black_box(hands.as_slice()) {
+                    sum += u64::from(ours.evaluate_indices(hand).bits());
+                }
+            }
+            "pokers/in_order" | "pokers/shuffled" => {
+                for hand in black_box(hands.as_slice()) {
+                    let h = hand.iter().fold(pokers::Hand::default(), |h, &card| {
+                        h + pokers::CARDS[usize::from(card)]
+                    });
+                    sum += u64::from(h.evaluate());
+                }
+            }
+            "settle" => {
+                for _ in 0..1000 {
+                    let settlement = settle(black_box(&round));
+                    sum += settlement.map_or(0, |s| s.dealer.result.minor_units().unsigned_abs());
+                }
+            }
+            other => panic!("unknown routine {other}"),
+        }
+    }
+    sum
+}

@@ -289,6 +289,9 @@ pub fn parse_cards(text: &str) -> Result<Vec<Card>, ParseCardError> {
 
 /// Like [`parse_cards`] but hands each card to `sink` instead of allocating.
 pub fn parse_cards_into(text: &str, mut sink: impl FnMut(Card)) -> Result<usize, ParseCardError> {
+    if let Some(count) = parse_canonical(text.as_bytes(), &mut sink) {
+        return Ok(count);
+    }
     let mut count = 0;
     // ASCII bytes never occur inside a multi-byte character, so splitting bytes is safe when the
     // text is ASCII; other text may hold Unicode spaces and is split by characters.
@@ -309,6 +312,27 @@ pub fn parse_cards_into(text: &str, mut sink: impl FnMut(Card)) -> Result<usize,
         count += 1;
     }
     Ok(count)
+}
+
+/// The fast path for the canonical form (`"As Kd 7h"`: two ASCII characters per card, single
+/// spaces): `None`, before any card reaches `sink`, when the text is in any other form.
+#[inline]
+fn parse_canonical(text: &[u8], sink: &mut impl FnMut(Card)) -> Option<usize> {
+    let canonical = text.len() % 3 == 2
+        && text.chunks(3).all(|chunk| {
+            RANK_BY_BYTE[usize::from(chunk[0])] != 0
+                && SUIT_BY_BYTE[usize::from(chunk[1])] != 0
+                && chunk.get(2).is_none_or(|&space| space == b' ')
+        });
+    if !canonical {
+        return None;
+    }
+    for chunk in text.chunks(3) {
+        let rank = RANK_BY_BYTE[usize::from(chunk[0])] - 1;
+        let suit = SUIT_BY_BYTE[usize::from(chunk[1])] - 1;
+        sink(Card::new(Rank::from_index(rank), Suit::from_index(suit)));
+    }
+    Some(text.len() / 3 + 1)
 }
 
 /// Writes cards in canonical form separated by single spaces.

@@ -9,7 +9,7 @@ use std::cmp::Ordering;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::rules::card::Card;
+use crate::rules::card::{Card, Rank, Suit};
 use crate::rules::hand::tie_strength;
 use crate::rules::money::Money;
 use crate::rules::place::{Place, SeatNo};
@@ -281,11 +281,17 @@ fn check_cards(dealer: &DealerPlay, seats: &[Option<SeatPlay>; 3]) -> Result<(),
                 return Err(DealError::SetNotDealt { place, card });
             }
         }
-        let seen = dealt
-            .map(|cards| cards.to_vec())
-            .or_else(|| hands.map(|set| set.all_cards().collect()))
-            .unwrap_or_default();
-        for card in seen {
+        // The deal if recorded, else the set: 13 cards either way, so no allocation.
+        let seen = dealt.or_else(|| {
+            hands.map(|set| {
+                let mut cards = [Card::new(Rank::Two, Suit::Clubs); 13];
+                for (slot, card) in cards.iter_mut().zip(set.all_cards()) {
+                    *slot = card;
+                }
+                cards
+            })
+        });
+        for card in seen.into_iter().flatten() {
             let entry = &mut owner[usize::from(card.index())];
             match *entry {
                 Some(first) => {
@@ -494,10 +500,9 @@ fn compare_sets(profile: &RuleProfile, player: &SetHand, dealer: &SetHand) -> Ha
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::card::Suit;
     use crate::rules::hand::Evaluator;
     use crate::rules::profile::{SuitOrder, Wheel};
-    use crate::rules::wire::settle_json;
+    use crate::rules::wire::{settle_json, settle_json_into, write_settlement_json, SettlementOut};
     use proptest::prelude::*;
 
     // A middling dealer and player sets against it, all from distinct cards.
@@ -549,6 +554,21 @@ mod tests {
     }
 
     fn check(name: &str, json: &str, expected: Expected) {
+        // The CLI's direct writer prints exactly what serde_json prints, and nothing on errors.
+        let mut direct = Vec::new();
+        let direct_result = settle_json_into(json, &mut direct);
+        match settle_json(json) {
+            Ok(out) => {
+                assert!(direct_result.is_ok(), "{name}");
+                let serde = serde_json::to_vec(&out).expect("serialises");
+                assert_eq!(String::from_utf8_lossy(&direct), String::from_utf8_lossy(&serde), "{name}");
+            }
+            Err(error) => {
+                assert!(direct.is_empty(), "{name}");
+                let direct_error = direct_result.expect_err("fails too");
+                assert_eq!(direct_error.to_string(), error.to_string(), "{name}");
+            }
+        }
         match (settle_json(json), expected) {
             (Ok(out), Ok((seats, dealer))) => {
                 let got: Vec<(u8, Outcome, i64)> = out
@@ -805,6 +825,23 @@ mod tests {
             }
             let total: i64 = settlement.seats().map(|s| s.result.minor_units()).sum();
             prop_assert_eq!(total + settlement.dealer.result.minor_units(), 0);
+        }
+
+        #[test]
+        fn the_direct_json_writer_prints_what_serde_json_prints(
+            profile in profile_strategy(),
+            deck in deck_strategy(),
+            // Up to 19 digits, and results of both signs; three doubled bets still fit an i64.
+            bets in proptest::collection::vec(1i64..i64::MAX / 8, 3),
+            surrender in proptest::collection::vec(any::<bool>(), 3),
+            legal in any::<bool>(),
+        ) {
+            let round = build_round(profile, &deck, &bets, &surrender, legal);
+            let settlement = settle(&round).expect("settles");
+            let mut direct = Vec::new();
+            write_settlement_json(&round, &settlement, &mut direct);
+            let serde = serde_json::to_vec(&SettlementOut::new(&round, &settlement)).expect("serialises");
+            prop_assert_eq!(String::from_utf8_lossy(&direct), String::from_utf8_lossy(&serde));
         }
 
         #[test]
