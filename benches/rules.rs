@@ -3,7 +3,7 @@
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, Criterion, Throughput};
 use pusoy_pit::rules::hand::Evaluator;
 use pusoy_pit::rules::profile::Wheel;
 use pusoy_pit::rules::settle::settle;

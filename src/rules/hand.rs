@@ -355,10 +355,10 @@ pub fn compare_front_with_middle(front: HandValue, middle: HandValue) -> Orderin
 /// The suit strength that decides an exact tie under `ties = suit_order`: the strongest suit
 /// among the hand's cards of its main group's rank ([`HandValue::lead_rank`]).
 pub fn tie_strength(value: HandValue, cards: &[Card], order: &SuitOrder) -> u8 {
-    let lead = value.lead_rank();
+    let lead = value.lead_rank().index();
     cards
         .iter()
-        .filter(|card| card.rank() == lead)
+        .filter(|card| card.index() >> 2 == lead)
         .map(|card| order.strength(card.suit()))
         .max()
         .unwrap_or(0)
