@@ -20,6 +20,17 @@ use crate::rules::settle::{
     SettlementError, Winner,
 };
 
+/// An optional text field that borrows from the input when it holds no escapes. serde's
+/// `borrow` attribute does that only for a bare `Cow`; an `Option<Cow>` came out owned, one
+/// allocation per card list.
+fn borrowed_text<'de: 'a, 'a, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Cow<'a, str>>, D::Error> {
+    #[derive(Deserialize)]
+    struct Text<'b>(#[serde(borrow)] Cow<'b, str>);
+    Ok(Option::<Text<'a>>::deserialize(deserializer)?.map(|text| text.0))
+}
+
 /// What a place did before setting, on the wire.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -51,14 +62,34 @@ pub struct PlaceIn<'a> {
     /// The royalty claimed, when `action` is `royalty` (optional: the best one held).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub royalty: Option<Royalty>,
-    #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        borrow,
+        deserialize_with = "borrowed_text",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub back: Option<Cow<'a, str>>,
-    #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        borrow,
+        deserialize_with = "borrowed_text",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub middle: Option<Cow<'a, str>>,
-    #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        borrow,
+        deserialize_with = "borrowed_text",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub front: Option<Cow<'a, str>>,
     /// The 13 cards dealt: required for a royalty, optional otherwise.
-    #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        borrow,
+        deserialize_with = "borrowed_text",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub dealt: Option<Cow<'a, str>>,
 }
 
@@ -73,13 +104,33 @@ pub struct SeatIn<'a> {
     pub action: Action,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub royalty: Option<Royalty>,
-    #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        borrow,
+        deserialize_with = "borrowed_text",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub back: Option<Cow<'a, str>>,
-    #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        borrow,
+        deserialize_with = "borrowed_text",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub middle: Option<Cow<'a, str>>,
-    #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        borrow,
+        deserialize_with = "borrowed_text",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub front: Option<Cow<'a, str>>,
-    #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        borrow,
+        deserialize_with = "borrowed_text",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub dealt: Option<Cow<'a, str>>,
 }
 
