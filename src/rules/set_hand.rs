@@ -131,6 +131,8 @@ impl SetHand {
                 None => *entry = Some(slot),
             }
         }
+        // Only called when the 13 cards set fewer than 13 bits of a 64-bit mask, and card
+        // indices are below 52, so two cards are equal and the loop above has returned.
         unreachable!("fewer than 13 distinct cards, so one repeats")
     }
 
