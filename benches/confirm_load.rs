@@ -345,6 +345,39 @@ async fn table_screens(address: &str, seeded: &Seeded, seconds: u64) -> Result<V
     Ok(all)
 }
 
+/// CPU seconds (user + system) used so far by this process and by the PostgreSQL server's
+/// processes, from `/proc` (Linux): to split the cost of a round between the app (with the
+/// load generator) and the database.
+fn cpu_seconds() -> (f64, f64) {
+    fn of(stat: &str) -> f64 {
+        // Fields after the parenthesised command name; utime and stime are the 12th and 13th.
+        let Some((_, rest)) = stat.rsplit_once(") ") else {
+            return 0.0;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let ticks = |i: usize| {
+            fields
+                .get(i)
+                .and_then(|f| f.parse::<f64>().ok())
+                .unwrap_or(0.0)
+        };
+        // USER_HZ is 100 on Linux.
+        (ticks(11) + ticks(12)) / 100.0
+    }
+    let read = |path: std::path::PathBuf| std::fs::read_to_string(path).unwrap_or_default();
+    let app = of(&read("/proc/self/stat".into()));
+    let mut database = 0.0;
+    if let Ok(entries) = std::fs::read_dir("/proc") {
+        for entry in entries.flatten() {
+            let stat = read(entry.path().join("stat"));
+            if stat.contains("(postgres)") {
+                database += of(&stat);
+            }
+        }
+    }
+    (app, database)
+}
+
 /// Runs one flow with every client at once; prints its figures and returns its errors.
 async fn run_flow(
     flow: Flow,
@@ -359,6 +392,7 @@ async fn run_flow(
         options.seconds,
         options.workers
     );
+    let (app_before, db_before) = cpu_seconds();
     let start = Instant::now();
     let until = start + Duration::from_secs(options.seconds);
     let tasks: Vec<_> = seeded
@@ -381,9 +415,16 @@ async fn run_flow(
         errors.extend(report.errors);
     }
     let elapsed = start.elapsed().as_secs_f64();
+    let (app_after, db_after) = cpu_seconds();
     println!(
         "confirmed rounds       {confirmed} in {elapsed:.1} s = {:.0} rounds/s",
         confirmed as f64 / elapsed
+    );
+    let per_round = |seconds: f64| seconds * 1e6 / confirmed.max(1) as f64;
+    println!(
+        "CPU per round          app and load generator {:.0} us, PostgreSQL {:.0} us",
+        per_round(app_after - app_before),
+        per_round(db_after - db_before)
     );
     match flow {
         Flow::Whole => summary("PUT whole round", confirm),

@@ -7,13 +7,15 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Date, Jsonb, Nullable, Text};
+use diesel::sql_types::{BigInt, Date, Text};
 use rand::RngCore;
 use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
-use crate::db::schema::{dealer_shifts, round_drafts, round_places, rounds};
+use crate::db::schema::{
+    dealer_shifts, gaming_tables, round_drafts, round_places, rounds, rule_profile_versions,
+};
 use crate::db::shifts::{self, CurrentShift, Shift};
 use crate::db::tables::TableId;
 use crate::db::users::{Role, UserId};
@@ -96,54 +98,61 @@ pub struct TableInfo {
     pub profile: RuleProfile,
 }
 
-/// A table with its latest profile version, read in one query.
-#[derive(QueryableByName)]
-struct TableRow {
-    #[diesel(sql_type = BigInt)]
-    id: i64,
-    #[diesel(sql_type = Text)]
-    code: String,
-    #[diesel(sql_type = Text)]
-    name: String,
-    #[diesel(sql_type = Text)]
-    currency: String,
-    #[diesel(sql_type = BigInt)]
-    min_bet: i64,
-    #[diesel(sql_type = BigInt)]
-    max_bet: i64,
-    #[diesel(sql_type = Nullable<BigInt>)]
-    version_id: Option<i64>,
-    #[diesel(sql_type = Nullable<Jsonb>)]
-    options: Option<Value>,
+/// A table with its latest profile version (`None`s when the profile has no version).
+type TableRow = (
+    i64,
+    String,
+    String,
+    String,
+    i64,
+    i64,
+    Option<i64>,
+    Option<Value>,
+);
+
+/// The tables matching `$filter` with their profiles' versions, newest version first: the first
+/// row of a table is its current version. Built with diesel's DSL so that it is prepared once
+/// per connection (it runs on every round request).
+macro_rules! table_with_versions {
+    ($filter:expr) => {
+        gaming_tables::table
+            .left_join(
+                rule_profile_versions::table
+                    .on(rule_profile_versions::profile_id.eq(gaming_tables::rule_profile_id)),
+            )
+            .filter($filter)
+            .order(rule_profile_versions::version.desc())
+            .select((
+                gaming_tables::id,
+                gaming_tables::code,
+                gaming_tables::name,
+                gaming_tables::currency,
+                gaming_tables::min_bet,
+                gaming_tables::max_bet,
+                rule_profile_versions::id.nullable(),
+                rule_profile_versions::options.nullable(),
+            ))
+    };
 }
 
-const TABLE_WITH_VERSION: &str = "\
-    SELECT t.id, t.code, t.name, t.currency, t.min_bet, t.max_bet, \
-           v.id AS version_id, v.options \
-    FROM gaming_tables t \
-    LEFT JOIN LATERAL ( \
-        SELECT id, options FROM rule_profile_versions \
-        WHERE profile_id = t.rule_profile_id ORDER BY version DESC LIMIT 1 \
-    ) v ON true";
-
 fn table_info(row: Option<TableRow>) -> Result<Option<TableInfo>, RoundsError> {
-    let Some(row) = row else {
+    let Some((id, code, name, currency, min_bet, max_bet, version_id, options)) = row else {
         return Ok(None);
     };
-    let (Some(version_id), Some(options)) = (row.version_id, row.options) else {
-        return Err(RoundsError::NoProfileVersion(row.code));
+    let (Some(version_id), Some(options)) = (version_id, options) else {
+        return Err(RoundsError::NoProfileVersion(code));
     };
     let profile = serde_json::from_value(options).map_err(|source| RoundsError::BadProfile {
         id: version_id,
         source,
     })?;
     Ok(Some(TableInfo {
-        id: row.id,
-        code: row.code,
-        name: row.name,
-        currency: row.currency,
-        min_bet: row.min_bet,
-        max_bet: row.max_bet,
+        id,
+        code,
+        name,
+        currency,
+        min_bet,
+        max_bet,
         profile_version_id: version_id,
         profile,
     }))
@@ -154,18 +163,16 @@ pub fn table_by_code(
     conn: &mut PgConnection,
     code: &str,
 ) -> Result<Option<TableInfo>, RoundsError> {
-    let row = diesel::sql_query(format!("{TABLE_WITH_VERSION} WHERE t.code = $1"))
-        .bind::<Text, _>(code)
-        .get_result(conn)
+    let row = table_with_versions!(gaming_tables::code.eq(code))
+        .first(conn)
         .optional()?;
     table_info(row)
 }
 
 /// The table with this id and its current profile version.
 pub fn table_by_id(conn: &mut PgConnection, id: i64) -> Result<Option<TableInfo>, RoundsError> {
-    let row = diesel::sql_query(format!("{TABLE_WITH_VERSION} WHERE t.id = $1"))
-        .bind::<BigInt, _>(id)
-        .get_result(conn)
+    let row = table_with_versions!(gaming_tables::id.eq(id))
+        .first(conn)
         .optional()?;
     table_info(row)
 }

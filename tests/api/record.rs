@@ -163,3 +163,62 @@ async fn a_dealer_not_on_shift_cannot_record_a_round() {
     );
     assert_eq!(count(&app, "SELECT count(*) AS n FROM rounds"), 0);
 }
+
+#[tokio::test]
+async fn a_round_settles_under_the_profile_version_in_force_and_keeps_it() {
+    use diesel::prelude::*;
+    use pusoy_pit::db::audit_log::Actor;
+    use pusoy_pit::db::profiles::{self, ProfileId};
+    use pusoy_pit::db::schema::{gaming_tables, rule_profile_versions};
+    use pusoy_pit::rules::profile::RuleProfile;
+
+    let app = spawn_app().await;
+    let table_id = create_table(&app, "PUSOY-1");
+    dealer_on_shift_at(&app, "PUSOY-1").await;
+    let (status, first) = record(&app, "PUSOY-1", KEY, the_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{first}");
+
+    // The pit changes the table's rules: surrender off.
+    let conn = &mut app.conn();
+    let profile_id: i64 = gaming_tables::table
+        .find(table_id)
+        .select(gaming_tables::rule_profile_id)
+        .first(conn)
+        .unwrap();
+    let no_surrender = RuleProfile {
+        surrender: false,
+        ..RuleProfile::default()
+    };
+    let v2 = profiles::new_version(
+        conn,
+        ProfileId(profile_id),
+        &no_surrender,
+        &Actor::system("test"),
+    )
+    .unwrap();
+    assert_ne!(first["rule_profile_version_id"], v2.id);
+
+    // The same round now breaks the rules: seat 2 may no longer surrender.
+    let (status, body) = record(&app, "PUSOY-1", "cage-7f3a-0002", the_round()).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    let mut round = the_round();
+    round["seats"] = json!([round["seats"][0], round["seats"][2]]);
+    let (status, second) = record(&app, "PUSOY-1", "cage-7f3a-0003", round).await;
+    assert_eq!(status, StatusCode::CREATED, "{second}");
+    assert_eq!(second["rule_profile_version_id"], v2.id);
+    assert_eq!(second["round_no"], 2);
+
+    // The first round still names the version it was settled under, which still says surrender.
+    let (status, shown) = call(&app, Method::GET, &format!("/api/v1/rounds/{KEY}"), None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        shown["rule_profile_version_id"],
+        first["rule_profile_version_id"]
+    );
+    let v1_options: Value = rule_profile_versions::table
+        .find(first["rule_profile_version_id"].as_i64().unwrap())
+        .select(rule_profile_versions::options)
+        .first(conn)
+        .unwrap();
+    assert_eq!(v1_options["surrender"], true);
+}
