@@ -416,12 +416,11 @@ pub fn recent_for_table(
         .load(conn)
 }
 
-/// Everything confirming a draft needs; `round` has been validated against `table` and
-/// `settlement` is its settlement.
+/// A validated round to settle at `table` under the one-time `key` (a draft's key, or the
+/// caller's for a round recorded whole); `settlement` is its settlement.
 #[derive(Debug, Clone, Copy)]
-pub struct ConfirmRound<'a> {
+pub struct RoundToSettle<'a> {
     pub key: &'a str,
-    pub expected_revision: Option<i32>,
     pub table: &'a TableInfo,
     pub gaming_day: NaiveDate,
     pub writer: Writer,
@@ -479,31 +478,21 @@ const INSERT_ROUND: &str = concat!(
 /// Numbers the round and inserts it, for a round recorded whole (no draft).
 const RECORD_ROUND: &str = concat!(numbered_round!(), " SELECT * FROM settled");
 
-/// What storing a settled round needs besides its header row.
-struct Settled<'a> {
-    table: &'a TableInfo,
-    gaming_day: NaiveDate,
-    key: &'a str,
-    shift: &'a Shift,
-    actor: &'a Actor,
-    round: &'a Round,
-    settlement: &'a SettlementOut,
-}
-
-impl Settled<'_> {
-    /// The header insert with its first eight binds, from `sql`.
-    fn insert_round(
-        &self,
+impl RoundToSettle<'_> {
+    /// The header insert for `shift` with its first eight binds, from `sql`.
+    fn insert_round<'s>(
+        &'s self,
+        shift: &'s Shift,
         sql: &'static str,
-    ) -> diesel::query_builder::BoxedSqlQuery<'_, diesel::pg::Pg, diesel::query_builder::SqlQuery>
+    ) -> diesel::query_builder::BoxedSqlQuery<'s, diesel::pg::Pg, diesel::query_builder::SqlQuery>
     {
         diesel::sql_query(sql)
             .into_boxed()
             .bind::<BigInt, _>(self.table.id)
             .bind::<Date, _>(self.gaming_day)
             .bind::<Text, _>(self.key)
-            .bind::<BigInt, _>(self.shift.id)
-            .bind::<BigInt, _>(self.shift.dealer_id)
+            .bind::<BigInt, _>(shift.id)
+            .bind::<BigInt, _>(shift.dealer_id)
             .bind::<BigInt, _>(self.table.profile_version_id)
             .bind::<Text, _>(&self.table.currency)
             .bind::<BigInt, _>(self.settlement.dealer.result.minor_units())
@@ -511,7 +500,12 @@ impl Settled<'_> {
 
     /// Stores the places of the inserted `round` and appends `round.settled`; returns the round
     /// as `get_round` would read it back (places in place order: dealer, then the seats).
-    fn store(&self, conn: &mut PgConnection, round: RoundRow) -> QueryResult<SettledRound> {
+    fn store(
+        &self,
+        conn: &mut PgConnection,
+        shift: &Shift,
+        round: RoundRow,
+    ) -> QueryResult<SettledRound> {
         let (table, settlement) = (self.table, self.settlement);
         let canonical = RoundIn::from_round(self.round);
         let places = place_rows(&canonical, settlement);
@@ -542,8 +536,8 @@ impl Settled<'_> {
                     "table": table.code,
                     "round_no": round.round_no,
                     "draft_key": self.key,
-                    "shift_id": self.shift.id,
-                    "dealer_id": self.shift.dealer_id,
+                    "shift_id": shift.id,
+                    "dealer_id": shift.dealer_id,
                     "rule_profile_version_id": table.profile_version_id,
                     "round": canonical,
                     "settlement": settlement,
@@ -563,7 +557,8 @@ impl Settled<'_> {
 /// nothing new was written).
 pub fn confirm(
     conn: &mut PgConnection,
-    confirm: &ConfirmRound<'_>,
+    confirm: &RoundToSettle<'_>,
+    expected_revision: Option<i32>,
 ) -> Result<(SettledRound, bool), RoundsError> {
     let table = confirm.table;
     conn.transaction(|conn| {
@@ -587,35 +582,13 @@ pub fn confirm(
                 code: table.code.clone(),
             });
         };
-        check_revision(&draft, confirm.expected_revision)?;
-        let settled = Settled {
-            table,
-            gaming_day: confirm.gaming_day,
-            key: confirm.key,
-            shift: &shift,
-            actor: confirm.actor,
-            round: confirm.round,
-            settlement: confirm.settlement,
-        };
-        let round: RoundRow = settled
-            .insert_round(INSERT_ROUND)
+        check_revision(&draft, expected_revision)?;
+        let round: RoundRow = confirm
+            .insert_round(&shift, INSERT_ROUND)
             .bind::<BigInt, _>(draft.id)
             .get_result(conn)?;
-        Ok((settled.store(conn, round)?, true))
+        Ok((confirm.store(conn, &shift, round)?, true))
     })
-}
-
-/// Everything recording a whole round in one call needs; `round` has been validated against
-/// `table` and `settlement` is its settlement. `key` is the caller's one-time key.
-#[derive(Debug, Clone, Copy)]
-pub struct RecordRound<'a> {
-    pub key: &'a str,
-    pub table: &'a TableInfo,
-    pub gaming_day: NaiveDate,
-    pub writer: Writer,
-    pub actor: &'a Actor,
-    pub round: &'a Round,
-    pub settlement: &'a SettlementOut,
 }
 
 /// The open shift at a table, locked like [`lock_draft_and_shift`] locks it.
@@ -636,7 +609,7 @@ fn lock_open_shift(conn: &mut PgConnection, table_id: i64) -> QueryResult<Option
 /// at another table, or by a draft, is refused.
 pub fn record(
     conn: &mut PgConnection,
-    record: &RecordRound<'_>,
+    record: &RoundToSettle<'_>,
 ) -> Result<(SettledRound, bool), RoundsError> {
     let table = record.table;
     let recorded = conn.transaction(|conn| {
@@ -650,17 +623,8 @@ pub fn record(
                 code: table.code.clone(),
             });
         };
-        let settled = Settled {
-            table,
-            gaming_day: record.gaming_day,
-            key: record.key,
-            shift: &shift,
-            actor: record.actor,
-            round: record.round,
-            settlement: record.settlement,
-        };
-        let round: RoundRow = settled.insert_round(RECORD_ROUND).get_result(conn)?;
-        Ok((settled.store(conn, round)?, true))
+        let round: RoundRow = record.insert_round(&shift, RECORD_ROUND).get_result(conn)?;
+        Ok((record.store(conn, &shift, round)?, true))
     });
     match recorded {
         // The same key sent twice at once: the second insert lost the race on the unique key

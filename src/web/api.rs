@@ -10,9 +10,7 @@ use chrono::Utc;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::db::rounds::{
-    self, ConfirmRound, Draft, RecordRound, RoundsError, SettledRound, TableInfo, Writer,
-};
+use crate::db::rounds::{self, Draft, RoundToSettle, RoundsError, SettledRound, TableInfo, Writer};
 use crate::round_entry::{self, FieldErrors, Limits, RoundBody};
 use crate::rules::settle::{settle, Round};
 use crate::rules::wire::SettlementOut;
@@ -304,9 +302,8 @@ pub async fn confirm_round(
         // checks the writer's shift under lock.
         let (settled, created) = rounds::confirm(
             conn,
-            &ConfirmRound {
+            &RoundToSettle {
                 key: &key,
-                expected_revision: Some(draft.revision),
                 table: &table,
                 gaming_day: day,
                 writer,
@@ -314,16 +311,22 @@ pub async fn confirm_round(
                 round: &round,
                 settlement: &settlement,
             },
+            Some(draft.revision),
         )?;
         Ok((settled_body(&settled, &table), created))
     })
     .await?;
+    Ok(settled_response(&body, created))
+}
+
+/// A settled round: 201 when this request settled it, 200 when it already was.
+fn settled_response(body: &Value, created: bool) -> HttpResponse {
     let status = if created {
         StatusCode::CREATED
     } else {
         StatusCode::OK
     };
-    Ok(HttpResponse::build(status).json(body))
+    HttpResponse::build(status).json(body)
 }
 
 /// `GET /api/v1/rounds/{key}`: the draft, or the settled round.
@@ -403,7 +406,7 @@ pub async fn record_round(
         let settlement = SettlementOut::new(&round, &settlement);
         let (settled, created) = rounds::record(
             conn,
-            &RecordRound {
+            &RoundToSettle {
                 key: &key,
                 table: &table,
                 gaming_day: day,
@@ -416,10 +419,5 @@ pub async fn record_round(
         Ok((settled_body(&settled, &table), created))
     })
     .await?;
-    let status = if created {
-        StatusCode::CREATED
-    } else {
-        StatusCode::OK
-    };
-    Ok(HttpResponse::build(status).json(body))
+    Ok(settled_response(&body, created))
 }

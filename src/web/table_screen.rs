@@ -12,7 +12,7 @@ use askama::Template;
 use chrono::{NaiveDate, Utc};
 use serde_json::json;
 
-use crate::db::rounds::{self, ConfirmRound, Draft, RoundsError, SettledRound, TableInfo};
+use crate::db::rounds::{self, Draft, RoundToSettle, RoundsError, SettledRound, TableInfo};
 use crate::db::shifts::CurrentShift;
 use crate::round_entry::{place_note, FieldErrors, PlaceBody, PlaceNote, RoundBody, SeatBody};
 use crate::rules::settle::{Outcome, Winner};
@@ -571,9 +571,8 @@ async fn submit_form(
             let (round, settlement) = api::settle_draft_for(conn, &draft, &table, writer)?;
             let (settled, _) = rounds::confirm(
                 conn,
-                &ConfirmRound {
+                &RoundToSettle {
                     key: &key,
-                    expected_revision: Some(draft.revision),
                     table: &table,
                     gaming_day: day,
                     writer,
@@ -581,6 +580,7 @@ async fn submit_form(
                     round: &round,
                     settlement: &settlement,
                 },
+                Some(draft.revision),
             )?;
             Ok(settled.round.id)
         })
