@@ -277,6 +277,7 @@
         if (list.length < 2) return;
         list.forEach(function (f, i) {
           const others = list.filter(function (g, j) { return j !== i && g !== f; });
+          f.blocking = true; // a round with a card twice is never saved, not even as a draft
           if (others.length) f.local.push(card + ' is also in ' + fieldWhere(others[0]));
           else if (f.local.indexOf(card + ' is entered twice') < 0) f.local.push(card + ' is entered twice');
         });
@@ -625,6 +626,10 @@
   function scheduleCheck() {
     dirty = true;
     updateConfirm();
+    // Say at once that a marked problem stops the save (the check would not send it anyway).
+    if (fields.some(function (f) { return isActive(f) && f.blocking && f.local.length; })) {
+      setStatus('Not saved \u2014 fix the marked cards', 'error');
+    }
     clearTimeout(checkTimer);
     if (!checkUrl || signedOut || submitting) return;
     checkTimer = setTimeout(runCheck, 250);
@@ -711,13 +716,15 @@
       else stray.push(String(fe[name]));
     });
     const notes = data.place_notes && typeof data.place_notes === 'object' ? data.place_notes : {};
+    if (preview && typeof data.preview_html === 'string') preview.innerHTML = data.preview_html;
     places.forEach(function (p) {
       const note = q('.place-note[data-for="' + esc(p.id) + '"]');
-      const text = notes[p.id] ? String(notes[p.id]) : '';
+      // Without a note from the server, the preview's foul explanation goes next to the hands.
+      const row = preview && preview.querySelector('tr[data-place="' + esc(p.lower) + '"] .foul-reason');
+      const text = notes[p.id] ? String(notes[p.id]) : row ? row.textContent.trim() : '';
       if (note) note.textContent = text;
       p.section.classList.toggle('is-fouled', /^foul/i.test(text));
     });
-    if (preview && typeof data.preview_html === 'string') preview.innerHTML = data.preview_html;
     canConfirm = !!data.can_confirm;
     if (canConfirm) ensureConfirm();
     render();
