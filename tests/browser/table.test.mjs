@@ -100,6 +100,8 @@ test('the dealer signs in and signs on at the table', async () => {
   assert.equal(await page.locator('#picker .pick').count(), 52);
   assert.match(await page.locator('h1').textContent(), new RegExp(TABLE));
   assert.equal(await page.locator('.recent-rounds tbody tr').count(), 0);
+  assert.equal((await page.locator('.page-header .limits').textContent()).trim(),
+    'Bets 10000\u20135000000 \u00b7 amounts in PHP cents (10000 = PHP 100)');
   await shot(page, 'desktop-1280x800-empty-table');
 });
 
@@ -312,8 +314,20 @@ for (const [name, options] of SIZES) {
         return { what: e.getAttribute('data-card') || e.name || e.className || e.textContent, w: Math.round(r.width), h: Math.round(r.height) };
       }).filter((r) => r.w < 44 || r.h < 44));
     assert.deepEqual(small, [], `tap targets under 44px at ${vw}px wide`);
-    // Each error is readable: on screen inside its place, not clipped.
+    // Every card field is wide enough to show all its cards.
+    const clippedFields = await p.$$eval('#round-form input.cards', (els) =>
+      els.filter((e) => e.offsetParent !== null && e.scrollWidth > e.clientWidth).map((e) => e.name));
+    assert.deepEqual(clippedFields, [], 'card fields cut off');
+    // Each error is readable: not clipped, and not covered by the picker or the action bar
+    // once its field is in view.
     for (const n of ['seat2_back', 'seat2_middle']) {
+      await field(p, n).focus();
+      const covered = await errorOf(p, n).evaluate((e) => {
+        const r = e.getBoundingClientRect();
+        const top = document.elementFromPoint(r.left + 4, r.top + r.height / 2);
+        return top === e || e.contains(top) ? null : (top ? top.className || top.tagName : 'off screen');
+      });
+      assert.equal(covered, null, `${n} error is covered by ${covered}`);
       const clipped = await errorOf(p, n).evaluate((e) => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1);
       assert.equal(clipped, false, `${n} error not clipped`);
       const size = await errorOf(p, n).evaluate((e) => parseFloat(getComputedStyle(e).fontSize));
