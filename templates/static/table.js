@@ -541,6 +541,7 @@
     const countEl = q('.picker-count', picker);
     fieldEl.textContent = t ? fieldLabel(t) : '\u2014';
     countEl.textContent = t ? tokenCount(t) + '/' + t.count : '';
+    countEl.classList.toggle('over', !!t && tokenCount(t) > t.count);
     picker.classList.toggle('no-target', !t);
     const inTarget = new Set(t ? t.parsed.cards.filter(Boolean) : []);
     const dealt = t && t.kind !== 'dealt' && t.place.fields.dealt && isActive(t.place.fields.dealt) ?
@@ -784,7 +785,10 @@
     const f = fieldByInput.get(e.target);
     if (!f || e.key !== 'Enter' || e.isComposing) return;
     e.preventDefault();
-    const visible = fields.filter(isActive);
+    // The 13 dealt cards are optional when playing: Enter goes from hand to hand past them.
+    const visible = fields.filter(function (g) {
+      return isActive(g) && (g === f || g.kind !== 'dealt' || actionOf(g.place) === 'royalty' || g.input.value.trim() !== '');
+    });
     const next = visible[visible.indexOf(f) + 1];
     if (next) next.input.focus();
     else { normalise(f); f.input.blur(); }

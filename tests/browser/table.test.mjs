@@ -129,6 +129,15 @@ test('typed cards in any case, with 10 and suit symbols, are read and written ba
   assert.equal(await field(page, 'seat1_front').inputValue(), 'Ad Kd 2c');
   for (const f of ['seat1_back', 'seat1_middle', 'seat1_front']) assert.equal(await errorOf(page, f).textContent(), '');
 
+  // Enter goes on to the next hand: past the surrendered seat and the optional dealt cards.
+  await field(page, 'seat1_back').focus();
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => document.activeElement.name), 'seat1_middle');
+  await field(page, 'seat1_front').focus();
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => document.activeElement.name), 'seat3_back');
+  await field(page, 'seat3_back').blur();
+
   // Instant feedback while typing: a token that is not a card, and a wrong count on leaving.
   const front = field(page, 'seat3_front');
   await front.pressSequentially('ah 1x');
@@ -249,7 +258,7 @@ test('confirm settles the round once; it shows in the latest rounds with the hou
   await Promise.all([page.waitForURL(new RegExp(`/tables/${TABLE}/rounds/\\d+$`)), confirm.click()]);
   roundUrl = page.url();
   assert.match(await page.locator('h1').textContent(), new RegExp(`${TABLE} .* Round 1\\b`));
-  assert.match(await page.locator('.dealer-result').textContent(), /^20000 PHP$/);
+  assert.match(await page.locator('.dealer-result').textContent(), /^20000 PHP cents$/);
   await shot(page, 'desktop-1280x800-round-settled');
 
   await page.goto(`${base}/tables/${TABLE}`);
