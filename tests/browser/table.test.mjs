@@ -84,6 +84,18 @@ const inputValue = (html, name) => {
   return m ? m[1] : null;
 };
 
+/** With its field focused (scrolled into view as the browser does), the field's error is on
+ * screen and not under the sticky picker or action bar. */
+async function notCovered(page, name) {
+  await field(page, name).focus();
+  const covered = await errorOf(page, name).evaluate((e) => {
+    const r = e.getBoundingClientRect();
+    const top = document.elementFromPoint(r.left + 4, r.top + r.height / 2);
+    return top === e || e.contains(top) ? null : (top ? top.className || top.tagName : 'off screen');
+  });
+  assert.equal(covered, null, `${name} error is covered by ${covered}`);
+}
+
 // One page walks through the round; the tests below run in order on it.
 let page;
 let roundUrl;
@@ -168,6 +180,7 @@ test('a card used twice is flagged next to both hands, with where, and nothing i
   assert.equal(await status(page).textContent(), 'Not saved \u2014 fix the marked cards');
   assert.equal(await page.locator('#round-form button.confirm').count() === 0 ||
     await page.locator('#round-form button.confirm').isDisabled(), true, 'Confirm is not available');
+  await notCovered(page, 'seat3_back');
   await shot(page, 'desktop-1280x800-duplicate-card');
 
   // Nothing of it reached the server: the saved draft still has seat 3's back empty, no round.
@@ -258,6 +271,12 @@ test('confirm settles the round once; it shows in the latest rounds with the hou
   await Promise.all([page.waitForURL(new RegExp(`/tables/${TABLE}/rounds/\\d+$`)), confirm.click()]);
   roundUrl = page.url();
   assert.match(await page.locator('h1').textContent(), new RegExp(`${TABLE} .* Round 1\\b`));
+  const settled = await page.$$eval('table.round-places tbody tr', (trs) => trs.map((tr) => Array.from(tr.cells, (c) => c.textContent.trim())));
+  const seat3 = settled.find((r) => r[0] === 'Seat 3');
+  assert.ok(seat3, `seat 3 in ${JSON.stringify(settled)}`);
+  assert.match(seat3.join(' | '), /middle \(pair of threes\) ranks above back \(pair of twos\)/);
+  assert.equal(seat3[seat3.length - 1], '-30000');
+  assert.deepEqual(settled.find((r) => r[0] === 'Seat 2').slice(1, 3), ['10000', 'Surrender']);
   assert.match(await page.locator('.dealer-result').textContent(), /^20000 PHP cents$/);
   await shot(page, 'desktop-1280x800-round-settled');
 
@@ -330,13 +349,7 @@ for (const [name, options] of SIZES) {
     // Each error is readable: not clipped, and not covered by the picker or the action bar
     // once its field is in view.
     for (const n of ['seat2_back', 'seat2_middle']) {
-      await field(p, n).focus();
-      const covered = await errorOf(p, n).evaluate((e) => {
-        const r = e.getBoundingClientRect();
-        const top = document.elementFromPoint(r.left + 4, r.top + r.height / 2);
-        return top === e || e.contains(top) ? null : (top ? top.className || top.tagName : 'off screen');
-      });
-      assert.equal(covered, null, `${n} error is covered by ${covered}`);
+      await notCovered(p, n);
       const clipped = await errorOf(p, n).evaluate((e) => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1);
       assert.equal(clipped, false, `${n} error not clipped`);
       const size = await errorOf(p, n).evaluate((e) => parseFloat(getComputedStyle(e).fontSize));
