@@ -579,6 +579,7 @@
   let checkTimer = 0;
   let status = null;
   let actionBar = null;
+  let barNet = null;                 // the house's result of the previewed round, in the bar
 
   function setupActionBar() {
     const anchor = previewBtn || confirmBtn;
@@ -596,6 +597,17 @@
     status.setAttribute('role', 'status');
     status.setAttribute('aria-live', 'polite');
     actionBar.insertBefore(status, actionBar.firstChild);
+    barNet = el('p', 'bar-net');
+    barNet.setAttribute('aria-live', 'polite');
+    status.insertAdjacentElement('afterend', barNet);
+    showNet();
+  }
+
+  // The previewed round's house result next to the buttons, so it is seen without scrolling.
+  function showNet() {
+    if (!barNet) return;
+    const net = preview && preview.querySelector('.dealer-net');
+    barNet.textContent = net ? 'House this round: ' + net.textContent.trim() : '';
   }
 
   function setStatus(text, state) {
@@ -656,6 +668,9 @@
       // Half-typed tokens are not shown as errors yet; don't shout about them either.
       const visible = fields.some(function (f) { return isActive(f) && f.blocking && f.local.length; });
       if (visible) setStatus('Not saved \u2014 fix the marked cards', 'error');
+      // The preview shown is of the cards before the mistake: grey it out until fixed.
+      if (preview) preview.classList.add('stale');
+      if (barNet) barNet.textContent = '';
       return;
     }
     const my = ++seq;
@@ -718,6 +733,7 @@
     });
     const notes = data.place_notes && typeof data.place_notes === 'object' ? data.place_notes : {};
     if (preview && typeof data.preview_html === 'string') preview.innerHTML = data.preview_html;
+    if (preview) preview.classList.remove('stale');
     places.forEach(function (p) {
       const note = q('.place-note[data-for="' + esc(p.id) + '"]');
       // Without a note from the server, the preview's foul explanation goes next to the hands.
@@ -726,6 +742,7 @@
       if (note) note.textContent = text;
       p.section.classList.toggle('is-fouled', /^foul/i.test(text));
     });
+    showNet();
     canConfirm = !!data.can_confirm;
     if (canConfirm) ensureConfirm();
     render();

@@ -178,6 +178,8 @@ test('a card used twice is flagged next to both hands, with where, and nothing i
   // The error sits in seat 3's box, under the back field.
   assert.equal(await page.locator('.place[data-place="seat3"] .field-error[data-for="seat3_back"]').count(), 1);
   assert.equal(await status(page).textContent(), 'Not saved \u2014 fix the marked cards');
+  await page.waitForSelector('#preview.stale, #preview:empty', { state: 'attached' });
+  assert.equal(await page.locator('.action-bar .bar-net').textContent(), '');
   assert.equal(await page.locator('#round-form button.confirm').count() === 0 ||
     await page.locator('#round-form button.confirm').isDisabled(), true, 'Confirm is not available');
   await notCovered(page, 'seat3_back');
@@ -207,6 +209,13 @@ test('the dealer hands are tapped on the picker; used cards are greyed out', asy
     assert.ok(await b.evaluate((e) => e.classList.contains('used')), `${card} greyed`);
     assert.equal(await b.getAttribute('aria-disabled'), 'true');
     assert.equal(await b.getAttribute('title'), `${card} is in ${where}`);
+  }
+  // Under the mouse, the picker's light buttons stay light (their text is dark).
+  for (const sel of ['#picker .picker-toggle', '#picker .pick[data-card="7h"]']) {
+    await page.hover(sel);
+    const bg = await page.locator(sel).evaluate((e) => getComputedStyle(e).backgroundColor);
+    const sum = bg.match(/\d+/g).slice(0, 3).map(Number).reduce((a, b) => a + b, 0);
+    assert.ok(sum > 600, `${sel} background under the mouse is ${bg}`);
   }
   const opacity = await pickButton(page, 'As').evaluate((e) => Number(getComputedStyle(e).opacity));
   assert.ok(opacity < 0.6, `a used card looks greyed (opacity ${opacity})`);
@@ -260,6 +269,7 @@ test('the preview names every hand, explains the foul, and gives outcomes and am
   assert.match(await note.textContent(), /foul/i);
   assert.ok(await page.locator('.place[data-place="seat3"]').evaluate((e) => e.classList.contains('is-fouled')));
   assert.equal(await page.locator('.place-note[data-for="seat1"]').textContent(), '');
+  assert.equal(await page.locator('.action-bar .bar-net').textContent(), 'House this round: 20000');
   await shot(page, 'desktop-1280x800-round-entered');
   await page.locator('#preview').scrollIntoViewIfNeeded();
   await shot(page, 'desktop-1280x800-preview');
@@ -323,6 +333,8 @@ for (const [name, options] of SIZES) {
       if (options.hasTouch) await b.tap(); else await b.click();
     }
     assert.equal(await field(p, 'seat2_front').inputValue(), '7s 6s 5s');
+    // Tapping cards leaves no text field focused, so no on-screen keyboard covers the screen.
+    assert.notEqual(await p.evaluate(() => document.activeElement.tagName), 'INPUT');
     assert.equal(await errorOf(p, 'seat2_back').textContent(), 'Qc is also in seat 1 back');
     assert.equal(await errorOf(p, 'seat2_middle').textContent(), 'card 3 `1x` is not a card (rank 1?)');
     await p.evaluate(() => window.scrollTo(0, 0));
