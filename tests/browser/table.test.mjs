@@ -119,7 +119,13 @@ test('the dealer signs in and signs on at the table', async () => {
 
 test('bets and actions: two seats play, seat 2 surrenders', async () => {
   await page.selectOption('#seat1_action', 'play');
+  // The server's own checks come back next to the field too: a bet under the table minimum.
+  await page.fill('#seat1_bet', '500');
+  await page.waitForFunction(() => document.querySelector('.field-error[data-for="seat1_bet"]').textContent !== '');
+  assert.equal(await errorOf(page, 'seat1_bet').textContent(), 'seat 1 bet 500 is below the table minimum of 10000');
+  assert.equal(await field(page, 'seat1_bet').getAttribute('aria-invalid'), 'true');
   await page.fill('#seat1_bet', '20000');
+  assert.equal(await errorOf(page, 'seat1_bet').textContent(), '');
   await page.selectOption('#seat2_action', 'surrender');
   await page.fill('#seat2_bet', '10000');
   await page.selectOption('#seat3_action', 'play');
