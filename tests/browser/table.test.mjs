@@ -176,6 +176,9 @@ test('a card used twice is flagged next to both hands, with where, and nothing i
   assert.equal(inputValue(before, 'seat3_back'), '');
   assert.equal(inputValue(before, 'seat1_front'), 'Ad Kd 2c');
 
+  const sent = [];
+  const onRequest = (r) => { if (r.url().endsWith('/round/check')) sent.push(r.postData() || ''); };
+  page.on('request', onRequest);
   await typeCards(page, 'seat3_back', '2c 2d 5h 7s 8c'); // 2c is seat 1's front
   assert.equal(await errorOf(page, 'seat3_back').textContent(), '2c is also in seat 1 front');
   assert.equal(await errorOf(page, 'seat1_front').textContent(), '2c is also in seat 3 back');
@@ -184,7 +187,10 @@ test('a card used twice is flagged next to both hands, with where, and nothing i
   // The error sits in seat 3's box, under the back field.
   assert.equal(await page.locator('.place[data-place="seat3"] .field-error[data-for="seat3_back"]').count(), 1);
   assert.equal(await status(page).textContent(), 'Not saved \u2014 fix the marked cards');
-  await page.waitForSelector('#preview.stale, #preview:empty', { state: 'attached' });
+  // The debounced check ran and held the save back (it marks the preview out of date).
+  await page.waitForSelector('#preview.stale', { state: 'attached' });
+  page.off('request', onRequest);
+  assert.deepEqual(sent, [], 'no check (which saves the draft) was sent with the duplicate');
   assert.equal(await page.locator('.action-bar .bar-net').textContent(), '');
   assert.equal(await page.locator('#round-form button.confirm').count() === 0 ||
     await page.locator('#round-form button.confirm').isDisabled(), true, 'Confirm is not available');
@@ -192,7 +198,6 @@ test('a card used twice is flagged next to both hands, with where, and nothing i
   await shot(page, 'desktop-1280x800-duplicate-card');
 
   // Nothing of it reached the server: the saved draft still has seat 3's back empty, no round.
-  await page.waitForTimeout(400); // longer than the check's debounce: a wrong save would be sent by now
   const during = await serverPage(page);
   assert.equal(inputValue(during, 'seat3_back'), '');
   assert.doesNotMatch(during, /2c 2d 5h 7s 8c/);
