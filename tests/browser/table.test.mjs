@@ -264,7 +264,7 @@ test('the preview names every hand, explains the foul, and gives outcomes and am
   assert.match(text('Seat 1'), /full house/i);
   assert.match(text('Seat 1'), /ace high|ace-high/i);
   assert.match(text('Seat 1'), /Played/);
-  assert.match(text('Seat 1'), /(^|[^\d])20000\b/);
+  assert.match(text('Seat 1'), /\+20000$/);
   assert.match(text('Seat 2'), /Surrendered/);
   assert.match(text('Seat 2'), /(-|\u2212)10000\b/);
   assert.match(text('Seat 3'), /pair of twos/i);
@@ -274,13 +274,14 @@ test('the preview names every hand, explains the foul, and gives outcomes and am
   assert.match(text('Dealer'), /full house/i);
   assert.match(text('Dealer'), /three of a kind|trips/i);
   assert.match(text('Dealer'), /pair of queens/i);
-  assert.match(text('Dealer'), /(^|[^\d-])20000\b/);
+  assert.match(text('Dealer'), /\+20000$/);
+  assert.equal((await page.locator('#preview .dealer-net').textContent()).trim(), '+20000');
   // The foul is also explained next to seat 3's hands.
   const note = page.locator('.place-note[data-for="seat3"]');
   assert.match(await note.textContent(), /foul/i);
   assert.ok(await page.locator('.place[data-place="seat3"]').evaluate((e) => e.classList.contains('is-fouled')));
   assert.equal(await page.locator('.place-note[data-for="seat1"]').textContent(), '');
-  assert.equal(await page.locator('.action-bar .bar-net').textContent(), 'House this round: 20000');
+  assert.equal(await page.locator('.action-bar .bar-net').textContent(), 'House this round: +20000');
   await shot(page, 'desktop-1280x800-round-entered');
   await page.locator('#preview').scrollIntoViewIfNeeded();
   await shot(page, 'desktop-1280x800-preview');
@@ -298,7 +299,7 @@ test('confirm settles the round once; it shows in the latest rounds with the hou
   assert.match(seat3.join(' | '), /middle \(pair of threes\) ranks above back \(pair of twos\)/);
   assert.equal(seat3[seat3.length - 1], '-30000');
   assert.deepEqual(settled.find((r) => r[0] === 'Seat 2').slice(1, 3), ['10000', 'Surrender']);
-  assert.match(await page.locator('.dealer-result').textContent(), /^20000 PHP cents$/);
+  assert.match(await page.locator('.dealer-result').textContent(), /^\+20000 PHP cents$/);
   await shot(page, 'desktop-1280x800-round-settled');
 
   await page.goto(`${base}/tables/${TABLE}`);
@@ -306,8 +307,8 @@ test('confirm settles the round once; it shows in the latest rounds with the hou
   assert.equal(await recent.count(), 1);
   const cells = await recent.first().locator('td').allTextContents();
   assert.equal(cells[0].trim(), '1');
-  assert.match(cells[2].trim(), /^\+?20000$/);
-  assert.match((await page.locator('.house-today').textContent()).trim(), /^\+?20000$/);
+  assert.equal(cells[2].trim(), '+20000');
+  assert.equal((await page.locator('.house-today').textContent()).trim(), '+20000');
   assert.equal(await recent.first().locator('a').getAttribute('href'), new URL(roundUrl).pathname);
   // A new round starts empty.
   assert.equal(await field(page, 'seat1_back').inputValue(), '');
