@@ -734,19 +734,23 @@
     const notes = data.place_notes && typeof data.place_notes === 'object' ? data.place_notes : {};
     if (preview && typeof data.preview_html === 'string') preview.innerHTML = data.preview_html;
     if (preview) preview.classList.remove('stale');
-    places.forEach(function (p) {
-      const note = q('.place-note[data-for="' + esc(p.id) + '"]');
-      // Without a note from the server, the preview's foul explanation goes next to the hands.
-      const row = preview && preview.querySelector('tr[data-place="' + esc(p.lower) + '"] .foul-reason');
-      const text = notes[p.id] ? String(notes[p.id]) : row ? row.textContent.trim() : '';
-      if (note) note.textContent = text;
-      p.section.classList.toggle('is-fouled', /^foul/i.test(text));
-    });
+    showNotes(notes);
     showNet();
     canConfirm = !!data.can_confirm;
     if (canConfirm) ensureConfirm();
     render();
     if (stray.length) flashStatusExtra(stray.join('; '));
+  }
+
+  // Notes next to each place's hands: the server's, else the preview's foul explanation.
+  function showNotes(notes) {
+    places.forEach(function (p) {
+      const note = q('.place-note[data-for="' + esc(p.id) + '"]');
+      const row = preview && preview.querySelector('tr[data-place="' + esc(p.lower) + '"] .foul-reason');
+      const text = notes[p.id] ? String(notes[p.id]) : row ? row.textContent.trim() : '';
+      if (note) note.textContent = text;
+      p.section.classList.toggle('is-fouled', /^foul/i.test(text));
+    });
   }
 
   function flashStatusExtra(text) {
@@ -847,6 +851,7 @@
   const grid = places[0].section.parentElement;
   if (grid !== form && places.every(function (p) { return p.section.parentElement === grid; })) grid.classList.add('pp-places');
   setupActionBar();
+  showNotes({});
   buildPicker();
   validate();
   setTarget(defaultTarget());

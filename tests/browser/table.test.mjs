@@ -285,6 +285,13 @@ test('the preview names every hand, explains the foul, and gives outcomes and am
   await shot(page, 'desktop-1280x800-round-entered');
   await page.locator('#preview').scrollIntoViewIfNeeded();
   await shot(page, 'desktop-1280x800-preview');
+
+  // The Preview button asks the server for the page with the preview (as without script).
+  await Promise.all([page.waitForURL(`${base}/tables/${TABLE}/round`), page.locator('#round-form button[value="preview"]').click()]);
+  await page.waitForSelector('#picker .pick');
+  assert.match(await page.locator('#preview').textContent(), /Foul: middle \(pair of threes\) ranks above back \(pair of twos\)/);
+  assert.match(await page.locator('.place-note[data-for="seat3"]').textContent(), /^Foul: middle/);
+  assert.equal(await field(page, 'dealer_back').inputValue(), '7h 7d 7c 5s 5d');
 });
 
 test('confirm settles the round once; it shows in the latest rounds with the house result', async () => {
