@@ -222,6 +222,26 @@
     section.classList.toggle('pp-grid', flat);
     const note = q('.place-note[data-for="' + esc(place.id) + '"]', section);
     if (note) note.setAttribute('aria-live', 'polite');
+
+    // The 13 dealt cards are optional when playing: folded into a button until wanted, so the
+    // hands of all four places need less scrolling. A royalty always shows them (see CSS).
+    const dealt = place.fields.dealt;
+    if (dealt && dealt.wrapper && !dealt.input.value.trim() && !dealt.input.classList.contains('is-invalid') &&
+        !(serverErrors[dealt.name])) {
+      dealt.wrapper.classList.add('pp-folded');
+      const open = document.createElement('button');
+      open.type = 'button';
+      open.className = 'pp-show-dealt';
+      open.textContent = '+ Dealt cards (optional)';
+      open.setAttribute('aria-controls', dealt.input.id || '');
+      open.setAttribute('data-pp-hide', 'empty surrender royalty');
+      dealt.wrapper.insertAdjacentElement('beforebegin', open);
+      open.addEventListener('click', function () {
+        dealt.wrapper.classList.remove('pp-folded');
+        open.remove();
+        dealt.input.focus();
+      });
+    }
   }
 
   /* ------------------------------------------------------------------ */

@@ -136,6 +136,14 @@ test('bets and actions: two seats play, seat 2 surrenders', async () => {
     assert.equal(await field(page, f).isVisible(), false, `${f} hidden for a surrender`);
   }
   assert.equal(await field(page, 'seat1_back').isVisible(), true);
+  // The 13 dealt cards are folded away while playing, and shown for a royalty (which needs them).
+  assert.equal(await field(page, 'seat3_dealt').isVisible(), false);
+  await page.selectOption('#seat3_action', 'royalty');
+  assert.equal(await field(page, 'seat3_dealt').isVisible(), true);
+  assert.equal(await field(page, 'seat3_back').isVisible(), false);
+  await page.selectOption('#seat3_action', 'play');
+  assert.equal(await field(page, 'seat3_dealt').isVisible(), false);
+  assert.equal(await page.locator('.place[data-place="seat3"] .pp-show-dealt').isVisible(), true);
 });
 
 test('typed cards in any case, with 10 and suit symbols, are read and written back canonically', async () => {
@@ -247,8 +255,11 @@ test('the dealer hands are tapped on the picker; used cards are greyed out', asy
   assert.equal(await field(page, 'dealer_back').inputValue(), '7h 7d 7c 5s 5d');
   assert.equal(await field(page, 'dealer_middle').inputValue(), 'Jh Jd Jc 6s 3h');
   assert.equal(await field(page, 'dealer_front').inputValue(), 'Qc Qd 2h');
-  // A tapped card is now greyed for other fields.
-  await field(page, 'seat1_dealt').focus();
+  // A tapped card is now greyed for other fields, e.g. seat 1's optional dealt cards (folded
+  // until asked for).
+  assert.equal(await field(page, 'seat1_dealt').isVisible(), false);
+  await page.locator('.place[data-place="seat1"] .pp-show-dealt').click();
+  assert.equal(await page.evaluate(() => document.activeElement.name), 'seat1_dealt');
   assert.ok(await pickButton(page, '7h').evaluate((e) => e.classList.contains('used')));
   await field(page, 'seat1_dealt').blur();
   await saved(page);
