@@ -405,3 +405,17 @@ for (const [name, options] of SIZES) {
     await p.context().close();
   });
 }
+
+test('without script the server form still works: every field shown, no picker', async () => {
+  const p = await dealerPage({ viewport: { width: 1280, height: 800 }, javaScriptEnabled: false });
+  await p.goto(`${base}/tables/${TABLE}`);
+  assert.equal(await p.locator('#picker').isVisible(), false);
+  assert.equal(await field(p, 'seat3_dealt').isVisible(), true);
+  assert.equal(await field(p, 'seat3_back').isVisible(), true);
+  await p.selectOption('#seat1_action', 'play');
+  await p.fill('#seat1_bet', '5');
+  await Promise.all([p.waitForURL(`${base}/tables/${TABLE}/round`), p.locator('button[value="preview"]').click()]);
+  assert.equal(await errorOf(p, 'seat1_bet').textContent(), 'seat 1 bet 5 is below the table minimum of 10000');
+  await shot(p, 'nojs-1280x800-preview-error');
+  await p.context().close();
+});
