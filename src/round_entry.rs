@@ -13,7 +13,7 @@ use crate::rules::money::Money;
 use crate::rules::place::{Place, SeatNo};
 use crate::rules::profile::RuleProfile;
 use crate::rules::royalty::Royalty;
-use crate::rules::set_hand::SetHandError;
+use crate::rules::set_hand::{SetHand, SetHandError, Slot};
 use crate::rules::settle::{DealError, Round, SettlementError};
 use crate::rules::wire::{Action, PlaceIn, RoundIn, SeatIn, WireError};
 
@@ -255,6 +255,55 @@ fn card_field(body: &RoundBody, place: Place, card: Card) -> String {
     key(place, "back")
 }
 
+/// What a dealer needs to see about one place's set hands before confirming: each hand's name
+/// and, for a fouled set, the foul in words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlaceNote {
+    pub back: &'static str,
+    pub middle: &'static str,
+    pub front: &'static str,
+    /// `None` when the set is legal.
+    pub foul: Option<String>,
+}
+
+impl PlaceNote {
+    /// The note as one line, the foul first ("fouled: middle (...) ranks above back (...); back:
+    /// ..., middle: ..., front: ...").
+    pub fn text(&self) -> String {
+        let hands = format!(
+            "back: {}, middle: {}, front: {}",
+            self.back, self.middle, self.front
+        );
+        match &self.foul {
+            Some(foul) => format!("fouled: {foul}; {hands}"),
+            None => hands,
+        }
+    }
+}
+
+/// The note of a place whose three hands, as entered, are 5, 5 and 3 distinct readable cards;
+/// `None` otherwise (what is wrong with them is the validation's to say). Judged on its own,
+/// so a place gets its note while the rest of the round is still being entered.
+pub fn place_note(
+    back: &str,
+    middle: &str,
+    front: &str,
+    profile: &RuleProfile,
+) -> Option<PlaceNote> {
+    let set = SetHand::new(
+        &parse_cards(back).ok()?,
+        &parse_cards(middle).ok()?,
+        &parse_cards(front).ok()?,
+    )
+    .ok()?;
+    Some(PlaceNote {
+        back: set.name(Slot::Back),
+        middle: set.name(Slot::Middle),
+        front: set.name(Slot::Front),
+        foul: set.foul(profile).map(|foul| foul.to_string()),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -309,6 +358,40 @@ mod tests {
         assert!(errors.0.contains_key("seat1_middle"), "{errors:?}");
         assert!(errors.0.contains_key("dealer_front"), "{errors:?}");
         assert!(errors.summary().contains("Jc"), "{errors:?}");
+    }
+
+    #[test]
+    fn a_place_note_names_the_hands_and_explains_a_foul() {
+        let profile = RuleProfile::default();
+        let legal = place_note("Ac Ad Ah 3s 4s", "8c 8d 9h Ts Jd", "Qc Kd As", &profile).unwrap();
+        assert_eq!(legal.foul, None);
+        assert!(legal.back.starts_with("three of a kind"), "{legal:?}");
+        assert!(
+            legal.text().starts_with("back: three of a kind"),
+            "{legal:?}"
+        );
+
+        let fouled = place_note("6c 6d 2h 3s 4s", "9c 9d Kh Ts Jd", "Qc 7d 5s", &profile).unwrap();
+        let foul = fouled.foul.clone().unwrap();
+        assert!(foul.contains("middle") && foul.contains("back"), "{foul}");
+        assert!(fouled.text().starts_with("fouled: "), "{}", fouled.text());
+    }
+
+    #[test]
+    fn a_place_with_unreadable_or_missing_cards_gets_no_note() {
+        let profile = RuleProfile::default();
+        assert_eq!(
+            place_note("Ac Ad Ah 3s Xs", "8c 8d 9h Ts Jd", "Qc Kd As", &profile),
+            None
+        );
+        assert_eq!(
+            place_note("Ac Ad Ah 3s", "8c 8d 9h Ts Jd", "Qc Kd As", &profile),
+            None
+        );
+        assert_eq!(
+            place_note("Ac Ad Ah 3s 4s", "8c 8d 9h Ts Ac", "Qc Kd As", &profile),
+            None
+        );
     }
 
     #[test]

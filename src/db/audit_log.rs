@@ -8,6 +8,7 @@
 
 use chrono::{DateTime, NaiveDate, SecondsFormat, SubsecRound, Utc};
 use diesel::prelude::*;
+use diesel::sql_types::BigInt;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -106,68 +107,77 @@ pub struct AuditEvent {
     pub hash: Vec<u8>,
 }
 
-/// Appends `event` to its chain. Call it inside the transaction that makes the change it
-/// records: it locks the chain's head row until that transaction ends.
-pub fn append(conn: &mut PgConnection, event: &NewAuditEvent<'_>) -> QueryResult<AuditEvent> {
-    // A savepoint when the caller has a transaction open (the normal case), so the event and
-    // the head move together even if a caller forgets.
-    conn.transaction(|conn| {
-        diesel::insert_into(audit_chain_heads::table)
-            .values((
-                audit_chain_heads::chain.eq(event.chain),
-                audit_chain_heads::last_seq.eq(0_i64),
-                audit_chain_heads::last_hash.eq(GENESIS_HASH.as_slice()),
-            ))
-            .on_conflict_do_nothing()
-            .execute(conn)?;
-        let (last_seq, prev_hash): (i64, Vec<u8>) = audit_chain_heads::table
-            .filter(audit_chain_heads::chain.eq(event.chain))
-            .select((audit_chain_heads::last_seq, audit_chain_heads::last_hash))
-            .for_update()
-            .first(conn)?;
-        let seq = last_seq + 1;
-        // PostgreSQL keeps microseconds: hash exactly what is stored.
-        let at = Utc::now().trunc_subsecs(6);
-        let fields = HashedFields {
-            chain: event.chain,
-            seq,
-            at,
-            actor_user_id: event.actor.user_id.map(|id| id.0),
-            actor_name: &event.actor.name,
-            action: event.action,
-            target: &event.target,
-            details: &event.details,
-            client_addr: event.actor.client_addr.as_deref(),
-            gaming_day: event.gaming_day,
-            table_id: event.table_id,
-        };
-        let hash = event_hash(&prev_hash, &fields);
-        let stored = diesel::insert_into(audit_events::table)
-            .values((
-                audit_events::chain.eq(event.chain),
-                audit_events::seq.eq(seq),
-                audit_events::at.eq(at),
-                audit_events::actor_user_id.eq(fields.actor_user_id),
-                audit_events::actor_name.eq(&event.actor.name),
-                audit_events::action.eq(event.action),
-                audit_events::target.eq(&event.target),
-                audit_events::details.eq(&event.details),
-                audit_events::client_addr.eq(fields.client_addr),
-                audit_events::gaming_day.eq(event.gaming_day),
-                audit_events::table_id.eq(event.table_id),
-                audit_events::prev_hash.eq(&prev_hash),
-                audit_events::hash.eq(hash.as_slice()),
-            ))
-            .returning(AuditEvent::as_returning())
-            .get_result(conn)?;
-        diesel::update(audit_chain_heads::table.filter(audit_chain_heads::chain.eq(event.chain)))
-            .set((
-                audit_chain_heads::last_seq.eq(seq),
-                audit_chain_heads::last_hash.eq(hash.as_slice()),
-            ))
-            .execute(conn)?;
-        Ok(stored)
-    })
+/// Appends `event` to its chain and returns its sequence number. Call it inside the
+/// transaction that makes the change it records: it locks the chain's head row until that
+/// transaction ends. (Called outside one, it opens its own.) Two statements, whatever the
+/// chain's length: this runs inside every confirmed round.
+pub fn append(conn: &mut PgConnection, event: &NewAuditEvent<'_>) -> QueryResult<i64> {
+    use diesel::connection::TransactionManager;
+    let in_transaction =
+        <PgConnection as Connection>::TransactionManager::transaction_manager_status_mut(conn)
+            .transaction_depth()?
+            .is_some();
+    if in_transaction {
+        append_locked(conn, event)
+    } else {
+        conn.transaction(|conn| append_locked(conn, event))
+    }
+}
+
+fn append_locked(conn: &mut PgConnection, event: &NewAuditEvent<'_>) -> QueryResult<i64> {
+    use diesel::sql_types::{Bytea, Date, Jsonb, Nullable, Text, Timestamptz};
+    // Creates the chain's head on first use and locks it either way (ON CONFLICT DO UPDATE
+    // takes the row lock), so appenders to one chain take turns.
+    let (last_seq, prev_hash): (i64, Vec<u8>) = diesel::insert_into(audit_chain_heads::table)
+        .values((
+            audit_chain_heads::chain.eq(event.chain),
+            audit_chain_heads::last_seq.eq(0_i64),
+            audit_chain_heads::last_hash.eq(GENESIS_HASH.as_slice()),
+        ))
+        .on_conflict(audit_chain_heads::chain)
+        .do_update()
+        .set(audit_chain_heads::chain.eq(diesel::upsert::excluded(audit_chain_heads::chain)))
+        .returning((audit_chain_heads::last_seq, audit_chain_heads::last_hash))
+        .get_result(conn)?;
+    let seq = last_seq + 1;
+    // PostgreSQL keeps microseconds: hash exactly what is stored.
+    let at = Utc::now().trunc_subsecs(6);
+    let fields = HashedFields {
+        chain: event.chain,
+        seq,
+        at,
+        actor_user_id: event.actor.user_id.map(|id| id.0),
+        actor_name: &event.actor.name,
+        action: event.action,
+        target: &event.target,
+        details: &event.details,
+        client_addr: event.actor.client_addr.as_deref(),
+        gaming_day: event.gaming_day,
+        table_id: event.table_id,
+    };
+    let hash = event_hash(&prev_hash, &fields);
+    // The event and the moved head in one statement.
+    diesel::sql_query(
+        "WITH event AS (INSERT INTO audit_events (chain, seq, at, actor_user_id, actor_name, \
+         action, target, details, client_addr, gaming_day, table_id, prev_hash, hash) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)) \
+         UPDATE audit_chain_heads SET last_seq = $2, last_hash = $13 WHERE chain = $1",
+    )
+    .bind::<Text, _>(event.chain)
+    .bind::<BigInt, _>(seq)
+    .bind::<Timestamptz, _>(at)
+    .bind::<Nullable<BigInt>, _>(fields.actor_user_id)
+    .bind::<Text, _>(&event.actor.name)
+    .bind::<Text, _>(event.action)
+    .bind::<Text, _>(&event.target)
+    .bind::<Jsonb, _>(&event.details)
+    .bind::<Nullable<Text>, _>(fields.client_addr)
+    .bind::<Nullable<Date>, _>(event.gaming_day)
+    .bind::<Nullable<BigInt>, _>(event.table_id)
+    .bind::<Bytea, _>(&prev_hash)
+    .bind::<Bytea, _>(hash.as_slice())
+    .execute(conn)?;
+    Ok(seq)
 }
 
 /// The outcome of re-computing a chain's hashes.

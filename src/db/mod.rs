@@ -2,6 +2,7 @@
 //! Every function that changes a row takes `&mut PgConnection` and writes its audit event in
 //! the same transaction.
 
+pub mod api_tokens;
 pub mod audit_log;
 pub mod demo;
 pub mod embedded;

@@ -1,17 +1,22 @@
 //! Rounds: the open draft of each table, its confirmation into a numbered, immutable settled
 //! round (with every place's record and the `round.settled` audit event, in one transaction),
 //! and the reads of tables, profile versions and rounds that round entry needs.
+//!
+//! Every round belongs to a dealer's shift: a dealer enters rounds only at the table they are
+//! signed on at, a pit manager at any table with a dealer on shift, for that dealer's shift.
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Date, Integer};
+use diesel::sql_types::{BigInt, Date, Jsonb, Nullable, Text};
 use rand::RngCore;
 use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
-use crate::db::schema::{gaming_tables, round_drafts, round_places, rounds, rule_profile_versions};
-use crate::db::users::UserId;
+use crate::db::schema::{dealer_shifts, round_drafts, round_places, rounds};
+use crate::db::shifts::{self, CurrentShift, Shift};
+use crate::db::tables::TableId;
+use crate::db::users::{Role, UserId};
 use crate::rules::profile::RuleProfile;
 use crate::rules::settle::Round;
 use crate::rules::wire::{PlaceIn, RoundIn, SettlementOut};
@@ -31,6 +36,49 @@ pub enum RoundsError {
     NoProfileVersion(String),
     #[error("rule profile version {id} cannot be read: {source}")]
     BadProfile { id: i64, source: serde_json::Error },
+    #[error("You are not signed on at {code}; sign on first.")]
+    NotSignedOn { code: String },
+    #[error(
+        "No dealer is signed on at {code}; a dealer must sign on before rounds are entered there."
+    )]
+    NobodyOnShift { code: String },
+}
+
+/// Who is entering a round. A dealer may enter rounds only at the table they are signed on at;
+/// a pit manager (supervisor) at any table with a dealer on shift, for that dealer's shift.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Writer {
+    pub user: UserId,
+    pub role: Role,
+}
+
+impl Writer {
+    /// Whether this writer may enter rounds at a table whose open shift is `open`.
+    pub fn may_enter(self, open: Option<&Shift>, code: &str) -> Result<(), RoundsError> {
+        match (self.role, open) {
+            (Role::Supervisor, Some(_)) => Ok(()),
+            (Role::Supervisor, None) => Err(RoundsError::NobodyOnShift {
+                code: code.to_owned(),
+            }),
+            (_, Some(shift)) if shift.dealer_id == self.user.0 => Ok(()),
+            _ => Err(RoundsError::NotSignedOn {
+                code: code.to_owned(),
+            }),
+        }
+    }
+}
+
+/// The table's open shift that `writer` may enter rounds for (with the dealer's name).
+pub fn entry_shift(
+    conn: &mut PgConnection,
+    table: &TableInfo,
+    writer: Writer,
+) -> Result<CurrentShift, RoundsError> {
+    let current = shifts::current_shift(conn, TableId(table.id))?;
+    writer.may_enter(current.as_ref().map(|c| &c.shift), &table.code)?;
+    current.ok_or_else(|| RoundsError::NobodyOnShift {
+        code: table.code.clone(),
+    })
 }
 
 /// A gaming table with the rule-profile version currently in force.
@@ -46,79 +94,78 @@ pub struct TableInfo {
     pub profile: RuleProfile,
 }
 
-type TableRow = (i64, String, String, String, i64, i64, i64);
+/// A table with its latest profile version, read in one query.
+#[derive(QueryableByName)]
+struct TableRow {
+    #[diesel(sql_type = BigInt)]
+    id: i64,
+    #[diesel(sql_type = Text)]
+    code: String,
+    #[diesel(sql_type = Text)]
+    name: String,
+    #[diesel(sql_type = Text)]
+    currency: String,
+    #[diesel(sql_type = BigInt)]
+    min_bet: i64,
+    #[diesel(sql_type = BigInt)]
+    max_bet: i64,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    version_id: Option<i64>,
+    #[diesel(sql_type = Nullable<Jsonb>)]
+    options: Option<Value>,
+}
 
-fn table_where(
-    conn: &mut PgConnection,
-    row: Option<TableRow>,
-) -> Result<Option<TableInfo>, RoundsError> {
-    let Some((id, code, name, currency, min_bet, max_bet, profile_id)) = row else {
+const TABLE_WITH_VERSION: &str = "\
+    SELECT t.id, t.code, t.name, t.currency, t.min_bet, t.max_bet, \
+           v.id AS version_id, v.options \
+    FROM gaming_tables t \
+    LEFT JOIN LATERAL ( \
+        SELECT id, options FROM rule_profile_versions \
+        WHERE profile_id = t.rule_profile_id ORDER BY version DESC LIMIT 1 \
+    ) v ON true";
+
+fn table_info(row: Option<TableRow>) -> Result<Option<TableInfo>, RoundsError> {
+    let Some(row) = row else {
         return Ok(None);
     };
-    let version: Option<(i64, Value)> = rule_profile_versions::table
-        .filter(rule_profile_versions::profile_id.eq(profile_id))
-        .order(rule_profile_versions::version.desc())
-        .select((rule_profile_versions::id, rule_profile_versions::options))
-        .first(conn)
-        .optional()?;
-    let Some((version_id, options)) = version else {
-        return Err(RoundsError::NoProfileVersion(code));
+    let (Some(version_id), Some(options)) = (row.version_id, row.options) else {
+        return Err(RoundsError::NoProfileVersion(row.code));
     };
     let profile = serde_json::from_value(options).map_err(|source| RoundsError::BadProfile {
         id: version_id,
         source,
     })?;
     Ok(Some(TableInfo {
-        id,
-        code,
-        name,
-        currency,
-        min_bet,
-        max_bet,
+        id: row.id,
+        code: row.code,
+        name: row.name,
+        currency: row.currency,
+        min_bet: row.min_bet,
+        max_bet: row.max_bet,
         profile_version_id: version_id,
         profile,
     }))
 }
-
-const TABLE_COLUMNS: (
-    gaming_tables::id,
-    gaming_tables::code,
-    gaming_tables::name,
-    gaming_tables::currency,
-    gaming_tables::min_bet,
-    gaming_tables::max_bet,
-    gaming_tables::rule_profile_id,
-) = (
-    gaming_tables::id,
-    gaming_tables::code,
-    gaming_tables::name,
-    gaming_tables::currency,
-    gaming_tables::min_bet,
-    gaming_tables::max_bet,
-    gaming_tables::rule_profile_id,
-);
 
 /// The table with this code and its current profile version.
 pub fn table_by_code(
     conn: &mut PgConnection,
     code: &str,
 ) -> Result<Option<TableInfo>, RoundsError> {
-    let row = gaming_tables::table
-        .filter(gaming_tables::code.eq(code))
-        .select(TABLE_COLUMNS)
-        .first(conn)
+    let row = diesel::sql_query(format!("{TABLE_WITH_VERSION} WHERE t.code = $1"))
+        .bind::<Text, _>(code)
+        .get_result(conn)
         .optional()?;
-    table_where(conn, row)
+    table_info(row)
 }
 
 /// The table with this id and its current profile version.
 pub fn table_by_id(conn: &mut PgConnection, id: i64) -> Result<Option<TableInfo>, RoundsError> {
-    let row = gaming_tables::table
-        .find(id)
-        .select(TABLE_COLUMNS)
-        .first(conn)
+    let row = diesel::sql_query(format!("{TABLE_WITH_VERSION} WHERE t.id = $1"))
+        .bind::<BigInt, _>(id)
+        .get_result(conn)
         .optional()?;
-    table_where(conn, row)
+    table_info(row)
 }
 
 /// A round being entered.
@@ -128,6 +175,7 @@ pub struct Draft {
     pub id: i64,
     pub draft_key: String,
     pub table_id: i64,
+    pub shift_id: Option<i64>,
     pub created_by: i64,
     pub revision: i32,
     pub data: Value,
@@ -150,15 +198,17 @@ fn new_key() -> String {
     hex::encode(bytes)
 }
 
-/// The table's open draft, created (with a `round.draft_opened` event) if there is none.
+/// The table's open draft, created (with a `round.draft_opened` event) if there is none, and
+/// the shift `writer` enters it for. Refused when `writer` may not enter rounds at the table.
 pub fn open_draft(
     conn: &mut PgConnection,
     table: &TableInfo,
-    user: UserId,
+    writer: Writer,
     actor: &Actor,
     gaming_day: NaiveDate,
-) -> Result<Draft, RoundsError> {
-    conn.transaction(|conn| {
+) -> Result<(Draft, CurrentShift), RoundsError> {
+    let shift = entry_shift(conn, table, writer)?;
+    let draft = conn.transaction(|conn| {
         if let Some(draft) = open_draft_of(conn, table.id)? {
             return Ok(draft);
         }
@@ -168,7 +218,8 @@ pub fn open_draft(
             .values((
                 round_drafts::draft_key.eq(new_key()),
                 round_drafts::table_id.eq(table.id),
-                round_drafts::created_by.eq(user.0),
+                round_drafts::shift_id.eq(shift.shift.id),
+                round_drafts::created_by.eq(writer.user.0),
             ))
             .on_conflict_do_nothing()
             .returning(Draft::as_returning())
@@ -186,13 +237,18 @@ pub fn open_draft(
                 actor,
                 action: "round.draft_opened",
                 target: format!("round:{}", draft.draft_key),
-                details: json!({ "table": table.code, "draft_key": draft.draft_key }),
+                details: json!({
+                    "table": table.code,
+                    "draft_key": draft.draft_key,
+                    "shift_id": shift.shift.id,
+                }),
                 gaming_day: Some(gaming_day),
                 table_id: Some(table.id),
             },
         )?;
         Ok(draft)
-    })
+    })?;
+    Ok((draft, shift))
 }
 
 /// The draft with this key, settled or not.
@@ -224,21 +280,29 @@ fn check_revision(draft: &Draft, expected: Option<i32>) -> Result<(), RoundsErro
     }
 }
 
-/// Stores the entered round in the draft and bumps its revision.
+/// Stores the entered round in the draft of `table` and bumps its revision; the draft then
+/// belongs to the shift `writer` enters it for. Refused when `writer` may not enter rounds there.
 pub fn save_draft(
     conn: &mut PgConnection,
+    table: &TableInfo,
+    writer: Writer,
     key: &str,
     expected_revision: Option<i32>,
     data: &Value,
 ) -> Result<Draft, RoundsError> {
     conn.transaction(|conn| {
         let draft = lock_draft(conn, key)?;
+        if draft.table_id != table.id {
+            return Err(RoundsError::NoDraft(key.to_owned()));
+        }
         if draft.settled_round_id.is_some() {
             return Err(RoundsError::AlreadySettled);
         }
+        let shift = entry_shift(conn, table, writer)?;
         check_revision(&draft, expected_revision)?;
         let saved = diesel::update(round_drafts::table.find(draft.id))
             .set((
+                round_drafts::shift_id.eq(shift.shift.id),
                 round_drafts::revision.eq(draft.revision + 1),
                 round_drafts::data.eq(data),
                 round_drafts::updated_at.eq(diesel::dsl::now),
@@ -250,7 +314,7 @@ pub fn save_draft(
 }
 
 /// A settled round's header row.
-#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Serialize)]
+#[derive(Debug, Clone, PartialEq, Queryable, QueryableByName, Selectable, Serialize)]
 #[diesel(table_name = rounds)]
 pub struct RoundRow {
     pub id: i64,
@@ -258,6 +322,9 @@ pub struct RoundRow {
     pub gaming_day: NaiveDate,
     pub round_no: i32,
     pub draft_key: String,
+    /// The dealer's shift the round was dealt in.
+    pub shift_id: Option<i64>,
+    /// The dealer of that shift (also when a pit manager entered the round).
     pub dealer_id: i64,
     pub rule_profile_version_id: i64,
     pub currency: String,
@@ -348,60 +415,93 @@ pub struct ConfirmRound<'a> {
     pub expected_revision: Option<i32>,
     pub table: &'a TableInfo,
     pub gaming_day: NaiveDate,
-    pub dealer: UserId,
+    pub writer: Writer,
     pub actor: &'a Actor,
     pub round: &'a Round,
     pub settlement: &'a SettlementOut,
 }
 
-#[derive(QueryableByName)]
-struct Counter {
-    #[diesel(sql_type = Integer)]
-    last_no: i32,
+/// Locks the draft and the open shift of its table together (`FOR NO KEY UPDATE`): a sign-off
+/// racing the confirm waits for it, or has already ended the shift and the join finds nothing.
+/// (The lock does not conflict with the key-share locks foreign keys take.)
+fn lock_draft_and_shift(conn: &mut PgConnection, key: &str) -> QueryResult<Option<(Draft, Shift)>> {
+    round_drafts::table
+        .inner_join(
+            dealer_shifts::table.on(dealer_shifts::table_id
+                .eq(round_drafts::table_id)
+                .and(dealer_shifts::signed_off_at.is_null())),
+        )
+        .filter(round_drafts::draft_key.eq(key))
+        .select((Draft::as_select(), Shift::as_select()))
+        .for_no_key_update()
+        .first(conn)
+        .optional()
 }
 
-/// Settles a draft: numbers the round, stores it and its places, marks the draft settled and
-/// appends `round.settled`, all in one transaction. Confirming a settled draft again returns
-/// the round already stored (`false`: nothing new was written).
+/// Numbers the round, inserts it and marks the draft settled, in one statement. The counter row
+/// stays locked until commit, so rounds of a table and day are numbered one after another, and
+/// a rolled-back round gives its number back.
+const INSERT_ROUND: &str = "\
+    WITH counter AS ( \
+        INSERT INTO round_counters (table_id, gaming_day, last_no) VALUES ($1, $2, 1) \
+        ON CONFLICT (table_id, gaming_day) \
+        DO UPDATE SET last_no = round_counters.last_no + 1 RETURNING last_no \
+    ), settled AS ( \
+        INSERT INTO rounds (table_id, gaming_day, round_no, draft_key, shift_id, dealer_id, \
+                            rule_profile_version_id, currency, dealer_result) \
+        SELECT $1, $2, counter.last_no, $3, $4, $5, $6, $7, $8 FROM counter \
+        RETURNING id, table_id, gaming_day, round_no, draft_key, shift_id, dealer_id, \
+                  rule_profile_version_id, currency, dealer_result, settled_at \
+    ), draft AS ( \
+        UPDATE round_drafts SET settled_round_id = settled.id, shift_id = settled.shift_id, \
+                                updated_at = now() \
+        FROM settled WHERE round_drafts.id = $9 \
+    ) \
+    SELECT * FROM settled";
+
+/// Settles a draft: checks that the writer may enter rounds at the table (under lock, see
+/// [`lock_draft_and_shift`]), numbers the round, stores it for the open shift and its dealer,
+/// stores its places, marks the draft settled and appends `round.settled`, all in one
+/// transaction. Confirming a settled draft again returns the round already stored (`false`:
+/// nothing new was written).
 pub fn confirm(
     conn: &mut PgConnection,
     confirm: &ConfirmRound<'_>,
 ) -> Result<(SettledRound, bool), RoundsError> {
+    let table = confirm.table;
     conn.transaction(|conn| {
-        let draft = lock_draft(conn, confirm.key)?;
+        let locked = lock_draft_and_shift(conn, confirm.key)?;
+        let (draft, shift) = match locked {
+            Some((draft, shift)) => (draft, Some(shift)),
+            // No open shift at the draft's table (or no draft): say which.
+            None => (lock_draft(conn, confirm.key)?, None),
+        };
         if let Some(id) = draft.settled_round_id {
             let round =
                 get_round(conn, id)?.ok_or_else(|| RoundsError::NoDraft(confirm.key.to_owned()))?;
             return Ok((round, false));
         }
-        if draft.table_id != confirm.table.id {
+        if draft.table_id != table.id {
             return Err(RoundsError::NoDraft(confirm.key.to_owned()));
         }
+        confirm.writer.may_enter(shift.as_ref(), &table.code)?;
+        let Some(shift) = shift else {
+            return Err(RoundsError::NobodyOnShift {
+                code: table.code.clone(),
+            });
+        };
         check_revision(&draft, confirm.expected_revision)?;
-        let table = confirm.table;
-        // The counter row stays locked until commit, so rounds of this table and day are
-        // numbered one after another, and a rolled-back round gives its number back.
-        let counter: Counter = diesel::sql_query(
-            "INSERT INTO round_counters (table_id, gaming_day, last_no) VALUES ($1, $2, 1) \
-             ON CONFLICT (table_id, gaming_day) \
-             DO UPDATE SET last_no = round_counters.last_no + 1 RETURNING last_no",
-        )
-        .bind::<BigInt, _>(table.id)
-        .bind::<Date, _>(confirm.gaming_day)
-        .get_result(conn)?;
         let settlement = confirm.settlement;
-        let round_id: i64 = diesel::insert_into(rounds::table)
-            .values((
-                rounds::table_id.eq(table.id),
-                rounds::gaming_day.eq(confirm.gaming_day),
-                rounds::round_no.eq(counter.last_no),
-                rounds::draft_key.eq(confirm.key),
-                rounds::dealer_id.eq(confirm.dealer.0),
-                rounds::rule_profile_version_id.eq(table.profile_version_id),
-                rounds::currency.eq(&table.currency),
-                rounds::dealer_result.eq(settlement.dealer.result.minor_units()),
-            ))
-            .returning(rounds::id)
+        let round: RoundRow = diesel::sql_query(INSERT_ROUND)
+            .bind::<BigInt, _>(table.id)
+            .bind::<Date, _>(confirm.gaming_day)
+            .bind::<Text, _>(confirm.key)
+            .bind::<BigInt, _>(shift.id)
+            .bind::<BigInt, _>(shift.dealer_id)
+            .bind::<BigInt, _>(table.profile_version_id)
+            .bind::<Text, _>(&table.currency)
+            .bind::<BigInt, _>(settlement.dealer.result.minor_units())
+            .bind::<BigInt, _>(draft.id)
             .get_result(conn)?;
         let canonical = RoundIn::from_round(confirm.round);
         let places = place_rows(&canonical, settlement);
@@ -410,7 +510,7 @@ pub fn confirm(
             .iter()
             .map(|place| {
                 (
-                    round_places::round_id.eq(round_id),
+                    round_places::round_id.eq(round.id),
                     round_places::table_id.eq(table.id),
                     round_places::gaming_day.eq(confirm.gaming_day),
                     place,
@@ -420,12 +520,6 @@ pub fn confirm(
         diesel::insert_into(round_places::table)
             .values(rows)
             .execute(conn)?;
-        diesel::update(round_drafts::table.find(draft.id))
-            .set((
-                round_drafts::settled_round_id.eq(round_id),
-                round_drafts::updated_at.eq(diesel::dsl::now),
-            ))
-            .execute(conn)?;
         let chain = format!("table:{}", table.id);
         audit_log::append(
             conn,
@@ -433,11 +527,13 @@ pub fn confirm(
                 chain: &chain,
                 actor: confirm.actor,
                 action: "round.settled",
-                target: format!("round:{round_id}"),
+                target: format!("round:{}", round.id),
                 details: json!({
                     "table": table.code,
-                    "round_no": counter.last_no,
+                    "round_no": round.round_no,
                     "draft_key": confirm.key,
+                    "shift_id": shift.id,
+                    "dealer_id": shift.dealer_id,
                     "rule_profile_version_id": table.profile_version_id,
                     "round": canonical,
                     "settlement": settlement,
@@ -446,8 +542,9 @@ pub fn confirm(
                 table_id: Some(table.id),
             },
         )?;
-        let round = get_round(conn, round_id)?.ok_or(diesel::result::Error::NotFound)?;
-        Ok((round, true))
+        // What was just written, as `get_round` would read it back (places in place order:
+        // dealer, then the seats in order, as `place_rows` builds them).
+        Ok((SettledRound { round, places }, true))
     })
 }
 
@@ -522,16 +619,82 @@ fn place_rows(round: &RoundIn<'_>, settlement: &SettlementOut) -> Vec<PlaceRow> 
     rows
 }
 
-/// The house result (sum of dealer results) of the table's rounds on one gaming day.
-pub fn house_result_for_day(
+/// The house results (sums of dealer results) of a table: its rounds on one gaming day, and
+/// the rounds of one shift.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, QueryableByName)]
+pub struct HouseResults {
+    #[diesel(sql_type = BigInt)]
+    pub day: i64,
+    #[diesel(sql_type = BigInt)]
+    pub shift: i64,
+}
+
+/// The table's house result for gaming day `day` and for shift `shift_id`, in one query.
+pub fn house_results(
     conn: &mut PgConnection,
     table_id: i64,
     day: NaiveDate,
-) -> QueryResult<i64> {
-    let results: Vec<i64> = rounds::table
-        .filter(rounds::table_id.eq(table_id))
-        .filter(rounds::gaming_day.eq(day))
-        .select(rounds::dealer_result)
-        .load(conn)?;
-    Ok(results.iter().sum())
+    shift_id: i64,
+) -> QueryResult<HouseResults> {
+    diesel::sql_query(
+        "SELECT COALESCE(SUM(dealer_result) FILTER (WHERE gaming_day = $2), 0)::bigint AS day, \
+                COALESCE(SUM(dealer_result) FILTER (WHERE shift_id = $3), 0)::bigint AS shift \
+         FROM rounds WHERE table_id = $1 AND (gaming_day = $2 OR shift_id = $3)",
+    )
+    .bind::<BigInt, _>(table_id)
+    .bind::<Date, _>(day)
+    .bind::<BigInt, _>(shift_id)
+    .get_result(conn)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use chrono::{NaiveDate, Utc};
+
+    use super::*;
+
+    fn shift_of(dealer: i64) -> Shift {
+        Shift {
+            id: 7,
+            table_id: 1,
+            dealer_id: dealer,
+            gaming_day: NaiveDate::from_ymd_opt(2026, 3, 1).unwrap(),
+            signed_on_at: Utc::now(),
+            signed_off_at: None,
+        }
+    }
+
+    #[test]
+    fn only_the_dealer_on_shift_or_a_pit_manager_may_enter_rounds() {
+        use Role::{Admin, Auditor, Dealer, Supervisor};
+        let on = shift_of(1);
+        // (writer, role, open shift, allowed)
+        let cases = [
+            (1, Dealer, Some(&on), Ok(())),
+            (2, Dealer, Some(&on), Err("You are not signed on at T-1; sign on first.")),
+            (1, Dealer, None, Err("You are not signed on at T-1; sign on first.")),
+            (9, Supervisor, Some(&on), Ok(())),
+            (
+                9,
+                Supervisor,
+                None,
+                Err("No dealer is signed on at T-1; a dealer must sign on before rounds are entered there."),
+            ),
+            (9, Admin, Some(&on), Err("You are not signed on at T-1; sign on first.")),
+            (9, Auditor, Some(&on), Err("You are not signed on at T-1; sign on first.")),
+        ];
+        for (user, role, open, expected) in cases {
+            let writer = Writer {
+                user: UserId(user),
+                role,
+            };
+            let got = writer.may_enter(open, "T-1").map_err(|e| e.to_string());
+            assert_eq!(
+                got,
+                expected.map_err(str::to_owned),
+                "{user} {role:?} {open:?}"
+            );
+        }
+    }
 }

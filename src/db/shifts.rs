@@ -97,11 +97,14 @@ pub fn dealer_table(
         .optional()
 }
 
+/// Locks the table row against other sign-ons and sign-offs. `FOR NO KEY UPDATE`, not
+/// `FOR UPDATE`: a confirm holding the table's open shift inserts rows whose foreign keys take
+/// key-share locks on the table row, and must not wait for a sign-off that waits for it.
 fn lock_table(conn: &mut PgConnection, table_id: TableId) -> Result<GamingTable, ShiftError> {
     gaming_tables::table
         .find(table_id.0)
         .select(GamingTable::as_select())
-        .for_update()
+        .for_no_key_update()
         .first(conn)
         .optional()?
         .ok_or(ShiftError::NoSuchTable)

@@ -2,6 +2,10 @@
 //! roles may use it; the [`authorize`] middleware looks each request up there. A route missing
 //! from the table is refused for everyone, a signed-out visitor is sent to sign in (401 under
 //! `/api/`), and a signed-in user of the wrong role gets 403 and an `authz.denied` audit event.
+//!
+//! Under `/api/` a request may instead carry `Authorization: Bearer <token>` with an API token
+//! an administrator issued: it then acts as the token's account, with no session and no CSRF
+//! token (there is no cookie for a forged request to ride on). A bad token is refused with 401.
 
 use std::future::{ready, Ready};
 
@@ -14,8 +18,9 @@ use actix_web::{web, Error, FromRequest, HttpMessage, HttpRequest, HttpResponse}
 use chrono::{DateTime, Utc};
 use serde_json::json;
 
+use crate::db::api_tokens;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
-use crate::db::users::{self, Role, UserId};
+use crate::db::users::{self, Role, User, UserId};
 use crate::web::error::AppError;
 use crate::web::session;
 use crate::web::AppState;
@@ -84,6 +89,9 @@ pub const RULES: &[Rule] = &[
     rule("GET", "/admin/profiles", STAFF_VIEWERS),
     rule("POST", "/admin/profiles", ADMIN),
     rule("POST", "/admin/profiles/{id}", ADMIN),
+    rule("GET", "/admin/tokens", STAFF_VIEWERS),
+    rule("POST", "/admin/tokens", ADMIN),
+    rule("POST", "/admin/tokens/{id}/revoke", ADMIN),
     rule("GET", "/tables", EVERY_ROLE),
     rule("POST", "/tables/{code}/sign-on", DEALER),
     rule("POST", "/tables/{code}/sign-off", DEALER),
@@ -120,6 +128,20 @@ fn lookup(method: &str, pattern: &str) -> Lookup {
     } else {
         Lookup::OtherMethods(others.join(", "))
     }
+}
+
+/// Put in a request's extensions when it was authenticated by an API token (the token's id),
+/// which exempts it from the CSRF check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ApiTokenAuth(pub i64);
+
+/// The bearer token of a request, if it sent one.
+fn bearer_token(req: &ServiceRequest) -> Option<String> {
+    let value = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim().to_owned())
 }
 
 /// The signed-in user of the current request, put there by [`authorize`].
@@ -190,25 +212,39 @@ pub async fn authorize(
         Allow::Public => return Ok(next.call(req).await?.map_into_boxed_body()),
         Allow::Roles(roles) => roles,
     };
-    let sign_in_first = AppError::SignInRequired {
-        api: req.path().starts_with("/api/"),
-    };
-    let session = req.get_session();
-    let Some(user_id) = session::user_id(&session) else {
-        return Ok(req.error_response(sign_in_first));
-    };
     let Some(state) = req.app_data::<web::Data<AppState>>().cloned() else {
         return Err(AppError::Session("application state missing".to_owned()).into());
     };
-    let user = match state.db(move |conn| Ok(users::find(conn, user_id)?)).await {
-        Ok(user) => user,
-        Err(err) => return Ok(req.error_response(err)),
-    };
-    let user = match user {
-        Some(user) if !user.is_disabled() => user,
-        _ => {
-            session.purge();
-            return Ok(req.error_response(sign_in_first));
+    let is_api = req.path().starts_with("/api/");
+    let sign_in_first = AppError::SignInRequired { api: is_api };
+    let mut token_id = None;
+    let user: User = match bearer_token(&req).filter(|_| is_api) {
+        Some(token) => {
+            let found = state
+                .db(move |conn| Ok(api_tokens::authenticate(conn, &token)?))
+                .await;
+            match found {
+                Ok(Some((id, user))) => {
+                    token_id = Some(id);
+                    user
+                }
+                Ok(None) => return Ok(refuse_token(&state, req).await),
+                Err(err) => return Ok(req.error_response(err)),
+            }
+        }
+        None => {
+            let session = req.get_session();
+            let Some(user_id) = session::user_id(&session) else {
+                return Ok(req.error_response(sign_in_first));
+            };
+            match state.db(move |conn| Ok(users::find(conn, user_id)?)).await {
+                Ok(Some(user)) if !user.is_disabled() => user,
+                Ok(_) => {
+                    session.purge();
+                    return Ok(req.error_response(sign_in_first));
+                }
+                Err(err) => return Ok(req.error_response(err)),
+            }
         }
     };
     let current = CurrentUser {
@@ -216,7 +252,7 @@ pub async fn authorize(
         username: user.username.clone(),
         display_name: user.display_name.clone(),
         role: user.role,
-        signed_in_at: session::signed_in_at(&session),
+        signed_in_at: session::signed_in_at(&req.get_session()),
     };
     if !roles.contains(&user.role) {
         let actor = current.actor(req.request());
@@ -234,12 +270,37 @@ pub async fn authorize(
             .await;
         return Ok(req.error_response(recorded.err().unwrap_or(AppError::Forbidden)));
     }
-    if user.must_change_password && !WHILE_PASSWORD_MUST_CHANGE.contains(&pattern.as_str()) {
+    // An integration has no password page to go to; its account's password is never used.
+    if token_id.is_none()
+        && user.must_change_password
+        && !WHILE_PASSWORD_MUST_CHANGE.contains(&pattern.as_str())
+    {
         let res = HttpResponse::SeeOther()
             .insert_header((header::LOCATION, "/account/password"))
             .finish();
         return Ok(req.into_response(res));
     }
     req.extensions_mut().insert(current);
+    if let Some(id) = token_id {
+        req.extensions_mut().insert(ApiTokenAuth(id));
+    }
     Ok(next.call(req).await?.map_into_boxed_body())
+}
+
+/// Answers 401 to a request with an unknown or revoked token, and records the attempt (never
+/// the token itself).
+async fn refuse_token(state: &AppState, req: ServiceRequest) -> ServiceResponse<BoxBody> {
+    let actor = Actor::anonymous(client_addr(req.request()));
+    let target = format!("{} {}", req.method(), req.path());
+    tracing::warn!(%target, "refused an API request with an invalid token");
+    let recorded = state
+        .db(move |conn| {
+            audit_log::append(
+                conn,
+                &NewAuditEvent::system(&actor, "api_token.refused", target),
+            )?;
+            Ok(())
+        })
+        .await;
+    req.error_response(recorded.err().unwrap_or(AppError::InvalidApiToken))
 }

@@ -1,6 +1,8 @@
 //! The JSON API for round entry, for signed-in staff (the session cookie and an
 //! `X-CSRF-Token` header): open the table's draft, save it, preview its settlement, confirm it.
-//! Errors come back as JSON: 422 with `field_errors`, 409 on a stale revision, 404.
+//! Rounds are entered only by the dealer signed on at the table, or by a pit manager for the
+//! dealer on shift there. Errors come back as JSON: 422 with `field_errors`, 409 on a stale
+//! revision or when the writer may not enter rounds at the table, 404.
 
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
@@ -8,7 +10,7 @@ use chrono::Utc;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::db::rounds::{self, ConfirmRound, Draft, RoundsError, SettledRound, TableInfo};
+use crate::db::rounds::{self, ConfirmRound, Draft, RoundsError, SettledRound, TableInfo, Writer};
 use crate::round_entry::{self, FieldErrors, Limits, RoundBody};
 use crate::rules::settle::{settle, Round};
 use crate::rules::wire::SettlementOut;
@@ -24,6 +26,9 @@ pub enum ApiError {
     Invalid(FieldErrors),
     #[error("{0}")]
     Conflict(String),
+    /// The writer is not signed on at the table (or nobody is, for a pit manager).
+    #[error("{0}")]
+    NotOnShift(String),
     #[error(transparent)]
     App(#[from] AppError),
 }
@@ -34,6 +39,9 @@ impl From<RoundsError> for ApiError {
             RoundsError::NoDraft(_) => ApiError::NotFound,
             RoundsError::RevisionMismatch { .. } | RoundsError::AlreadySettled => {
                 ApiError::Conflict(err.to_string())
+            }
+            RoundsError::NotSignedOn { .. } | RoundsError::NobodyOnShift { .. } => {
+                ApiError::NotOnShift(err.to_string())
             }
             RoundsError::Query(err) => ApiError::App(err.into()),
             RoundsError::NoProfileVersion(_) | RoundsError::BadProfile { .. } => {
@@ -49,7 +57,7 @@ impl ResponseError for ApiError {
         match self {
             ApiError::NotFound => StatusCode::NOT_FOUND,
             ApiError::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
-            ApiError::Conflict(_) => StatusCode::CONFLICT,
+            ApiError::Conflict(_) | ApiError::NotOnShift(_) => StatusCode::CONFLICT,
             ApiError::App(err) => err.status_code(),
         }
     }
@@ -61,11 +69,19 @@ impl ResponseError for ApiError {
                 .json(json!({ "error": "There is no such table or round." })),
             ApiError::Invalid(errors) => HttpResponse::build(status)
                 .json(json!({ "error": errors.summary(), "field_errors": errors })),
-            ApiError::Conflict(message) => {
+            ApiError::Conflict(message) | ApiError::NotOnShift(message) => {
                 HttpResponse::build(status).json(json!({ "error": message }))
             }
             ApiError::App(err) => err.error_response(),
         }
+    }
+}
+
+/// Who is entering rounds on this request.
+pub(crate) fn writer(user: &CurrentUser) -> Writer {
+    Writer {
+        user: user.id,
+        role: user.role,
     }
 }
 
@@ -131,6 +147,21 @@ pub(crate) fn settle_draft(
     Ok((round, out))
 }
 
+/// [`settle_draft`] for a confirm; when the round cannot be settled and the writer is not on
+/// shift either, the shift is what they are told about first. (Checked only on that error path:
+/// on the normal path `rounds::confirm` checks the shift under lock.)
+pub(crate) fn settle_draft_for(
+    conn: &mut diesel::PgConnection,
+    draft: &Draft,
+    table: &TableInfo,
+    writer: Writer,
+) -> Result<(Round, SettlementOut), ApiError> {
+    settle_draft(draft, table).map_err(|err| match rounds::entry_shift(conn, table, writer) {
+        Err(refused) => refused.into(),
+        Ok(_) => err,
+    })
+}
+
 /// `POST /api/v1/tables/{code}/rounds`: the table's open draft (created if needed).
 pub async fn open_round(
     state: web::Data<AppState>,
@@ -143,7 +174,7 @@ pub async fn open_round(
     let day = state.config.gaming_day(Utc::now());
     let (draft, table) = run(&state, move |conn| {
         let table = rounds::table_by_code(conn, &code)?.ok_or(ApiError::NotFound)?;
-        let draft = rounds::open_draft(conn, &table, user.id, &actor, day)?;
+        let (draft, _) = rounds::open_draft(conn, &table, writer(&user), &actor, day)?;
         Ok((draft, table))
     })
     .await?;
@@ -172,19 +203,30 @@ fn unreadable(err: &serde_json::Error) -> ApiError {
 /// `PUT /api/v1/rounds/{key}`: validates and saves the entered round.
 pub async fn save_round(
     state: web::Data<AppState>,
+    user: CurrentUser,
     path: web::Path<String>,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
     let key = path.into_inner();
+    let writer = writer(&user);
     let put: PutBody = serde_json::from_slice(&body).map_err(|e| unreadable(&e))?;
     let draft = run(&state, move |conn| {
         let (draft, table) = load(conn, &key)?;
         if draft.settled_round_id.is_some() {
             return Err(RoundsError::AlreadySettled.into());
         }
+        // Not signed on comes before what is wrong with the round.
+        rounds::entry_shift(conn, &table, writer)?;
         validate(&put.round, &table)?;
         let data = serde_json::to_value(&put.round).map_err(|e| unreadable(&e))?;
-        Ok(rounds::save_draft(conn, &key, put.revision, &data)?)
+        Ok(rounds::save_draft(
+            conn,
+            &table,
+            writer,
+            &key,
+            put.revision,
+            &data,
+        )?)
     })
     .await?;
     Ok(HttpResponse::Ok().json(json!({ "key": draft.draft_key, "revision": draft.revision })))
@@ -193,11 +235,13 @@ pub async fn save_round(
 /// `POST /api/v1/rounds/{key}/preview`: the settlement the saved round would get.
 pub async fn preview_round(
     state: web::Data<AppState>,
+    user: CurrentUser,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let key = path.into_inner();
     let body = run(&state, move |conn| {
         let (draft, table) = load(conn, &key)?;
+        rounds::entry_shift(conn, &table, writer(&user))?;
         let (_, settlement) = settle_draft(&draft, &table)?;
         Ok(json!({
             "key": draft.draft_key,
@@ -252,8 +296,10 @@ pub async fn confirm_round(
                 .into());
             }
         }
-        let (round, settlement) = settle_draft(&draft, &table)?;
-        // What was validated is exactly the revision loaded: confirm refuses any other.
+        let writer = writer(&user);
+        let (round, settlement) = settle_draft_for(conn, &draft, &table, writer)?;
+        // What was validated is exactly the revision loaded: confirm refuses any other. Confirm
+        // checks the writer's shift under lock.
         let (settled, created) = rounds::confirm(
             conn,
             &ConfirmRound {
@@ -261,7 +307,7 @@ pub async fn confirm_round(
                 expected_revision: Some(draft.revision),
                 table: &table,
                 gaming_day: day,
-                dealer: user.id,
+                writer,
                 actor: &actor,
                 round: &round,
                 settlement: &settlement,

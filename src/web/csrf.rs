@@ -1,6 +1,7 @@
 //! CSRF protection for every state-changing request, whatever its route: the synchronizer
 //! token kept in the server-side session must come back in the `csrf_token` form field or the
-//! `X-CSRF-Token` header. Anything else is refused with 403 and an audit event.
+//! `X-CSRF-Token` header. Anything else is refused with 403 and an audit event. Requests
+//! authenticated by an API token (no cookie involved) need no CSRF token.
 
 use actix_session::SessionExt;
 use actix_web::body::{BoxBody, MessageBody};
@@ -13,7 +14,7 @@ use serde_json::json;
 use subtle::ConstantTimeEq;
 
 use crate::db::audit_log::{self, NewAuditEvent};
-use crate::web::access::{actor_of, CurrentUser};
+use crate::web::access::{actor_of, ApiTokenAuth, CurrentUser};
 use crate::web::error::AppError;
 use crate::web::session;
 use crate::web::AppState;
@@ -25,7 +26,9 @@ pub async fn verify(
     mut req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, Error> {
-    if matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
+    if matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS)
+        || req.extensions().get::<ApiTokenAuth>().is_some()
+    {
         return Ok(next.call(req).await?.map_into_boxed_body());
     }
     let expected = session::existing_csrf_token(&req.get_session());

@@ -22,6 +22,8 @@ pub enum AppError {
     BadRequest,
     #[error("Sign in first.")]
     SignInRequired { api: bool },
+    #[error("The API token is not valid: it is unknown, revoked, or its account is disabled.")]
+    InvalidApiToken,
     #[error(transparent)]
     Db(#[from] DbError),
     #[error("a blocking task failed")]
@@ -71,7 +73,9 @@ impl ResponseError for AppError {
             AppError::NotFound => StatusCode::NOT_FOUND,
             AppError::Forbidden | AppError::CsrfRejected => StatusCode::FORBIDDEN,
             AppError::BadRequest => StatusCode::BAD_REQUEST,
-            AppError::SignInRequired { api: true } => StatusCode::UNAUTHORIZED,
+            AppError::SignInRequired { api: true } | AppError::InvalidApiToken => {
+                StatusCode::UNAUTHORIZED
+            }
             AppError::SignInRequired { api: false } => StatusCode::SEE_OTHER,
             AppError::Db(_)
             | AppError::Blocking(_)
@@ -89,6 +93,11 @@ impl ResponseError for AppError {
             return HttpResponse::SeeOther()
                 .insert_header((header::LOCATION, "/login"))
                 .finish();
+        }
+        if let AppError::InvalidApiToken = self {
+            return HttpResponse::build(status)
+                .insert_header((header::WWW_AUTHENTICATE, "Bearer"))
+                .json(serde_json::json!({ "error": self.to_string() }));
         }
         let (title, message) = match status {
             StatusCode::INTERNAL_SERVER_ERROR => {

@@ -10,6 +10,7 @@ mod account;
 mod admin;
 mod admin_profiles;
 mod admin_tables;
+mod admin_tokens;
 mod api;
 mod assets;
 mod auth;
@@ -131,6 +132,12 @@ pub fn run(listener: TcpListener, pool: PgPool, config: Config) -> std::io::Resu
                     .post(admin_profiles::create),
             )
             .service(web::resource("/admin/profiles/{id}").post(admin_profiles::update))
+            .service(
+                web::resource("/admin/tokens")
+                    .get(admin_tokens::list)
+                    .post(admin_tokens::issue),
+            )
+            .service(web::resource("/admin/tokens/{id}/revoke").post(admin_tokens::revoke))
             .service(web::resource("/tables").get(tables::list))
             .service(web::resource("/tables/{code}/sign-on").post(tables::sign_on))
             .service(web::resource("/tables/{code}/sign-off").post(tables::sign_off))

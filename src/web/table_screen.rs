@@ -1,8 +1,9 @@
 //! The dealer's table screen: the round form (kept in the table's draft), preview, confirm,
-//! the latest rounds and today's house result. Reuses the JSON API's validation and settlement
-//! (`api::validate`, `api::settle_draft`) and `db::rounds`.
+//! the latest rounds and the house result of the dealer's shift and of the day. Only the dealer
+//! signed on at the table (or a pit manager, for that dealer's shift) may use it. Reuses the
+//! JSON API's validation and settlement (`api::validate`, `api::settle_draft`) and `db::rounds`.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use actix_session::Session;
 use actix_web::http::StatusCode;
@@ -12,7 +13,8 @@ use chrono::{NaiveDate, Utc};
 use serde_json::json;
 
 use crate::db::rounds::{self, ConfirmRound, Draft, RoundsError, SettledRound, TableInfo};
-use crate::round_entry::{FieldErrors, PlaceBody, RoundBody, SeatBody};
+use crate::db::shifts::CurrentShift;
+use crate::round_entry::{place_note, FieldErrors, PlaceBody, PlaceNote, RoundBody, SeatBody};
 use crate::rules::settle::{Outcome, Winner};
 use crate::rules::wire::{Action, SettlementOut};
 use crate::web::access::CurrentUser;
@@ -92,6 +94,8 @@ struct TablePage {
     preview: Option<PreviewView>,
     recent: Vec<RecentRow>,
     house_today: i64,
+    shift_dealer: String,
+    house_shift: i64,
 }
 
 #[derive(Template)]
@@ -221,7 +225,8 @@ fn places_view(table: &TableInfo, fields: &Fields, errors: &FieldErrors) -> Vec<
                 choices.push(("", "Empty seat"));
             }
             choices.push(("play", "Play"));
-            if is_seat && profile.surrender {
+            // Seats and the dealer alike may surrender when the profile allows it (RULES.md 4.4).
+            if profile.surrender {
                 choices.push(("surrender", "Surrender"));
             }
             if profile.royalties && (is_seat || profile.dealer_royalties) {
@@ -325,12 +330,15 @@ fn preview_view(settlement: &SettlementOut) -> PreviewView {
 struct Side {
     recent: Vec<RecentRow>,
     house_today: i64,
+    shift_dealer: String,
+    house_shift: i64,
 }
 
 fn side(
     conn: &mut diesel::PgConnection,
     table: &TableInfo,
     day: NaiveDate,
+    shift: &CurrentShift,
 ) -> Result<Side, ApiError> {
     let recent = rounds::recent_for_table(conn, table.id, 10)
         .map_err(RoundsError::from)?
@@ -342,11 +350,17 @@ fn side(
             dealer_result: r.dealer_result,
         })
         .collect();
-    let house_today =
-        rounds::house_result_for_day(conn, table.id, day).map_err(RoundsError::from)?;
+    let house =
+        rounds::house_results(conn, table.id, day, shift.shift.id).map_err(RoundsError::from)?;
     Ok(Side {
         recent,
-        house_today,
+        house_today: house.day,
+        shift_dealer: format!(
+            "{} since {}",
+            shift.dealer_name,
+            when(shift.shift.signed_on_at)
+        ),
+        house_shift: house.shift,
     })
 }
 
@@ -377,6 +391,8 @@ fn page(nav: Nav, o: Entered) -> TablePage {
         preview: o.preview,
         recent: o.side.recent,
         house_today: o.side.house_today,
+        shift_dealer: o.side.shift_dealer,
+        house_shift: o.side.house_shift,
         table: o.table,
     }
 }
@@ -387,14 +403,15 @@ fn open(
     user: &CurrentUser,
     actor: &crate::db::audit_log::Actor,
     day: NaiveDate,
-) -> Result<(TableInfo, Draft), ApiError> {
+) -> Result<(TableInfo, Draft, CurrentShift), ApiError> {
     let table = rounds::table_by_code(conn, code)?.ok_or(ApiError::NotFound)?;
-    let draft = rounds::open_draft(conn, &table, user.id, actor, day)?;
-    Ok((table, draft))
+    let (draft, shift) = rounds::open_draft(conn, &table, api::writer(user), actor, day)?;
+    Ok((table, draft, shift))
 }
 
 /// Errors as a page: 404 and server errors as they are; a refused round (changed elsewhere,
-/// already settled, unreadable) as a flash message on `back`.
+/// already settled, unreadable) as a flash message on `back`; not signed on at the table as a
+/// flash message on the tables page, where dealers sign on.
 fn as_page(
     session: &Session,
     back: &str,
@@ -407,6 +424,10 @@ fn as_page(
         Err(ApiError::Conflict(message)) => {
             web_session::set_flash(session, &message)?;
             Ok(redirect(back))
+        }
+        Err(ApiError::NotOnShift(message)) => {
+            web_session::set_flash(session, &message)?;
+            Ok(redirect("/tables"))
         }
         Err(ApiError::Invalid(errors)) => {
             web_session::set_flash(session, &errors.summary())?;
@@ -439,8 +460,8 @@ async fn show_page(
     let day = state.config.gaming_day(Utc::now());
     let nav = Nav::new(&session, Some(&user))?;
     let outcome = run(&state, move |conn| {
-        let (table, draft) = open(conn, &code, &user, &actor, day)?;
-        let side = side(conn, &table, day)?;
+        let (table, draft, shift) = open(conn, &code, &user, &actor, day)?;
+        let side = side(conn, &table, day, &shift)?;
         Ok(Entered {
             fields: fields_of(&draft),
             table,
@@ -463,7 +484,7 @@ fn save_and_preview(
     fields: Fields,
     day: NaiveDate,
 ) -> Result<Entered, ApiError> {
-    let (table, mut draft) = open(conn, code, user, actor, day)?;
+    let (table, mut draft, shift) = open(conn, code, user, actor, day)?;
     let revision = fields.get("revision").and_then(|r| r.parse::<i32>().ok());
     let mut errors = FieldErrors::default();
     let mut preview = None;
@@ -472,7 +493,14 @@ fn save_and_preview(
         Ok(body) => {
             let data = serde_json::to_value(&body)
                 .map_err(|e| ApiError::Invalid(FieldErrors::round(e.to_string())))?;
-            draft = rounds::save_draft(conn, &draft.draft_key, revision, &data)?;
+            draft = rounds::save_draft(
+                conn,
+                &table,
+                api::writer(user),
+                &draft.draft_key,
+                revision,
+                &data,
+            )?;
             match api::settle_draft(&draft, &table) {
                 Ok((_, settlement)) => preview = Some(preview_view(&settlement)),
                 Err(ApiError::Invalid(e)) => errors = e,
@@ -480,7 +508,7 @@ fn save_and_preview(
             }
         }
     }
-    let side = side(conn, &table, day)?;
+    let side = side(conn, &table, day, &shift)?;
     Ok(Entered {
         table,
         draft,
@@ -539,7 +567,8 @@ async fn submit_form(
                     .into());
                 }
             }
-            let (round, settlement) = api::settle_draft(&draft, &table)?;
+            let writer = api::writer(&user);
+            let (round, settlement) = api::settle_draft_for(conn, &draft, &table, writer)?;
             let (settled, _) = rounds::confirm(
                 conn,
                 &ConfirmRound {
@@ -547,7 +576,7 @@ async fn submit_form(
                     expected_revision: Some(draft.revision),
                     table: &table,
                     gaming_day: day,
-                    dealer: user.id,
+                    writer,
                     actor: &actor,
                     round: &round,
                     settlement: &settlement,
@@ -570,6 +599,25 @@ async fn submit_form(
     Ok(render(status, &page(nav, outcome))?)
 }
 
+/// The note of every occupied place (and the dealer) whose three hands are readable, from
+/// the form as entered, whether or not the round as a whole is complete.
+fn place_hands(fields: &Fields, table: &TableInfo) -> BTreeMap<&'static str, PlaceNote> {
+    let get = |name: String| fields.get(&name).map(|v| v.trim()).unwrap_or_default();
+    ["seat1", "seat2", "seat3", "dealer"]
+        .into_iter()
+        .filter(|&place| place == "dealer" || !get(format!("{place}_action")).is_empty())
+        .filter_map(|place| {
+            let note = place_note(
+                get(format!("{place}_back")),
+                get(format!("{place}_middle")),
+                get(format!("{place}_front")),
+                &table.profile,
+            )?;
+            Some((place, note))
+        })
+        .collect()
+}
+
 /// `POST /tables/{code}/round/check`: saves the draft and answers JSON for table.js.
 pub async fn check(
     state: web::Data<AppState>,
@@ -590,11 +638,18 @@ pub async fn check(
         Some(p) => p.render().map_err(|e| ApiError::App(e.into()))?,
         None => String::new(),
     };
-    let place_notes: HashMap<String, String> = HashMap::new();
+    let hands = place_hands(&outcome.fields, &outcome.table);
+    // `place_notes` is one line per place, as table.js shows it; `place_hands` the same note
+    // field by field.
+    let place_notes: BTreeMap<&str, String> = hands
+        .iter()
+        .map(|(place, note)| (*place, note.text()))
+        .collect();
     Ok(HttpResponse::Ok().json(json!({
         "revision": outcome.draft.revision,
         "field_errors": outcome.errors,
         "place_notes": place_notes,
+        "place_hands": hands,
         "preview_html": preview_html,
         "can_confirm": outcome.preview.is_some(),
     })))

@@ -51,6 +51,19 @@ const MATRIX: &[Case] = &[
     case("GET", "/tables", &[], [303, 200, 200, 200, 200]),
     case("GET", "/admin/tables", &[], [303, 403, 200, 200, 200]),
     case("GET", "/admin/profiles", &[], [303, 403, 200, 200, 200]),
+    case("GET", "/admin/tokens", &[], [303, 403, 200, 200, 200]),
+    case(
+        "POST",
+        "/admin/tokens",
+        &[("name", ""), ("user_id", "")],
+        [303, 403, 403, 403, 422],
+    ),
+    case(
+        "POST",
+        "/admin/tokens/999999/revoke",
+        &[],
+        [303, 403, 403, 403, 404],
+    ),
     case(
         "POST",
         "/admin/profiles",

@@ -217,6 +217,40 @@ impl TestApp {
         user
     }
 
+    /// Signs this browser's dealer on at table `code` from the tables page.
+    pub async fn sign_on_at(&self, code: &str) {
+        let res = self
+            .post_form(&format!("/tables/{code}/sign-on"), &[])
+            .await;
+        assert_eq!(res.status(), StatusCode::SEE_OTHER, "sign-on at {code}");
+        let flash = self.get("/tables").await.text().await.unwrap();
+        assert!(
+            flash.contains(&format!("You are signed on at {code}")),
+            "sign-on at {code} refused"
+        );
+    }
+
+    /// Signs this browser's dealer off at table `code`.
+    pub async fn sign_off_at(&self, code: &str) {
+        let res = self
+            .post_form(&format!("/tables/{code}/sign-off"), &[])
+            .await;
+        assert_eq!(res.status(), StatusCode::SEE_OTHER, "sign-off at {code}");
+    }
+
+    /// The id of the open shift at table `code`.
+    pub fn open_shift(&self, code: &str) -> Option<i64> {
+        use pusoy_pit::db::schema::{dealer_shifts, gaming_tables};
+        dealer_shifts::table
+            .inner_join(gaming_tables::table)
+            .filter(gaming_tables::code.eq(code))
+            .filter(dealer_shifts::signed_off_at.is_null())
+            .select(dealer_shifts::id)
+            .first(&mut self.conn())
+            .optional()
+            .unwrap()
+    }
+
     pub fn user(&self, id: UserId) -> User {
         users::find(&mut self.conn(), id).unwrap().unwrap()
     }

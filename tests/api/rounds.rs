@@ -40,7 +40,7 @@ pub(crate) fn create_table(app: &TestApp, code: &str) -> i64 {
     table.id
 }
 
-async fn call(
+pub(crate) async fn call(
     app: &TestApp,
     method: Method,
     path: &str,
@@ -64,7 +64,7 @@ async fn call(
 }
 
 /// Seat 1 fouls (middle above back), seat 2 surrenders, seat 3 wins two hands of three.
-fn the_round() -> Value {
+pub(crate) fn the_round() -> Value {
     json!({
         "dealer": {"back": "2c 2d 2h 5s 6s", "middle": "7c 7d 8h 9s Tc", "front": "Jc Qd Kh"},
         "seats": [
@@ -75,7 +75,7 @@ fn the_round() -> Value {
     })
 }
 
-async fn open(app: &TestApp, code: &str) -> String {
+pub(crate) async fn open(app: &TestApp, code: &str) -> String {
     let (status, body) = call(
         app,
         Method::POST,
@@ -87,7 +87,7 @@ async fn open(app: &TestApp, code: &str) -> String {
     body["key"].as_str().unwrap().to_owned()
 }
 
-fn count(app: &TestApp, sql: &str) -> i64 {
+pub(crate) fn count(app: &TestApp, sql: &str) -> i64 {
     #[derive(QueryableByName)]
     struct N {
         #[diesel(sql_type = diesel::sql_types::BigInt)]
@@ -103,7 +103,9 @@ fn count(app: &TestApp, sql: &str) -> i64 {
 async fn a_round_with_a_foul_and_a_surrender_settles_and_is_recorded() {
     let app = spawn_app().await;
     let table_id = create_table(&app, "PUSOY-1");
-    app.signed_in_as(Role::Dealer).await;
+    let dealer = app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("PUSOY-1").await;
+    let shift_id = app.open_shift("PUSOY-1").unwrap();
     let key = open(&app, "PUSOY-1").await;
 
     let (status, saved) = call(
@@ -135,6 +137,11 @@ async fn a_round_with_a_foul_and_a_surrender_settles_and_is_recorded() {
     assert_eq!(status, StatusCode::CREATED, "{round}");
     assert_eq!(round["round_no"], 1);
     assert_eq!(round["dealer_result"], 900);
+    assert_eq!(
+        round["shift_id"], shift_id,
+        "the round belongs to the shift"
+    );
+    assert_eq!(round["dealer_id"], dealer.id.0);
     let places = round["places"].as_array().unwrap();
     let place = |name: &str| places.iter().find(|p| p["place"] == name).unwrap().clone();
     assert_eq!(place("seat1")["result"], -1000);
@@ -152,6 +159,7 @@ async fn a_round_with_a_foul_and_a_surrender_settles_and_is_recorded() {
     assert_eq!(settled.len(), 1);
     assert_eq!(settled[0].chain, format!("table:{table_id}"));
     assert_eq!(settled[0].details["settlement"]["dealer"]["result"], 900);
+    assert_eq!(settled[0].details["shift_id"], shift_id);
     // The audit row alone re-settles to the same result.
     let again =
         pusoy_pit::rules::wire::settle_json(&settled[0].details["round"].to_string()).unwrap();
@@ -160,11 +168,16 @@ async fn a_round_with_a_foul_and_a_surrender_settles_and_is_recorded() {
         settled[0].details["settlement"]
     );
     let check = audit_log::verify_chain(&mut app.conn(), &format!("table:{table_id}")).unwrap();
-    assert_eq!(check, ChainCheck::Intact { events: 2 });
+    assert_eq!(check, ChainCheck::Intact { events: 3 });
 
     let (status, shown) = call(&app, Method::GET, &format!("/api/v1/rounds/{key}"), None).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(shown["status"], "settled");
+    // As stored, not only as answered.
+    assert_eq!(shown["shift_id"], shift_id);
+    assert_eq!(shown["dealer_id"], dealer.id.0);
+    // The confirm's answer, built from what was inserted, is what a read gives back.
+    assert_eq!(shown, round);
 }
 
 #[tokio::test]
@@ -172,6 +185,7 @@ async fn a_card_dealt_twice_is_refused_naming_both_places_and_nothing_is_saved()
     let app = spawn_app().await;
     create_table(&app, "PUSOY-1");
     app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("PUSOY-1").await;
     let key = open(&app, "PUSOY-1").await;
     let mut round = the_round();
     // Kh is also the dealer's front.
@@ -208,6 +222,7 @@ async fn a_bet_outside_the_table_limits_is_refused() {
     let app = spawn_app().await;
     create_table(&app, "PUSOY-1");
     app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("PUSOY-1").await;
     let key = open(&app, "PUSOY-1").await;
     let mut round = the_round();
     round["seats"][1]["bet"] = json!(5);
@@ -237,6 +252,7 @@ async fn confirming_twice_and_concurrently_settles_once() {
     let app = spawn_app().await;
     create_table(&app, "PUSOY-1");
     app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("PUSOY-1").await;
     let key = open(&app, "PUSOY-1").await;
     call(
         &app,
@@ -272,6 +288,7 @@ async fn a_stale_revision_is_a_conflict() {
     let app = spawn_app().await;
     create_table(&app, "PUSOY-1");
     app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("PUSOY-1").await;
     let key = open(&app, "PUSOY-1").await;
     call(
         &app,
@@ -295,6 +312,7 @@ async fn rounds_settled_concurrently_at_one_table_are_numbered_without_gaps() {
     let app = spawn_app().await;
     create_table(&app, "PUSOY-1");
     app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("PUSOY-1").await;
     const N: usize = 4;
 
     async fn settle_one(app: &TestApp) {
@@ -350,6 +368,7 @@ async fn the_database_refuses_to_change_a_settled_round() {
     let app = spawn_app().await;
     create_table(&app, "PUSOY-1");
     app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("PUSOY-1").await;
     let key = open(&app, "PUSOY-1").await;
     call(
         &app,
@@ -380,6 +399,7 @@ async fn an_auditor_may_read_a_round_but_not_enter_one() {
     let app = spawn_app().await;
     create_table(&app, "PUSOY-1");
     app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("PUSOY-1").await;
     let key = open(&app, "PUSOY-1").await;
     let auditor = app.another_browser();
     auditor.signed_in_as(Role::Auditor).await;

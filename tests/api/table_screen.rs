@@ -79,6 +79,7 @@ async fn the_page_shows_the_table_its_rules_and_the_round_form() {
     let app = spawn_app().await;
     create_table(&app, "T-PAGE");
     app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("T-PAGE").await;
     let html = page(&app, "T-PAGE").await;
     let words = pusoy_pit::rules::profile::RuleProfile::default().describe();
     assert!(html.contains(&words), "profile words");
@@ -95,6 +96,7 @@ async fn a_duplicate_card_is_shown_next_to_both_fields_and_saves_no_round() {
     let app = spawn_app().await;
     create_table(&app, "T-DUP");
     app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("T-DUP").await;
     let html = page(&app, "T-DUP").await;
     let mut fields = the_round();
     fields.retain(|(k, _)| !k.starts_with("seat3"));
@@ -118,6 +120,7 @@ async fn a_preview_explains_fouls_and_surrenders_and_a_confirm_settles_once() {
     let app = spawn_app().await;
     create_table(&app, "T-OK");
     app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("T-OK").await;
     let html = page(&app, "T-OK").await;
     let res = submit(&app, "T-OK", &html, "preview", &the_round()).await;
     assert_eq!(res.status(), StatusCode::OK);
@@ -160,6 +163,7 @@ async fn the_check_endpoint_answers_json_and_refuses_a_stale_revision() {
     let app = spawn_app().await;
     create_table(&app, "T-CHK");
     app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("T-CHK").await;
     let html = page(&app, "T-CHK").await;
     let token = app.csrf_token().await;
     let key = hidden(&html, "draft_key");
@@ -204,4 +208,260 @@ async fn the_check_endpoint_answers_json_and_refuses_a_stale_revision() {
     let res = post(fields).await.unwrap();
     assert_eq!(res.status(), StatusCode::CONFLICT);
     assert_eq!(rounds_count(&app), 0);
+}
+
+/// The text of the `<strong class="{class}">` on the page.
+fn strong(html: &str, class: &str) -> String {
+    let marker = format!("<strong class=\"{class}\">");
+    let start = html.find(&marker).expect("the figure") + marker.len();
+    html[start..].split('<').next().unwrap().to_owned()
+}
+
+#[derive(QueryableByName, Debug)]
+struct PlaceResult {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    place: String,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    action: String,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Text>)]
+    royalty: Option<String>,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Text>)]
+    outcome: Option<String>,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    result: i64,
+}
+
+fn places_of_last_round(app: &TestApp) -> Vec<PlaceResult> {
+    diesel::sql_query(
+        "SELECT place, action, royalty, outcome, result FROM round_places \
+         WHERE round_id = (SELECT max(id) FROM rounds) ORDER BY place",
+    )
+    .load(&mut app.conn())
+    .unwrap()
+}
+
+#[tokio::test]
+async fn a_dealer_who_is_not_signed_on_is_sent_to_sign_on_and_nothing_is_opened() {
+    let app = spawn_app().await;
+    create_table(&app, "T-OFF");
+    app.signed_in_as(Role::Dealer).await;
+
+    let res = app.get("/tables/T-OFF").await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&res), "/tables");
+    let tables = app.get("/tables").await.text().await.unwrap();
+    assert!(
+        tables.contains("You are not signed on at T-OFF; sign on first."),
+        "the flash says why"
+    );
+    let refused = app
+        .post_form(
+            "/tables/T-OFF/round",
+            &[("step", "preview"), ("dealer_action", "play")],
+        )
+        .await;
+    assert_eq!(refused.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&refused), "/tables");
+    use pusoy_pit::db::schema::round_drafts;
+    let drafts: i64 = round_drafts::table
+        .count()
+        .get_result(&mut app.conn())
+        .unwrap();
+    assert_eq!(drafts, 0);
+    assert_eq!(rounds_count(&app), 0);
+}
+
+#[tokio::test]
+async fn the_house_result_is_shown_for_the_shift_and_for_the_day() {
+    let app = spawn_app().await;
+    create_table(&app, "T-SHIFT");
+    app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("T-SHIFT").await;
+    let html = page(&app, "T-SHIFT").await;
+    assert_eq!(strong(&html, "house-shift"), "0");
+    assert!(html.contains("Dealer on shift: the-dealer Test since"));
+    let preview = submit(&app, "T-SHIFT", &html, "preview", &the_round()).await;
+    let preview = preview.text().await.unwrap();
+    let res = submit(&app, "T-SHIFT", &preview, "confirm", &[]).await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+
+    let html = page(&app, "T-SHIFT").await;
+    assert_eq!(strong(&html, "house-shift"), "900");
+    assert_eq!(strong(&html, "house-today"), "900");
+
+    // A new shift starts from nothing; the day keeps counting.
+    app.sign_off_at("T-SHIFT").await;
+    app.sign_on_at("T-SHIFT").await;
+    let html = page(&app, "T-SHIFT").await;
+    assert_eq!(strong(&html, "house-shift"), "0");
+    assert_eq!(strong(&html, "house-today"), "900");
+}
+
+#[tokio::test]
+async fn the_dealer_may_surrender_and_pays_each_player_still_in() {
+    let app = spawn_app().await;
+    create_table(&app, "T-SUR");
+    app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("T-SUR").await;
+    let html = page(&app, "T-SUR").await;
+    let dealer_select = html
+        .split("name=\"dealer_action\">")
+        .nth(1)
+        .unwrap()
+        .split("</select>")
+        .next()
+        .unwrap();
+    assert!(
+        dealer_select.contains("value=\"surrender\""),
+        "{dealer_select}"
+    );
+    // Seat 2 surrenders first (seats before the dealer); seats 1 and 3 are still in.
+    let fields = [
+        ("dealer_action", "surrender"),
+        ("seat1_action", "play"),
+        ("seat1_bet", "500"),
+        ("seat2_action", "surrender"),
+        ("seat2_bet", "200"),
+        ("seat3_action", "play"),
+        ("seat3_bet", "300"),
+    ];
+    let res = submit(&app, "T-SUR", &html, "preview", &fields).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let preview = res.text().await.unwrap();
+    assert!(preview.contains("Dealer surrendered"), "preview outcome");
+    assert!(preview.contains("Dealer net: <strong>-600</strong>"), "net");
+
+    let res = submit(&app, "T-SUR", &preview, "confirm", &[]).await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let places = places_of_last_round(&app);
+    let got: Vec<(&str, &str, i64)> = places
+        .iter()
+        .map(|p| (p.place.as_str(), p.action.as_str(), p.result))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("dealer", "surrender", -600),
+            ("seat1", "play", 500),
+            ("seat2", "surrender", -200),
+            ("seat3", "play", 300),
+        ]
+    );
+    assert_eq!(places[1].outcome.as_deref(), Some("dealer_surrendered"));
+}
+
+#[tokio::test]
+async fn a_royalty_declared_without_a_type_is_recorded_as_the_one_the_cards_hold() {
+    let app = spawn_app().await;
+    create_table(&app, "T-ROY");
+    app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("T-ROY").await;
+    let html = page(&app, "T-ROY").await;
+    let fields = [
+        ("dealer_action", "play"),
+        ("dealer_back", "2c 2d 2h 5s 6s"),
+        ("dealer_middle", "7c 7d 8h 9s Tc"),
+        ("dealer_front", "Jc Qd Kh"),
+        ("seat1_action", "royalty"),
+        ("seat1_bet", "500"),
+        // Four aces and three pairs: four of a kind, not six pairs.
+        ("seat1_dealt", "Ac Ad Ah As 3c 3d 4c 4d 6c 6d 9c Jd Qc"),
+    ];
+    let res = submit(&app, "T-ROY", &html, "preview", &fields).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let preview = res.text().await.unwrap();
+    let res = submit(&app, "T-ROY", &preview, "confirm", &[]).await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+
+    let places = places_of_last_round(&app);
+    assert_eq!(places[1].place, "seat1");
+    assert_eq!(places[1].royalty.as_deref(), Some("four_of_a_kind"));
+    assert_eq!(places[1].result, 500);
+    assert_eq!(places[0].result, -500);
+}
+
+#[tokio::test]
+async fn the_check_endpoint_notes_each_set_place_before_the_round_is_complete() {
+    let app = spawn_app().await;
+    create_table(&app, "T-NOTE");
+    app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("T-NOTE").await;
+    let html = page(&app, "T-NOTE").await;
+    let token = app.csrf_token().await;
+    let fields = [
+        ("draft_key", hidden(&html, "draft_key")),
+        ("revision", hidden(&html, "revision")),
+        // The dealer has not set hands yet, and seat 3 has a card that does not parse.
+        ("dealer_action", "play".to_owned()),
+        ("seat1_action", "play".to_owned()),
+        ("seat1_bet", "500".to_owned()),
+        ("seat1_back", "Ac Ad Ah 3s 4s".to_owned()),
+        ("seat1_middle", "8c 8d 9h Ts Jd".to_owned()),
+        ("seat1_front", "Qc Kd As".to_owned()),
+        ("seat2_action", "play".to_owned()),
+        ("seat2_bet", "200".to_owned()),
+        ("seat2_back", "6c 6d 2h 3h 4h".to_owned()),
+        ("seat2_middle", "9c 9d Kh Th Jh".to_owned()),
+        ("seat2_front", "Qh 7d 5s".to_owned()),
+        ("seat3_action", "play".to_owned()),
+        ("seat3_bet", "300".to_owned()),
+        ("seat3_back", "2c 2d 2s 7s Xx".to_owned()),
+        ("seat3_middle", "Tc Td 8s 9s Js".to_owned()),
+        ("seat3_front", "Ks Qs 3d".to_owned()),
+    ];
+    let res = app
+        .client
+        .post(app.url("/tables/T-NOTE/round/check"))
+        .header("X-CSRF-Token", token)
+        .form(&fields)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["can_confirm"], false, "{body}");
+
+    let seat2 = &body["place_hands"]["seat2"];
+    assert_eq!(
+        seat2["foul"], "middle (pair of nines) ranks above back (pair of sixes)",
+        "{body}"
+    );
+    assert!(
+        seat2["back"].as_str().unwrap().starts_with("pair of sixes"),
+        "{body}"
+    );
+    assert!(
+        seat2["middle"]
+            .as_str()
+            .unwrap()
+            .starts_with("pair of nines"),
+        "{body}"
+    );
+    assert!(
+        seat2["front"].as_str().unwrap().starts_with("high card"),
+        "{body}"
+    );
+    let seat2_line = body["place_notes"]["seat2"].as_str().unwrap();
+    assert!(
+        seat2_line.starts_with("fouled: middle (pair of nines) ranks above back"),
+        "{seat2_line}"
+    );
+
+    let seat1 = &body["place_hands"]["seat1"];
+    assert_eq!(seat1["foul"], Value::Null, "{body}");
+    assert!(
+        seat1["back"]
+            .as_str()
+            .unwrap()
+            .starts_with("three of a kind"),
+        "{body}"
+    );
+    assert!(body["place_notes"]["seat1"]
+        .as_str()
+        .unwrap()
+        .starts_with("back: three of a kind"));
+
+    // No note where the cards do not make three hands.
+    assert!(body["place_notes"].get("seat3").is_none(), "{body}");
+    assert!(body["place_notes"].get("dealer").is_none(), "{body}");
 }

@@ -1,0 +1,375 @@
+//! Load run of round confirmation over HTTP: the real server (in this process, on loopback)
+//! against a fresh database on the private PostgreSQL cluster with durable commits
+//! (`synchronous_commit = on`), driven by N concurrent API clients, one per table, each
+//! entering rounds as a casino system would: open the table's round, PUT the hands, confirm.
+//! Reports confirmed rounds per second and the latency of the confirm requests, then the
+//! latency of rendering the dealer's table screen.
+//!
+//! `cargo bench --bench confirm_load -- [--clients 32] [--seconds 20] [--workers 2]`
+
+use std::net::TcpListener;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, Context, Result};
+use diesel::prelude::*;
+use pusoy_pit::config::Config;
+use pusoy_pit::db::audit_log::Actor;
+use pusoy_pit::db::embedded::{self, quote_ident, Layout};
+use pusoy_pit::db::users::{self, NewUser, Role};
+use pusoy_pit::db::{api_tokens, profiles, shifts, tables};
+use pusoy_pit::password::{self, HashParams};
+use pusoy_pit::rules::profile::RuleProfile;
+use serde_json::{json, Value};
+
+const DATABASE: &str = "bench_confirm_load";
+const PASSWORD: &str = "felt-table-7-shuffle";
+
+struct Options {
+    clients: usize,
+    seconds: u64,
+    workers: usize,
+}
+
+fn options() -> Result<Options> {
+    let mut options = Options {
+        clients: 32,
+        seconds: 20,
+        workers: 2,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || -> Result<u64> {
+            args.next()
+                .with_context(|| format!("{arg} needs a value"))?
+                .parse()
+                .with_context(|| format!("{arg} needs a number"))
+        };
+        match arg.as_str() {
+            "--clients" => options.clients = usize::try_from(value()?)?,
+            "--seconds" => options.seconds = value()?,
+            "--workers" => options.workers = usize::try_from(value()?)?,
+            // cargo bench passes --bench; anything else is a mistake.
+            "--bench" => {}
+            other => return Err(anyhow!("unknown argument {other}")),
+        }
+    }
+    Ok(options)
+}
+
+/// A round with a fouled seat, a surrender and a seat that wins two hands of three.
+fn the_round() -> Value {
+    json!({
+        "dealer": {"back": "2c 2d 2h 5s 6s", "middle": "7c 7d 8h 9s Tc", "front": "Jc Qd Kh"},
+        "seats": [
+            {"seat": 1, "bet": 500, "back": "8c 8d 9h Ts Jd", "middle": "Ac Ad Ah 3s 4s", "front": "Qc Kd As"},
+            {"seat": 2, "bet": 200, "action": "surrender"},
+            {"seat": 3, "bet": 300, "back": "3d 3h 3c 4d 5d", "middle": "9c 9d Qh Js Td", "front": "Qs Jh 6h"}
+        ]
+    })
+}
+
+struct Seeded {
+    url: String,
+    /// Per table: its code, the dealer's user name and an API token acting as that dealer.
+    tables: Vec<(String, String, String)>,
+}
+
+/// A fresh database with one rule profile, and per client a table, a dealer signed on at it
+/// and an API token for that dealer.
+fn seed(clients: usize, config: &Config) -> Result<Seeded> {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("var");
+    let cluster = embedded::ensure_running(&Layout::resolve(&base)?)?;
+    let mut admin = cluster.connect("postgres")?;
+    let db = quote_ident(DATABASE);
+    diesel::sql_query(format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)")).execute(&mut admin)?;
+    diesel::sql_query(format!("CREATE DATABASE {db}")).execute(&mut admin)?;
+    // The private cluster defaults to asynchronous commit for fast tests; a confirmed round
+    // must be on disk before the dealer is told so, and that is what is measured here.
+    diesel::sql_query(format!("ALTER DATABASE {db} SET synchronous_commit = on"))
+        .execute(&mut admin)?;
+    let url = cluster.url(DATABASE);
+    let mut conn = PgConnection::establish(&url)?;
+    pusoy_pit::db::migrate(&mut conn).map_err(|e| anyhow!("{e}"))?;
+    let system = Actor::system("bench");
+    let (profile, _) =
+        profiles::create_profile(&mut conn, "Bench rules", &RuleProfile::default(), &system)?;
+    let hash = password::hash(PASSWORD, HashParams::FLOOR)?;
+    let boss = users::create(
+        &mut conn,
+        &NewUser {
+            username: "bench-admin".to_owned(),
+            display_name: "Bench Admin".to_owned(),
+            role: Role::Admin,
+            password_hash: hash.clone(),
+            must_change_password: false,
+        },
+        &system,
+    )?;
+    let boss = Actor::user(boss.id, &boss.username, None);
+    let day = config.gaming_day(chrono::Utc::now());
+    let mut seeded = Vec::with_capacity(clients);
+    for n in 1..=clients {
+        let code = format!("LOAD-{n:02}");
+        let table = tables::create_table(
+            &mut conn,
+            &tables::TableInput {
+                code: code.clone(),
+                name: format!("Load table {n}"),
+                currency: "PHP".to_owned(),
+                min_bet: 100,
+                max_bet: 100_000,
+                rule_profile_id: profile.id,
+            },
+            &system,
+        )?;
+        let dealer = users::create(
+            &mut conn,
+            &NewUser {
+                username: format!("load-dealer-{n}"),
+                display_name: format!("Load Dealer {n}"),
+                role: Role::Dealer,
+                password_hash: hash.clone(),
+                must_change_password: false,
+            },
+            &system,
+        )?;
+        let dealer_actor = Actor::user(dealer.id, &dealer.username, None);
+        shifts::sign_on(&mut conn, table.table_id(), &dealer_actor, day)?;
+        let (_, token) = api_tokens::issue(&mut conn, &format!("Load {n}"), dealer.id, &boss)?;
+        seeded.push((code, dealer.username, token));
+    }
+    Ok(Seeded {
+        url,
+        tables: seeded,
+    })
+}
+
+#[derive(Default)]
+struct ClientReport {
+    confirmed: u64,
+    confirm: Vec<Duration>,
+    cycle: Vec<Duration>,
+    errors: Vec<String>,
+}
+
+async fn send(
+    client: &reqwest::Client,
+    req: reqwest::RequestBuilder,
+    expect: u16,
+) -> Result<Value> {
+    let res = client.execute(req.build()?).await?;
+    let status = res.status().as_u16();
+    let body: Value = res.json().await.unwrap_or(Value::Null);
+    if status != expect {
+        return Err(anyhow!("status {status}, expected {expect}: {body}"));
+    }
+    Ok(body)
+}
+
+/// One table's client: rounds back to back until `until`.
+async fn drive(address: String, code: String, token: String, until: Instant) -> ClientReport {
+    let client = reqwest::Client::new();
+    let mut report = ClientReport::default();
+    let round = the_round();
+    while Instant::now() < until {
+        let start = Instant::now();
+        let result: Result<Duration> = async {
+            let opened = send(
+                &client,
+                client
+                    .post(format!("{address}/api/v1/tables/{code}/rounds"))
+                    .bearer_auth(&token),
+                201,
+            )
+            .await?;
+            let key = opened["key"].as_str().context("no key")?.to_owned();
+            let saved = send(
+                &client,
+                client
+                    .put(format!("{address}/api/v1/rounds/{key}"))
+                    .bearer_auth(&token)
+                    .json(&round),
+                200,
+            )
+            .await?;
+            let confirm_start = Instant::now();
+            send(
+                &client,
+                client
+                    .post(format!("{address}/api/v1/rounds/{key}/confirm"))
+                    .bearer_auth(&token)
+                    .json(&json!({ "revision": saved["revision"] })),
+                201,
+            )
+            .await?;
+            Ok(confirm_start.elapsed())
+        }
+        .await;
+        match result {
+            Ok(confirm) => {
+                report.confirmed += 1;
+                report.confirm.push(confirm);
+                report.cycle.push(start.elapsed());
+            }
+            Err(err) => report.errors.push(err.to_string()),
+        }
+    }
+    report
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    // Nearest rank.
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+fn summary(name: &str, mut samples: Vec<Duration>) {
+    samples.sort_unstable();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    println!(
+        "{name:<22} n={:<7} p50={:>6.2} ms  p90={:>6.2} ms  p99={:>6.2} ms  max={:>7.2} ms",
+        samples.len(),
+        ms(percentile(&samples, 50.0)),
+        ms(percentile(&samples, 90.0)),
+        ms(percentile(&samples, 99.0)),
+        ms(samples.last().copied().unwrap_or_default()),
+    );
+}
+
+/// Signs a browser in with the form (CSRF token from the sign-in page).
+async fn browser_for(address: &str, username: &str) -> Result<reqwest::Client> {
+    let client = reqwest::Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()?;
+    let html = client
+        .get(format!("{address}/login"))
+        .send()
+        .await?
+        .text()
+        .await?;
+    let marker = "name=\"csrf_token\" value=\"";
+    let start = html.find(marker).context("no CSRF token")? + marker.len();
+    let end = html[start..].find('"').context("no CSRF token end")? + start;
+    let res = client
+        .post(format!("{address}/login"))
+        .form(&[
+            ("username", username),
+            ("password", PASSWORD),
+            ("csrf_token", &html[start..end]),
+        ])
+        .send()
+        .await?;
+    if res.status().as_u16() != 303 {
+        return Err(anyhow!("sign-in of {username} answered {}", res.status()));
+    }
+    Ok(client)
+}
+
+/// The table screen, requested back to back by one signed-in dealer per table for `seconds`.
+async fn table_screens(address: &str, seeded: &Seeded, seconds: u64) -> Result<Vec<Duration>> {
+    let until = Instant::now() + Duration::from_secs(seconds);
+    let mut tasks = Vec::new();
+    for (code, dealer, _) in seeded.tables.iter().take(4) {
+        let client = browser_for(address, dealer).await?;
+        let url = format!("{address}/tables/{code}");
+        tasks.push(tokio::spawn(async move {
+            let mut samples = Vec::new();
+            while Instant::now() < until {
+                let start = Instant::now();
+                let res = client.get(&url).send().await?;
+                let status = res.status();
+                let body = res.text().await?;
+                if !status.is_success() || !body.contains("Round") {
+                    return Err(anyhow!("table screen answered {status}"));
+                }
+                samples.push(start.elapsed());
+            }
+            Ok::<_, anyhow::Error>(samples)
+        }));
+    }
+    let mut all = Vec::new();
+    for task in tasks {
+        all.extend(task.await??);
+    }
+    Ok(all)
+}
+
+fn main() -> Result<()> {
+    let options = options()?;
+    let mut config = Config::from_lookup(|_| None)?;
+    config.workers = options.workers;
+    config.db_pool_size = u32::try_from(options.clients + 8)?;
+    let seeded = seed(options.clients, &config)?;
+    config.database_url = Some(seeded.url.clone());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let pool = pusoy_pit::db::pool(&seeded.url, config.db_pool_size)?;
+        let listener = TcpListener::bind("127.0.0.1:0")?;
+        let address = format!("http://{}", listener.local_addr()?);
+        let server = pusoy_pit::web::run(listener, pool, config.clone())?;
+        let handle = server.handle();
+        tokio::spawn(server);
+
+        println!(
+            "confirm load: {} clients on {} tables, {} s, {} server workers, synchronous_commit=on",
+            options.clients,
+            seeded.tables.len(),
+            options.seconds,
+            options.workers
+        );
+        let start = Instant::now();
+        let until = start + Duration::from_secs(options.seconds);
+        let tasks: Vec<_> = seeded
+            .tables
+            .iter()
+            .map(|(code, _, token)| {
+                tokio::spawn(drive(
+                    address.clone(),
+                    code.clone(),
+                    token.clone(),
+                    until,
+                ))
+            })
+            .collect();
+        let mut confirmed = 0;
+        let mut confirm = Vec::new();
+        let mut cycle = Vec::new();
+        let mut errors = Vec::new();
+        for task in tasks {
+            let report = task.await?;
+            confirmed += report.confirmed;
+            confirm.extend(report.confirm);
+            cycle.extend(report.cycle);
+            errors.extend(report.errors);
+        }
+        let elapsed = start.elapsed().as_secs_f64();
+        println!(
+            "confirmed rounds       {confirmed} in {elapsed:.1} s = {:.0} rounds/s",
+            confirmed as f64 / elapsed
+        );
+        summary("confirm request", confirm);
+        summary("open+put+confirm", cycle);
+        if let Some(first) = errors.first() {
+            println!("errors                 {} (first: {first})", errors.len());
+        }
+
+        let screens = table_screens(&address, &seeded, 5).await?;
+        let rate = screens.len() as f64 / 5.0;
+        summary("table screen GET", screens);
+        println!("table screens          {rate:.0}/s from 4 signed-in dealers");
+        handle.stop(true).await;
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(anyhow!("{} requests failed", errors.len()))
+        }
+    })
+}

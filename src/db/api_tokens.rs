@@ -1,0 +1,164 @@
+//! API tokens: per-integration bearer credentials that an administrator issues for a staff
+//! account and revokes. A token acts as its account (same role, same access rules). Only the
+//! SHA-256 of a token is stored; the token itself is shown once, when it is issued. Tokens are
+//! 256 random bits, so a fast hash is enough: there is nothing to guess by brute force.
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use rand::RngCore;
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use crate::db::audit_log::{self, Actor, NewAuditEvent};
+use crate::db::schema::{api_tokens, users};
+use crate::db::users::{User, UserId};
+
+/// Every token starts with this, so a leaked one is recognisable in logs and scanners.
+pub const PREFIX: &str = "ppt_";
+
+/// An issued token as listed (never the token itself).
+#[derive(Debug, Clone, PartialEq, Queryable)]
+pub struct TokenRow {
+    pub id: i64,
+    pub name: String,
+    pub username: String,
+    pub role: String,
+    pub created_at: DateTime<Utc>,
+    pub revoked_at: Option<DateTime<Utc>>,
+}
+
+/// Why a token cannot be issued.
+#[derive(Debug, thiserror::Error)]
+pub enum IssueError {
+    #[error("enter a name of 1 to 80 characters for the integration")]
+    BadName,
+    #[error("there is no active staff account with that id")]
+    NoSuchUser,
+    #[error(transparent)]
+    Query(#[from] diesel::result::Error),
+}
+
+fn hash(token: &str) -> Vec<u8> {
+    Sha256::digest(token.as_bytes()).to_vec()
+}
+
+fn new_token() -> String {
+    let mut bytes = [0u8; 32];
+    rand::rng().fill_bytes(&mut bytes);
+    format!("{PREFIX}{}", hex::encode(bytes))
+}
+
+fn target(id: i64) -> String {
+    format!("api_token:{id}")
+}
+
+/// Issues a token for `user` and records `api_token.issued`. Returns the token's id and the
+/// token, which is not stored and cannot be shown again.
+pub fn issue(
+    conn: &mut PgConnection,
+    name: &str,
+    user: UserId,
+    actor: &Actor,
+) -> Result<(i64, String), IssueError> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > 80 {
+        return Err(IssueError::BadName);
+    }
+    let created_by = actor.user_id.ok_or(IssueError::NoSuchUser)?;
+    conn.transaction(|conn| {
+        let holder: Option<(String, Option<DateTime<Utc>>)> = users::table
+            .find(user.0)
+            .select((users::username, users::disabled_at))
+            .first(conn)
+            .optional()?;
+        let Some((username, None)) = holder else {
+            return Err(IssueError::NoSuchUser);
+        };
+        let token = new_token();
+        let id: i64 = diesel::insert_into(api_tokens::table)
+            .values((
+                api_tokens::name.eq(name),
+                api_tokens::user_id.eq(user.0),
+                api_tokens::token_hash.eq(hash(&token)),
+                api_tokens::created_by.eq(created_by.0),
+            ))
+            .returning(api_tokens::id)
+            .get_result(conn)?;
+        audit_log::append(
+            conn,
+            &NewAuditEvent::system(actor, "api_token.issued", target(id))
+                .details(json!({ "name": name, "user": username })),
+        )?;
+        Ok((id, token))
+    })
+}
+
+/// What revoking a token did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Revoked {
+    Now,
+    Already,
+    NoSuchToken,
+}
+
+/// Revokes a token at once and records `api_token.revoked`.
+pub fn revoke(conn: &mut PgConnection, id: i64, actor: &Actor) -> QueryResult<Revoked> {
+    conn.transaction(|conn| {
+        let name: Option<String> = diesel::update(
+            api_tokens::table
+                .find(id)
+                .filter(api_tokens::revoked_at.is_null()),
+        )
+        .set(api_tokens::revoked_at.eq(diesel::dsl::now))
+        .returning(api_tokens::name)
+        .get_result(conn)
+        .optional()?;
+        let Some(name) = name else {
+            let exists =
+                diesel::select(diesel::dsl::exists(api_tokens::table.find(id))).get_result(conn)?;
+            return Ok(if exists {
+                Revoked::Already
+            } else {
+                Revoked::NoSuchToken
+            });
+        };
+        audit_log::append(
+            conn,
+            &NewAuditEvent::system(actor, "api_token.revoked", target(id))
+                .details(json!({ "name": name })),
+        )?;
+        Ok(Revoked::Now)
+    })
+}
+
+/// Every token ever issued, live ones first, newest first.
+pub fn list(conn: &mut PgConnection) -> QueryResult<Vec<TokenRow>> {
+    api_tokens::table
+        .inner_join(users::table.on(users::id.eq(api_tokens::user_id)))
+        .order((api_tokens::revoked_at.is_not_null(), api_tokens::id.desc()))
+        .select((
+            api_tokens::id,
+            api_tokens::name,
+            users::username,
+            users::role,
+            api_tokens::created_at,
+            api_tokens::revoked_at,
+        ))
+        .load(conn)
+}
+
+/// The account a presented token acts for: `None` if the token is unknown or revoked, or its
+/// account is disabled. One indexed query, so it can run on every API request.
+pub fn authenticate(conn: &mut PgConnection, token: &str) -> QueryResult<Option<(i64, User)>> {
+    if !token.starts_with(PREFIX) {
+        return Ok(None);
+    }
+    api_tokens::table
+        .inner_join(users::table.on(users::id.eq(api_tokens::user_id)))
+        .filter(api_tokens::token_hash.eq(hash(token)))
+        .filter(api_tokens::revoked_at.is_null())
+        .filter(users::disabled_at.is_null())
+        .select((api_tokens::id, User::as_select()))
+        .first(conn)
+        .optional()
+}

@@ -1,0 +1,263 @@
+//! API tokens: issued and revoked by an administrator, stored only as hashes, and accepted on
+//! the round API in place of a session and CSRF token.
+use diesel::prelude::*;
+use pusoy_pit::db::audit_log::{self, ChainCheck, SYSTEM_CHAIN};
+use pusoy_pit::db::schema::api_tokens;
+use pusoy_pit::db::users::{Role, User};
+use reqwest::header::{CACHE_CONTROL, WWW_AUTHENTICATE};
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+
+use crate::helpers::{new_client, spawn_app, TestApp};
+use crate::rounds::{create_table, the_round};
+
+/// A browser signed in as an administrator.
+async fn admin(app: &TestApp) -> TestApp {
+    let admin = app.another_browser();
+    admin.signed_in_as(Role::Admin).await;
+    admin
+}
+
+/// Issues a token through the admin page and returns it.
+async fn issue_token(admin: &TestApp, name: &str, holder: &User) -> String {
+    let res = admin
+        .post_form(
+            "/admin/tokens",
+            &[("name", name), ("user_id", &holder.id.to_string())],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+    assert_eq!(res.headers()[CACHE_CONTROL], "no-store");
+    let html = res.text().await.unwrap();
+    let marker = "id=\"token-value\">";
+    let start = html.find(marker).expect("the token is shown once") + marker.len();
+    let end = html[start..].find('<').unwrap() + start;
+    html[start..end].to_owned()
+}
+
+/// A request from a system with no cookies, authenticated by `token` alone.
+async fn call(
+    app: &TestApp,
+    token: &str,
+    method: Method,
+    path: &str,
+    body: Option<Value>,
+) -> (StatusCode, Value, reqwest::header::HeaderMap) {
+    let mut req = new_client()
+        .request(method, app.url(path))
+        .bearer_auth(token);
+    if let Some(body) = body {
+        req = req.json(&body);
+    }
+    let res = req.send().await.unwrap();
+    let status = res.status();
+    let headers = res.headers().clone();
+    let text = res.text().await.unwrap();
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        headers,
+    )
+}
+
+/// A dealer signed on at the table (through their own browser), as round entry requires.
+async fn dealer_on_shift(app: &TestApp, code: &str) -> User {
+    let browser = app.another_browser();
+    let dealer = browser.signed_in_as(Role::Dealer).await;
+    let res = browser
+        .post_form(&format!("/tables/{code}/sign-on"), &[])
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    dealer
+}
+
+#[tokio::test]
+async fn an_issued_token_records_a_whole_round_without_a_session_or_csrf_token() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-1");
+    let dealer = dealer_on_shift(&app, "PUSOY-1").await;
+    let admin = admin(&app).await;
+    let token = issue_token(&admin, "Cage system", &dealer).await;
+    assert!(token.starts_with("ppt_") && token.len() == 68, "{token}");
+
+    let (status, opened, _) = call(
+        &app,
+        &token,
+        Method::POST,
+        "/api/v1/tables/PUSOY-1/rounds",
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{opened}");
+    let key = opened["key"].as_str().unwrap().to_owned();
+    let path = format!("/api/v1/rounds/{key}");
+    let (status, saved, _) = call(&app, &token, Method::PUT, &path, Some(the_round())).await;
+    assert_eq!(status, StatusCode::OK, "{saved}");
+    let (status, preview, _) =
+        call(&app, &token, Method::POST, &format!("{path}/preview"), None).await;
+    assert_eq!(status, StatusCode::OK, "{preview}");
+    assert_eq!(preview["settlement"]["dealer"]["result"], 900);
+    let (status, round, _) = call(
+        &app,
+        &token,
+        Method::POST,
+        &format!("{path}/confirm"),
+        Some(json!({"revision": 1})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{round}");
+    assert_eq!(round["dealer_id"], dealer.id.0);
+    assert_eq!(round["dealer_result"], 900);
+
+    // At rest there is only the token's SHA-256, and the issue is on the audit trail.
+    let mut conn = app.conn();
+    let (name, hash): (String, Vec<u8>) = api_tokens::table
+        .select((api_tokens::name, api_tokens::token_hash))
+        .first(&mut conn)
+        .unwrap();
+    assert_eq!(name, "Cage system");
+    assert_eq!(hash, Sha256::digest(token.as_bytes()).to_vec());
+    let issued = app.audit("api_token.issued");
+    assert_eq!(issued.len(), 1);
+    assert_eq!(issued[0].details["user"], dealer.username);
+    assert!(!issued[0].details.to_string().contains(&token[4..]));
+    assert_eq!(app.audit("csrf.rejected").len(), 0);
+    assert!(matches!(
+        audit_log::verify_chain(&mut conn, SYSTEM_CHAIN).unwrap(),
+        ChainCheck::Intact { .. }
+    ));
+}
+
+#[tokio::test]
+async fn a_revoked_token_is_refused_at_once_and_the_refusal_is_recorded() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-1");
+    let dealer = dealer_on_shift(&app, "PUSOY-1").await;
+    let admin = admin(&app).await;
+    let token = issue_token(&admin, "Cage system", &dealer).await;
+    let (status, _, _) = call(&app, &token, Method::GET, "/api/v1/rounds/none", None).await;
+    assert_eq!(
+        status,
+        StatusCode::NOT_FOUND,
+        "the live token gets past access"
+    );
+
+    let id: i64 = api_tokens::table
+        .select(api_tokens::id)
+        .first(&mut app.conn())
+        .unwrap();
+    let res = admin
+        .post_form(&format!("/admin/tokens/{id}/revoke"), &[])
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+
+    let (status, body, headers) = call(
+        &app,
+        &token,
+        Method::POST,
+        "/api/v1/tables/PUSOY-1/rounds",
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert_eq!(headers[WWW_AUTHENTICATE], "Bearer");
+    assert!(
+        body["error"].as_str().unwrap().contains("revoked"),
+        "{body}"
+    );
+    assert_eq!(app.audit("api_token.revoked").len(), 1);
+    let refused = app.audit("api_token.refused");
+    assert_eq!(refused.len(), 1);
+    assert_eq!(refused[0].target, "POST /api/v1/tables/PUSOY-1/rounds");
+    let drafts: i64 = pusoy_pit::db::schema::round_drafts::table
+        .count()
+        .get_result(&mut app.conn())
+        .unwrap();
+    assert_eq!(drafts, 0, "nothing was written for the refused request");
+
+    // Revoking twice changes nothing more.
+    let res = admin
+        .post_form(&format!("/admin/tokens/{id}/revoke"), &[])
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    assert_eq!(app.audit("api_token.revoked").len(), 1);
+}
+
+#[tokio::test]
+async fn unknown_tokens_and_tokens_of_disabled_accounts_are_refused() {
+    let app = spawn_app().await;
+    let auditor = app.create_user("reader", Role::Auditor, crate::helpers::PASSWORD);
+    let admin = admin(&app).await;
+    let token = issue_token(&admin, "Surveillance", &auditor).await;
+    let (status, _, _) = call(&app, &token, Method::GET, "/api/v1/rounds/none", None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    let forged = format!("ppt_{}", "0".repeat(64));
+    let (status, _, _) = call(&app, &forged, Method::GET, "/api/v1/rounds/none", None).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, _, _) = call(
+        &app,
+        "not-a-token",
+        Method::GET,
+        "/api/v1/rounds/none",
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+
+    let res = admin
+        .post_form(&format!("/admin/users/{}/disable", auditor.id), &[])
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let (status, _, _) = call(&app, &token, Method::GET, "/api/v1/rounds/none", None).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert_eq!(app.audit("api_token.refused").len(), 3);
+}
+
+#[tokio::test]
+async fn a_token_has_its_accounts_role_and_only_works_on_the_api() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-1");
+    let auditor = app.create_user("reader", Role::Auditor, crate::helpers::PASSWORD);
+    let admin = admin(&app).await;
+    let token = issue_token(&admin, "Surveillance", &auditor).await;
+
+    let (status, _, _) = call(
+        &app,
+        &token,
+        Method::POST,
+        "/api/v1/tables/PUSOY-1/rounds",
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "auditors read, never write");
+    assert_eq!(app.audit("authz.denied").len(), 1);
+
+    // Pages are for people with sessions: a token there counts for nothing.
+    let res = new_client()
+        .get(app.url("/tables"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+}
+
+#[tokio::test]
+async fn issuing_a_token_without_a_name_or_account_says_what_is_missing() {
+    let app = spawn_app().await;
+    app.signed_in_as(Role::Admin).await;
+    let res = app
+        .post_form("/admin/tokens", &[("name", " "), ("user_id", "")])
+        .await;
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let html = res.text().await.unwrap();
+    assert!(html.contains("id=\"name-error\""), "{html}");
+    assert!(html.contains("id=\"user-error\""), "{html}");
+    let issued: i64 = api_tokens::table
+        .count()
+        .get_result(&mut app.conn())
+        .unwrap();
+    assert_eq!(issued, 0);
+}
