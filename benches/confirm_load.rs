@@ -1,9 +1,15 @@
 //! Load run of round confirmation over HTTP: the real server (in this process, on loopback)
 //! against a fresh database on the private PostgreSQL cluster with durable commits
-//! (`synchronous_commit = on`), driven by N concurrent API clients, one per table, each
-//! entering rounds as a casino system would: open the table's round, PUT the hands, confirm.
-//! Reports confirmed rounds per second and the latency of the confirm requests, then the
-//! latency of rendering the dealer's table screen.
+//! (`synchronous_commit = on`), driven by N concurrent API clients, one per table (each table
+//! with its dealer signed on, each client with that dealer's API token). Two flows, one after
+//! the other:
+//! - `whole`: a system that has the round complete records it in one call
+//!   (`PUT /api/v1/tables/{code}/rounds/{key}`: validation, settlement, all rows, audit);
+//! - `draft`: the dealer screen's flow over the API: open the table's round, PUT the hands,
+//!   confirm.
+//!
+//! Reports confirmed rounds per second and the latency of the confirming request of each flow,
+//! then the latency of rendering the dealer's table screen.
 //!
 //! `cargo bench --bench confirm_load -- [--clients 32] [--seconds 20] [--workers 2]`
 
@@ -167,14 +173,42 @@ async fn send(
     Ok(body)
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Whole,
+    Draft,
+}
+
 /// One table's client: rounds back to back until `until`.
-async fn drive(address: String, code: String, token: String, until: Instant) -> ClientReport {
+async fn drive(
+    flow: Flow,
+    address: String,
+    code: String,
+    token: String,
+    until: Instant,
+) -> ClientReport {
     let client = reqwest::Client::new();
     let mut report = ClientReport::default();
     let round = the_round();
+    let mut n = 0_u64;
     while Instant::now() < until {
         let start = Instant::now();
+        n += 1;
         let result: Result<Duration> = async {
+            if flow == Flow::Whole {
+                send(
+                    &client,
+                    client
+                        .put(format!(
+                            "{address}/api/v1/tables/{code}/rounds/load-{code}-{n}"
+                        ))
+                        .bearer_auth(&token)
+                        .json(&round),
+                    201,
+                )
+                .await?;
+                return Ok(start.elapsed());
+            }
             let opened = send(
                 &client,
                 client
@@ -270,11 +304,12 @@ async fn browser_for(address: &str, username: &str) -> Result<reqwest::Client> {
     Ok(client)
 }
 
-/// The table screen, requested back to back by one signed-in dealer per table for `seconds`.
+/// The table screen, requested back to back by one signed-in dealer for `seconds`: with one
+/// request at a time, its latency is the server-side render time plus loopback.
 async fn table_screens(address: &str, seeded: &Seeded, seconds: u64) -> Result<Vec<Duration>> {
     let until = Instant::now() + Duration::from_secs(seconds);
     let mut tasks = Vec::new();
-    for (code, dealer, _) in seeded.tables.iter().take(4) {
+    for (code, dealer, _) in seeded.tables.iter().take(1) {
         let client = browser_for(address, dealer).await?;
         let url = format!("{address}/tables/{code}");
         tasks.push(tokio::spawn(async move {
@@ -299,6 +334,59 @@ async fn table_screens(address: &str, seeded: &Seeded, seconds: u64) -> Result<V
     Ok(all)
 }
 
+/// Runs one flow with every client at once; prints its figures and returns its errors.
+async fn run_flow(
+    flow: Flow,
+    address: &str,
+    seeded: &Seeded,
+    options: &Options,
+) -> Result<Vec<String>> {
+    println!(
+        "{flow:?} flow: {} clients on {} tables, {} s, {} server workers, synchronous_commit=on",
+        options.clients,
+        seeded.tables.len(),
+        options.seconds,
+        options.workers
+    );
+    let start = Instant::now();
+    let until = start + Duration::from_secs(options.seconds);
+    let tasks: Vec<_> = seeded
+        .tables
+        .iter()
+        .map(|(code, _, token)| {
+            let (address, code, token) = (address.to_owned(), code.clone(), token.clone());
+            tokio::spawn(drive(flow, address, code, token, until))
+        })
+        .collect();
+    let mut confirmed = 0;
+    let mut confirm = Vec::new();
+    let mut cycle = Vec::new();
+    let mut errors = Vec::new();
+    for task in tasks {
+        let report = task.await?;
+        confirmed += report.confirmed;
+        confirm.extend(report.confirm);
+        cycle.extend(report.cycle);
+        errors.extend(report.errors);
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    println!(
+        "confirmed rounds       {confirmed} in {elapsed:.1} s = {:.0} rounds/s",
+        confirmed as f64 / elapsed
+    );
+    match flow {
+        Flow::Whole => summary("PUT whole round", confirm),
+        Flow::Draft => {
+            summary("confirm request", confirm);
+            summary("open+put+confirm", cycle);
+        }
+    }
+    if let Some(first) = errors.first() {
+        println!("errors                 {} (first: {first})", errors.len());
+    }
+    Ok(errors)
+}
+
 fn main() -> Result<()> {
     let options = options()?;
     let mut config = Config::from_lookup(|_| None)?;
@@ -318,53 +406,15 @@ fn main() -> Result<()> {
         let handle = server.handle();
         tokio::spawn(server);
 
-        println!(
-            "confirm load: {} clients on {} tables, {} s, {} server workers, synchronous_commit=on",
-            options.clients,
-            seeded.tables.len(),
-            options.seconds,
-            options.workers
-        );
-        let start = Instant::now();
-        let until = start + Duration::from_secs(options.seconds);
-        let tasks: Vec<_> = seeded
-            .tables
-            .iter()
-            .map(|(code, _, token)| {
-                tokio::spawn(drive(
-                    address.clone(),
-                    code.clone(),
-                    token.clone(),
-                    until,
-                ))
-            })
-            .collect();
-        let mut confirmed = 0;
-        let mut confirm = Vec::new();
-        let mut cycle = Vec::new();
         let mut errors = Vec::new();
-        for task in tasks {
-            let report = task.await?;
-            confirmed += report.confirmed;
-            confirm.extend(report.confirm);
-            cycle.extend(report.cycle);
-            errors.extend(report.errors);
-        }
-        let elapsed = start.elapsed().as_secs_f64();
-        println!(
-            "confirmed rounds       {confirmed} in {elapsed:.1} s = {:.0} rounds/s",
-            confirmed as f64 / elapsed
-        );
-        summary("confirm request", confirm);
-        summary("open+put+confirm", cycle);
-        if let Some(first) = errors.first() {
-            println!("errors                 {} (first: {first})", errors.len());
+        for flow in [Flow::Whole, Flow::Draft] {
+            errors.extend(run_flow(flow, &address, &seeded, &options).await?);
         }
 
         let screens = table_screens(&address, &seeded, 5).await?;
         let rate = screens.len() as f64 / 5.0;
         summary("table screen GET", screens);
-        println!("table screens          {rate:.0}/s from 4 signed-in dealers");
+        println!("table screens          {rate:.0}/s, one signed-in dealer, one request at a time");
         handle.stop(true).await;
         if errors.is_empty() {
             Ok(())

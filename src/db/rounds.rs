@@ -42,6 +42,8 @@ pub enum RoundsError {
         "No dealer is signed on at {code}; a dealer must sign on before rounds are entered there."
     )]
     NobodyOnShift { code: String },
+    #[error("the key {0} is already used for another round; send a new key for a new round")]
+    KeyTaken(String),
 }
 
 /// Who is entering a round. A dealer may enter rounds only at the table they are signed on at;
@@ -438,26 +440,114 @@ fn lock_draft_and_shift(conn: &mut PgConnection, key: &str) -> QueryResult<Optio
         .optional()
 }
 
-/// Numbers the round, inserts it and marks the draft settled, in one statement. The counter row
-/// stays locked until commit, so rounds of a table and day are numbered one after another, and
-/// a rolled-back round gives its number back.
-const INSERT_ROUND: &str = "\
-    WITH counter AS ( \
-        INSERT INTO round_counters (table_id, gaming_day, last_no) VALUES ($1, $2, 1) \
-        ON CONFLICT (table_id, gaming_day) \
-        DO UPDATE SET last_no = round_counters.last_no + 1 RETURNING last_no \
-    ), settled AS ( \
-        INSERT INTO rounds (table_id, gaming_day, round_no, draft_key, shift_id, dealer_id, \
-                            rule_profile_version_id, currency, dealer_result) \
-        SELECT $1, $2, counter.last_no, $3, $4, $5, $6, $7, $8 FROM counter \
-        RETURNING id, table_id, gaming_day, round_no, draft_key, shift_id, dealer_id, \
-                  rule_profile_version_id, currency, dealer_result, settled_at \
-    ), draft AS ( \
+/// Numbers a round and inserts it (binds `$1`..`$8`). The counter row stays locked until
+/// commit, so rounds of a table and day are numbered one after another, and a rolled-back round
+/// gives its number back.
+macro_rules! numbered_round {
+    () => {
+        "WITH counter AS ( \
+            INSERT INTO round_counters (table_id, gaming_day, last_no) VALUES ($1, $2, 1) \
+            ON CONFLICT (table_id, gaming_day) \
+            DO UPDATE SET last_no = round_counters.last_no + 1 RETURNING last_no \
+        ), settled AS ( \
+            INSERT INTO rounds (table_id, gaming_day, round_no, draft_key, shift_id, dealer_id, \
+                                rule_profile_version_id, currency, dealer_result) \
+            SELECT $1, $2, counter.last_no, $3, $4, $5, $6, $7, $8 FROM counter \
+            RETURNING id, table_id, gaming_day, round_no, draft_key, shift_id, dealer_id, \
+                      rule_profile_version_id, currency, dealer_result, settled_at \
+        )"
+    };
+}
+
+/// Numbers the round, inserts it and marks draft `$9` settled, in one statement.
+const INSERT_ROUND: &str = concat!(
+    numbered_round!(),
+    ", draft AS ( \
         UPDATE round_drafts SET settled_round_id = settled.id, shift_id = settled.shift_id, \
                                 updated_at = now() \
         FROM settled WHERE round_drafts.id = $9 \
-    ) \
-    SELECT * FROM settled";
+    ) SELECT * FROM settled"
+);
+
+/// Numbers the round and inserts it, for a round recorded whole (no draft).
+const RECORD_ROUND: &str = concat!(numbered_round!(), " SELECT * FROM settled");
+
+/// What storing a settled round needs besides its header row.
+struct Settled<'a> {
+    table: &'a TableInfo,
+    gaming_day: NaiveDate,
+    key: &'a str,
+    shift: &'a Shift,
+    actor: &'a Actor,
+    round: &'a Round,
+    settlement: &'a SettlementOut,
+}
+
+impl Settled<'_> {
+    /// The header insert with its first eight binds, from `sql`.
+    fn insert_round(
+        &self,
+        sql: &'static str,
+    ) -> diesel::query_builder::BoxedSqlQuery<'_, diesel::pg::Pg, diesel::query_builder::SqlQuery>
+    {
+        diesel::sql_query(sql)
+            .into_boxed()
+            .bind::<BigInt, _>(self.table.id)
+            .bind::<Date, _>(self.gaming_day)
+            .bind::<Text, _>(self.key)
+            .bind::<BigInt, _>(self.shift.id)
+            .bind::<BigInt, _>(self.shift.dealer_id)
+            .bind::<BigInt, _>(self.table.profile_version_id)
+            .bind::<Text, _>(&self.table.currency)
+            .bind::<BigInt, _>(self.settlement.dealer.result.minor_units())
+    }
+
+    /// Stores the places of the inserted `round` and appends `round.settled`; returns the round
+    /// as `get_round` would read it back (places in place order: dealer, then the seats).
+    fn store(&self, conn: &mut PgConnection, round: RoundRow) -> QueryResult<SettledRound> {
+        let (table, settlement) = (self.table, self.settlement);
+        let canonical = RoundIn::from_round(self.round);
+        let places = place_rows(&canonical, settlement);
+        // One multi-row insert for every place of the round.
+        let rows: Vec<_> = places
+            .iter()
+            .map(|place| {
+                (
+                    round_places::round_id.eq(round.id),
+                    round_places::table_id.eq(table.id),
+                    round_places::gaming_day.eq(self.gaming_day),
+                    place,
+                )
+            })
+            .collect();
+        diesel::insert_into(round_places::table)
+            .values(rows)
+            .execute(conn)?;
+        let chain = format!("table:{}", table.id);
+        audit_log::append(
+            conn,
+            &NewAuditEvent {
+                chain: &chain,
+                actor: self.actor,
+                action: "round.settled",
+                target: format!("round:{}", round.id),
+                details: json!({
+                    "table": table.code,
+                    "round_no": round.round_no,
+                    "draft_key": self.key,
+                    "shift_id": self.shift.id,
+                    "dealer_id": self.shift.dealer_id,
+                    "rule_profile_version_id": table.profile_version_id,
+                    "round": canonical,
+                    "settlement": settlement,
+                }),
+                gaming_day: Some(self.gaming_day),
+                table_id: Some(table.id),
+            },
+        )?;
+        Ok(SettledRound { round, places })
+    }
+}
 
 /// Settles a draft: checks that the writer may enter rounds at the table (under lock, see
 /// [`lock_draft_and_shift`]), numbers the round, stores it for the open shift and its dealer,
@@ -491,61 +581,111 @@ pub fn confirm(
             });
         };
         check_revision(&draft, confirm.expected_revision)?;
-        let settlement = confirm.settlement;
-        let round: RoundRow = diesel::sql_query(INSERT_ROUND)
-            .bind::<BigInt, _>(table.id)
-            .bind::<Date, _>(confirm.gaming_day)
-            .bind::<Text, _>(confirm.key)
-            .bind::<BigInt, _>(shift.id)
-            .bind::<BigInt, _>(shift.dealer_id)
-            .bind::<BigInt, _>(table.profile_version_id)
-            .bind::<Text, _>(&table.currency)
-            .bind::<BigInt, _>(settlement.dealer.result.minor_units())
+        let settled = Settled {
+            table,
+            gaming_day: confirm.gaming_day,
+            key: confirm.key,
+            shift: &shift,
+            actor: confirm.actor,
+            round: confirm.round,
+            settlement: confirm.settlement,
+        };
+        let round: RoundRow = settled
+            .insert_round(INSERT_ROUND)
             .bind::<BigInt, _>(draft.id)
             .get_result(conn)?;
-        let canonical = RoundIn::from_round(confirm.round);
-        let places = place_rows(&canonical, settlement);
-        // One multi-row insert for every place of the round.
-        let rows: Vec<_> = places
-            .iter()
-            .map(|place| {
-                (
-                    round_places::round_id.eq(round.id),
-                    round_places::table_id.eq(table.id),
-                    round_places::gaming_day.eq(confirm.gaming_day),
-                    place,
-                )
-            })
-            .collect();
-        diesel::insert_into(round_places::table)
-            .values(rows)
-            .execute(conn)?;
-        let chain = format!("table:{}", table.id);
-        audit_log::append(
-            conn,
-            &NewAuditEvent {
-                chain: &chain,
-                actor: confirm.actor,
-                action: "round.settled",
-                target: format!("round:{}", round.id),
-                details: json!({
-                    "table": table.code,
-                    "round_no": round.round_no,
-                    "draft_key": confirm.key,
-                    "shift_id": shift.id,
-                    "dealer_id": shift.dealer_id,
-                    "rule_profile_version_id": table.profile_version_id,
-                    "round": canonical,
-                    "settlement": settlement,
-                }),
-                gaming_day: Some(confirm.gaming_day),
-                table_id: Some(table.id),
-            },
-        )?;
-        // What was just written, as `get_round` would read it back (places in place order:
-        // dealer, then the seats in order, as `place_rows` builds them).
-        Ok((SettledRound { round, places }, true))
+        Ok((settled.store(conn, round)?, true))
     })
+}
+
+/// Everything recording a whole round in one call needs; `round` has been validated against
+/// `table` and `settlement` is its settlement. `key` is the caller's one-time key.
+#[derive(Debug, Clone, Copy)]
+pub struct RecordRound<'a> {
+    pub key: &'a str,
+    pub table: &'a TableInfo,
+    pub gaming_day: NaiveDate,
+    pub writer: Writer,
+    pub actor: &'a Actor,
+    pub round: &'a Round,
+    pub settlement: &'a SettlementOut,
+}
+
+/// The open shift at a table, locked like [`lock_draft_and_shift`] locks it.
+fn lock_open_shift(conn: &mut PgConnection, table_id: i64) -> QueryResult<Option<Shift>> {
+    dealer_shifts::table
+        .filter(dealer_shifts::table_id.eq(table_id))
+        .filter(dealer_shifts::signed_off_at.is_null())
+        .select(Shift::as_select())
+        .for_no_key_update()
+        .first(conn)
+        .optional()
+}
+
+/// Records and settles a whole round under the caller's one-time `key`, without a draft (for
+/// casino systems that send a round complete): checks the writer's shift under lock, numbers
+/// the round, stores it and its places and appends `round.settled`, in one transaction.
+/// Recording the same key again returns the round already stored (`false`); a key already used
+/// at another table, or by a draft, is refused.
+pub fn record(
+    conn: &mut PgConnection,
+    record: &RecordRound<'_>,
+) -> Result<(SettledRound, bool), RoundsError> {
+    let table = record.table;
+    let recorded = conn.transaction(|conn| {
+        if let Some(existing) = recorded_under(conn, record.key, table)? {
+            return Ok((existing, false));
+        }
+        let shift = lock_open_shift(conn, table.id)?;
+        record.writer.may_enter(shift.as_ref(), &table.code)?;
+        let Some(shift) = shift else {
+            return Err(RoundsError::NobodyOnShift {
+                code: table.code.clone(),
+            });
+        };
+        let settled = Settled {
+            table,
+            gaming_day: record.gaming_day,
+            key: record.key,
+            shift: &shift,
+            actor: record.actor,
+            round: record.round,
+            settlement: record.settlement,
+        };
+        let round: RoundRow = settled.insert_round(RECORD_ROUND).get_result(conn)?;
+        Ok((settled.store(conn, round)?, true))
+    });
+    match recorded {
+        // The same key sent twice at once: the second insert lost the race on the unique key
+        // (and gave its round number back); answer with the round the first one stored.
+        Err(RoundsError::Query(diesel::result::Error::DatabaseError(
+            diesel::result::DatabaseErrorKind::UniqueViolation,
+            _,
+        ))) => recorded_under(conn, record.key, table)?
+            .map(|round| (round, false))
+            .ok_or_else(|| RoundsError::KeyTaken(record.key.to_owned())),
+        other => other,
+    }
+}
+
+/// The round already recorded under `key` at `table`; an error if the key is in use elsewhere.
+fn recorded_under(
+    conn: &mut PgConnection,
+    key: &str,
+    table: &TableInfo,
+) -> Result<Option<SettledRound>, RoundsError> {
+    let draft_exists: bool = diesel::select(diesel::dsl::exists(
+        round_drafts::table.filter(round_drafts::draft_key.eq(key)),
+    ))
+    .get_result(conn)?;
+    if draft_exists {
+        return Err(RoundsError::KeyTaken(key.to_owned()));
+    }
+    match round_by_key(conn, key)? {
+        Some(round) if round.round.table_id == table.id => Ok(Some(round)),
+        Some(_) => Err(RoundsError::KeyTaken(key.to_owned())),
+        None => Ok(None),
+    }
 }
 
 /// A serde enum's text (`"surrender"`, `"six_pairs"`...).

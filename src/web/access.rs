@@ -79,6 +79,7 @@ pub const RULES: &[Rule] = &[
     rule("POST", "/admin/users/{id}/reset-password", ADMIN),
     rule("POST", "/admin/users/{id}/unlock", UNLOCKERS),
     rule("POST", "/api/v1/tables/{code}/rounds", ROUND_WRITERS),
+    rule("PUT", "/api/v1/tables/{code}/rounds/{key}", ROUND_WRITERS),
     rule("GET", "/api/v1/rounds/{key}", ROUND_READERS),
     rule("PUT", "/api/v1/rounds/{key}", ROUND_WRITERS),
     rule("POST", "/api/v1/rounds/{key}/preview", ROUND_WRITERS),

@@ -10,7 +10,9 @@ use chrono::Utc;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::db::rounds::{self, ConfirmRound, Draft, RoundsError, SettledRound, TableInfo, Writer};
+use crate::db::rounds::{
+    self, ConfirmRound, Draft, RecordRound, RoundsError, SettledRound, TableInfo, Writer,
+};
 use crate::round_entry::{self, FieldErrors, Limits, RoundBody};
 use crate::rules::settle::{settle, Round};
 use crate::rules::wire::SettlementOut;
@@ -37,9 +39,9 @@ impl From<RoundsError> for ApiError {
     fn from(err: RoundsError) -> Self {
         match err {
             RoundsError::NoDraft(_) => ApiError::NotFound,
-            RoundsError::RevisionMismatch { .. } | RoundsError::AlreadySettled => {
-                ApiError::Conflict(err.to_string())
-            }
+            RoundsError::RevisionMismatch { .. }
+            | RoundsError::AlreadySettled
+            | RoundsError::KeyTaken(_) => ApiError::Conflict(err.to_string()),
             RoundsError::NotSignedOn { .. } | RoundsError::NobodyOnShift { .. } => {
                 ApiError::NotOnShift(err.to_string())
             }
@@ -331,6 +333,18 @@ pub async fn show_round(
 ) -> Result<HttpResponse, ApiError> {
     let key = path.into_inner();
     let body = run(&state, move |conn| {
+        if rounds::draft_by_key(conn, &key)
+            .map_err(RoundsError::from)?
+            .is_none()
+        {
+            // A round recorded whole has no draft.
+            let round = rounds::round_by_key(conn, &key)
+                .map_err(RoundsError::from)?
+                .ok_or(ApiError::NotFound)?;
+            let table =
+                rounds::table_by_id(conn, round.round.table_id)?.ok_or(ApiError::NotFound)?;
+            return Ok(settled_body(&round, &table));
+        }
         let (draft, table) = load(conn, &key)?;
         match draft.settled_round_id {
             Some(id) => {
@@ -344,4 +358,68 @@ pub async fn show_round(
     })
     .await?;
     Ok(HttpResponse::Ok().json(body))
+}
+
+/// Whether a caller's one-time key is usable: 8 to 64 letters, digits and `.`, `_`, `:`, `-`.
+fn check_key(key: &str) -> Result<(), ApiError> {
+    let usable = (8..=64).contains(&key.len())
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'));
+    if usable {
+        Ok(())
+    } else {
+        let mut errors = FieldErrors::default();
+        errors.add(
+            "key",
+            "the round's key must be 8 to 64 letters, digits, '.', '_', ':' or '-'",
+        );
+        Err(ApiError::Invalid(errors))
+    }
+}
+
+/// `PUT /api/v1/tables/{code}/rounds/{key}`: records and settles a whole round in one call,
+/// for casino systems that send rounds complete. `key` is the caller's one-time key: sending
+/// the same round again (a retry) returns the round already stored (200) instead of settling
+/// it twice (201 the first time).
+pub async fn record_round(
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    let (code, key) = path.into_inner();
+    check_key(&key)?;
+    let entered: RoundBody = serde_json::from_slice(&body).map_err(|e| unreadable(&e))?;
+    let day = state.config.gaming_day(Utc::now());
+    let actor = user.actor(&req);
+    let writer = writer(&user);
+    let (body, created) = run(&state, move |conn| {
+        let table = rounds::table_by_code(conn, &code)?.ok_or(ApiError::NotFound)?;
+        let round = validate(&entered, &table)?;
+        let settlement =
+            settle(&round).map_err(|err| ApiError::Invalid(FieldErrors::round(err.to_string())))?;
+        let settlement = SettlementOut::new(&round, &settlement);
+        let (settled, created) = rounds::record(
+            conn,
+            &RecordRound {
+                key: &key,
+                table: &table,
+                gaming_day: day,
+                writer,
+                actor: &actor,
+                round: &round,
+                settlement: &settlement,
+            },
+        )?;
+        Ok((settled_body(&settled, &table), created))
+    })
+    .await?;
+    let status = if created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok(HttpResponse::build(status).json(body))
 }

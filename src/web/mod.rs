@@ -113,6 +113,7 @@ pub fn run(listener: TcpListener, pool: PgPool, config: Config) -> std::io::Resu
             .service(web::resource("/admin/users/{id}/unlock").post(admin::unlock_user))
             .service(web::resource("/admin/users/{id}/reset-password").post(admin::reset_password))
             .service(web::resource("/api/v1/tables/{code}/rounds").post(api::open_round))
+            .service(web::resource("/api/v1/tables/{code}/rounds/{key}").put(api::record_round))
             .service(
                 web::resource("/api/v1/rounds/{key}")
                     .get(api::show_round)

@@ -188,6 +188,12 @@ const MATRIX: &[Case] = &[
         [401, 404, 404, 403, 403],
     ),
     case(
+        "PUT",
+        "/api/v1/tables/NO-SUCH/rounds/round-key-1",
+        &[],
+        [401, 422, 422, 403, 403],
+    ),
+    case(
         "GET",
         "/api/v1/rounds/no-such",
         &[],

@@ -1,0 +1,165 @@
+//! A whole round recorded in one call (`PUT /api/v1/tables/{code}/rounds/{key}`) under the
+//! caller's one-time key: settled once, whatever the retries.
+use pusoy_pit::db::users::Role;
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+
+use crate::helpers::{spawn_app, TestApp};
+use crate::rounds::{call, count, create_table, open, the_round};
+
+const KEY: &str = "cage-7f3a-0001";
+
+async fn dealer_on_shift_at(app: &TestApp, code: &str) -> pusoy_pit::db::users::User {
+    let dealer = app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at(code).await;
+    dealer
+}
+
+async fn record(app: &TestApp, code: &str, key: &str, round: Value) -> (StatusCode, Value) {
+    call(
+        app,
+        Method::PUT,
+        &format!("/api/v1/tables/{code}/rounds/{key}"),
+        Some(round),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn a_whole_round_settles_in_one_call_and_a_retry_returns_the_same_round() {
+    let app = spawn_app().await;
+    let table_id = create_table(&app, "PUSOY-1");
+    let dealer = dealer_on_shift_at(&app, "PUSOY-1").await;
+
+    let (status, first) = record(&app, "PUSOY-1", KEY, the_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{first}");
+    assert_eq!(first["status"], "settled");
+    assert_eq!(first["key"], KEY);
+    assert_eq!(first["round_no"], 1);
+    assert_eq!(first["dealer_id"], dealer.id.0);
+    assert_eq!(first["shift_id"], app.open_shift("PUSOY-1").unwrap());
+    assert_eq!(first["dealer_result"], 900);
+    let places = first["places"].as_array().unwrap();
+    assert_eq!(places.len(), 4);
+    assert_eq!(places[1]["place"], "seat1");
+    assert_eq!(places[1]["fouled"], true);
+    assert_eq!(places[2]["outcome"], "surrendered");
+
+    let (status, again) = record(&app, "PUSOY-1", KEY, the_round()).await;
+    assert_eq!(status, StatusCode::OK, "{again}");
+    assert_eq!(again, first, "the retry answers with the stored round");
+    assert_eq!(count(&app, "SELECT count(*) AS n FROM rounds"), 1);
+    assert_eq!(count(&app, "SELECT count(*) AS n FROM round_places"), 4);
+    assert_eq!(count(&app, "SELECT count(*) AS n FROM round_drafts"), 0);
+    let settled = app.audit("round.settled");
+    assert_eq!(settled.len(), 1);
+    assert_eq!(settled[0].chain, format!("table:{table_id}"));
+    assert_eq!(settled[0].details["draft_key"], KEY);
+
+    let (status, shown) = call(&app, Method::GET, &format!("/api/v1/rounds/{KEY}"), None).await;
+    assert_eq!(status, StatusCode::OK, "{shown}");
+    assert_eq!(shown, first);
+
+    // The next key is the next round.
+    let (status, next) = record(&app, "PUSOY-1", "cage-7f3a-0002", the_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{next}");
+    assert_eq!(next["round_no"], 2);
+}
+
+#[tokio::test]
+async fn the_same_key_sent_twice_at_once_settles_one_round() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-1");
+    dealer_on_shift_at(&app, "PUSOY-1").await;
+    let (a, b) = tokio::join!(
+        record(&app, "PUSOY-1", KEY, the_round()),
+        record(&app, "PUSOY-1", KEY, the_round()),
+    );
+    let mut statuses = [a.0, b.0];
+    statuses.sort();
+    assert_eq!(
+        statuses,
+        [StatusCode::OK, StatusCode::CREATED],
+        "{} {}",
+        a.1,
+        b.1
+    );
+    assert_eq!(a.1["id"], b.1["id"]);
+    assert_eq!(count(&app, "SELECT count(*) AS n FROM rounds"), 1);
+    assert_eq!(app.audit("round.settled").len(), 1);
+}
+
+#[tokio::test]
+async fn a_bad_round_is_refused_by_field_and_uses_up_no_round_number() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-1");
+    dealer_on_shift_at(&app, "PUSOY-1").await;
+    let mut round = the_round();
+    // Kh is also the dealer's front.
+    round["seats"][2]["front"] = json!("Qs Jh Kh");
+    let (status, body) = record(&app, "PUSOY-1", KEY, round).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(
+        body["field_errors"]["seat3_front"]
+            .as_str()
+            .unwrap()
+            .contains("Kh"),
+        "{body}"
+    );
+    let (status, body) = record(&app, "PUSOY-1", "short", the_round()).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(body["field_errors"]["key"].is_string(), "{body}");
+    assert_eq!(count(&app, "SELECT count(*) AS n FROM rounds"), 0);
+    assert_eq!(count(&app, "SELECT count(*) AS n FROM round_counters"), 0);
+
+    // The key was not used up either.
+    let (status, body) = record(&app, "PUSOY-1", KEY, the_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(body["round_no"], 1);
+}
+
+#[tokio::test]
+async fn a_key_in_use_elsewhere_is_refused_and_nothing_is_written() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-1");
+    create_table(&app, "PUSOY-2");
+    dealer_on_shift_at(&app, "PUSOY-1").await;
+    let other = app.another_browser();
+    other.signed_in_as(Role::Supervisor).await;
+    let second_dealer = app.another_browser();
+    second_dealer.create_user("dealer-two", Role::Dealer, crate::helpers::PASSWORD);
+    assert_eq!(
+        second_dealer
+            .sign_in("dealer-two", crate::helpers::PASSWORD)
+            .await
+            .status(),
+        StatusCode::SEE_OTHER
+    );
+    second_dealer.sign_on_at("PUSOY-2").await;
+
+    let (status, _) = record(&app, "PUSOY-1", KEY, the_round()).await;
+    assert_eq!(status, StatusCode::CREATED);
+    // A pit manager records at PUSOY-2 with the key PUSOY-1 used.
+    let (status, body) = record(&other, "PUSOY-2", KEY, the_round()).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert!(body["error"].as_str().unwrap().contains(KEY), "{body}");
+    // A draft's key is not a key for a whole round.
+    let draft_key = open(&app, "PUSOY-1").await;
+    let (status, body) = record(&app, "PUSOY-1", &draft_key, the_round()).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(count(&app, "SELECT count(*) AS n FROM rounds"), 1);
+}
+
+#[tokio::test]
+async fn a_dealer_not_on_shift_cannot_record_a_round() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-1");
+    app.signed_in_as(Role::Dealer).await;
+    let (status, body) = record(&app, "PUSOY-1", KEY, the_round()).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(
+        body["error"],
+        "You are not signed on at PUSOY-1; sign on first."
+    );
+    assert_eq!(count(&app, "SELECT count(*) AS n FROM rounds"), 0);
+}
