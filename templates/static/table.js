@@ -626,7 +626,7 @@
   // The previewed round's house result next to the buttons, so it is seen without scrolling.
   function showNet() {
     if (!barNet) return;
-    const net = preview && preview.querySelector('.dealer-net');
+    const net = preview && preview.querySelector('.dealer-net strong');
     barNet.textContent = net ? 'House this round: ' + net.textContent.trim() : '';
   }
 

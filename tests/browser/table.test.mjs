@@ -286,7 +286,7 @@ test('the preview names every hand, explains the foul, and gives outcomes and am
   assert.match(text('Dealer'), /three of a kind|trips/i);
   assert.match(text('Dealer'), /pair of queens/i);
   assert.match(text('Dealer'), /\+20000$/);
-  assert.equal((await page.locator('#preview .dealer-net').textContent()).trim(), '+20000');
+  assert.equal((await page.locator('#preview .dealer-net strong').textContent()).trim(), '+20000');
   // The foul is also explained next to seat 3's hands.
   const note = page.locator('.place-note[data-for="seat3"]');
   assert.match(await note.textContent(), /^foul.*middle.*pair of threes.*back.*pair of twos/i);
@@ -327,7 +327,8 @@ test('confirm settles the round once; it shows in the latest rounds with the hou
   const cells = await recent.first().locator('td').allTextContents();
   assert.equal(cells[0].trim(), '1');
   assert.equal(cells[2].trim(), '+20000');
-  assert.equal((await page.locator('.house-today').textContent()).trim(), '+20000');
+  assert.equal((await page.locator('.house-today').textContent()).trim(), '20000');
+  assert.equal((await page.locator('.house-shift').textContent()).trim(), '20000');
   assert.equal(await recent.first().locator('a').getAttribute('href'), new URL(roundUrl).pathname);
   // A new round starts empty.
   assert.equal(await field(page, 'seat1_back').inputValue(), '');
