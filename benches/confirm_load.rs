@@ -11,7 +11,8 @@
 //! Reports confirmed rounds per second and the latency of the confirming request of each flow,
 //! then the latency of rendering the dealer's table screen.
 //!
-//! `cargo bench --bench confirm_load -- [--clients 32] [--seconds 20] [--workers 2]`
+//! `cargo bench --bench confirm_load -- [--flow whole|draft|both] [--clients 32] [--seconds 20]
+//! [--workers 2]`
 
 use std::net::TcpListener;
 use std::path::Path;
@@ -32,6 +33,7 @@ const DATABASE: &str = "bench_confirm_load";
 const PASSWORD: &str = "felt-table-7-shuffle";
 
 struct Options {
+    flows: Vec<Flow>,
     clients: usize,
     seconds: u64,
     workers: usize,
@@ -39,6 +41,7 @@ struct Options {
 
 fn options() -> Result<Options> {
     let mut options = Options {
+        flows: vec![Flow::Whole, Flow::Draft],
         clients: 32,
         seconds: 20,
         workers: 2,
@@ -55,6 +58,14 @@ fn options() -> Result<Options> {
             "--clients" => options.clients = usize::try_from(value()?)?,
             "--seconds" => options.seconds = value()?,
             "--workers" => options.workers = usize::try_from(value()?)?,
+            "--flow" => {
+                options.flows = match args.next().as_deref() {
+                    Some("whole") => vec![Flow::Whole],
+                    Some("draft") => vec![Flow::Draft],
+                    Some("both") => vec![Flow::Whole, Flow::Draft],
+                    _ => return Err(anyhow!("--flow takes whole, draft or both")),
+                }
+            }
             // cargo bench passes --bench; anything else is a mistake.
             "--bench" => {}
             other => return Err(anyhow!("unknown argument {other}")),
@@ -407,7 +418,7 @@ fn main() -> Result<()> {
         tokio::spawn(server);
 
         let mut errors = Vec::new();
-        for flow in [Flow::Whole, Flow::Draft] {
+        for &flow in &options.flows {
             errors.extend(run_flow(flow, &address, &seeded, &options).await?);
         }
 

@@ -3,7 +3,7 @@
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, Criterion, Throughput};
 use pusoy_pit::rules::hand::Evaluator;
 use pusoy_pit::rules::profile::Wheel;
 use pusoy_pit::rules::settle::settle;
@@ -100,4 +100,127 @@ fn settlement(c: &mut Criterion) {
 }
 
 criterion_group!(benches, evaluators, settlement);
-criterion_main!(benches);
+
+/// `RULES_BENCH_ONCE=<routine> [RULES_BENCH_PASSES=n]` runs one routine a fixed number of times
+/// instead of the timed benches, for instruction and cache-miss counts under
+/// `valgrind --tool=callgrind --cache-sim=yes` (load-independent, unlike wall time). Routines:
+/// `ours/in_order`, `ours/shuffled`, `pokers/in_order`, `pokers/shuffled` (one pass = all
+/// 2,598,960 hands), `settle` (one pass = 1,000 settlements of the 4-place round).
+fn main() {
+    if let Some(rounds) = std::env::var("RULES_BENCH_PAIRED")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        paired(rounds);
+        return;
+    }
+    match std::env::var("RULES_BENCH_ONCE") {
+        Ok(routine) => {
+            let passes = std::env::var("RULES_BENCH_PASSES")
+                .ok()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(1);
+            println!("{routine} x {passes}: {}", run_fixed(&routine, passes));
+        }
+        Err(_) => {
+            benches();
+            Criterion::default().configure_from_args().final_summary();
+        }
+    }
+}
+
+/// `RULES_BENCH_PAIRED=<rounds>`: one timed pass of each evaluator over all hands, in order and
+/// shuffled, per round, the order of the four alternating between rounds, so that neighbours'
+/// load hits both evaluators alike. Prints the minimum and median ns per hand of each.
+fn paired(rounds: usize) {
+    let in_order = all_hands();
+    let random = shuffled(in_order.clone());
+    let ours = Evaluator::new(Wheel::Lowest);
+    let evaluate_ours = |hands: &[[u8; 5]]| {
+        let mut sum = 0u32;
+        for &hand in black_box(hands) {
+            sum = sum.wrapping_add(ours.evaluate_indices(hand).bits());
+        }
+        sum
+    };
+    let evaluate_pokers = |hands: &[[u8; 5]]| {
+        let mut sum = 0u32;
+        for hand in black_box(hands) {
+            let h = hand.iter().fold(pokers::Hand::default(), |h, &card| {
+                h + pokers::CARDS[usize::from(card)]
+            });
+            sum = sum.wrapping_add(u32::from(h.evaluate()));
+        }
+        sum
+    };
+    let names = [
+        "ours/in_order",
+        "pokers/in_order",
+        "ours/shuffled",
+        "pokers/shuffled",
+    ];
+    let mut times: [Vec<f64>; 4] = Default::default();
+    for round in 0..rounds {
+        let mut order = [0, 1, 2, 3];
+        if round % 2 == 1 {
+            order = [1, 0, 3, 2];
+        }
+        for i in order {
+            let hands = if i < 2 { &in_order } else { &random };
+            let start = std::time::Instant::now();
+            let sum = if i % 2 == 0 {
+                evaluate_ours(hands)
+            } else {
+                evaluate_pokers(hands)
+            };
+            black_box(sum);
+            times[i].push(start.elapsed().as_nanos() as f64 / hands.len() as f64);
+        }
+    }
+    for (name, mut samples) in names.into_iter().zip(times) {
+        samples.sort_by(f64::total_cmp);
+        let median = samples.get(samples.len() / 2).copied().unwrap_or(f64::NAN);
+        let min = samples.first().copied().unwrap_or(f64::NAN);
+        println!("{name:16} min {min:.3} ns/hand  median {median:.3} ns/hand  ({rounds} passes)");
+    }
+}
+
+fn run_fixed(routine: &str, passes: u32) -> u64 {
+    let in_order = all_hands();
+    let hands = if routine.ends_with("shuffled") {
+        shuffled(in_order)
+    } else {
+        in_order
+    };
+    let ours = Evaluator::new(Wheel::Lowest);
+    let round = match serde_json::from_str::<RoundIn<'_>>(FOUR_PLACE_ROUND).map(|r| r.to_round()) {
+        Ok(Ok(round)) => round,
+        _ => panic!("bench round is not valid"),
+    };
+    let mut sum = 0u64;
+    for _ in 0..passes {
+        match routine {
+            "ours/in_order" | "ours/shuffled" => {
+                for &hand in black_box(hands.as_slice()) {
+                    sum += u64::from(ours.evaluate_indices(hand).bits());
+                }
+            }
+            "pokers/in_order" | "pokers/shuffled" => {
+                for hand in black_box(hands.as_slice()) {
+                    let h = hand.iter().fold(pokers::Hand::default(), |h, &card| {
+                        h + pokers::CARDS[usize::from(card)]
+                    });
+                    sum += u64::from(h.evaluate());
+                }
+            }
+            "settle" => {
+                for _ in 0..1000 {
+                    let settlement = settle(black_box(&round));
+                    sum += settlement.map_or(0, |s| s.dealer.result.minor_units().unsigned_abs());
+                }
+            }
+            other => panic!("unknown routine {other}"),
+        }
+    }
+    sum
+}

@@ -124,21 +124,32 @@ pub fn append(conn: &mut PgConnection, event: &NewAuditEvent<'_>) -> QueryResult
     }
 }
 
-fn append_locked(conn: &mut PgConnection, event: &NewAuditEvent<'_>) -> QueryResult<i64> {
-    use diesel::sql_types::{Bytea, Date, Jsonb, Nullable, Text, Timestamptz};
-    // Creates the chain's head on first use and locks it either way (ON CONFLICT DO UPDATE
-    // takes the row lock), so appenders to one chain take turns.
-    let (last_seq, prev_hash): (i64, Vec<u8>) = diesel::insert_into(audit_chain_heads::table)
+/// Locks the chain's head row (creating it on the chain's first event) and returns it, so
+/// appenders to one chain take turns. The usual case is one prepared, cached statement.
+fn lock_head(conn: &mut PgConnection, chain: &str) -> QueryResult<(i64, Vec<u8>)> {
+    let head = || {
+        audit_chain_heads::table
+            .filter(audit_chain_heads::chain.eq(chain))
+            .select((audit_chain_heads::last_seq, audit_chain_heads::last_hash))
+            .for_update()
+    };
+    if let Some(head) = head().first(conn).optional()? {
+        return Ok(head);
+    }
+    diesel::insert_into(audit_chain_heads::table)
         .values((
-            audit_chain_heads::chain.eq(event.chain),
+            audit_chain_heads::chain.eq(chain),
             audit_chain_heads::last_seq.eq(0_i64),
             audit_chain_heads::last_hash.eq(GENESIS_HASH.as_slice()),
         ))
-        .on_conflict(audit_chain_heads::chain)
-        .do_update()
-        .set(audit_chain_heads::chain.eq(diesel::upsert::excluded(audit_chain_heads::chain)))
-        .returning((audit_chain_heads::last_seq, audit_chain_heads::last_hash))
-        .get_result(conn)?;
+        .on_conflict_do_nothing()
+        .execute(conn)?;
+    head().first(conn)
+}
+
+fn append_locked(conn: &mut PgConnection, event: &NewAuditEvent<'_>) -> QueryResult<i64> {
+    use diesel::sql_types::{Bytea, Date, Jsonb, Nullable, Text, Timestamptz};
+    let (last_seq, prev_hash) = lock_head(conn, event.chain)?;
     let seq = last_seq + 1;
     // PostgreSQL keeps microseconds: hash exactly what is stored.
     let at = Utc::now().trunc_subsecs(6);

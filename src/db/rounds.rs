@@ -674,14 +674,22 @@ fn recorded_under(
     key: &str,
     table: &TableInfo,
 ) -> Result<Option<SettledRound>, RoundsError> {
-    let draft_exists: bool = diesel::select(diesel::dsl::exists(
-        round_drafts::table.filter(round_drafts::draft_key.eq(key)),
+    // One query for both questions: is the key a draft's, and which round has it.
+    let (draft_exists, round_id): (bool, Option<i64>) = diesel::select((
+        diesel::dsl::exists(round_drafts::table.filter(round_drafts::draft_key.eq(key))),
+        rounds::table
+            .filter(rounds::draft_key.eq(key))
+            .select(rounds::id)
+            .single_value(),
     ))
     .get_result(conn)?;
     if draft_exists {
         return Err(RoundsError::KeyTaken(key.to_owned()));
     }
-    match round_by_key(conn, key)? {
+    let Some(round_id) = round_id else {
+        return Ok(None);
+    };
+    match get_round(conn, round_id)? {
         Some(round) if round.round.table_id == table.id => Ok(Some(round)),
         Some(_) => Err(RoundsError::KeyTaken(key.to_owned())),
         None => Ok(None),

@@ -85,27 +85,14 @@ impl SetHand {
         middle: [Card; 5],
         front: [Card; 3],
     ) -> Result<SetHand, SetHandError> {
-        let mut seen: [Option<Slot>; 64] = [None; 64];
-        let placed = back
-            .iter()
-            .map(|c| (Slot::Back, c))
-            .chain(middle.iter().map(|c| (Slot::Middle, c)))
-            .chain(front.iter().map(|c| (Slot::Front, c)));
-        for (slot, &card) in placed {
-            let entry = &mut seen[usize::from(card.index())];
-            match *entry {
-                Some(first) if first == slot => {
-                    return Err(SetHandError::RepeatedCard { card, slot })
-                }
-                Some(first) => {
-                    return Err(SetHandError::DuplicateCard {
-                        card,
-                        first,
-                        second: slot,
-                    })
-                }
-                None => *entry = Some(slot),
-            }
+        let mask = |cards: &[Card]| {
+            cards
+                .iter()
+                .fold(0u64, |mask, card| mask | 1u64 << card.index())
+        };
+        // Thirteen distinct cards set thirteen bits; only otherwise look for the culprit.
+        if (mask(&back) | mask(&middle) | mask(&front)).count_ones() != 13 {
+            return Err(SetHand::first_repeat(&back, &middle, &front));
         }
         let evaluator = hand::Evaluator::new(Wheel::Lowest);
         let values = [
@@ -119,6 +106,34 @@ impl SetHand {
             front,
             values,
         })
+    }
+
+    /// The first card, in back-middle-front order, that was placed before.
+    #[cold]
+    fn first_repeat(back: &[Card; 5], middle: &[Card; 5], front: &[Card; 3]) -> SetHandError {
+        let mut seen: [Option<Slot>; 64] = [None; 64];
+        let placed = back
+            .iter()
+            .map(|c| (Slot::Back, c))
+            .chain(middle.iter().map(|c| (Slot::Middle, c)))
+            .chain(front.iter().map(|c| (Slot::Front, c)));
+        for (slot, &card) in placed {
+            let entry = &mut seen[usize::from(card.index())];
+            match *entry {
+                Some(first) if first == slot => return SetHandError::RepeatedCard { card, slot },
+                Some(first) => {
+                    return SetHandError::DuplicateCard {
+                        card,
+                        first,
+                        second: slot,
+                    }
+                }
+                None => *entry = Some(slot),
+            }
+        }
+        // Only called when the 13 cards set fewer than 13 bits of a 64-bit mask, and card
+        // indices are below 52, so two cards are equal and the loop above has returned.
+        unreachable!("fewer than 13 distinct cards, so one repeats")
     }
 
     pub fn back(&self) -> &[Card; 5] {
@@ -155,6 +170,15 @@ impl SetHand {
     #[inline]
     pub fn value(&self, slot: Slot, wheel: Wheel) -> HandValue {
         self.values[slot as usize].for_wheel(wheel)
+    }
+
+    /// The back, middle and front values under a wheel option.
+    #[inline]
+    pub fn values(&self, wheel: Wheel) -> [HandValue; 3] {
+        match wheel {
+            Wheel::Lowest => self.values,
+            Wheel::Second => self.values.map(|value| value.for_wheel(wheel)),
+        }
     }
 
     /// The full human name of one hand, e.g. "pair of queens, seven kicker".
@@ -198,9 +222,8 @@ impl SetHand {
     /// Whether the set is fouled under a profile (the same verdict as [`SetHand::foul`]).
     #[inline]
     pub fn is_fouled(&self, profile: &RuleProfile) -> bool {
-        let back = self.value(Slot::Back, profile.wheel);
-        let middle = self.value(Slot::Middle, profile.wheel);
-        if middle > back || compare_front_with_middle(self.values[2], middle) == Ordering::Greater {
+        let [back, middle, front] = self.values(profile.wheel);
+        if middle > back || compare_front_with_middle(front, middle) == Ordering::Greater {
             return true;
         }
         middle == back && profile.ties == TieRule::SuitOrder && self.foul(profile).is_some()
@@ -239,8 +262,10 @@ impl Breach {
     }
 }
 
-impl fmt::Display for Breach {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Breach {
+    /// The explanation as pieces of static text, in order: what `Display` prints, for writers
+    /// that skip the formatting machinery (the CLI prints one or two per round).
+    pub fn pieces(&self) -> impl Iterator<Item = &'static str> {
         // Short names ("pair of nines") unless they read the same; then every deciding rank.
         let (mut upper, mut lower) = (
             self.upper_value.short_name_str(),
@@ -249,31 +274,61 @@ impl fmt::Display for Breach {
         if upper == lower {
             (upper, lower) = (self.upper_value.name_str(), self.lower_value.name_str());
         }
-        match self.by_suit {
-            None => write!(
-                f,
-                "{} ({upper}) ranks above {} ({lower})",
-                self.upper, self.lower
-            ),
-            Some((upper_suit, lower_suit)) => write!(
-                f,
-                "{} ({upper}) ties {} ({lower}) but holds the stronger suit ({} over {})",
-                self.upper,
-                self.lower,
+        let (upper_slot, lower_slot) = (self.upper.word(), self.lower.word());
+        let pieces: [&'static str; 12] = match self.by_suit {
+            None => [
+                upper_slot,
+                " (",
+                upper,
+                ") ranks above ",
+                lower_slot,
+                " (",
+                lower,
+                ")",
+                "",
+                "",
+                "",
+                "",
+            ],
+            Some((upper_suit, lower_suit)) => [
+                upper_slot,
+                " (",
+                upper,
+                ") ties ",
+                lower_slot,
+                " (",
+                lower,
+                ") but holds the stronger suit (",
                 upper_suit.word(),
-                lower_suit.word()
-            ),
-        }
+                " over ",
+                lower_suit.word(),
+                ")",
+            ],
+        };
+        pieces.into_iter()
+    }
+}
+
+impl fmt::Display for Breach {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.pieces().try_for_each(|piece| f.write_str(piece))
+    }
+}
+
+impl Foul {
+    /// The explanation as pieces of static text, in order: what `Display` prints.
+    pub fn pieces(&self) -> impl Iterator<Item = &'static str> {
+        let second = self
+            .second
+            .into_iter()
+            .flat_map(|second| std::iter::once("; and ").chain(second.pieces()));
+        self.first.pieces().chain(second)
     }
 }
 
 impl fmt::Display for Foul {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.first)?;
-        if let Some(second) = &self.second {
-            write!(f, "; and {second}")?;
-        }
-        Ok(())
+        self.pieces().try_for_each(|piece| f.write_str(piece))
     }
 }
 

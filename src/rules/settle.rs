@@ -9,8 +9,8 @@ use std::cmp::Ordering;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::rules::card::Card;
-use crate::rules::hand::tie_strength;
+use crate::rules::card::{Card, Rank, Suit};
+use crate::rules::hand::{tie_strength, HandValue};
 use crate::rules::money::Money;
 use crate::rules::place::{Place, SeatNo};
 use crate::rules::profile::{BothFouled, RuleProfile, TieRule};
@@ -257,17 +257,19 @@ fn check_declaration(
 
 /// Every card seen is seen once in the round, and a set matches its place's deal.
 fn check_cards(dealer: &DealerPlay, seats: &[Option<SeatPlay>; 3]) -> Result<(), DealError> {
-    let mut owner: [Option<Place>; 64] = [None; 64];
-    let places = std::iter::once((Place::Dealer, dealer.hands, dealer.dealt)).chain(
+    // Cards as bit masks (`1 << Card::index`); the errors are worked out only on a clash.
+    let mut taken = 0u64;
+    let mut owners: [(Place, u64); 4] = [(Place::Dealer, 0); 4];
+    let places = std::iter::once((Place::Dealer, &dealer.hands, &dealer.dealt)).chain(
         seats
             .iter()
             .flatten()
-            .map(|play| (Place::Seat(play.seat), play.hands, play.dealt)),
+            .map(|play| (Place::Seat(play.seat), &play.hands, &play.dealt)),
     );
-    for (place, hands, dealt) in places {
+    for (i, (place, hands, dealt)) in places.enumerate() {
         let mut dealt_mask = 0u64;
         if let Some(dealt) = dealt {
-            for card in dealt {
+            for &card in dealt {
                 let bit = 1u64 << card.index();
                 if dealt_mask & bit != 0 {
                     return Err(DealError::RepeatedInDealt { place, card });
@@ -275,31 +277,52 @@ fn check_cards(dealer: &DealerPlay, seats: &[Option<SeatPlay>; 3]) -> Result<(),
                 dealt_mask |= bit;
             }
         }
-        let set_cards = hands.iter().flat_map(|set| set.all_cards());
-        for card in set_cards {
-            if dealt.is_some() && dealt_mask & (1u64 << card.index()) == 0 {
+        let set_mask = hands.as_ref().map_or(0, |set| {
+            set.all_cards()
+                .fold(0u64, |mask, card| mask | 1u64 << card.index())
+        });
+        if dealt.is_some() && set_mask & !dealt_mask != 0 {
+            let stray = hands
+                .iter()
+                .flat_map(|set| set.all_cards())
+                .find(|card| dealt_mask & (1u64 << card.index()) == 0);
+            if let Some(card) = stray {
                 return Err(DealError::SetNotDealt { place, card });
             }
         }
-        let seen = dealt
-            .map(|cards| cards.to_vec())
-            .or_else(|| hands.map(|set| set.all_cards().collect()))
-            .unwrap_or_default();
-        for card in seen {
-            let entry = &mut owner[usize::from(card.index())];
-            match *entry {
-                Some(first) => {
+        // What this place holds: its deal when recorded, else its set.
+        let (held, held_mask) = match dealt {
+            Some(cards) => (Some(*cards), dealt_mask),
+            None => (hands.as_ref().map(set_cards), set_mask),
+        };
+        if taken & held_mask != 0 {
+            // The first card (in this place's order) that an earlier place already holds.
+            for card in held.into_iter().flatten() {
+                let bit = 1u64 << card.index();
+                if let Some(&(first, _)) = owners[..i].iter().find(|(_, mask)| mask & bit != 0) {
                     return Err(DealError::DuplicateCard {
                         card,
                         first,
                         second: place,
-                    })
+                    });
                 }
-                None => *entry = Some(place),
             }
+        }
+        taken |= held_mask;
+        if let Some(owner) = owners.get_mut(i) {
+            *owner = (place, held_mask);
         }
     }
     Ok(())
+}
+
+/// A set's 13 cards, back then middle then front.
+fn set_cards(set: &SetHand) -> [Card; 13] {
+    let mut cards = [Card::new(Rank::Two, Suit::Clubs); 13];
+    for (slot, card) in cards.iter_mut().zip(set.all_cards()) {
+        *slot = card;
+    }
+    cards
 }
 
 /// How a player seat's round ended.
@@ -463,20 +486,17 @@ fn settle_seat(
     })
 }
 
+#[inline]
 fn compare_sets(profile: &RuleProfile, player: &SetHand, dealer: &SetHand) -> HandWinners {
+    let ours = player.values(profile.wheel);
+    let theirs = dealer.values(profile.wheel);
     let winner = |slot: Slot| {
-        let ours = player.value(slot, profile.wheel);
-        let theirs = dealer.value(slot, profile.wheel);
-        let ordering = match (ours.cmp(&theirs), profile.ties) {
-            (Ordering::Equal, TieRule::SuitOrder) => {
-                let order = &profile.suit_order;
-                tie_strength(ours, player.cards(slot), order).cmp(&tie_strength(
-                    theirs,
-                    dealer.cards(slot),
-                    order,
-                ))
+        let i = slot as usize;
+        let ordering = match ours[i].cmp(&theirs[i]) {
+            Ordering::Equal if profile.ties == TieRule::SuitOrder => {
+                suit_tie(profile, ours[i], player.cards(slot), dealer.cards(slot))
             }
-            (ordering, _) => ordering,
+            ordering => ordering,
         };
         if ordering == Ordering::Greater {
             Winner::Player
@@ -491,13 +511,19 @@ fn compare_sets(profile: &RuleProfile, player: &SetHand, dealer: &SetHand) -> Ha
     }
 }
 
+/// An exact tie under `ties = suit_order`: the player's suit strength against the dealer's.
+#[inline(never)]
+fn suit_tie(profile: &RuleProfile, value: HandValue, player: &[Card], dealer: &[Card]) -> Ordering {
+    let order = &profile.suit_order;
+    tie_strength(value, player, order).cmp(&tie_strength(value, dealer, order))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::card::Suit;
     use crate::rules::hand::Evaluator;
     use crate::rules::profile::{SuitOrder, Wheel};
-    use crate::rules::wire::settle_json;
+    use crate::rules::wire::{settle_json, settle_json_into, write_settlement_json, SettlementOut};
     use proptest::prelude::*;
 
     // A middling dealer and player sets against it, all from distinct cards.
@@ -549,6 +575,25 @@ mod tests {
     }
 
     fn check(name: &str, json: &str, expected: Expected) {
+        // The CLI's direct writer prints exactly what serde_json prints, and nothing on errors.
+        let mut direct = Vec::new();
+        let direct_result = settle_json_into(json, &mut direct);
+        match settle_json(json) {
+            Ok(out) => {
+                assert!(direct_result.is_ok(), "{name}");
+                let serde = serde_json::to_vec(&out).expect("serialises");
+                assert_eq!(
+                    String::from_utf8_lossy(&direct),
+                    String::from_utf8_lossy(&serde),
+                    "{name}"
+                );
+            }
+            Err(error) => {
+                assert!(direct.is_empty(), "{name}");
+                let direct_error = direct_result.expect_err("fails too");
+                assert_eq!(direct_error.to_string(), error.to_string(), "{name}");
+            }
+        }
         match (settle_json(json), expected) {
             (Ok(out), Ok((seats, dealer))) => {
                 let got: Vec<(u8, Outcome, i64)> = out
@@ -805,6 +850,23 @@ mod tests {
             }
             let total: i64 = settlement.seats().map(|s| s.result.minor_units()).sum();
             prop_assert_eq!(total + settlement.dealer.result.minor_units(), 0);
+        }
+
+        #[test]
+        fn the_direct_json_writer_prints_what_serde_json_prints(
+            profile in profile_strategy(),
+            deck in deck_strategy(),
+            // Up to 19 digits, and results of both signs; three doubled bets still fit an i64.
+            bets in proptest::collection::vec(1i64..i64::MAX / 8, 3),
+            surrender in proptest::collection::vec(any::<bool>(), 3),
+            legal in any::<bool>(),
+        ) {
+            let round = build_round(profile, &deck, &bets, &surrender, legal);
+            let settlement = settle(&round).expect("settles");
+            let mut direct = Vec::new();
+            write_settlement_json(&round, &settlement, &mut direct);
+            let serde = serde_json::to_vec(&SettlementOut::new(&round, &settlement)).expect("serialises");
+            prop_assert_eq!(String::from_utf8_lossy(&direct), String::from_utf8_lossy(&serde));
         }
 
         #[test]

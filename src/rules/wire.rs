@@ -7,7 +7,9 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::rules::card::{format_cards, parse_cards, Card, ParseCardError};
+use crate::rules::card::{
+    format_cards, parse_cards, parse_cards_into, Card, ParseCardError, Rank, Suit,
+};
 use crate::rules::money::Money;
 use crate::rules::place::{Place, SeatNo};
 use crate::rules::profile::RuleProfile;
@@ -15,8 +17,19 @@ use crate::rules::royalty::Royalty;
 use crate::rules::set_hand::{SetHand, SetHandError, Slot};
 use crate::rules::settle::{
     settle, DealerPlay, Declaration, HandWinners, Outcome, Round, SeatPlay, Settlement,
-    SettlementError,
+    SettlementError, Winner,
 };
+
+/// An optional text field that borrows from the input when it holds no escapes. serde's
+/// `borrow` attribute does that only for a bare `Cow`; an `Option<Cow>` came out owned, one
+/// allocation per card list.
+fn borrowed_text<'de: 'a, 'a, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Cow<'a, str>>, D::Error> {
+    #[derive(Deserialize)]
+    struct Text<'b>(#[serde(borrow)] Cow<'b, str>);
+    Ok(Option::<Text<'a>>::deserialize(deserializer)?.map(|text| text.0))
+}
 
 /// What a place did before setting, on the wire.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,14 +62,34 @@ pub struct PlaceIn<'a> {
     /// The royalty claimed, when `action` is `royalty` (optional: the best one held).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub royalty: Option<Royalty>,
-    #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        borrow,
+        deserialize_with = "borrowed_text",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub back: Option<Cow<'a, str>>,
-    #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        borrow,
+        deserialize_with = "borrowed_text",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub middle: Option<Cow<'a, str>>,
-    #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        borrow,
+        deserialize_with = "borrowed_text",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub front: Option<Cow<'a, str>>,
     /// The 13 cards dealt: required for a royalty, optional otherwise.
-    #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        borrow,
+        deserialize_with = "borrowed_text",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub dealt: Option<Cow<'a, str>>,
 }
 
@@ -71,13 +104,33 @@ pub struct SeatIn<'a> {
     pub action: Action,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub royalty: Option<Royalty>,
-    #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        borrow,
+        deserialize_with = "borrowed_text",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub back: Option<Cow<'a, str>>,
-    #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        borrow,
+        deserialize_with = "borrowed_text",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub middle: Option<Cow<'a, str>>,
-    #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        borrow,
+        deserialize_with = "borrowed_text",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub front: Option<Cow<'a, str>>,
-    #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        borrow,
+        deserialize_with = "borrowed_text",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub dealt: Option<Cow<'a, str>>,
 }
 
@@ -141,6 +194,17 @@ pub fn settle_json(line: &str) -> Result<SettlementOut, WireError> {
     Ok(SettlementOut::new(&round, &settlement))
 }
 
+/// Parses one line, settles it and appends the [`SettlementOut`] JSON to `out` (the same bytes
+/// as `serde_json::to_writer(out, &settle_json(line)?)`, without building it). On an error
+/// nothing is appended.
+pub fn settle_json_into(line: &str, out: &mut Vec<u8>) -> Result<(), WireError> {
+    let round_in: RoundIn<'_> = serde_json::from_str(line)?;
+    let round = round_in.to_round()?;
+    let settlement = settle(&round)?;
+    write_settlement_json(&round, &settlement, out);
+    Ok(())
+}
+
 impl RoundIn<'_> {
     /// Checks and converts to a validated [`Round`].
     pub fn to_round(&self) -> Result<Round, WireError> {
@@ -196,6 +260,33 @@ impl RoundIn<'_> {
 
 type EngineParts = (Declaration, Option<SetHand>, Option<[Card; 13]>);
 
+/// The cards of one hand or deal text, parsed without allocating: the first 13 are kept and
+/// `count` says how many the text held.
+struct CardList {
+    cards: [Card; 13],
+    count: usize,
+}
+
+impl CardList {
+    fn parse(text: &str) -> Result<CardList, ParseCardError> {
+        let mut cards = [Card::new(Rank::Two, Suit::Clubs); 13];
+        let count = parse_cards_into(text, {
+            let mut next = cards.iter_mut();
+            move |card| {
+                if let Some(slot) = next.next() {
+                    *slot = card;
+                }
+            }
+        })?;
+        Ok(CardList { cards, count })
+    }
+
+    /// The cards, or `None` when the text held more than were kept.
+    fn as_slice(&self) -> Option<&[Card]> {
+        self.cards.get(..self.count)
+    }
+}
+
 impl PlaceIn<'_> {
     fn to_engine(&self, place: Place) -> Result<EngineParts, WireError> {
         let declaration = match self.action {
@@ -204,7 +295,7 @@ impl PlaceIn<'_> {
             Action::Royalty => Declaration::Royalty(self.royalty),
         };
         let cards = |text: &str, hand: &'static str| {
-            parse_cards(text).map_err(|source| WireError::Cards {
+            CardList::parse(text).map_err(|source| WireError::Cards {
                 place,
                 hand,
                 source,
@@ -214,21 +305,28 @@ impl PlaceIn<'_> {
             None => None,
             Some(text) => {
                 let dealt = cards(text, "dealt")?;
-                let count = dealt.len();
-                let dealt = <[Card; 13]>::try_from(dealt)
-                    .map_err(|_| WireError::DealtCount { place, count })?;
-                Some(dealt)
+                match dealt.count {
+                    13 => Some(dealt.cards),
+                    count => return Err(WireError::DealtCount { place, count }),
+                }
             }
         };
         let hands = match (&self.back, &self.middle, &self.front) {
             (None, None, None) => None,
-            (Some(back), Some(middle), Some(front)) => {
-                let back = cards(back, "back")?;
-                let middle = cards(middle, "middle")?;
-                let front = cards(front, "front")?;
-                let set = SetHand::new(&back, &middle, &front)
-                    .map_err(|source| WireError::Set { place, source })?;
-                Some(set)
+            (Some(back_text), Some(middle_text), Some(front_text)) => {
+                let back = cards(back_text, "back")?;
+                let middle = cards(middle_text, "middle")?;
+                let front = cards(front_text, "front")?;
+                let set = match (back.as_slice(), middle.as_slice(), front.as_slice()) {
+                    (Some(back), Some(middle), Some(front)) => SetHand::new(back, middle, front),
+                    // More than 13 cards in one hand: wrong anyway, but the error names the
+                    // real count, so take the allocating path. The texts parsed above.
+                    _ => {
+                        let all = |text: &str| parse_cards(text).unwrap_or_default();
+                        SetHand::new(&all(back_text), &all(middle_text), &all(front_text))
+                    }
+                };
+                Some(set.map_err(|source| WireError::Set { place, source })?)
             }
             (back, middle, _) => {
                 let missing = if back.is_none() {
@@ -360,6 +458,157 @@ impl SettlementOut {
             },
             seats,
         }
+    }
+}
+
+/// Appends the JSON of `SettlementOut::new(round, settlement)` to `out`, byte for byte what
+/// serde_json writes for it (tested), without building it: no allocation, hand names copied
+/// straight from the name table (they never need escaping, see the hand module's tests).
+pub fn write_settlement_json(round: &Round, settlement: &Settlement, out: &mut Vec<u8>) {
+    let profile = round.profile();
+    let dealer = round.dealer();
+    out.extend_from_slice(b"{\"dealer\":{");
+    write_place_json(
+        out,
+        PlaceJson {
+            royalty: round.royalty(Place::Dealer),
+            fouled: settlement.dealer.fouled,
+            hands: dealer.hands.as_ref(),
+            result: settlement.dealer.result,
+        },
+        profile,
+        |_| {},
+    );
+    out.extend_from_slice(b"},\"seats\":[");
+    for (i, (play, result)) in round.seats().zip(settlement.seats()).enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"{\"seat\":");
+        write_integer(out, i64::from(result.seat.number()));
+        out.extend_from_slice(b",\"outcome\":\"");
+        out.extend_from_slice(outcome_word(result.outcome).as_bytes());
+        out.extend_from_slice(b"\",");
+        let place = PlaceJson {
+            royalty: round.royalty(Place::Seat(play.seat)),
+            fouled: result.fouled,
+            hands: play.hands.as_ref(),
+            result: result.result,
+        };
+        write_place_json(out, place, profile, |out| {
+            if let Some(won) = result.hands_won {
+                out.extend_from_slice(b"\"hands_won\":");
+                write_integer(out, i64::from(won));
+                out.push(b',');
+            }
+            if let Some(winners) = result.winners {
+                out.extend_from_slice(b"\"winners\":{\"back\":\"");
+                out.extend_from_slice(winner_word(winners.back).as_bytes());
+                out.extend_from_slice(b"\",\"middle\":\"");
+                out.extend_from_slice(winner_word(winners.middle).as_bytes());
+                out.extend_from_slice(b"\",\"front\":\"");
+                out.extend_from_slice(winner_word(winners.front).as_bytes());
+                out.extend_from_slice(b"\"},");
+            }
+        });
+        out.push(b'}');
+    }
+    out.extend_from_slice(b"]}");
+}
+
+/// The fields a dealer's and a seat's line share.
+struct PlaceJson<'a> {
+    royalty: Option<Royalty>,
+    fouled: Option<bool>,
+    hands: Option<&'a SetHand>,
+    result: Money,
+}
+
+/// Writes `royalty`, `fouled`, `foul`, then the seat-only fields `before_result` adds (each
+/// followed by a comma), then `result` and `hands`: the order of the `*Out` structs' fields.
+fn write_place_json(
+    out: &mut Vec<u8>,
+    place: PlaceJson<'_>,
+    profile: &RuleProfile,
+    before_result: impl FnOnce(&mut Vec<u8>),
+) {
+    if let Some(royalty) = place.royalty {
+        out.extend_from_slice(b"\"royalty\":\"");
+        out.extend_from_slice(royalty_word(royalty).as_bytes());
+        out.extend_from_slice(b"\",");
+    }
+    if let Some(fouled) = place.fouled {
+        out.extend_from_slice(if fouled {
+            b"\"fouled\":true,"
+        } else {
+            b"\"fouled\":false,"
+        });
+    }
+    if let Some(foul) = place.hands.and_then(|set| set.foul(profile)) {
+        // Slot and suit words and hand names only, none of which needs escaping (the hand
+        // module tests every name; the writer's tests compare with serde_json).
+        out.extend_from_slice(b"\"foul\":\"");
+        for piece in foul.pieces() {
+            out.extend_from_slice(piece.as_bytes());
+        }
+        out.extend_from_slice(b"\",");
+    }
+    before_result(out);
+    out.extend_from_slice(b"\"result\":");
+    write_integer(out, place.result.minor_units());
+    if let Some(set) = place.hands {
+        out.extend_from_slice(b",\"hands\":{\"back\":\"");
+        out.extend_from_slice(set.name(Slot::Back).as_bytes());
+        out.extend_from_slice(b"\",\"middle\":\"");
+        out.extend_from_slice(set.name(Slot::Middle).as_bytes());
+        out.extend_from_slice(b"\",\"front\":\"");
+        out.extend_from_slice(set.name(Slot::Front).as_bytes());
+        out.extend_from_slice(b"\"}");
+    }
+}
+
+/// Writes an integer in decimal, as serde_json does.
+fn write_integer(out: &mut Vec<u8>, value: i64) {
+    let mut digits = [0u8; 20];
+    let mut rest = value.unsigned_abs();
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    if value < 0 {
+        out.push(b'-');
+    }
+    out.extend_from_slice(&digits[at..]);
+}
+
+/// The serde names of the wire enums (`rename_all = "snake_case"`); tested against serde_json.
+fn outcome_word(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Played => "played",
+        Outcome::Surrendered => "surrendered",
+        Outcome::Royalty => "royalty",
+        Outcome::DealerRoyalty => "dealer_royalty",
+        Outcome::DealerSurrendered => "dealer_surrendered",
+    }
+}
+
+fn winner_word(winner: Winner) -> &'static str {
+    match winner {
+        Winner::Player => "player",
+        Winner::Dealer => "dealer",
+    }
+}
+
+fn royalty_word(royalty: Royalty) -> &'static str {
+    match royalty {
+        Royalty::SixPairs => "six_pairs",
+        Royalty::FourOfAKind => "four_of_a_kind",
+        Royalty::StraightFlush => "straight_flush",
     }
 }
 
