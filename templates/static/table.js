@@ -222,6 +222,26 @@
     section.classList.toggle('pp-grid', flat);
     const note = q('.place-note[data-for="' + esc(place.id) + '"]', section);
     if (note) note.setAttribute('aria-live', 'polite');
+
+    // The 13 dealt cards are optional when playing: folded into a button until wanted, so the
+    // hands of all four places need less scrolling. A royalty always shows them (see CSS).
+    const dealt = place.fields.dealt;
+    if (dealt && dealt.wrapper && !dealt.input.value.trim() && !dealt.input.classList.contains('is-invalid') &&
+        !(serverErrors[dealt.name])) {
+      dealt.wrapper.classList.add('pp-folded');
+      const open = document.createElement('button');
+      open.type = 'button';
+      open.className = 'pp-show-dealt';
+      open.textContent = '+ Dealt cards (optional)';
+      open.setAttribute('aria-controls', dealt.input.id || '');
+      open.setAttribute('data-pp-hide', 'empty surrender royalty');
+      dealt.wrapper.insertAdjacentElement('beforebegin', open);
+      open.addEventListener('click', function () {
+        dealt.wrapper.classList.remove('pp-folded');
+        open.remove();
+        dealt.input.focus();
+      });
+    }
   }
 
   /* ------------------------------------------------------------------ */
@@ -277,6 +297,7 @@
         if (list.length < 2) return;
         list.forEach(function (f, i) {
           const others = list.filter(function (g, j) { return j !== i && g !== f; });
+          f.blocking = true; // a round with a card twice is never saved, not even as a draft
           if (others.length) f.local.push(card + ' is also in ' + fieldWhere(others[0]));
           else if (f.local.indexOf(card + ' is entered twice') < 0) f.local.push(card + ' is entered twice');
         });
@@ -540,6 +561,7 @@
     const countEl = q('.picker-count', picker);
     fieldEl.textContent = t ? fieldLabel(t) : '\u2014';
     countEl.textContent = t ? tokenCount(t) + '/' + t.count : '';
+    countEl.classList.toggle('over', !!t && tokenCount(t) > t.count);
     picker.classList.toggle('no-target', !t);
     const inTarget = new Set(t ? t.parsed.cards.filter(Boolean) : []);
     const dealt = t && t.kind !== 'dealt' && t.place.fields.dealt && isActive(t.place.fields.dealt) ?
@@ -577,6 +599,7 @@
   let checkTimer = 0;
   let status = null;
   let actionBar = null;
+  let barNet = null;                 // the house's result of the previewed round, in the bar
 
   function setupActionBar() {
     const anchor = previewBtn || confirmBtn;
@@ -594,6 +617,17 @@
     status.setAttribute('role', 'status');
     status.setAttribute('aria-live', 'polite');
     actionBar.insertBefore(status, actionBar.firstChild);
+    barNet = el('p', 'bar-net');
+    barNet.setAttribute('aria-live', 'polite');
+    status.insertAdjacentElement('afterend', barNet);
+    showNet();
+  }
+
+  // The previewed round's house result next to the buttons, so it is seen without scrolling.
+  function showNet() {
+    if (!barNet) return;
+    const net = preview && preview.querySelector('.dealer-net strong');
+    barNet.textContent = net ? 'House this round: ' + net.textContent.trim() : '';
   }
 
   function setStatus(text, state) {
@@ -625,6 +659,10 @@
   function scheduleCheck() {
     dirty = true;
     updateConfirm();
+    // Say at once that a marked problem stops the save (the check would not send it anyway).
+    if (fields.some(function (f) { return isActive(f) && f.blocking && f.local.length; })) {
+      setStatus('Not saved \u2014 fix the marked cards', 'error');
+    }
     clearTimeout(checkTimer);
     if (!checkUrl || signedOut || submitting) return;
     checkTimer = setTimeout(runCheck, 250);
@@ -650,6 +688,9 @@
       // Half-typed tokens are not shown as errors yet; don't shout about them either.
       const visible = fields.some(function (f) { return isActive(f) && f.blocking && f.local.length; });
       if (visible) setStatus('Not saved \u2014 fix the marked cards', 'error');
+      // The preview shown is of the cards before the mistake: grey it out until fixed.
+      if (preview) preview.classList.add('stale');
+      if (barNet) barNet.textContent = '';
       return;
     }
     const my = ++seq;
@@ -711,17 +752,25 @@
       else stray.push(String(fe[name]));
     });
     const notes = data.place_notes && typeof data.place_notes === 'object' ? data.place_notes : {};
-    places.forEach(function (p) {
-      const note = q('.place-note[data-for="' + esc(p.id) + '"]');
-      const text = notes[p.id] ? String(notes[p.id]) : '';
-      if (note) note.textContent = text;
-      p.section.classList.toggle('is-fouled', /^foul/i.test(text));
-    });
     if (preview && typeof data.preview_html === 'string') preview.innerHTML = data.preview_html;
+    if (preview) preview.classList.remove('stale');
+    showNotes(notes);
+    showNet();
     canConfirm = !!data.can_confirm;
     if (canConfirm) ensureConfirm();
     render();
     if (stray.length) flashStatusExtra(stray.join('; '));
+  }
+
+  // Notes next to each place's hands: the server's, else the preview's foul explanation.
+  function showNotes(notes) {
+    places.forEach(function (p) {
+      const note = q('.place-note[data-for="' + esc(p.id) + '"]');
+      const row = preview && preview.querySelector('tr[data-place="' + esc(p.lower) + '"] .foul-reason');
+      const text = notes[p.id] ? String(notes[p.id]) : row ? row.textContent.trim() : '';
+      if (note) note.textContent = text;
+      p.section.classList.toggle('is-fouled', /^foul/i.test(text));
+    });
   }
 
   function flashStatusExtra(text) {
@@ -777,7 +826,10 @@
     const f = fieldByInput.get(e.target);
     if (!f || e.key !== 'Enter' || e.isComposing) return;
     e.preventDefault();
-    const visible = fields.filter(isActive);
+    // The 13 dealt cards are optional when playing: Enter goes from hand to hand past them.
+    const visible = fields.filter(function (g) {
+      return isActive(g) && (g === f || g.kind !== 'dealt' || actionOf(g.place) === 'royalty' || g.input.value.trim() !== '');
+    });
     const next = visible[visible.indexOf(f) + 1];
     if (next) next.input.focus();
     else { normalise(f); f.input.blur(); }
@@ -819,6 +871,7 @@
   const grid = places[0].section.parentElement;
   if (grid !== form && places.every(function (p) { return p.section.parentElement === grid; })) grid.classList.add('pp-places');
   setupActionBar();
+  showNotes({});
   buildPicker();
   validate();
   setTarget(defaultTarget());

@@ -1,0 +1,423 @@
+// Browser test of the dealer's table screen against the real app (started by
+// scripts/browser-test, which passes its address in PUSOY_BASE_URL): a dealer signs in, signs
+// on at PUSOY-01 and records a whole round by typing and by tapping the card picker, with a
+// surrender, a fouled seat and a duplicate card on the way; then the same screen on a 10-inch
+// tablet. Screenshots go to target/browser-shots/ (or BROWSER_SHOTS) for a person to look at.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const base = process.env.PUSOY_BASE_URL;
+const shots = process.env.BROWSER_SHOTS || path.resolve(here, '../../target/browser-shots');
+const TABLE = 'PUSOY-01';
+const DEALER = { username: 'dealer', password: 'demo-dealer-pit' };
+
+if (!base) throw new Error('PUSOY_BASE_URL is not set: run this through scripts/browser-test');
+fs.mkdirSync(shots, { recursive: true });
+
+const LAUNCH_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+let browser;
+before(async () => {
+  // launch() gives Chromium a fresh temporary --user-data-dir of its own and removes it at close.
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: LAUNCH_ARGS });
+});
+after(async () => {
+  await browser?.close();
+});
+
+/** A signed-in dealer's page; script errors and CSP violations are collected in `problems`. */
+async function dealerPage(contextOptions) {
+  const context = await browser.newContext(contextOptions);
+  context.setDefaultTimeout(10_000);
+  const page = await context.newPage();
+  page.problems = [];
+  page.on('pageerror', (e) => page.problems.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') page.problems.push(m.text()); });
+  await page.goto(`${base}/login`);
+  await page.fill('#username', DEALER.username);
+  await page.fill('#password', DEALER.password);
+  await Promise.all([page.waitForURL((u) => !u.pathname.startsWith('/login')), page.click('form button[type=submit]')]);
+  return page;
+}
+
+async function shot(page, name) {
+  const file = path.join(shots, `${name}.png`);
+  await page.screenshot({ path: file });
+  return file;
+}
+
+const field = (page, name) => page.locator(`#${name}`);
+const errorOf = (page, name) => page.locator(`.field-error[data-for="${name}"]`);
+const status = (page) => page.locator('.save-status');
+const pickButton = (page, card) => page.locator(`#picker .pick[data-card="${card}"]`);
+
+/** Types like a dealer: key by key into an empty field, then leaves the field. */
+async function typeCards(page, name, text) {
+  const input = field(page, name);
+  await input.fill('');
+  await input.pressSequentially(text);
+  await input.blur();
+}
+
+/** Waits until the live check has saved the latest change. */
+async function saved(page) {
+  await page.waitForFunction(() => {
+    const s = document.querySelector('.save-status');
+    return s && s.textContent === 'Saved';
+  });
+}
+
+/** The table page as the server renders it now (a second request, not the open page). */
+async function serverPage(page) {
+  const res = await page.request.get(`${base}/tables/${TABLE}`);
+  assert.equal(res.status(), 200);
+  return res.text();
+}
+const inputValue = (html, name) => {
+  const m = new RegExp(`name="${name}"[^>]*value="([^"]*)"`).exec(html);
+  return m ? m[1] : null;
+};
+
+/** With its field focused (scrolled into view as the browser does), the field's error is on
+ * screen and not under the sticky picker or action bar. */
+async function notCovered(page, name) {
+  await field(page, name).focus();
+  const covered = await errorOf(page, name).evaluate((e) => {
+    const r = e.getBoundingClientRect();
+    const top = document.elementFromPoint(r.left + 4, r.top + r.height / 2);
+    return top === e || e.contains(top) ? null : (top ? top.className || top.tagName : 'off screen');
+  });
+  assert.equal(covered, null, `${name} error is covered by ${covered}`);
+}
+
+// One page walks through the round; the tests below run in order on it.
+let page;
+let roundUrl;
+
+test('the dealer signs in and signs on at the table', async () => {
+  page = await dealerPage({ viewport: { width: 1280, height: 800 } });
+  await page.goto(`${base}/tables`);
+  const row = page.locator(`#table-${TABLE}`);
+  await Promise.all([page.waitForURL(`${base}/tables`), row.locator('button', { hasText: 'Sign on' }).click()]);
+  assert.match(await page.locator('.flash').textContent(), new RegExp(`signed on at ${TABLE}`));
+  assert.match(await row.textContent(), /Dana Dealer/);
+  await page.goto(`${base}/tables/${TABLE}`);
+  await page.waitForSelector('#picker:not([hidden]) .pick');
+  assert.equal(await page.locator('#picker .pick').count(), 52);
+  assert.match(await page.locator('h1').textContent(), new RegExp(TABLE));
+  assert.equal(await page.locator('.recent-rounds tbody tr').count(), 0);
+  assert.equal((await page.locator('.page-header .limits').textContent()).trim(),
+    'Bets 10000\u20135000000 \u00b7 amounts in PHP cents (10000 = PHP 100)');
+  await shot(page, 'desktop-1280x800-empty-table');
+});
+
+test('bets and actions: two seats play, seat 2 surrenders', async () => {
+  await page.selectOption('#seat1_action', 'play');
+  // The server's own checks come back next to the field too: a bet under the table minimum.
+  await page.fill('#seat1_bet', '500');
+  await page.waitForFunction(() => document.querySelector('.field-error[data-for="seat1_bet"]').textContent !== '');
+  assert.equal(await errorOf(page, 'seat1_bet').textContent(), 'seat 1 bet 500 is below the table minimum of 10000');
+  assert.equal(await field(page, 'seat1_bet').getAttribute('aria-invalid'), 'true');
+  await page.fill('#seat1_bet', '20000');
+  assert.equal(await errorOf(page, 'seat1_bet').textContent(), '');
+  await page.selectOption('#seat2_action', 'surrender');
+  await page.fill('#seat2_bet', '10000');
+  await page.selectOption('#seat3_action', 'play');
+  await page.fill('#seat3_bet', '15000');
+  // A surrendered seat needs no cards: its card fields are hidden, the bet stays.
+  assert.equal(await field(page, 'seat2_bet').isVisible(), true);
+  for (const f of ['seat2_dealt', 'seat2_back', 'seat2_middle', 'seat2_front']) {
+    assert.equal(await field(page, f).isVisible(), false, `${f} hidden for a surrender`);
+  }
+  assert.equal(await field(page, 'seat1_back').isVisible(), true);
+  // The 13 dealt cards are folded away while playing, and shown for a royalty (which needs them).
+  assert.equal(await field(page, 'seat3_dealt').isVisible(), false);
+  await page.selectOption('#seat3_action', 'royalty');
+  assert.equal(await field(page, 'seat3_dealt').isVisible(), true);
+  assert.equal(await field(page, 'seat3_back').isVisible(), false);
+  await page.selectOption('#seat3_action', 'play');
+  assert.equal(await field(page, 'seat3_dealt').isVisible(), false);
+  assert.equal(await page.locator('.place[data-place="seat3"] .pp-show-dealt').isVisible(), true);
+});
+
+test('typed cards in any case, with 10 and suit symbols, are read and written back canonically', async () => {
+  await typeCards(page, 'seat1_back', 'as ks qs js 10s');
+  await typeCards(page, 'seat1_middle', '9\u2665 9D 9c 4S 4h');
+  await typeCards(page, 'seat1_front', 'AD kd 2\u2663');
+  assert.equal(await field(page, 'seat1_back').inputValue(), 'As Ks Qs Js Ts');
+  assert.equal(await field(page, 'seat1_middle').inputValue(), '9h 9d 9c 4s 4h');
+  assert.equal(await field(page, 'seat1_front').inputValue(), 'Ad Kd 2c');
+  for (const f of ['seat1_back', 'seat1_middle', 'seat1_front']) assert.equal(await errorOf(page, f).textContent(), '');
+
+  // Enter goes on to the next hand: past the surrendered seat and the optional dealt cards.
+  await field(page, 'seat1_back').focus();
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => document.activeElement.name), 'seat1_middle');
+  await field(page, 'seat1_front').focus();
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => document.activeElement.name), 'seat3_back');
+  await field(page, 'seat3_back').blur();
+
+  // Instant feedback while typing: a token that is not a card, and a wrong count on leaving.
+  const front = field(page, 'seat3_front');
+  await front.pressSequentially('ah 1x');
+  assert.equal(await errorOf(page, 'seat3_front').textContent(), 'card 2 `1x` is not a card (rank 1?)');
+  assert.equal(await front.getAttribute('aria-invalid'), 'true');
+  await front.fill('');
+  await front.pressSequentially('ah kh');
+  await front.blur();
+  assert.equal(await errorOf(page, 'seat3_front').textContent(), 'front needs 3 cards, has 2');
+  await typeCards(page, 'seat3_front', 'Ah Kh Qh');
+  assert.equal(await errorOf(page, 'seat3_front').textContent(), '');
+  await typeCards(page, 'seat3_middle', '3c 3d 4d 8s tc');
+  await saved(page);
+});
+
+test('a card used twice is flagged next to both hands, with where, and nothing is saved', async () => {
+  const before = await serverPage(page);
+  assert.equal(inputValue(before, 'seat3_back'), '');
+  assert.equal(inputValue(before, 'seat1_front'), 'Ad Kd 2c');
+
+  const sent = [];
+  const onRequest = (r) => { if (r.url().endsWith('/round/check')) sent.push(r.postData() || ''); };
+  page.on('request', onRequest);
+  await typeCards(page, 'seat3_back', '2c 2d 5h 7s 8c'); // 2c is seat 1's front
+  assert.equal(await errorOf(page, 'seat3_back').textContent(), '2c is also in seat 1 front');
+  assert.equal(await errorOf(page, 'seat1_front').textContent(), '2c is also in seat 3 back');
+  assert.equal(await field(page, 'seat3_back').getAttribute('aria-invalid'), 'true');
+  assert.ok(await errorOf(page, 'seat3_back').isVisible());
+  // The error sits in seat 3's box, under the back field.
+  assert.equal(await page.locator('.place[data-place="seat3"] .field-error[data-for="seat3_back"]').count(), 1);
+  assert.equal(await status(page).textContent(), 'Not saved \u2014 fix the marked cards');
+  // The debounced check ran and held the save back (it marks the preview out of date).
+  await page.waitForSelector('#preview.stale', { state: 'attached' });
+  page.off('request', onRequest);
+  assert.deepEqual(sent, [], 'no check (which saves the draft) was sent with the duplicate');
+  assert.equal(await page.locator('.action-bar .bar-net').textContent(), '');
+  assert.equal(await page.locator('#round-form button.confirm').count() === 0 ||
+    await page.locator('#round-form button.confirm').isDisabled(), true, 'Confirm is not available');
+  await notCovered(page, 'seat3_back');
+  await shot(page, 'desktop-1280x800-duplicate-card');
+
+  // Nothing of it reached the server: the saved draft still has seat 3's back empty, no round.
+  const during = await serverPage(page);
+  assert.equal(inputValue(during, 'seat3_back'), '');
+  assert.doesNotMatch(during, /2c 2d 5h 7s 8c/);
+  assert.match(during, /No round settled yet/);
+
+  await typeCards(page, 'seat3_back', '2s 2d 5h 7s 8c');
+  assert.equal(await errorOf(page, 'seat3_back').textContent(), '');
+  assert.equal(await errorOf(page, 'seat1_front').textContent(), '');
+  await saved(page);
+  assert.equal(inputValue(await serverPage(page), 'seat3_back'), '2s 2d 5h 7s 8c');
+});
+
+test('the dealer hands are tapped on the picker; used cards are greyed out', async () => {
+  await field(page, 'dealer_back').focus();
+  await field(page, 'dealer_back').blur();
+  assert.equal(await page.locator('#picker .picker-field').textContent(), 'Dealer \u00b7 back');
+  // Cards of the seats are greyed out and say where they are.
+  for (const [card, where] of [['As', 'seat 1 back'], ['9h', 'seat 1 middle'], ['Qh', 'seat 3 front'], ['8c', 'seat 3 back']]) {
+    const b = pickButton(page, card);
+    assert.ok(await b.evaluate((e) => e.classList.contains('used')), `${card} greyed`);
+    assert.equal(await b.getAttribute('aria-disabled'), 'true');
+    assert.equal(await b.getAttribute('title'), `${card} is in ${where}`);
+  }
+  // Under the mouse, the picker's light buttons stay light (their text is dark).
+  for (const sel of ['#picker .picker-toggle', '#picker .pick[data-card="7h"]']) {
+    await page.hover(sel);
+    const bg = await page.locator(sel).evaluate((e) => getComputedStyle(e).backgroundColor);
+    const sum = bg.match(/\d+/g).slice(0, 3).map(Number).reduce((a, b) => a + b, 0);
+    assert.ok(sum > 600, `${sel} background under the mouse is ${bg}`);
+  }
+  const opacity = await pickButton(page, 'As').evaluate((e) => Number(getComputedStyle(e).opacity));
+  assert.ok(opacity < 0.6, `a used card looks greyed (opacity ${opacity})`);
+  assert.equal(await pickButton(page, '7h').evaluate((e) => e.classList.contains('used')), false);
+
+  // Tapping a used card is refused with a message.
+  await pickButton(page, 'As').click({ force: true });
+  assert.equal(await page.locator('.picker-msg').textContent(), 'As is already in seat 1 back');
+  assert.equal(await field(page, 'dealer_back').inputValue(), '');
+
+  const cards = ['7h', '7d', '7c', '5s', '5d', 'Jh', 'Jd', 'Jc', '6s', '3h', 'Qc', 'Qd', '2h'];
+  const targets = [];
+  for (const [i, card] of cards.entries()) {
+    await pickButton(page, card).click();
+    if (i === 4 || i === 9) targets.push(await page.locator('#picker .picker-field').textContent());
+  }
+  assert.deepEqual(targets, ['Dealer \u00b7 middle', 'Dealer \u00b7 front']);
+  assert.equal(await field(page, 'dealer_back').inputValue(), '7h 7d 7c 5s 5d');
+  assert.equal(await field(page, 'dealer_middle').inputValue(), 'Jh Jd Jc 6s 3h');
+  assert.equal(await field(page, 'dealer_front').inputValue(), 'Qc Qd 2h');
+  // A tapped card is now greyed for other fields, e.g. seat 1's optional dealt cards (folded
+  // until asked for).
+  assert.equal(await field(page, 'seat1_dealt').isVisible(), false);
+  await page.locator('.place[data-place="seat1"] .pp-show-dealt').click();
+  assert.equal(await page.evaluate(() => document.activeElement.name), 'seat1_dealt');
+  assert.ok(await pickButton(page, '7h').evaluate((e) => e.classList.contains('used')));
+  await field(page, 'seat1_dealt').blur();
+  await saved(page);
+});
+
+test('the preview names every hand, explains the foul, and gives outcomes and amounts', async () => {
+  await page.waitForSelector('#preview table');
+  const rows = await page.$$eval('#preview tbody tr', (trs) => trs.map((tr) => Array.from(tr.cells, (c) => c.textContent.trim())));
+  const byPlace = Object.fromEntries(rows.map((r) => [r[0], r]));
+  assert.deepEqual(Object.keys(byPlace), ['Seat 1', 'Seat 2', 'Seat 3', 'Dealer']);
+  const text = (place) => byPlace[place].join(' | ');
+  assert.match(text('Seat 1'), /straight flush/i);
+  assert.match(text('Seat 1'), /full house/i);
+  assert.match(text('Seat 1'), /ace high|ace-high/i);
+  assert.match(text('Seat 1'), /Played/);
+  assert.match(text('Seat 1'), /\+20000$/);
+  assert.match(text('Seat 2'), /Surrendered/);
+  assert.match(text('Seat 2'), /(-|\u2212)10000\b/);
+  assert.match(text('Seat 3'), /pair of twos/i);
+  assert.match(text('Seat 3'), /pair of threes/i);
+  assert.match(text('Seat 3'), /Foul: .*middle.*back|Foul: .*back.*middle/i);
+  assert.match(text('Seat 3'), /(-|\u2212)30000\b/);
+  assert.match(text('Dealer'), /full house/i);
+  assert.match(text('Dealer'), /three of a kind|trips/i);
+  assert.match(text('Dealer'), /pair of queens/i);
+  assert.match(text('Dealer'), /\+20000$/);
+  assert.equal((await page.locator('#preview .dealer-net strong').textContent()).trim(), '+20000');
+  // The foul is also explained next to seat 3's hands.
+  const note = page.locator('.place-note[data-for="seat3"]');
+  assert.match(await note.textContent(), /^foul.*middle.*pair of threes.*back.*pair of twos/i);
+  assert.ok(await page.locator('.place[data-place="seat3"]').evaluate((e) => e.classList.contains('is-fouled')));
+  assert.doesNotMatch(await page.locator('.place-note[data-for="seat1"]').textContent(), /foul/i);
+  assert.equal(await page.locator('.place[data-place="seat1"]').evaluate((e) => e.classList.contains('is-fouled')), false);
+  assert.equal(await page.locator('.action-bar .bar-net').textContent(), 'House this round: +20000');
+  await shot(page, 'desktop-1280x800-round-entered');
+  await page.locator('#preview').scrollIntoViewIfNeeded();
+  await shot(page, 'desktop-1280x800-preview');
+
+  // The Preview button asks the server for the page with the preview (as without script).
+  await Promise.all([page.waitForURL(`${base}/tables/${TABLE}/round`), page.locator('#round-form button[value="preview"]').click()]);
+  await page.waitForSelector('#picker .pick');
+  assert.match(await page.locator('#preview').textContent(), /Foul: middle \(pair of threes\) ranks above back \(pair of twos\)/);
+  assert.match(await page.locator('.place-note[data-for="seat3"]').textContent(), /^foul.*middle.*pair of threes/i);
+  assert.equal(await field(page, 'dealer_back').inputValue(), '7h 7d 7c 5s 5d');
+});
+
+test('confirm settles the round once; it shows in the latest rounds with the house result', async () => {
+  const confirm = page.locator('#round-form button.confirm');
+  await page.waitForSelector('#round-form button.confirm:not([disabled])');
+  await Promise.all([page.waitForURL(new RegExp(`/tables/${TABLE}/rounds/\\d+$`)), confirm.click()]);
+  roundUrl = page.url();
+  assert.match(await page.locator('h1').textContent(), new RegExp(`${TABLE} .* Round 1\\b`));
+  const settled = await page.$$eval('table.round-places tbody tr', (trs) => trs.map((tr) => Array.from(tr.cells, (c) => c.textContent.trim())));
+  const seat3 = settled.find((r) => r[0] === 'Seat 3');
+  assert.ok(seat3, `seat 3 in ${JSON.stringify(settled)}`);
+  assert.match(seat3.join(' | '), /middle \(pair of threes\) ranks above back \(pair of twos\)/);
+  assert.equal(seat3[seat3.length - 1], '-30000');
+  assert.deepEqual(settled.find((r) => r[0] === 'Seat 2').slice(1, 3), ['10000', 'Surrender']);
+  assert.match(await page.locator('.dealer-result').textContent(), /^\+20000 PHP cents$/);
+  await shot(page, 'desktop-1280x800-round-settled');
+
+  await page.goto(`${base}/tables/${TABLE}`);
+  const recent = page.locator('.recent-rounds tbody tr');
+  assert.equal(await recent.count(), 1);
+  const cells = await recent.first().locator('td').allTextContents();
+  assert.equal(cells[0].trim(), '1');
+  assert.equal(cells[2].trim(), '+20000');
+  assert.equal((await page.locator('.house-today').textContent()).trim(), '20000');
+  assert.equal((await page.locator('.house-shift').textContent()).trim(), '20000');
+  assert.equal(await recent.first().locator('a').getAttribute('href'), new URL(roundUrl).pathname);
+  // A new round starts empty.
+  assert.equal(await field(page, 'seat1_back').inputValue(), '');
+  assert.deepEqual(page.problems, [], 'no script errors or CSP violations');
+  await page.context().close();
+});
+
+// The same screen on a 10-inch tablet (and the desktop size again), mid-round with an error.
+const SIZES = [
+  ['desktop-1280x800', { viewport: { width: 1280, height: 800 } }],
+  ['tablet-landscape-1280x800', { viewport: { width: 1280, height: 800 }, deviceScaleFactor: 2, hasTouch: true, isMobile: true }],
+  ['tablet-portrait-800x1280', { viewport: { width: 800, height: 1280 }, deviceScaleFactor: 2, hasTouch: true, isMobile: true }],
+];
+for (const [name, options] of SIZES) {
+  test(`the screen is usable at ${name}`, async () => {
+    const p = await dealerPage(options);
+    await p.goto(`${base}/tables/${TABLE}`);
+    await p.waitForSelector('#picker:not([hidden]) .pick');
+    await p.selectOption('#seat1_action', 'play');
+    await p.fill('#seat1_bet', '50000');
+    await p.selectOption('#seat2_action', 'play');
+    await p.fill('#seat2_bet', '20000');
+    await p.selectOption('#seat3_action', '');
+    await typeCards(p, 'seat1_back', 'ac kc qc jc 9c');
+    await typeCards(p, 'seat1_middle', '8h 8d 8s 2c 2d');
+    await typeCards(p, 'seat1_front', 'ks kd 3h');
+    await typeCards(p, 'seat2_back', 'ah ad 4c 5c qc'); // Qc is seat 1's
+    await typeCards(p, 'seat2_middle', 'th 9h 1x');
+    await p.locator('#seat2_front').focus();
+    await p.locator('#seat2_front').blur();
+    // Tap (touch) or click three cards into seat 2's front.
+    for (const card of ['7s', '6s', '5s']) {
+      const b = pickButton(p, card);
+      if (options.hasTouch) await b.tap(); else await b.click();
+    }
+    assert.equal(await field(p, 'seat2_front').inputValue(), '7s 6s 5s');
+    // Tapping cards leaves no text field focused, so no on-screen keyboard covers the screen.
+    assert.notEqual(await p.evaluate(() => document.activeElement.tagName), 'INPUT');
+    assert.equal(await errorOf(p, 'seat2_back').textContent(), 'Qc is also in seat 1 back');
+    assert.equal(await errorOf(p, 'seat2_middle').textContent(), 'card 3 `1x` is not a card (rank 1?)');
+    await p.evaluate(() => window.scrollTo(0, 0));
+    await shot(p, `${name}-top`);
+    await p.locator('.place[data-place="seat2"]').scrollIntoViewIfNeeded();
+    await shot(p, `${name}-errors`);
+    await p.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await shot(p, `${name}-bottom`);
+
+    const vw = options.viewport.width;
+    const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `no sideways scrolling (${overflow}px too wide)`);
+    // Every button and field of the screen is a comfortable tap target.
+    const small = await p.$$eval('#round-form button, #round-form input:not([type=hidden]), #round-form select', (els) =>
+      els.filter((e) => e.offsetParent !== null).map((e) => {
+        const r = e.getBoundingClientRect();
+        return { what: e.getAttribute('data-card') || e.name || e.className || e.textContent, w: Math.round(r.width), h: Math.round(r.height) };
+      }).filter((r) => r.w < 44 || r.h < 44));
+    assert.deepEqual(small, [], `tap targets under 44px at ${vw}px wide`);
+    // Every card field is wide enough to show all its cards.
+    const clippedFields = await p.$$eval('#round-form input.cards', (els) =>
+      els.filter((e) => e.offsetParent !== null && e.scrollWidth > e.clientWidth).map((e) => e.name));
+    assert.deepEqual(clippedFields, [], 'card fields cut off');
+    // Each error is readable: not clipped, and not covered by the picker or the action bar
+    // once its field is in view.
+    for (const n of ['seat2_back', 'seat2_middle']) {
+      await notCovered(p, n);
+      const clipped = await errorOf(p, n).evaluate((e) => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1);
+      assert.equal(clipped, false, `${n} error not clipped`);
+      const size = await errorOf(p, n).evaluate((e) => parseFloat(getComputedStyle(e).fontSize));
+      assert.ok(size >= 15, `${n} error text is ${size}px`);
+    }
+    // The picker keeps the card fields in view: it covers at most half of the screen.
+    const pickerHeight = await p.locator('#picker').evaluate((e) => e.getBoundingClientRect().height);
+    assert.ok(pickerHeight <= options.viewport.height / 2, `picker is ${pickerHeight}px tall`);
+    assert.deepEqual(p.problems, [], 'no script errors or CSP violations');
+    // Leave the table's draft empty for whoever comes next.
+    await p.context().close();
+  });
+}
+
+test('without script the server form still works: every field shown, no picker', async () => {
+  const p = await dealerPage({ viewport: { width: 1280, height: 800 }, javaScriptEnabled: false });
+  await p.goto(`${base}/tables/${TABLE}`);
+  assert.equal(await p.locator('#picker').isVisible(), false);
+  assert.equal(await field(p, 'seat3_dealt').isVisible(), true);
+  assert.equal(await field(p, 'seat3_back').isVisible(), true);
+  await p.selectOption('#seat1_action', 'play');
+  await p.fill('#seat1_bet', '5');
+  await Promise.all([p.waitForURL(`${base}/tables/${TABLE}/round`), p.locator('button[value="preview"]').click()]);
+  assert.equal(await errorOf(p, 'seat1_bet').textContent(), 'seat 1 bet 5 is below the table minimum of 10000');
+  await shot(p, 'nojs-1280x800-preview-error');
+  await p.context().close();
+});
