@@ -12,7 +12,7 @@
 //! then the latency of rendering the dealer's table screen.
 //!
 //! `cargo bench --bench confirm_load -- [--flow whole|draft|both] [--clients 32] [--seconds 20]
-//! [--workers 2]`
+//! [--workers 2] [--pool connections]`
 
 use std::net::TcpListener;
 use std::path::Path;
@@ -37,6 +37,7 @@ struct Options {
     clients: usize,
     seconds: u64,
     workers: usize,
+    pool: u32,
 }
 
 fn options() -> Result<Options> {
@@ -45,6 +46,7 @@ fn options() -> Result<Options> {
         clients: 32,
         seconds: 20,
         workers: 2,
+        pool: 0,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -58,6 +60,7 @@ fn options() -> Result<Options> {
             "--clients" => options.clients = usize::try_from(value()?)?,
             "--seconds" => options.seconds = value()?,
             "--workers" => options.workers = usize::try_from(value()?)?,
+            "--pool" => options.pool = u32::try_from(value()?)?,
             "--flow" => {
                 options.flows = match args.next().as_deref() {
                     Some("whole") => vec![Flow::Whole],
@@ -386,11 +389,13 @@ async fn run_flow(
     options: &Options,
 ) -> Result<Vec<String>> {
     println!(
-        "{flow:?} flow: {} clients on {} tables, {} s, {} server workers, synchronous_commit=on",
+        "{flow:?} flow: {} clients on {} tables, {} s, {} server workers, \
+         {} pooled connections, synchronous_commit=on",
         options.clients,
         seeded.tables.len(),
         options.seconds,
-        options.workers
+        options.workers,
+        options.pool,
     );
     let (app_before, db_before) = cpu_seconds();
     let start = Instant::now();
@@ -443,7 +448,11 @@ fn main() -> Result<()> {
     let options = options()?;
     let mut config = Config::from_lookup(|_| None)?;
     config.workers = options.workers;
-    config.db_pool_size = u32::try_from(options.clients + 8)?;
+    // By default a connection for every client and a few for the table screens.
+    config.db_pool_size = match options.pool {
+        0 => u32::try_from(options.clients + 8)?,
+        size => size,
+    };
     let seeded = seed(options.clients, &config)?;
     config.database_url = Some(seeded.url.clone());
     let runtime = tokio::runtime::Builder::new_multi_thread()
