@@ -51,9 +51,10 @@ pub struct RoundBody {
     pub dealer: PlaceBody,
 }
 
-/// The table's betting limits, in minor units.
+/// The table's betting limits, in minor units of its currency.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
+pub struct Limits<'a> {
+    pub currency: &'a str,
     pub min_bet: i64,
     pub max_bet: i64,
 }
@@ -114,16 +115,20 @@ pub fn validate(
             errors.add(
                 field,
                 format!(
-                    "seat {seat} bet {} is below the table minimum of {}",
-                    entry.bet, limits.min_bet
+                    "seat {seat} bet {cur} {} is below the table minimum of {cur} {}",
+                    Money(entry.bet).major_text(),
+                    Money(limits.min_bet).major_text(),
+                    cur = limits.currency,
                 ),
             );
         } else if entry.bet > limits.max_bet {
             errors.add(
                 field,
                 format!(
-                    "seat {seat} bet {} is above the table maximum of {}",
-                    entry.bet, limits.max_bet
+                    "seat {seat} bet {cur} {} is above the table maximum of {cur} {}",
+                    Money(entry.bet).major_text(),
+                    Money(limits.max_bet).major_text(),
+                    cur = limits.currency,
                 ),
             );
         }
@@ -310,6 +315,7 @@ mod tests {
     use super::*;
 
     const LIMITS: Limits = Limits {
+        currency: "PHP",
         min_bet: 100,
         max_bet: 10_000,
     };
@@ -346,7 +352,7 @@ mod tests {
         let errors = validate(&body(5, seat), &RuleProfile::default(), LIMITS).unwrap_err();
         assert_eq!(
             errors.0["seat1_bet"],
-            "seat 1 bet 5 is below the table minimum of 100"
+            "seat 1 bet PHP 0.05 is below the table minimum of PHP 1.00"
         );
     }
 

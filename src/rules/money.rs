@@ -43,6 +43,34 @@ impl Money {
         }
     }
 
+    /// In major units, as people read amounts: thousands separated, two decimals (the
+    /// currencies of our tables, PHP and USD, have 100 minor units): `-1,234.50`.
+    pub fn major_text(self) -> String {
+        let abs = self.0.unsigned_abs();
+        let whole = (abs / 100).to_string();
+        let mut text = String::with_capacity(whole.len() + whole.len() / 3 + 4);
+        if self.0 < 0 {
+            text.push('-');
+        }
+        for (i, digit) in whole.chars().enumerate() {
+            if i > 0 && (whole.len() - i) % 3 == 0 {
+                text.push(',');
+            }
+            text.push(digit);
+        }
+        text.push_str(&format!(".{:02}", abs % 100));
+        text
+    }
+
+    /// [`Money::major_text`] with `+` before a positive amount, for results: `+1,234.50`.
+    pub fn signed_text(self) -> String {
+        if self.0 > 0 {
+            format!("+{}", self.major_text())
+        } else {
+            self.major_text()
+        }
+    }
+
     pub const fn checked_mul(self, factor: i64) -> Option<Money> {
         match self.0.checked_mul(factor) {
             Some(product) => Some(Money(product)),
@@ -60,6 +88,27 @@ impl fmt::Display for Money {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn amounts_read_in_major_units_with_separators_and_sign() {
+        let cases = [
+            (0, "0.00", "0.00"),
+            (5, "0.05", "+0.05"),
+            (-50, "-0.50", "-0.50"),
+            (10_000, "100.00", "+100.00"),
+            (123_456_789, "1,234,567.89", "+1,234,567.89"),
+            (-100_000_000, "-1,000,000.00", "-1,000,000.00"),
+            (
+                i64::MIN,
+                "-92,233,720,368,547,758.08",
+                "-92,233,720,368,547,758.08",
+            ),
+        ];
+        for (minor, major, signed) in cases {
+            assert_eq!(Money(minor).major_text(), major, "{minor}");
+            assert_eq!(Money(minor).signed_text(), signed, "{minor}");
+        }
+    }
 
     #[test]
     fn arithmetic_is_checked() {

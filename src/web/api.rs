@@ -127,6 +127,7 @@ pub(crate) fn load(
 
 pub(crate) fn validate(body: &RoundBody, table: &TableInfo) -> Result<Round, ApiError> {
     let limits = Limits {
+        currency: &table.currency,
         min_bet: table.min_bet,
         max_bet: table.max_bet,
     };

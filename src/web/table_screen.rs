@@ -18,6 +18,7 @@ use crate::round_entry::{place_note, FieldErrors, PlaceBody, PlaceNote, RoundBod
 use crate::rules::settle::{Outcome, Winner};
 use crate::rules::wire::{Action, SettlementOut};
 use crate::web::access::CurrentUser;
+use crate::web::admin_tables::parse_amount;
 use crate::web::api::{self, run, ApiError};
 use crate::web::error::AppError;
 use crate::web::home::when;
@@ -139,9 +140,33 @@ fn fields_of(draft: &Draft) -> Fields {
         put(&format!("seat{}", seat.seat), &seat.play);
     }
     for seat in &body.seats {
-        fields.insert(format!("seat{}_bet", seat.seat), seat.bet.to_string());
+        // Dealers enter and see bets in major units (pesos); the round keeps minor units.
+        fields.insert(format!("seat{}_bet", seat.seat), major_plain(seat.bet));
     }
     fields
+}
+
+/// Minor units as the plain major-unit amount a bet field holds (`50000` → `500`, `50050` →
+/// `500.50`).
+fn major_plain(minor: i64) -> String {
+    if minor % 100 == 0 {
+        (minor / 100).to_string()
+    } else {
+        format!("{}.{:02}", minor / 100, (minor % 100).abs())
+    }
+}
+
+/// Amounts in templates: `{{ x|amount }}` is `1,234.50`, `{{ x|signed }}` is `+1,234.50`.
+mod filters {
+    use crate::rules::money::Money;
+
+    pub fn amount(minor: &i64, _: &dyn askama::Values) -> askama::Result<String> {
+        Ok(Money(*minor).major_text())
+    }
+
+    pub fn signed(minor: &i64, _: &dyn askama::Values) -> askama::Result<String> {
+        Ok(Money(*minor).signed_text())
+    }
 }
 
 /// Form fields as a round, or the errors of fields that cannot be read at all.
@@ -178,10 +203,13 @@ fn body_of(fields: &Fields) -> Result<RoundBody, FieldErrors> {
             continue;
         }
         let play = place(&format!("seat{n}"), &mut errors);
-        let bet = match get(format!("seat{n}_bet")).map(|b| b.parse::<i64>()) {
-            Some(Ok(bet)) => bet,
-            Some(Err(_)) => {
-                errors.add(format!("seat{n}_bet"), "the bet must be a whole number");
+        let bet = match get(format!("seat{n}_bet")).map(|b| parse_amount(&b)) {
+            Some(Some(bet)) => bet,
+            Some(None) => {
+                errors.add(
+                    format!("seat{n}_bet"),
+                    "enter the bet as an amount, like 500 or 500.50",
+                );
                 0
             }
             None => {
@@ -304,7 +332,7 @@ fn preview_view(settlement: &SettlementOut) -> PreviewView {
                 .clone()
                 .map(|f| format!("Foul: {f}"))
                 .unwrap_or_default(),
-            result: s.result.to_string(),
+            result: s.result.signed_text(),
         })
         .collect();
     let d = &settlement.dealer;
@@ -318,11 +346,11 @@ fn preview_view(settlement: &SettlementOut) -> PreviewView {
             .clone()
             .map(|f| format!("Foul: {f}"))
             .unwrap_or_default(),
-        result: d.result.to_string(),
+        result: d.result.signed_text(),
     });
     PreviewView {
         lines,
-        dealer_net: d.result.to_string(),
+        dealer_net: d.result.signed_text(),
     }
 }
 

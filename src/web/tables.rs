@@ -10,6 +10,7 @@ use chrono::Utc;
 use crate::db::shifts::{self, ShiftError};
 use crate::db::tables::{self, TableListing};
 use crate::db::users::Role;
+use crate::rules::money::Money;
 use crate::web::access::CurrentUser;
 use crate::web::error::AppError;
 use crate::web::home::when;
@@ -36,25 +37,17 @@ struct TablesPage {
     rows: Vec<TableRow>,
 }
 
-/// Minor units as `1,000.00`-style text.
-fn money(minor: i64) -> String {
-    let whole = (minor / 100).to_string();
-    let mut grouped = String::new();
-    for (i, c) in whole.chars().enumerate() {
-        if i > 0 && (whole.len() - i).is_multiple_of(3) {
-            grouped.push(',');
-        }
-        grouped.push(c);
-    }
-    format!("{grouped}.{:02}", (minor % 100).abs())
-}
-
 fn row(listing: &TableListing, viewer: &CurrentUser) -> TableRow {
     let t = &listing.table;
     TableRow {
         code: t.code.clone(),
         name: t.name.clone(),
-        limits: format!("{} {} – {}", t.currency, money(t.min_bet), money(t.max_bet)),
+        limits: format!(
+            "{} {} – {}",
+            t.currency,
+            Money(t.min_bet).major_text(),
+            Money(t.max_bet).major_text()
+        ),
         profile_name: format!("{} v{}", listing.profile_name, listing.profile.version),
         rules: listing.profile.options.describe(),
         dealer: listing
@@ -137,17 +130,4 @@ pub async fn sign_off(
         .await?;
     session::set_flash(&session, &outcome.unwrap_or_else(|message| message))?;
     Ok(redirect("/tables"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::money;
-
-    #[test]
-    fn money_shows_major_units_with_separators() {
-        assert_eq!(money(10_000), "100.00");
-        assert_eq!(money(5_000_000), "50,000.00");
-        assert_eq!(money(123_456_789), "1,234,567.89");
-        assert_eq!(money(5), "0.05");
-    }
 }

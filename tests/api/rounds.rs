@@ -239,11 +239,11 @@ async fn a_bet_outside_the_table_limits_is_refused() {
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
     assert_eq!(
         body["field_errors"]["seat2_bet"],
-        "seat 2 bet 5 is below the table minimum of 100"
+        "seat 2 bet PHP 0.05 is below the table minimum of PHP 1.00"
     );
     assert_eq!(
         body["field_errors"]["seat3_bet"],
-        "seat 3 bet 20000 is above the table maximum of 10000"
+        "seat 3 bet PHP 200.00 is above the table maximum of PHP 100.00"
     );
 }
 

@@ -38,14 +38,14 @@ fn the_round() -> Vec<(&'static str, &'static str)> {
         ("dealer_middle", "7c 7d 8h 9s Tc"),
         ("dealer_front", "Jc Qd Kh"),
         ("seat1_action", "play"),
-        ("seat1_bet", "500"),
+        ("seat1_bet", "5"),
         ("seat1_back", "8c 8d 9h Ts Jd"),
         ("seat1_middle", "Ac Ad Ah 3s 4s"),
         ("seat1_front", "Qc Kd As"),
         ("seat2_action", "surrender"),
-        ("seat2_bet", "200"),
+        ("seat2_bet", "2"),
         ("seat3_action", "play"),
-        ("seat3_bet", "300"),
+        ("seat3_bet", "3"),
         ("seat3_back", "3d 3h 3c 4d 5d"),
         ("seat3_middle", "9c 9d Qh Js Td"),
         ("seat3_front", "Qs Jh 6h"),
@@ -182,12 +182,16 @@ async fn the_check_endpoint_answers_json_and_refuses_a_stale_revision() {
     fields.push(("draft_key", key.clone()));
     fields.push(("revision", revision.clone()));
     let mut bad = fields.clone();
-    bad.push(("seat1_bet", "5".to_owned()));
-    bad.retain(|(k, v)| *k != "seat1_bet" || v == "5");
+    bad.push(("seat1_bet", "0.50".to_owned()));
+    bad.retain(|(k, v)| *k != "seat1_bet" || v == "0.50");
     let res = post(bad).await.unwrap();
     assert_eq!(res.status(), StatusCode::OK);
     let body: Value = res.json().await.unwrap();
-    assert!(body["field_errors"]["seat1_bet"].is_string(), "{body}");
+    assert_eq!(
+        body["field_errors"]["seat1_bet"],
+        "seat 1 bet PHP 0.50 is below the table minimum of PHP 1.00",
+        "bets are entered and explained in pesos: {body}"
+    );
     assert_eq!(body["can_confirm"], false);
     // The check saved the draft: the next one goes on from the revision it returned.
     let saved = body["revision"].as_i64().unwrap().to_string();
@@ -278,7 +282,7 @@ async fn the_house_result_is_shown_for_the_shift_and_for_the_day() {
     app.signed_in_as(Role::Dealer).await;
     app.sign_on_at("T-SHIFT").await;
     let html = page(&app, "T-SHIFT").await;
-    assert_eq!(strong(&html, "house-shift"), "0");
+    assert_eq!(strong(&html, "house-shift"), "0.00");
     assert!(html.contains("Dealer on shift: the-dealer Test since"));
     let preview = submit(&app, "T-SHIFT", &html, "preview", &the_round()).await;
     let preview = preview.text().await.unwrap();
@@ -286,15 +290,15 @@ async fn the_house_result_is_shown_for_the_shift_and_for_the_day() {
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
 
     let html = page(&app, "T-SHIFT").await;
-    assert_eq!(strong(&html, "house-shift"), "900");
-    assert_eq!(strong(&html, "house-today"), "900");
+    assert_eq!(strong(&html, "house-shift"), "+9.00");
+    assert_eq!(strong(&html, "house-today"), "+9.00");
 
     // A new shift starts from nothing; the day keeps counting.
     app.sign_off_at("T-SHIFT").await;
     app.sign_on_at("T-SHIFT").await;
     let html = page(&app, "T-SHIFT").await;
-    assert_eq!(strong(&html, "house-shift"), "0");
-    assert_eq!(strong(&html, "house-today"), "900");
+    assert_eq!(strong(&html, "house-shift"), "0.00");
+    assert_eq!(strong(&html, "house-today"), "+9.00");
 }
 
 #[tokio::test]
@@ -319,17 +323,20 @@ async fn the_dealer_may_surrender_and_pays_each_player_still_in() {
     let fields = [
         ("dealer_action", "surrender"),
         ("seat1_action", "play"),
-        ("seat1_bet", "500"),
+        ("seat1_bet", "5"),
         ("seat2_action", "surrender"),
-        ("seat2_bet", "200"),
+        ("seat2_bet", "2"),
         ("seat3_action", "play"),
-        ("seat3_bet", "300"),
+        ("seat3_bet", "3"),
     ];
     let res = submit(&app, "T-SUR", &html, "preview", &fields).await;
     assert_eq!(res.status(), StatusCode::OK);
     let preview = res.text().await.unwrap();
     assert!(preview.contains("Dealer surrendered"), "preview outcome");
-    assert!(preview.contains("Dealer net: <strong>-600</strong>"), "net");
+    assert!(
+        preview.contains("Dealer net: <strong>-6.00</strong>"),
+        "net"
+    );
 
     let res = submit(&app, "T-SUR", &preview, "confirm", &[]).await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
@@ -363,7 +370,7 @@ async fn a_royalty_declared_without_a_type_is_recorded_as_the_one_the_cards_hold
         ("dealer_middle", "7c 7d 8h 9s Tc"),
         ("dealer_front", "Jc Qd Kh"),
         ("seat1_action", "royalty"),
-        ("seat1_bet", "500"),
+        ("seat1_bet", "5"),
         // Four aces and three pairs: four of a kind, not six pairs.
         ("seat1_dealt", "Ac Ad Ah As 3c 3d 4c 4d 6c 6d 9c Jd Qc"),
     ];
@@ -394,17 +401,17 @@ async fn the_check_endpoint_notes_each_set_place_before_the_round_is_complete() 
         // The dealer has not set hands yet, and seat 3 has a card that does not parse.
         ("dealer_action", "play".to_owned()),
         ("seat1_action", "play".to_owned()),
-        ("seat1_bet", "500".to_owned()),
+        ("seat1_bet", "5".to_owned()),
         ("seat1_back", "Ac Ad Ah 3s 4s".to_owned()),
         ("seat1_middle", "8c 8d 9h Ts Jd".to_owned()),
         ("seat1_front", "Qc Kd As".to_owned()),
         ("seat2_action", "play".to_owned()),
-        ("seat2_bet", "200".to_owned()),
+        ("seat2_bet", "2".to_owned()),
         ("seat2_back", "6c 6d 2h 3h 4h".to_owned()),
         ("seat2_middle", "9c 9d Kh Th Jh".to_owned()),
         ("seat2_front", "Qh 7d 5s".to_owned()),
         ("seat3_action", "play".to_owned()),
-        ("seat3_bet", "300".to_owned()),
+        ("seat3_bet", "3".to_owned()),
         ("seat3_back", "2c 2d 2s 7s Xx".to_owned()),
         ("seat3_middle", "Tc Td 8s 9s Js".to_owned()),
         ("seat3_front", "Ks Qs 3d".to_owned()),

@@ -113,23 +113,23 @@ test('the dealer signs in and signs on at the table', async () => {
   assert.match(await page.locator('h1').textContent(), new RegExp(TABLE));
   assert.equal(await page.locator('.recent-rounds tbody tr').count(), 0);
   assert.equal((await page.locator('.page-header .limits').textContent()).trim(),
-    'Bets 10000\u20135000000 \u00b7 amounts in PHP cents (10000 = PHP 100)');
+    'Bets PHP 100.00 \u2013 50,000.00 \u00b7 amounts in PHP');
   await shot(page, 'desktop-1280x800-empty-table');
 });
 
 test('bets and actions: two seats play, seat 2 surrenders', async () => {
   await page.selectOption('#seat1_action', 'play');
   // The server's own checks come back next to the field too: a bet under the table minimum.
-  await page.fill('#seat1_bet', '500');
+  await page.fill('#seat1_bet', '5');
   await page.waitForFunction(() => document.querySelector('.field-error[data-for="seat1_bet"]').textContent !== '');
-  assert.equal(await errorOf(page, 'seat1_bet').textContent(), 'seat 1 bet 500 is below the table minimum of 10000');
+  assert.equal(await errorOf(page, 'seat1_bet').textContent(), 'seat 1 bet PHP 5.00 is below the table minimum of PHP 100.00');
   assert.equal(await field(page, 'seat1_bet').getAttribute('aria-invalid'), 'true');
-  await page.fill('#seat1_bet', '20000');
+  await page.fill('#seat1_bet', '200');
   assert.equal(await errorOf(page, 'seat1_bet').textContent(), '');
   await page.selectOption('#seat2_action', 'surrender');
-  await page.fill('#seat2_bet', '10000');
+  await page.fill('#seat2_bet', '100');
   await page.selectOption('#seat3_action', 'play');
-  await page.fill('#seat3_bet', '15000');
+  await page.fill('#seat3_bet', '150');
   // A surrendered seat needs no cards: its card fields are hidden, the bet stays.
   assert.equal(await field(page, 'seat2_bet').isVisible(), true);
   for (const f of ['seat2_dealt', 'seat2_back', 'seat2_middle', 'seat2_front']) {
@@ -275,25 +275,25 @@ test('the preview names every hand, explains the foul, and gives outcomes and am
   assert.match(text('Seat 1'), /full house/i);
   assert.match(text('Seat 1'), /ace high|ace-high/i);
   assert.match(text('Seat 1'), /Played/);
-  assert.match(text('Seat 1'), /\+20000$/);
+  assert.match(text('Seat 1'), /\+200\.00$/);
   assert.match(text('Seat 2'), /Surrendered/);
-  assert.match(text('Seat 2'), /(-|\u2212)10000\b/);
+  assert.match(text('Seat 2'), /(-|\u2212)100\.00$/);
   assert.match(text('Seat 3'), /pair of twos/i);
   assert.match(text('Seat 3'), /pair of threes/i);
   assert.match(text('Seat 3'), /Foul: .*middle.*back|Foul: .*back.*middle/i);
-  assert.match(text('Seat 3'), /(-|\u2212)30000\b/);
+  assert.match(text('Seat 3'), /(-|\u2212)300\.00$/);
   assert.match(text('Dealer'), /full house/i);
   assert.match(text('Dealer'), /three of a kind|trips/i);
   assert.match(text('Dealer'), /pair of queens/i);
-  assert.match(text('Dealer'), /\+20000$/);
-  assert.equal((await page.locator('#preview .dealer-net strong').textContent()).trim(), '+20000');
+  assert.match(text('Dealer'), /\+200\.00$/);
+  assert.equal((await page.locator('#preview .dealer-net strong').textContent()).trim(), '+200.00');
   // The foul is also explained next to seat 3's hands.
   const note = page.locator('.place-note[data-for="seat3"]');
   assert.match(await note.textContent(), /^foul.*middle.*pair of threes.*back.*pair of twos/i);
   assert.ok(await page.locator('.place[data-place="seat3"]').evaluate((e) => e.classList.contains('is-fouled')));
   assert.doesNotMatch(await page.locator('.place-note[data-for="seat1"]').textContent(), /foul/i);
   assert.equal(await page.locator('.place[data-place="seat1"]').evaluate((e) => e.classList.contains('is-fouled')), false);
-  assert.equal(await page.locator('.action-bar .bar-net').textContent(), 'House this round: +20000');
+  assert.equal(await page.locator('.action-bar .bar-net').textContent(), 'House this round: +200.00');
   await shot(page, 'desktop-1280x800-round-entered');
   await page.locator('#preview').scrollIntoViewIfNeeded();
   await shot(page, 'desktop-1280x800-preview');
@@ -316,9 +316,9 @@ test('confirm settles the round once; it shows in the latest rounds with the hou
   const seat3 = settled.find((r) => r[0] === 'Seat 3');
   assert.ok(seat3, `seat 3 in ${JSON.stringify(settled)}`);
   assert.match(seat3.join(' | '), /middle \(pair of threes\) ranks above back \(pair of twos\)/);
-  assert.equal(seat3[seat3.length - 1], '-30000');
-  assert.deepEqual(settled.find((r) => r[0] === 'Seat 2').slice(1, 3), ['10000', 'Surrender']);
-  assert.match(await page.locator('.dealer-result').textContent(), /^\+20000 PHP cents$/);
+  assert.equal(seat3[seat3.length - 1], '-300.00');
+  assert.deepEqual(settled.find((r) => r[0] === 'Seat 2').slice(1, 3), ['100.00', 'Surrender']);
+  assert.match(await page.locator('.dealer-result').textContent(), /^\+200\.00 PHP$/);
   await shot(page, 'desktop-1280x800-round-settled');
 
   await page.goto(`${base}/tables/${TABLE}`);
@@ -326,9 +326,9 @@ test('confirm settles the round once; it shows in the latest rounds with the hou
   assert.equal(await recent.count(), 1);
   const cells = await recent.first().locator('td').allTextContents();
   assert.equal(cells[0].trim(), '1');
-  assert.equal(cells[2].trim(), '+20000');
-  assert.equal((await page.locator('.house-today').textContent()).trim(), '20000');
-  assert.equal((await page.locator('.house-shift').textContent()).trim(), '20000');
+  assert.equal(cells[2].trim(), '+200.00');
+  assert.equal((await page.locator('.house-today').textContent()).trim(), '+200.00');
+  assert.equal((await page.locator('.house-shift').textContent()).trim(), '+200.00');
   assert.equal(await recent.first().locator('a').getAttribute('href'), new URL(roundUrl).pathname);
   // A new round starts empty.
   assert.equal(await field(page, 'seat1_back').inputValue(), '');
@@ -348,9 +348,9 @@ for (const [name, options] of SIZES) {
     await p.goto(`${base}/tables/${TABLE}`);
     await p.waitForSelector('#picker:not([hidden]) .pick');
     await p.selectOption('#seat1_action', 'play');
-    await p.fill('#seat1_bet', '50000');
+    await p.fill('#seat1_bet', '500');
     await p.selectOption('#seat2_action', 'play');
-    await p.fill('#seat2_bet', '20000');
+    await p.fill('#seat2_bet', '200');
     await p.selectOption('#seat3_action', '');
     await typeCards(p, 'seat1_back', 'ac kc qc jc 9c');
     await typeCards(p, 'seat1_middle', '8h 8d 8s 2c 2d');
@@ -417,7 +417,7 @@ test('without script the server form still works: every field shown, no picker',
   await p.selectOption('#seat1_action', 'play');
   await p.fill('#seat1_bet', '5');
   await Promise.all([p.waitForURL(`${base}/tables/${TABLE}/round`), p.locator('button[value="preview"]').click()]);
-  assert.equal(await errorOf(p, 'seat1_bet').textContent(), 'seat 1 bet 5 is below the table minimum of 10000');
+  assert.equal(await errorOf(p, 'seat1_bet').textContent(), 'seat 1 bet PHP 5.00 is below the table minimum of PHP 100.00');
   await shot(p, 'nojs-1280x800-preview-error');
   await p.context().close();
 });
