@@ -53,7 +53,7 @@ impl Money {
             text.push('-');
         }
         for (i, digit) in whole.chars().enumerate() {
-            if i > 0 && (whole.len() - i) % 3 == 0 {
+            if i > 0 && (whole.len() - i).is_multiple_of(3) {
                 text.push(',');
             }
             text.push(digit);
