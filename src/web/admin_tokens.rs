@@ -84,7 +84,10 @@ async fn page(
             id: t.id,
             name: t.name,
             username: t.username,
-            role: t.role,
+            role: t
+                .role
+                .parse::<Role>()
+                .map_or(t.role, |role| role.title().to_owned()),
             issued: when(t.created_at),
             revoked: t.revoked_at.map(when),
         })
