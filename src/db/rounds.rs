@@ -7,7 +7,7 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Date, Text};
+use diesel::sql_types::{BigInt, Date, Jsonb, Text};
 use rand::RngCore;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -465,9 +465,34 @@ macro_rules! numbered_round {
     };
 }
 
-/// Numbers the round, inserts it and marks draft `$9` settled, in one statement.
+/// Inserts the places of the round just inserted, from the JSON array bound as `$param`
+/// (serialised [`PlaceRow`]s), in the same statement.
+macro_rules! its_places {
+    ($param:literal) => {
+        concat!(
+            ", places AS ( \
+                INSERT INTO round_places (round_id, table_id, gaming_day, place, bet, action, \
+                    royalty, dealt, back, middle, front, back_name, middle_name, front_name, \
+                    fouled, foul_reason, outcome, hands_won, result) \
+                SELECT settled.id, $1, $2, p.place, p.bet, p.action, p.royalty, p.dealt, p.back, \
+                    p.middle, p.front, p.back_name, p.middle_name, p.front_name, p.fouled, \
+                    p.foul_reason, p.outcome, p.hands_won, p.result \
+                FROM settled, jsonb_to_recordset(",
+            $param,
+            ") AS p(place text, bet bigint, action text, royalty text, dealt text, back text, \
+                    middle text, front text, back_name text, middle_name text, front_name text, \
+                    fouled boolean, foul_reason text, outcome text, hands_won smallint, \
+                    result bigint) \
+            )"
+        )
+    };
+}
+
+/// Numbers the round, inserts it and its places (`$10`) and marks draft `$9` settled, in one
+/// statement.
 const INSERT_ROUND: &str = concat!(
     numbered_round!(),
+    its_places!("$10"),
     ", draft AS ( \
         UPDATE round_drafts SET settled_round_id = settled.id, shift_id = settled.shift_id, \
                                 updated_at = now() \
@@ -475,18 +500,34 @@ const INSERT_ROUND: &str = concat!(
     ) SELECT * FROM settled"
 );
 
-/// Numbers the round and inserts it, for a round recorded whole (no draft).
-const RECORD_ROUND: &str = concat!(numbered_round!(), " SELECT * FROM settled");
+/// Numbers the round and inserts it and its places (`$9`), for a round recorded whole (no
+/// draft), in one statement.
+const RECORD_ROUND: &str = concat!(
+    numbered_round!(),
+    its_places!("$9"),
+    " SELECT * FROM settled"
+);
 
 impl RoundToSettle<'_> {
-    /// The header insert for `shift` with its first eight binds, from `sql`.
-    fn insert_round<'s>(
-        &'s self,
-        shift: &'s Shift,
-        sql: &'static str,
-    ) -> diesel::query_builder::BoxedSqlQuery<'s, diesel::pg::Pg, diesel::query_builder::SqlQuery>
-    {
-        diesel::sql_query(sql)
+    /// Numbers and stores the round for `shift` with its places (marking `draft` settled when
+    /// there is one) and appends `round.settled`; returns the round as `get_round` would read it
+    /// back (places in place order: dealer, then the seats).
+    fn write(
+        &self,
+        conn: &mut PgConnection,
+        shift: &Shift,
+        draft: Option<i64>,
+    ) -> QueryResult<SettledRound> {
+        let canonical = RoundIn::from_round(self.round);
+        let places = place_rows(&canonical, self.settlement);
+        let places_json = serde_json::to_value(&places)
+            .map_err(|err| diesel::result::Error::SerializationError(Box::new(err)))?;
+        let sql = if draft.is_some() {
+            INSERT_ROUND
+        } else {
+            RECORD_ROUND
+        };
+        let query = diesel::sql_query(sql)
             .into_boxed()
             .bind::<BigInt, _>(self.table.id)
             .bind::<Date, _>(self.gaming_day)
@@ -495,35 +536,26 @@ impl RoundToSettle<'_> {
             .bind::<BigInt, _>(shift.dealer_id)
             .bind::<BigInt, _>(self.table.profile_version_id)
             .bind::<Text, _>(&self.table.currency)
-            .bind::<BigInt, _>(self.settlement.dealer.result.minor_units())
+            .bind::<BigInt, _>(self.settlement.dealer.result.minor_units());
+        let query = match draft {
+            Some(id) => query.bind::<BigInt, _>(id),
+            None => query,
+        };
+        let round: RoundRow = query.bind::<Jsonb, _>(&places_json).get_result(conn)?;
+        self.audit(conn, shift, &round, &canonical)?;
+        Ok(SettledRound { round, places })
     }
 
-    /// Stores the places of the inserted `round` and appends `round.settled`; returns the round
-    /// as `get_round` would read it back (places in place order: dealer, then the seats).
-    fn store(
+    /// Appends `round.settled`, carrying the canonical round and its settlement, so that the
+    /// round can be recomputed from the audit row alone.
+    fn audit(
         &self,
         conn: &mut PgConnection,
         shift: &Shift,
-        round: RoundRow,
-    ) -> QueryResult<SettledRound> {
+        round: &RoundRow,
+        canonical: &RoundIn<'_>,
+    ) -> QueryResult<()> {
         let (table, settlement) = (self.table, self.settlement);
-        let canonical = RoundIn::from_round(self.round);
-        let places = place_rows(&canonical, settlement);
-        // One multi-row insert for every place of the round.
-        let rows: Vec<_> = places
-            .iter()
-            .map(|place| {
-                (
-                    round_places::round_id.eq(round.id),
-                    round_places::table_id.eq(table.id),
-                    round_places::gaming_day.eq(self.gaming_day),
-                    place,
-                )
-            })
-            .collect();
-        diesel::insert_into(round_places::table)
-            .values(rows)
-            .execute(conn)?;
         let chain = format!("table:{}", table.id);
         audit_log::append(
             conn,
@@ -546,7 +578,7 @@ impl RoundToSettle<'_> {
                 table_id: Some(table.id),
             },
         )?;
-        Ok(SettledRound { round, places })
+        Ok(())
     }
 }
 
@@ -583,20 +615,37 @@ pub fn confirm(
             });
         };
         check_revision(&draft, expected_revision)?;
-        let round: RoundRow = confirm
-            .insert_round(&shift, INSERT_ROUND)
-            .bind::<BigInt, _>(draft.id)
-            .get_result(conn)?;
-        Ok((confirm.store(conn, &shift, round)?, true))
+        Ok((confirm.write(conn, &shift, Some(draft.id))?, true))
     })
 }
 
-/// The open shift at a table, locked like [`lock_draft_and_shift`] locks it.
-fn lock_open_shift(conn: &mut PgConnection, table_id: i64) -> QueryResult<Option<Shift>> {
+/// Whether a key is a draft's, and the round recorded under it, if any.
+type KeyUse = (bool, Option<i64>);
+
+/// What `key` is already used for, as two columns of one query.
+macro_rules! key_use {
+    ($key:expr) => {
+        (
+            diesel::dsl::exists(round_drafts::table.filter(round_drafts::draft_key.eq($key))),
+            rounds::table
+                .filter(rounds::draft_key.eq($key))
+                .select(rounds::id)
+                .single_value(),
+        )
+    };
+}
+
+/// The open shift at a table, locked like [`lock_draft_and_shift`] locks it, and what `key` is
+/// already used for, in one prepared query.
+fn lock_open_shift(
+    conn: &mut PgConnection,
+    table_id: i64,
+    key: &str,
+) -> QueryResult<Option<(Shift, KeyUse)>> {
     dealer_shifts::table
         .filter(dealer_shifts::table_id.eq(table_id))
         .filter(dealer_shifts::signed_off_at.is_null())
-        .select(Shift::as_select())
+        .select((Shift::as_select(), key_use!(key)))
         .for_no_key_update()
         .first(conn)
         .optional()
@@ -613,18 +662,20 @@ pub fn record(
 ) -> Result<(SettledRound, bool), RoundsError> {
     let table = record.table;
     let recorded = conn.transaction(|conn| {
-        if let Some(existing) = recorded_under(conn, record.key, table)? {
+        let (shift, key_use) = match lock_open_shift(conn, table.id, record.key)? {
+            Some((shift, key_use)) => (Some(shift), key_use),
+            None => (None, diesel::select(key_use!(record.key)).get_result(conn)?),
+        };
+        if let Some(existing) = used_under(conn, key_use, record.key, table)? {
             return Ok((existing, false));
         }
-        let shift = lock_open_shift(conn, table.id)?;
         record.writer.may_enter(shift.as_ref(), &table.code)?;
         let Some(shift) = shift else {
             return Err(RoundsError::NobodyOnShift {
                 code: table.code.clone(),
             });
         };
-        let round: RoundRow = record.insert_round(&shift, RECORD_ROUND).get_result(conn)?;
-        Ok((record.store(conn, &shift, round)?, true))
+        Ok((record.write(conn, &shift, None)?, true))
     });
     match recorded {
         // The same key sent twice at once: the second insert lost the race on the unique key
@@ -632,28 +683,23 @@ pub fn record(
         Err(RoundsError::Query(diesel::result::Error::DatabaseError(
             diesel::result::DatabaseErrorKind::UniqueViolation,
             _,
-        ))) => recorded_under(conn, record.key, table)?
-            .map(|round| (round, false))
-            .ok_or_else(|| RoundsError::KeyTaken(record.key.to_owned())),
+        ))) => {
+            let key_use = diesel::select(key_use!(record.key)).get_result(conn)?;
+            used_under(conn, key_use, record.key, table)?
+                .map(|round| (round, false))
+                .ok_or_else(|| RoundsError::KeyTaken(record.key.to_owned()))
+        }
         other => other,
     }
 }
 
 /// The round already recorded under `key` at `table`; an error if the key is in use elsewhere.
-fn recorded_under(
+fn used_under(
     conn: &mut PgConnection,
+    (draft_exists, round_id): KeyUse,
     key: &str,
     table: &TableInfo,
 ) -> Result<Option<SettledRound>, RoundsError> {
-    // One query for both questions: is the key a draft's, and which round has it.
-    let (draft_exists, round_id): (bool, Option<i64>) = diesel::select((
-        diesel::dsl::exists(round_drafts::table.filter(round_drafts::draft_key.eq(key))),
-        rounds::table
-            .filter(rounds::draft_key.eq(key))
-            .select(rounds::id)
-            .single_value(),
-    ))
-    .get_result(conn)?;
     if draft_exists {
         return Err(RoundsError::KeyTaken(key.to_owned()));
     }
