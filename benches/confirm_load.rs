@@ -381,6 +381,15 @@ fn cpu_seconds() -> (f64, f64) {
     (app, database)
 }
 
+/// The connection pool's size: by default a connection for every client and a few for the
+/// table screens.
+fn pool_size(options: &Options) -> Result<u32> {
+    Ok(match options.pool {
+        0 => u32::try_from(options.clients + 8)?,
+        size => size,
+    })
+}
+
 /// Runs one flow with every client at once; prints its figures and returns its errors.
 async fn run_flow(
     flow: Flow,
@@ -395,7 +404,7 @@ async fn run_flow(
         seeded.tables.len(),
         options.seconds,
         options.workers,
-        options.pool,
+        pool_size(options)?,
     );
     let (app_before, db_before) = cpu_seconds();
     let start = Instant::now();
@@ -448,11 +457,7 @@ fn main() -> Result<()> {
     let options = options()?;
     let mut config = Config::from_lookup(|_| None)?;
     config.workers = options.workers;
-    // By default a connection for every client and a few for the table screens.
-    config.db_pool_size = match options.pool {
-        0 => u32::try_from(options.clients + 8)?,
-        size => size,
-    };
+    config.db_pool_size = pool_size(&options)?;
     let seeded = seed(options.clients, &config)?;
     config.database_url = Some(seeded.url.clone());
     let runtime = tokio::runtime::Builder::new_multi_thread()
