@@ -342,7 +342,7 @@ pub struct RoundRow {
 }
 
 /// One place of a settled round (RULES.md section 8).
-#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable, Serialize)]
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Serialize)]
 #[diesel(table_name = round_places)]
 pub struct PlaceRow {
     pub place: String,

@@ -6,10 +6,11 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
-use chrono::Utc;
+use chrono::{NaiveDate, Utc};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use crate::db::audit_log::Actor;
 use crate::db::rounds::{self, Draft, RoundToSettle, RoundsError, SettledRound, TableInfo, Writer};
 use crate::round_entry::{self, FieldErrors, Limits, RoundBody};
 use crate::rules::settle::{settle, Round};
@@ -163,6 +164,44 @@ pub(crate) fn settle_draft_for(
     })
 }
 
+/// Confirms a loaded, unsettled draft for `user`: refuses it if the caller saw another revision
+/// (`expected`), validates and settles the revision loaded, and stores it ([`rounds::confirm`]
+/// refuses any other revision and checks the writer's shift under lock).
+pub(crate) fn confirm_draft(
+    conn: &mut diesel::PgConnection,
+    draft: &Draft,
+    table: &TableInfo,
+    expected: Option<i32>,
+    gaming_day: NaiveDate,
+    user: &CurrentUser,
+    actor: &Actor,
+) -> Result<(SettledRound, bool), ApiError> {
+    if let Some(expected) = expected {
+        if expected != draft.revision {
+            return Err(RoundsError::RevisionMismatch {
+                expected,
+                current: draft.revision,
+            }
+            .into());
+        }
+    }
+    let writer = writer(user);
+    let (round, settlement) = settle_draft_for(conn, draft, table, writer)?;
+    Ok(rounds::confirm(
+        conn,
+        &RoundToSettle {
+            key: &draft.draft_key,
+            table,
+            gaming_day,
+            writer,
+            actor,
+            round: &round,
+            settlement: &settlement,
+        },
+        Some(draft.revision),
+    )?)
+}
+
 /// `POST /api/v1/tables/{code}/rounds`: the table's open draft (created if needed).
 pub async fn open_round(
     state: web::Data<AppState>,
@@ -288,31 +327,14 @@ pub async fn confirm_round(
                 .ok_or(ApiError::NotFound)?;
             return Ok((settled_body(&round, &table), false));
         }
-        if let Some(expected) = confirm_body.revision {
-            if expected != draft.revision {
-                return Err(RoundsError::RevisionMismatch {
-                    expected,
-                    current: draft.revision,
-                }
-                .into());
-            }
-        }
-        let writer = writer(&user);
-        let (round, settlement) = settle_draft_for(conn, &draft, &table, writer)?;
-        // What was validated is exactly the revision loaded: confirm refuses any other. Confirm
-        // checks the writer's shift under lock.
-        let (settled, created) = rounds::confirm(
+        let (settled, created) = confirm_draft(
             conn,
-            &RoundToSettle {
-                key: &key,
-                table: &table,
-                gaming_day: day,
-                writer,
-                actor: &actor,
-                round: &round,
-                settlement: &settlement,
-            },
-            Some(draft.revision),
+            &draft,
+            &table,
+            confirm_body.revision,
+            day,
+            &user,
+            &actor,
         )?;
         Ok((settled_body(&settled, &table), created))
     })

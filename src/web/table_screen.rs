@@ -12,7 +12,7 @@ use askama::Template;
 use chrono::{NaiveDate, Utc};
 use serde_json::json;
 
-use crate::db::rounds::{self, Draft, RoundToSettle, RoundsError, SettledRound, TableInfo};
+use crate::db::rounds::{self, Draft, RoundsError, SettledRound, TableInfo};
 use crate::db::shifts::CurrentShift;
 use crate::round_entry::{place_note, FieldErrors, PlaceBody, PlaceNote, RoundBody, SeatBody};
 use crate::rules::settle::{Outcome, Winner};
@@ -586,30 +586,8 @@ async fn submit_form(
             if let Some(id) = draft.settled_round_id {
                 return Ok(id);
             }
-            if let Some(expected) = revision {
-                if expected != draft.revision {
-                    return Err(RoundsError::RevisionMismatch {
-                        expected,
-                        current: draft.revision,
-                    }
-                    .into());
-                }
-            }
-            let writer = api::writer(&user);
-            let (round, settlement) = api::settle_draft_for(conn, &draft, &table, writer)?;
-            let (settled, _) = rounds::confirm(
-                conn,
-                &RoundToSettle {
-                    key: &key,
-                    table: &table,
-                    gaming_day: day,
-                    writer,
-                    actor: &actor,
-                    round: &round,
-                    settlement: &settlement,
-                },
-                Some(draft.revision),
-            )?;
+            let (settled, _) =
+                api::confirm_draft(conn, &draft, &table, revision, day, &user, &actor)?;
             Ok(settled.round.id)
         })
         .await?;
