@@ -8,10 +8,11 @@
 
 use chrono::{DateTime, NaiveDate, SecondsFormat, SubsecRound, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::BigInt;
+use diesel::sql_types::{BigInt, Bytea, Date, Jsonb, Nullable, Text, Timestamptz};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use crate::db::prepared::Sql;
 use crate::db::schema::{audit_chain_heads, audit_events};
 use crate::db::users::UserId;
 
@@ -124,18 +125,40 @@ pub fn append(conn: &mut PgConnection, event: &NewAuditEvent<'_>) -> QueryResult
     }
 }
 
+/// A chain's head: the sequence number and hash of its last event (0 and [`GENESIS_HASH`]
+/// before the first).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChainHead {
+    pub last_seq: i64,
+    pub last_hash: Vec<u8>,
+}
+
 /// Locks the chain's head row (creating it on the chain's first event) and returns it, so
 /// appenders to one chain take turns. The usual case is one prepared, cached statement.
-fn lock_head(conn: &mut PgConnection, chain: &str) -> QueryResult<(i64, Vec<u8>)> {
+fn lock_head(conn: &mut PgConnection, chain: &str) -> QueryResult<ChainHead> {
     let head = || {
         audit_chain_heads::table
             .filter(audit_chain_heads::chain.eq(chain))
             .select((audit_chain_heads::last_seq, audit_chain_heads::last_hash))
             .for_update()
     };
-    if let Some(head) = head().first(conn).optional()? {
-        return Ok(head);
-    }
+    let locked = match head().first(conn).optional()? {
+        Some(locked) => locked,
+        None => {
+            create_head(conn, chain)?;
+            head().first(conn)?
+        }
+    };
+    let (last_seq, last_hash) = locked;
+    Ok(ChainHead {
+        last_seq,
+        last_hash,
+    })
+}
+
+/// Creates the chain's head row if the chain has none yet (its first event is about to be
+/// appended).
+pub fn create_head(conn: &mut PgConnection, chain: &str) -> QueryResult<()> {
     diesel::insert_into(audit_chain_heads::table)
         .values((
             audit_chain_heads::chain.eq(chain),
@@ -144,51 +167,106 @@ fn lock_head(conn: &mut PgConnection, chain: &str) -> QueryResult<(i64, Vec<u8>)
         ))
         .on_conflict_do_nothing()
         .execute(conn)?;
-    head().first(conn)
+    Ok(())
 }
 
-fn append_locked(conn: &mut PgConnection, event: &NewAuditEvent<'_>) -> QueryResult<i64> {
-    use diesel::sql_types::{Bytea, Date, Jsonb, Nullable, Text, Timestamptz};
-    let (last_seq, prev_hash) = lock_head(conn, event.chain)?;
-    let seq = last_seq + 1;
-    // PostgreSQL keeps microseconds: hash exactly what is stored.
-    let at = Utc::now().trunc_subsecs(6);
-    let fields = HashedFields {
-        chain: event.chain,
-        seq,
-        at,
-        actor_user_id: event.actor.user_id.map(|id| id.0),
-        actor_name: &event.actor.name,
-        action: event.action,
-        target: &event.target,
-        details: &event.details,
-        client_addr: event.actor.client_addr.as_deref(),
-        gaming_day: event.gaming_day,
-        table_id: event.table_id,
+/// An event given its place on its chain, after `head`: its sequence number, time, and hash.
+/// Insert it with the SQL of [`sealed_event_ctes`], in a statement that first checks the chain
+/// has not moved ([`chain_head_unmoved`]).
+#[derive(Debug, Clone)]
+pub struct SealedEvent<'a> {
+    event: &'a NewAuditEvent<'a>,
+    pub seq: i64,
+    /// When it happened, to the microsecond PostgreSQL keeps, so the hash covers what is stored.
+    pub at: DateTime<Utc>,
+    prev_hash: Vec<u8>,
+    hash: [u8; 32],
+}
+
+impl<'a> SealedEvent<'a> {
+    pub fn after(head: ChainHead, event: &'a NewAuditEvent<'a>) -> Self {
+        let seq = head.last_seq + 1;
+        let at = Utc::now().trunc_subsecs(6);
+        let hash = event_hash(
+            &head.last_hash,
+            &HashedFields {
+                chain: event.chain,
+                seq,
+                at,
+                actor_user_id: event.actor.user_id.map(|id| id.0),
+                actor_name: &event.actor.name,
+                action: event.action,
+                target: &event.target,
+                details: &event.details,
+                client_addr: event.actor.client_addr.as_deref(),
+                gaming_day: event.gaming_day,
+                table_id: event.table_id,
+            },
+        );
+        SealedEvent {
+            event,
+            seq,
+            at,
+            prev_hash: head.last_hash,
+            hash,
+        }
+    }
+
+    /// Binds `$1` to `$13` as [`sealed_event_ctes`] and [`chain_head_unmoved`] expect them.
+    pub fn bind<'q>(&'q self, sql: Sql<'q>) -> Sql<'q> {
+        let event = self.event;
+        sql.bind::<Text, _>(event.chain)
+            .bind::<BigInt, _>(self.seq)
+            .bind::<Timestamptz, _>(self.at)
+            .bind::<Nullable<BigInt>, _>(event.actor.user_id.map(|id| id.0))
+            .bind::<Text, _>(event.actor.name.as_str())
+            .bind::<Text, _>(event.action)
+            .bind::<Text, _>(event.target.as_str())
+            .bind::<Jsonb, _>(&event.details)
+            .bind::<Nullable<Text>, _>(event.actor.client_addr.as_deref())
+            .bind::<Nullable<Date>, _>(event.gaming_day)
+            .bind::<Nullable<BigInt>, _>(event.table_id)
+            .bind::<Bytea, _>(self.prev_hash.as_slice())
+            .bind::<Bytea, _>(self.hash.as_slice())
+    }
+}
+
+/// A CTE `head` that locks the chain's head row (`$1`) and has a row only if the chain is still
+/// where the event was sealed (its last event is number `$2 - 1`). After waiting for the lock
+/// PostgreSQL re-checks the condition on the row as it is now.
+macro_rules! chain_head_unmoved {
+    () => {
+        "head AS ( \
+            SELECT 1 FROM audit_chain_heads WHERE chain = $1 AND last_seq = $2 - 1 FOR UPDATE \
+        )"
     };
-    let hash = event_hash(&prev_hash, &fields);
-    // The event and the moved head in one statement.
-    diesel::sql_query(
-        "WITH event AS (INSERT INTO audit_events (chain, seq, at, actor_user_id, actor_name, \
-         action, target, details, client_addr, gaming_day, table_id, prev_hash, hash) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)) \
-         UPDATE audit_chain_heads SET last_seq = $2, last_hash = $13 WHERE chain = $1",
-    )
-    .bind::<Text, _>(event.chain)
-    .bind::<BigInt, _>(seq)
-    .bind::<Timestamptz, _>(at)
-    .bind::<Nullable<BigInt>, _>(fields.actor_user_id)
-    .bind::<Text, _>(&event.actor.name)
-    .bind::<Text, _>(event.action)
-    .bind::<Text, _>(&event.target)
-    .bind::<Jsonb, _>(&event.details)
-    .bind::<Nullable<Text>, _>(fields.client_addr)
-    .bind::<Nullable<Date>, _>(event.gaming_day)
-    .bind::<Nullable<BigInt>, _>(event.table_id)
-    .bind::<Bytea, _>(&prev_hash)
-    .bind::<Bytea, _>(hash.as_slice())
-    .execute(conn)?;
-    Ok(seq)
+}
+pub(crate) use chain_head_unmoved;
+
+/// CTEs that insert the sealed event (`$1` to `$13`) and move its chain's head, if the CTE
+/// `go` has a row (the statement's condition that everything it writes goes ahead).
+macro_rules! sealed_event_ctes {
+    () => {
+        "event AS ( \
+            INSERT INTO audit_events (chain, seq, at, actor_user_id, actor_name, action, target, \
+                                      details, client_addr, gaming_day, table_id, prev_hash, hash) \
+            SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13 FROM go \
+        ), moved AS ( \
+            UPDATE audit_chain_heads SET last_seq = $2, last_hash = $13 \
+            WHERE chain = $1 AND EXISTS (SELECT 1 FROM go) \
+        )"
+    };
+}
+pub(crate) use sealed_event_ctes;
+
+/// Appends an event to a chain whose head this transaction has locked.
+const APPEND_LOCKED: &str = concat!("WITH go AS (SELECT 1), ", sealed_event_ctes!(), " SELECT 1");
+
+fn append_locked(conn: &mut PgConnection, event: &NewAuditEvent<'_>) -> QueryResult<i64> {
+    let head = lock_head(conn, event.chain)?;
+    let sealed = SealedEvent::after(head, event);
+    sealed.bind(Sql::new(APPEND_LOCKED)).execute(conn)?;
+    Ok(sealed.seq)
 }
 
 /// The outcome of re-computing a chain's hashes.

@@ -6,6 +6,7 @@ pub mod api_tokens;
 pub mod audit_log;
 pub mod demo;
 pub mod embedded;
+pub mod prepared;
 pub mod profiles;
 pub mod rounds;
 pub mod schema;

@@ -7,17 +7,18 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Date, Jsonb, Text};
+use diesel::sql_types::{BigInt, Bytea, Date, Integer, Jsonb, Nullable, Text, Timestamptz};
 use rand::RngCore;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::db::audit_log::{self, Actor, NewAuditEvent};
-use crate::db::schema::{
-    dealer_shifts, gaming_tables, round_drafts, round_places, rounds, rule_profile_versions,
+use crate::db::audit_log::{
+    self, chain_head_unmoved, sealed_event_ctes, Actor, ChainHead, NewAuditEvent, SealedEvent,
 };
+use crate::db::prepared::Sql;
+use crate::db::schema::{gaming_tables, round_drafts, round_places, rounds, rule_profile_versions};
 use crate::db::shifts::{self, CurrentShift, Shift};
-use crate::db::tables::TableId;
+use crate::db::tables::{self, TableId};
 use crate::db::users::{Role, UserId};
 use crate::rules::profile::RuleProfile;
 use crate::rules::settle::Round;
@@ -46,6 +47,10 @@ pub enum RoundsError {
     NobodyOnShift { code: String },
     #[error("the key {0} is already used for another round; send a new key for a new round")]
     KeyTaken(String),
+    #[error("there is no table {0}")]
+    NoTable(String),
+    #[error("table {0} is too busy to take the round now; send it again")]
+    Busy(String),
 }
 
 /// Who is entering a round. A dealer may enter rounds only at the table they are signed on at;
@@ -332,7 +337,7 @@ pub struct RoundRow {
     pub round_no: i32,
     pub draft_key: String,
     /// The dealer's shift the round was dealt in.
-    pub shift_id: Option<i64>,
+    pub shift_id: i64,
     /// The dealer of that shift (also when a pit manager entered the round).
     pub dealer_id: i64,
     pub rule_profile_version_id: i64,
@@ -429,281 +434,450 @@ pub struct RoundToSettle<'a> {
     pub settlement: &'a SettlementOut,
 }
 
-/// Locks the draft and the open shift of its table together (`FOR NO KEY UPDATE`): a sign-off
-/// racing the confirm waits for it, or has already ended the shift and the join finds nothing.
-/// (The lock does not conflict with the key-share locks foreign keys take.)
-fn lock_draft_and_shift(conn: &mut PgConnection, key: &str) -> QueryResult<Option<(Draft, Shift)>> {
-    round_drafts::table
-        .inner_join(
-            dealer_shifts::table.on(dealer_shifts::table_id
-                .eq(round_drafts::table_id)
-                .and(dealer_shifts::signed_off_at.is_null())),
-        )
-        .filter(round_drafts::draft_key.eq(key))
-        .select((Draft::as_select(), Shift::as_select()))
-        .for_no_key_update()
-        .first(conn)
+/// Who enters a round, and when, under which one-time key.
+#[derive(Debug, Clone, Copy)]
+pub struct Entry<'a> {
+    pub key: &'a str,
+    pub gaming_day: NaiveDate,
+    pub writer: Writer,
+    pub actor: &'a Actor,
+}
+
+// How a round is confirmed. Locks taken in a transaction that then waits on the client cost a
+// round trip each (a `BEGIN`, the locks, the writes, a `COMMIT`), so a confirmation is one read
+// and one write statement instead, each a transaction of its own:
+// 1. [`ENTRY_READ`] reads, without locks, all the round needs: the table and its profile version,
+//    the open shift, the head of the table's audit chain, the day's last round number, a fresh
+//    round id, and what the key is already used for.
+// 2. The app checks the writer against the shift, works out the round's number, its places and
+//    its `round.settled` event with that event's hash on the chain.
+// 3. [`RECORD_WRITE`] or [`CONFIRM_WRITE`] locks the shift (and the draft), then the chain head,
+//    then the day's round counter, and writes the round, its places, the event and the moved
+//    head only if none of them moved since the read (PostgreSQL re-checks a locked row as it is
+//    after the wait). Otherwise it writes nothing and the app starts again from the read.
+// The locks are taken in the order other writers take them (a sign-off locks its shift, then
+// the chain head), and every other table has rows of its own, so tables never wait on each
+// other.
+
+/// The state of a table that a round's confirmation reads (`$1` table code, `$2` gaming day,
+/// `$3` the round's key).
+const ENTRY_READ: &str = "\
+    SELECT t.id AS table_id, t.code, t.name, t.currency, t.min_bet, t.max_bet, \
+           v.id AS profile_version_id, v.options, \
+           s.id AS shift_id, s.dealer_id, s.gaming_day AS shift_day, s.signed_on_at, \
+           h.last_seq, h.last_hash, COALESCE(c.last_no, 0) AS last_no, \
+           nextval('rounds_id_seq') AS next_round_id, \
+           d.id AS draft_id, d.table_id AS draft_table_id, d.revision AS draft_revision, \
+           (SELECT r.id FROM rounds r WHERE r.draft_key = $3) AS key_round_id \
+    FROM gaming_tables t \
+    LEFT JOIN LATERAL ( \
+        SELECT id, options FROM rule_profile_versions \
+        WHERE profile_id = t.rule_profile_id ORDER BY version DESC LIMIT 1 \
+    ) v ON true \
+    LEFT JOIN dealer_shifts s ON s.table_id = t.id AND s.signed_off_at IS NULL \
+    LEFT JOIN audit_chain_heads h ON h.chain = 'table:' || t.id \
+    LEFT JOIN round_counters c ON c.table_id = t.id AND c.gaming_day = $2 \
+    LEFT JOIN round_drafts d ON d.draft_key = $3 \
+    WHERE t.code = $1";
+
+#[derive(Debug, QueryableByName)]
+struct EntryRow {
+    #[diesel(sql_type = BigInt)]
+    table_id: i64,
+    #[diesel(sql_type = Text)]
+    code: String,
+    #[diesel(sql_type = Text)]
+    name: String,
+    #[diesel(sql_type = Text)]
+    currency: String,
+    #[diesel(sql_type = BigInt)]
+    min_bet: i64,
+    #[diesel(sql_type = BigInt)]
+    max_bet: i64,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    profile_version_id: Option<i64>,
+    #[diesel(sql_type = Nullable<Jsonb>)]
+    options: Option<Value>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    shift_id: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    dealer_id: Option<i64>,
+    #[diesel(sql_type = Nullable<Date>)]
+    shift_day: Option<NaiveDate>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    signed_on_at: Option<DateTime<Utc>>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    last_seq: Option<i64>,
+    #[diesel(sql_type = Nullable<Bytea>)]
+    last_hash: Option<Vec<u8>>,
+    #[diesel(sql_type = Integer)]
+    last_no: i32,
+    #[diesel(sql_type = BigInt)]
+    next_round_id: i64,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    draft_id: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    draft_table_id: Option<i64>,
+    #[diesel(sql_type = Nullable<Integer>)]
+    draft_revision: Option<i32>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    key_round_id: Option<i64>,
+}
+
+impl EntryRow {
+    fn shift(&self) -> Option<Shift> {
+        match (
+            self.shift_id,
+            self.dealer_id,
+            self.shift_day,
+            self.signed_on_at,
+        ) {
+            (Some(id), Some(dealer_id), Some(gaming_day), Some(signed_on_at)) => Some(Shift {
+                id,
+                table_id: self.table_id,
+                dealer_id,
+                gaming_day,
+                signed_on_at,
+                signed_off_at: None,
+            }),
+            _ => None,
+        }
+    }
+
+    fn head(&self) -> Option<ChainHead> {
+        match (self.last_seq, &self.last_hash) {
+            (Some(last_seq), Some(last_hash)) => Some(ChainHead {
+                last_seq,
+                last_hash: last_hash.clone(),
+            }),
+            _ => None,
+        }
+    }
+
+    fn table(&self) -> Result<TableInfo, RoundsError> {
+        let row = (
+            self.table_id,
+            self.code.clone(),
+            self.name.clone(),
+            self.currency.clone(),
+            self.min_bet,
+            self.max_bet,
+            self.profile_version_id,
+            self.options.clone(),
+        );
+        table_info(Some(row))?.ok_or_else(|| RoundsError::NoTable(self.code.clone()))
+    }
+}
+
+fn read_entry(
+    conn: &mut PgConnection,
+    code: &str,
+    gaming_day: NaiveDate,
+    key: &str,
+) -> QueryResult<Option<EntryRow>> {
+    Sql::new(ENTRY_READ)
+        .bind::<Text, _>(code)
+        .bind::<Date, _>(gaming_day)
+        .bind::<Text, _>(key)
+        .get_result(conn)
         .optional()
 }
 
-/// Numbers a round and inserts it (binds `$1`..`$8`). The counter row stays locked until
-/// commit, so rounds of a table and day are numbered one after another, and a rolled-back round
-/// gives its number back.
-macro_rules! numbered_round {
+/// Locks the open shift `$19` (with [`RECORD_WRITE`]'s binds). A sign-off in progress is waited
+/// for, and then the shift has ended and the CTE is empty.
+macro_rules! shift_still_open {
     () => {
-        "WITH counter AS ( \
-            INSERT INTO round_counters (table_id, gaming_day, last_no) VALUES ($1, $2, 1) \
-            ON CONFLICT (table_id, gaming_day) \
-            DO UPDATE SET last_no = round_counters.last_no + 1 RETURNING last_no \
-        ), settled AS ( \
-            INSERT INTO rounds (table_id, gaming_day, round_no, draft_key, shift_id, dealer_id, \
-                                rule_profile_version_id, currency, dealer_result) \
-            SELECT $1, $2, counter.last_no, $3, $4, $5, $6, $7, $8 FROM counter \
-            RETURNING id, table_id, gaming_day, round_no, draft_key, shift_id, dealer_id, \
-                      rule_profile_version_id, currency, dealer_result, settled_at \
+        "shift AS ( \
+            SELECT 1 FROM dealer_shifts WHERE id = $19 AND signed_off_at IS NULL \
+            FOR NO KEY UPDATE \
         )"
     };
 }
 
-/// Inserts the places of the round just inserted, from the JSON array bound as `$param`
-/// (serialised [`PlaceRow`]s), in the same statement.
-macro_rules! its_places {
-    ($param:literal) => {
+/// Numbers the round (`$17`, after the day's last number `$17 - 1` that was read) once the
+/// other locks are held (`head`): the CTE `go` has a row only if the number was still free.
+/// The counter row stays locked until the statement ends, so a table's rounds of one day are
+/// numbered one after another without gaps.
+macro_rules! number_round_then_write {
+    () => {
         concat!(
-            ", places AS ( \
+            chain_head_unmoved!(),
+            ", go AS ( \
+                INSERT INTO round_counters (table_id, gaming_day, last_no) \
+                SELECT $15, $16, $17 FROM head \
+                ON CONFLICT (table_id, gaming_day) DO UPDATE SET last_no = EXCLUDED.last_no \
+                    WHERE round_counters.last_no = EXCLUDED.last_no - 1 \
+                RETURNING 1 \
+            ), settled AS ( \
+                INSERT INTO rounds (id, table_id, gaming_day, round_no, draft_key, shift_id, \
+                    dealer_id, rule_profile_version_id, currency, dealer_result, settled_at) \
+                SELECT $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $3 FROM go \
+            ), places AS ( \
                 INSERT INTO round_places (round_id, table_id, gaming_day, place, bet, action, \
                     royalty, dealt, back, middle, front, back_name, middle_name, front_name, \
                     fouled, foul_reason, outcome, hands_won, result) \
-                SELECT settled.id, $1, $2, p.place, p.bet, p.action, p.royalty, p.dealt, p.back, \
+                SELECT $14, $15, $16, p.place, p.bet, p.action, p.royalty, p.dealt, p.back, \
                     p.middle, p.front, p.back_name, p.middle_name, p.front_name, p.fouled, \
                     p.foul_reason, p.outcome, p.hands_won, p.result \
-                FROM settled, jsonb_to_recordset(",
-            $param,
-            ") AS p(place text, bet bigint, action text, royalty text, dealt text, back text, \
-                    middle text, front text, back_name text, middle_name text, front_name text, \
-                    fouled boolean, foul_reason text, outcome text, hands_won smallint, \
-                    result bigint) \
-            )"
+                FROM go, jsonb_to_recordset($24) AS p(place text, bet bigint, action text, \
+                    royalty text, dealt text, back text, middle text, front text, \
+                    back_name text, middle_name text, front_name text, fouled boolean, \
+                    foul_reason text, outcome text, hands_won smallint, result bigint) \
+            ), ",
+            sealed_event_ctes!()
         )
     };
 }
 
-/// Numbers the round, inserts it and its places (`$10`) and marks draft `$9` settled, in one
-/// statement.
-const INSERT_ROUND: &str = concat!(
-    numbered_round!(),
-    its_places!("$10"),
-    ", draft AS ( \
-        UPDATE round_drafts SET settled_round_id = settled.id, shift_id = settled.shift_id, \
-                                updated_at = now() \
-        FROM settled WHERE round_drafts.id = $9 \
-    ) SELECT * FROM settled"
+/// Writes a round recorded whole: `$1`-`$13` its `round.settled` event ([`SealedEvent`]),
+/// `$14` round id, `$15` table, `$16` gaming day, `$17` round number, `$18` key, `$19` shift,
+/// `$20` dealer, `$21` profile version, `$22` currency, `$23` the dealer's result, `$24` places
+/// (serialised [`PlaceRow`]s). The round is settled at the event's time (`$3`). Returns how many
+/// rounds it wrote: 0 when something moved since the read.
+const RECORD_WRITE: &str = concat!(
+    "WITH ",
+    shift_still_open!(),
+    ", ready AS (SELECT 1 FROM shift), ",
+    number_round_then_write!(),
+    " SELECT count(*) AS written FROM go"
 );
 
-/// Numbers the round and inserts it and its places (`$9`), for a round recorded whole (no
-/// draft), in one statement.
-const RECORD_ROUND: &str = concat!(
-    numbered_round!(),
-    its_places!("$9"),
-    " SELECT * FROM settled"
+/// [`RECORD_WRITE`] for a draft (`$25`) still at revision `$26` and unsettled, which it marks
+/// settled.
+const CONFIRM_WRITE: &str = concat!(
+    "WITH ",
+    shift_still_open!(),
+    ", ready AS ( \
+        SELECT 1 FROM round_drafts, shift \
+        WHERE id = $25 AND revision = $26 AND settled_round_id IS NULL \
+        FOR UPDATE OF round_drafts \
+    ), ",
+    number_round_then_write!(),
+    ", draft AS ( \
+        UPDATE round_drafts SET settled_round_id = $14, shift_id = $19, updated_at = $3 \
+        WHERE id = $25 AND EXISTS (SELECT 1 FROM go) \
+    ) SELECT count(*) AS written FROM go"
 );
+
+#[derive(QueryableByName)]
+struct Written {
+    #[diesel(sql_type = BigInt)]
+    written: i64,
+}
+
+/// How many times a confirmation reads and tries again when its table moved in between (a
+/// sign-off, another round, another event on the table's chain) before giving up.
+const ATTEMPTS: usize = 8;
 
 impl RoundToSettle<'_> {
-    /// Numbers and stores the round for `shift` with its places (marking `draft` settled when
-    /// there is one) and appends `round.settled`; returns the round as `get_round` would read it
-    /// back (places in place order: dealer, then the seats).
+    /// Writes the round as read in `entry` for `shift` (settling `draft`, at its revision, when
+    /// there is one). `None`: the table moved since the read and nothing was written.
     fn write(
         &self,
         conn: &mut PgConnection,
+        entry: &EntryRow,
         shift: &Shift,
-        draft: Option<i64>,
-    ) -> QueryResult<SettledRound> {
+        head: ChainHead,
+        draft: Option<(i64, i32)>,
+    ) -> QueryResult<Option<SettledRound>> {
+        let (table, settlement) = (self.table, self.settlement);
         let canonical = RoundIn::from_round(self.round);
-        let places = place_rows(&canonical, self.settlement);
+        let places = place_rows(&canonical, settlement);
         let places_json = serde_json::to_value(&places)
             .map_err(|err| diesel::result::Error::SerializationError(Box::new(err)))?;
-        let sql = if draft.is_some() {
-            INSERT_ROUND
-        } else {
-            RECORD_ROUND
+        let round_no = entry.last_no + 1;
+        let round_id = entry.next_round_id;
+        let chain = tables::chain(TableId(table.id));
+        // Carries the canonical round and its settlement, so that the round can be
+        // recomputed and checked from the audit row alone.
+        let event = NewAuditEvent {
+            chain: &chain,
+            actor: self.actor,
+            action: "round.settled",
+            target: format!("round:{round_id}"),
+            details: json!({
+                "table": table.code,
+                "round_no": round_no,
+                "draft_key": self.key,
+                "shift_id": shift.id,
+                "dealer_id": shift.dealer_id,
+                "rule_profile_version_id": table.profile_version_id,
+                "round": canonical,
+                "settlement": settlement,
+            }),
+            gaming_day: Some(self.gaming_day),
+            table_id: Some(table.id),
         };
-        let query = diesel::sql_query(sql)
-            .into_boxed()
-            .bind::<BigInt, _>(self.table.id)
+        let sealed = SealedEvent::after(head, &event);
+        let sql = match draft {
+            Some(_) => CONFIRM_WRITE,
+            None => RECORD_WRITE,
+        };
+        let query = sealed
+            .bind(Sql::new(sql))
+            .bind::<BigInt, _>(round_id)
+            .bind::<BigInt, _>(table.id)
             .bind::<Date, _>(self.gaming_day)
+            .bind::<Integer, _>(round_no)
             .bind::<Text, _>(self.key)
             .bind::<BigInt, _>(shift.id)
             .bind::<BigInt, _>(shift.dealer_id)
-            .bind::<BigInt, _>(self.table.profile_version_id)
-            .bind::<Text, _>(&self.table.currency)
-            .bind::<BigInt, _>(self.settlement.dealer.result.minor_units());
+            .bind::<BigInt, _>(table.profile_version_id)
+            .bind::<Text, _>(table.currency.as_str())
+            .bind::<BigInt, _>(settlement.dealer.result.minor_units())
+            .bind::<Jsonb, _>(&places_json);
         let query = match draft {
-            Some(id) => query.bind::<BigInt, _>(id),
+            Some((id, revision)) => query.bind::<BigInt, _>(id).bind::<Integer, _>(revision),
             None => query,
         };
-        let round: RoundRow = query.bind::<Jsonb, _>(&places_json).get_result(conn)?;
-        self.audit(conn, shift, &round, &canonical)?;
-        Ok(SettledRound { round, places })
-    }
-
-    /// Appends `round.settled`, carrying the canonical round and its settlement, so that the
-    /// round can be recomputed from the audit row alone.
-    fn audit(
-        &self,
-        conn: &mut PgConnection,
-        shift: &Shift,
-        round: &RoundRow,
-        canonical: &RoundIn<'_>,
-    ) -> QueryResult<()> {
-        let (table, settlement) = (self.table, self.settlement);
-        let chain = format!("table:{}", table.id);
-        audit_log::append(
-            conn,
-            &NewAuditEvent {
-                chain: &chain,
-                actor: self.actor,
-                action: "round.settled",
-                target: format!("round:{}", round.id),
-                details: json!({
-                    "table": table.code,
-                    "round_no": round.round_no,
-                    "draft_key": self.key,
-                    "shift_id": shift.id,
-                    "dealer_id": shift.dealer_id,
-                    "rule_profile_version_id": table.profile_version_id,
-                    "round": canonical,
-                    "settlement": settlement,
-                }),
-                gaming_day: Some(self.gaming_day),
-                table_id: Some(table.id),
-            },
-        )?;
-        Ok(())
+        let written: Written = query.get_result(conn)?;
+        if written.written == 0 {
+            return Ok(None);
+        }
+        let round = RoundRow {
+            id: round_id,
+            table_id: table.id,
+            gaming_day: self.gaming_day,
+            round_no,
+            draft_key: self.key.to_owned(),
+            shift_id: shift.id,
+            dealer_id: shift.dealer_id,
+            rule_profile_version_id: table.profile_version_id,
+            currency: table.currency.clone(),
+            dealer_result: settlement.dealer.result.minor_units(),
+            settled_at: sealed.at,
+        };
+        Ok(Some(SettledRound { round, places }))
     }
 }
 
-/// Settles a draft: checks that the writer may enter rounds at the table (under lock, see
-/// [`lock_draft_and_shift`]), numbers the round, stores it for the open shift and its dealer,
-/// stores its places, marks the draft settled and appends `round.settled`, all in one
-/// transaction. Confirming a settled draft again returns the round already stored (`false`:
-/// nothing new was written).
+/// The open shift of the table read in `entry` that `writer` may enter rounds for, and the head
+/// of the table's audit chain; `None` when the chain has no head yet (it is created, and the
+/// caller reads again).
+fn shift_and_head(
+    conn: &mut PgConnection,
+    entry: &EntryRow,
+    writer: Writer,
+) -> Result<Option<(Shift, ChainHead)>, RoundsError> {
+    let shift = entry.shift();
+    writer.may_enter(shift.as_ref(), &entry.code)?;
+    let Some(shift) = shift else {
+        return Err(RoundsError::NobodyOnShift {
+            code: entry.code.clone(),
+        });
+    };
+    match entry.head() {
+        Some(head) => Ok(Some((shift, head))),
+        None => {
+            audit_log::create_head(conn, &tables::chain(TableId(entry.table_id)))?;
+            Ok(None)
+        }
+    }
+}
+
+/// Settles a draft of `confirm.table` that the caller loaded at revision `draft_revision` and
+/// settled as `confirm.round`: checks that the writer may enter rounds at the table, numbers the
+/// round, stores it for the open shift and its dealer with its places, marks the draft settled
+/// and appends `round.settled`, in one transaction (see above). Confirming a settled draft again
+/// returns the round already stored (`false`: nothing new was written); a draft changed since it
+/// was loaded is refused.
 pub fn confirm(
     conn: &mut PgConnection,
     confirm: &RoundToSettle<'_>,
-    expected_revision: Option<i32>,
+    draft_revision: i32,
 ) -> Result<(SettledRound, bool), RoundsError> {
     let table = confirm.table;
-    conn.transaction(|conn| {
-        let locked = lock_draft_and_shift(conn, confirm.key)?;
-        let (draft, shift) = match locked {
-            Some((draft, shift)) => (draft, Some(shift)),
-            // No open shift at the draft's table (or no draft): say which.
-            None => (lock_draft(conn, confirm.key)?, None),
+    let no_draft = || RoundsError::NoDraft(confirm.key.to_owned());
+    for _ in 0..ATTEMPTS {
+        let entry =
+            read_entry(conn, &table.code, confirm.gaming_day, confirm.key)?.ok_or_else(no_draft)?;
+        let (Some(draft_id), Some(revision)) = (entry.draft_id, entry.draft_revision) else {
+            return Err(no_draft());
         };
-        if let Some(id) = draft.settled_round_id {
-            let round =
-                get_round(conn, id)?.ok_or_else(|| RoundsError::NoDraft(confirm.key.to_owned()))?;
+        if entry.draft_table_id != Some(table.id) {
+            return Err(no_draft());
+        }
+        if let Some(id) = entry.key_round_id {
+            let round = get_round(conn, id)?.ok_or_else(no_draft)?;
             return Ok((round, false));
         }
-        if draft.table_id != table.id {
-            return Err(RoundsError::NoDraft(confirm.key.to_owned()));
-        }
-        confirm.writer.may_enter(shift.as_ref(), &table.code)?;
-        let Some(shift) = shift else {
-            return Err(RoundsError::NobodyOnShift {
-                code: table.code.clone(),
-            });
+        let Some((shift, head)) = shift_and_head(conn, &entry, confirm.writer)? else {
+            continue;
         };
-        check_revision(&draft, expected_revision)?;
-        Ok((confirm.write(conn, &shift, Some(draft.id))?, true))
-    })
+        if revision != draft_revision {
+            return Err(RoundsError::RevisionMismatch {
+                expected: draft_revision,
+                current: revision,
+            });
+        }
+        if let Some(round) =
+            confirm.write(conn, &entry, &shift, head, Some((draft_id, revision)))?
+        {
+            return Ok((round, true));
+        }
+    }
+    Err(RoundsError::Busy(table.code.clone()))
 }
 
-/// Whether a key is a draft's, and the round recorded under it, if any.
-type KeyUse = (bool, Option<i64>);
-
-/// What `key` is already used for, as two columns of one query.
-macro_rules! key_use {
-    ($key:expr) => {
-        (
-            diesel::dsl::exists(round_drafts::table.filter(round_drafts::draft_key.eq($key))),
-            rounds::table
-                .filter(rounds::draft_key.eq($key))
-                .select(rounds::id)
-                .single_value(),
-        )
-    };
-}
-
-/// The open shift at a table, locked like [`lock_draft_and_shift`] locks it, and what `key` is
-/// already used for, in one prepared query.
-fn lock_open_shift(
-    conn: &mut PgConnection,
-    table_id: i64,
-    key: &str,
-) -> QueryResult<Option<(Shift, KeyUse)>> {
-    dealer_shifts::table
-        .filter(dealer_shifts::table_id.eq(table_id))
-        .filter(dealer_shifts::signed_off_at.is_null())
-        .select((Shift::as_select(), key_use!(key)))
-        .for_no_key_update()
-        .first(conn)
-        .optional()
-}
-
-/// Records and settles a whole round under the caller's one-time `key`, without a draft (for
-/// casino systems that send a round complete): checks the writer's shift under lock, numbers
-/// the round, stores it and its places and appends `round.settled`, in one transaction.
+/// Records and settles a whole round at the table `code` under the caller's one-time key,
+/// without a draft (for casino systems that send a round complete). `settle` validates and
+/// settles the round under the table's rules as read. Checks the writer's shift, numbers the
+/// round, stores it and its places and appends `round.settled`, in one transaction (see above).
 /// Recording the same key again returns the round already stored (`false`); a key already used
 /// at another table, or by a draft, is refused.
-pub fn record(
+pub fn record<E: From<RoundsError>>(
     conn: &mut PgConnection,
-    record: &RoundToSettle<'_>,
-) -> Result<(SettledRound, bool), RoundsError> {
-    let table = record.table;
-    let recorded = conn.transaction(|conn| {
-        let (shift, key_use) = match lock_open_shift(conn, table.id, record.key)? {
-            Some((shift, key_use)) => (Some(shift), key_use),
-            None => (None, diesel::select(key_use!(record.key)).get_result(conn)?),
-        };
-        if let Some(existing) = used_under(conn, key_use, record.key, table)? {
-            return Ok((existing, false));
+    code: &str,
+    entry: &Entry<'_>,
+    settle: impl Fn(&TableInfo) -> Result<(Round, SettlementOut), E>,
+) -> Result<(SettledRound, TableInfo, bool), E> {
+    for _ in 0..ATTEMPTS {
+        let read = read_entry(conn, code, entry.gaming_day, entry.key)
+            .map_err(RoundsError::from)?
+            .ok_or_else(|| RoundsError::NoTable(code.to_owned()))?;
+        let table = read.table()?;
+        let (round, settlement) = settle(&table)?;
+        if let Some(existing) = used_under(conn, &read, entry.key, &table)? {
+            return Ok((existing, table, false));
         }
-        record.writer.may_enter(shift.as_ref(), &table.code)?;
-        let Some(shift) = shift else {
-            return Err(RoundsError::NobodyOnShift {
-                code: table.code.clone(),
-            });
+        let Some((shift, head)) = shift_and_head(conn, &read, entry.writer)? else {
+            continue;
         };
-        Ok((record.write(conn, &shift, None)?, true))
-    });
-    match recorded {
-        // The same key sent twice at once: the second insert lost the race on the unique key
-        // (and gave its round number back); answer with the round the first one stored.
-        Err(RoundsError::Query(diesel::result::Error::DatabaseError(
-            diesel::result::DatabaseErrorKind::UniqueViolation,
-            _,
-        ))) => {
-            let key_use = diesel::select(key_use!(record.key)).get_result(conn)?;
-            used_under(conn, key_use, record.key, table)?
-                .map(|round| (round, false))
-                .ok_or_else(|| RoundsError::KeyTaken(record.key.to_owned()))
+        let to_settle = RoundToSettle {
+            key: entry.key,
+            table: &table,
+            gaming_day: entry.gaming_day,
+            writer: entry.writer,
+            actor: entry.actor,
+            round: &round,
+            settlement: &settlement,
+        };
+        match to_settle.write(conn, &read, &shift, head, None) {
+            Ok(Some(round)) => return Ok((round, table, true)),
+            Ok(None) => {}
+            // The same key sent twice at once: this insert lost the race on the unique key and
+            // wrote nothing; the next read finds the round the other one stored.
+            Err(diesel::result::Error::DatabaseError(
+                diesel::result::DatabaseErrorKind::UniqueViolation,
+                _,
+            )) => {}
+            Err(err) => return Err(RoundsError::from(err).into()),
         }
-        other => other,
     }
+    Err(RoundsError::Busy(code.to_owned()).into())
 }
 
 /// The round already recorded under `key` at `table`; an error if the key is in use elsewhere.
 fn used_under(
     conn: &mut PgConnection,
-    (draft_exists, round_id): KeyUse,
+    read: &EntryRow,
     key: &str,
     table: &TableInfo,
 ) -> Result<Option<SettledRound>, RoundsError> {
-    if draft_exists {
+    if read.draft_id.is_some() {
         return Err(RoundsError::KeyTaken(key.to_owned()));
     }
-    let Some(round_id) = round_id else {
+    let Some(round_id) = read.key_round_id else {
         return Ok(None);
     };
     match get_round(conn, round_id)? {

@@ -119,7 +119,7 @@ diesel::table! {
         gaming_day -> Date,
         round_no -> Int4,
         draft_key -> Text,
-        shift_id -> Nullable<Int8>,
+        shift_id -> Int8,
         dealer_id -> Int8,
         rule_profile_version_id -> Int8,
         currency -> Text,
@@ -183,12 +183,7 @@ diesel::joinable!(round_drafts -> dealer_shifts (shift_id));
 diesel::joinable!(round_drafts -> gaming_tables (table_id));
 diesel::joinable!(round_drafts -> rounds (settled_round_id));
 diesel::joinable!(round_drafts -> users (created_by));
-diesel::joinable!(round_places -> gaming_tables (table_id));
-diesel::joinable!(round_places -> rounds (round_id));
-diesel::joinable!(rounds -> dealer_shifts (shift_id));
-diesel::joinable!(rounds -> gaming_tables (table_id));
 diesel::joinable!(rounds -> rule_profile_versions (rule_profile_version_id));
-diesel::joinable!(rounds -> users (dealer_id));
 diesel::joinable!(rule_profile_versions -> rule_profiles (profile_id));
 diesel::joinable!(rule_profile_versions -> users (created_by));
 diesel::joinable!(sessions -> users (user_id));

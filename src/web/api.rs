@@ -11,7 +11,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::db::audit_log::Actor;
-use crate::db::rounds::{self, Draft, RoundToSettle, RoundsError, SettledRound, TableInfo, Writer};
+use crate::db::rounds::{
+    self, Draft, Entry, RoundToSettle, RoundsError, SettledRound, TableInfo, Writer,
+};
 use crate::round_entry::{self, FieldErrors, Limits, RoundBody};
 use crate::rules::settle::{settle, Round};
 use crate::rules::wire::SettlementOut;
@@ -37,10 +39,11 @@ pub enum ApiError {
 impl From<RoundsError> for ApiError {
     fn from(err: RoundsError) -> Self {
         match err {
-            RoundsError::NoDraft(_) => ApiError::NotFound,
+            RoundsError::NoDraft(_) | RoundsError::NoTable(_) => ApiError::NotFound,
             RoundsError::RevisionMismatch { .. }
             | RoundsError::AlreadySettled
-            | RoundsError::KeyTaken(_) => ApiError::Conflict(err.to_string()),
+            | RoundsError::KeyTaken(_)
+            | RoundsError::Busy(_) => ApiError::Conflict(err.to_string()),
             RoundsError::NotSignedOn { .. } | RoundsError::NobodyOnShift { .. } => {
                 ApiError::NotOnShift(err.to_string())
             }
@@ -198,7 +201,7 @@ pub(crate) fn confirm_draft(
             round: &round,
             settlement: &settlement,
         },
-        Some(draft.revision),
+        draft.revision,
     )?)
 }
 
@@ -422,23 +425,19 @@ pub async fn record_round(
     let actor = user.actor(&req);
     let writer = writer(&user);
     let (body, created) = run(&state, move |conn| {
-        let table = rounds::table_by_code(conn, &code)?.ok_or(ApiError::NotFound)?;
-        let round = validate(&entered, &table)?;
-        let settlement =
-            settle(&round).map_err(|err| ApiError::Invalid(FieldErrors::round(err.to_string())))?;
-        let settlement = SettlementOut::new(&round, &settlement);
-        let (settled, created) = rounds::record(
-            conn,
-            &RoundToSettle {
-                key: &key,
-                table: &table,
-                gaming_day: day,
-                writer,
-                actor: &actor,
-                round: &round,
-                settlement: &settlement,
-            },
-        )?;
+        let entry = Entry {
+            key: &key,
+            gaming_day: day,
+            writer,
+            actor: &actor,
+        };
+        let (settled, table, created) = rounds::record(conn, &code, &entry, |table| {
+            let round = validate(&entered, table)?;
+            let settlement = settle(&round)
+                .map_err(|err| ApiError::Invalid(FieldErrors::round(err.to_string())))?;
+            let settlement = SettlementOut::new(&round, &settlement);
+            Ok::<_, ApiError>((round, settlement))
+        })?;
         Ok((settled_body(&settled, &table), created))
     })
     .await?;
