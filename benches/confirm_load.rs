@@ -8,11 +8,17 @@
 //! - `draft`: the dealer screen's flow over the API: open the table's round, PUT the hands,
 //!   confirm.
 //!
-//! Reports confirmed rounds per second and the latency of the confirming request of each flow,
-//! then the latency of rendering the dealer's table screen.
+//! Clients send rounds back to back (closed loop: the throughput the server can reach), or with
+//! `--rate R` at a fixed R rounds per second in all (open loop: the latency at that load). An
+//! open-loop round's latency counts from when it was due, so a client held up by a slow answer
+//! does not hide the wait of the rounds behind it.
+//!
+//! Reports confirmed rounds per second, the CPU each takes (load generator, app, PostgreSQL) and
+//! the latency of the confirming request of each flow, then the latency of rendering the
+//! dealer's table screen.
 //!
 //! `cargo bench --bench confirm_load -- [--flow whole|draft|both] [--clients 32] [--seconds 20]
-//! [--workers 2] [--pool connections]`
+//! [--rate rounds-per-second] [--workers 2] [--pool connections]`
 
 use std::net::TcpListener;
 use std::path::Path;
@@ -38,6 +44,8 @@ struct Options {
     seconds: u64,
     workers: usize,
     pool: u32,
+    /// Rounds per second offered by all clients together; 0 for back to back.
+    rate: u64,
 }
 
 fn options() -> Result<Options> {
@@ -47,6 +55,7 @@ fn options() -> Result<Options> {
         seconds: 20,
         workers: 2,
         pool: 0,
+        rate: 0,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -61,6 +70,7 @@ fn options() -> Result<Options> {
             "--seconds" => options.seconds = value()?,
             "--workers" => options.workers = usize::try_from(value()?)?,
             "--pool" => options.pool = u32::try_from(value()?)?,
+            "--rate" => options.rate = value()?,
             "--flow" => {
                 options.flows = match args.next().as_deref() {
                     Some("whole") => vec![Flow::Whole],
@@ -193,20 +203,38 @@ enum Flow {
     Draft,
 }
 
-/// One table's client: rounds back to back until `until`.
+/// When a client sends its rounds: back to back, or one every `interval` from `first`.
+#[derive(Debug, Clone, Copy)]
+enum Pace {
+    BackToBack,
+    Every { first: Instant, interval: Duration },
+}
+
+/// One table's client: rounds at `pace` until `until`.
 async fn drive(
     flow: Flow,
     address: String,
     code: String,
     token: String,
+    pace: Pace,
     until: Instant,
 ) -> ClientReport {
     let client = reqwest::Client::new();
     let mut report = ClientReport::default();
     let round = the_round();
     let mut n = 0_u64;
-    while Instant::now() < until {
-        let start = Instant::now();
+    loop {
+        let start = match pace {
+            Pace::BackToBack => Instant::now(),
+            Pace::Every { first, interval } => {
+                let due = first + interval * u32::try_from(n).unwrap_or(u32::MAX);
+                tokio::time::sleep_until(due.into()).await;
+                due
+            }
+        };
+        if start >= until {
+            break;
+        }
         n += 1;
         let result: Result<Duration> = async {
             if flow == Flow::Whole {
@@ -241,7 +269,11 @@ async fn drive(
                 200,
             )
             .await?;
-            let confirm_start = Instant::now();
+            // Open loop: the confirm was due when the round was.
+            let confirm_start = match pace {
+                Pace::BackToBack => Instant::now(),
+                Pace::Every { .. } => start,
+            };
             send(
                 &client,
                 client
@@ -348,10 +380,20 @@ async fn table_screens(address: &str, seeded: &Seeded, seconds: u64) -> Result<V
     Ok(all)
 }
 
-/// CPU seconds (user + system) used so far by this process and by the PostgreSQL server's
-/// processes, from `/proc` (Linux): to split the cost of a round between the app (with the
-/// load generator) and the database.
-fn cpu_seconds() -> (f64, f64) {
+/// CPU seconds (user + system) used so far, from `/proc` (Linux).
+#[derive(Debug, Clone, Copy, Default)]
+struct Cpu {
+    /// This process's threads named `loadgen` (the load generator's runtime).
+    load_generator: f64,
+    /// The rest of this process: the server.
+    app: f64,
+    /// Every `postgres` process.
+    database: f64,
+}
+
+const LOAD_GENERATOR_THREADS: &str = "loadgen";
+
+fn cpu_seconds() -> Cpu {
     fn of(stat: &str) -> f64 {
         // Fields after the parenthesised command name; utime and stime are the 12th and 13th.
         let Some((_, rest)) = stat.rsplit_once(") ") else {
@@ -368,7 +410,16 @@ fn cpu_seconds() -> (f64, f64) {
         (ticks(11) + ticks(12)) / 100.0
     }
     let read = |path: std::path::PathBuf| std::fs::read_to_string(path).unwrap_or_default();
-    let app = of(&read("/proc/self/stat".into()));
+    let process = of(&read("/proc/self/stat".into()));
+    let mut load_generator = 0.0;
+    if let Ok(tasks) = std::fs::read_dir("/proc/self/task") {
+        for task in tasks.flatten() {
+            let stat = read(task.path().join("stat"));
+            if stat.contains(&format!("({LOAD_GENERATOR_THREADS}")) {
+                load_generator += of(&stat);
+            }
+        }
+    }
     let mut database = 0.0;
     if let Ok(entries) = std::fs::read_dir("/proc") {
         for entry in entries.flatten() {
@@ -378,7 +429,11 @@ fn cpu_seconds() -> (f64, f64) {
             }
         }
     }
-    (app, database)
+    Cpu {
+        load_generator,
+        app: process - load_generator,
+        database,
+    }
 }
 
 /// The connection pool's size: by default a connection for every client and a few for the
@@ -397,8 +452,12 @@ async fn run_flow(
     seeded: &Seeded,
     options: &Options,
 ) -> Result<Vec<String>> {
+    let pace = match options.rate {
+        0 => "back to back".to_owned(),
+        rate => format!("{rate} rounds/s offered"),
+    };
     println!(
-        "{flow:?} flow: {} clients on {} tables, {} s, {} server workers, \
+        "{flow:?} flow: {} clients on {} tables, {pace}, {} s, {} server workers, \
          {} pooled connections, synchronous_commit=on",
         options.clients,
         seeded.tables.len(),
@@ -406,15 +465,26 @@ async fn run_flow(
         options.workers,
         pool_size(options)?,
     );
-    let (app_before, db_before) = cpu_seconds();
+    let before = cpu_seconds();
     let start = Instant::now();
     let until = start + Duration::from_secs(options.seconds);
-    let tasks: Vec<_> = seeded
-        .tables
-        .iter()
-        .map(|(code, _, token)| {
+    let clients = seeded.tables.len() as u32;
+    let tasks: Vec<_> = (0_u32..)
+        .zip(&seeded.tables)
+        .map(|(i, (code, _, token))| {
             let (address, code, token) = (address.to_owned(), code.clone(), token.clone());
-            tokio::spawn(drive(flow, address, code, token, until))
+            // Each client sends every `clients / rate` seconds, the clients evenly staggered.
+            let pace = match options.rate {
+                0 => Pace::BackToBack,
+                rate => {
+                    let interval = Duration::from_secs_f64(f64::from(clients) / rate as f64);
+                    Pace::Every {
+                        first: start + interval * i / clients,
+                        interval,
+                    }
+                }
+            };
+            tokio::spawn(drive(flow, address, code, token, pace, until))
         })
         .collect();
     let mut confirmed = 0;
@@ -429,16 +499,17 @@ async fn run_flow(
         errors.extend(report.errors);
     }
     let elapsed = start.elapsed().as_secs_f64();
-    let (app_after, db_after) = cpu_seconds();
+    let after = cpu_seconds();
     println!(
         "confirmed rounds       {confirmed} in {elapsed:.1} s = {:.0} rounds/s",
         confirmed as f64 / elapsed
     );
     let per_round = |seconds: f64| seconds * 1e6 / confirmed.max(1) as f64;
     println!(
-        "CPU per round          app and load generator {:.0} us, PostgreSQL {:.0} us",
-        per_round(app_after - app_before),
-        per_round(db_after - db_before)
+        "CPU per round          load generator {:.0} us, app {:.0} us, PostgreSQL {:.0} us",
+        per_round(after.load_generator - before.load_generator),
+        per_round(after.app - before.app),
+        per_round(after.database - before.database)
     );
     match flow {
         Flow::Whole => summary("PUT whole round", confirm),
@@ -462,6 +533,7 @@ fn main() -> Result<()> {
     config.database_url = Some(seeded.url.clone());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
+        .thread_name(LOAD_GENERATOR_THREADS)
         .enable_all()
         .build()?;
     runtime.block_on(async {

@@ -37,6 +37,10 @@ pub enum DbError {
 pub fn pool(database_url: &str, max_size: u32) -> Result<PgPool, diesel::r2d2::PoolError> {
     Pool::builder()
         .max_size(max_size)
+        // r2d2 would otherwise send a query to test every connection it hands out: a round
+        // trip on every request. A connection that has failed is still dropped (diesel marks it
+        // broken), and the request it failed is answered with an error the client may retry.
+        .test_on_check_out(false)
         .build(ConnectionManager::<PgConnection>::new(database_url))
 }
 

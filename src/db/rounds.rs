@@ -639,7 +639,7 @@ const RECORD_WRITE: &str = concat!(
     shift_still_open!(),
     ", ready AS (SELECT 1 FROM shift), ",
     number_round_then_write!(),
-    " SELECT count(*) AS written FROM go"
+    " SELECT count(*) AS n FROM go"
 );
 
 /// [`RECORD_WRITE`] for a draft (`$25`) still at revision `$26` and unsettled, which it marks
@@ -656,18 +656,82 @@ const CONFIRM_WRITE: &str = concat!(
     ", draft AS ( \
         UPDATE round_drafts SET settled_round_id = $14, shift_id = $19, updated_at = $3 \
         WHERE id = $25 AND EXISTS (SELECT 1 FROM go) \
-    ) SELECT count(*) AS written FROM go"
+    ) SELECT count(*) AS n FROM go"
 );
 
 #[derive(QueryableByName)]
-struct Written {
+struct Count {
     #[diesel(sql_type = BigInt)]
-    written: i64,
+    n: i64,
 }
 
 /// How many times a confirmation reads and tries again when its table moved in between (a
-/// sign-off, another round, another event on the table's chain) before giving up.
-const ATTEMPTS: usize = 8;
+/// sign-off, another round, another event on the table's chain) before giving up, and how many
+/// of those tries are optimistic (the rest hold the table's shift throughout).
+const ATTEMPTS: usize = 10;
+const OPTIMISTIC_ATTEMPTS: usize = 3;
+
+/// Why an attempt at a confirmation ended without a round.
+enum Attempt<E> {
+    /// The table moved since the read: read and try again.
+    Moved,
+    Failed(E),
+}
+
+impl<E: From<RoundsError>> From<RoundsError> for Attempt<E> {
+    fn from(err: RoundsError) -> Self {
+        Attempt::Failed(err.into())
+    }
+}
+
+impl<E: From<RoundsError>> From<diesel::result::Error> for Attempt<E> {
+    fn from(err: diesel::result::Error) -> Self {
+        match err {
+            // The same key sent twice at once: this insert lost the race on the unique key and
+            // wrote nothing; the next read finds the round the other one stored.
+            diesel::result::Error::DatabaseError(
+                diesel::result::DatabaseErrorKind::UniqueViolation,
+                _,
+            ) => Attempt::Moved,
+            other => Attempt::Failed(RoundsError::Query(other).into()),
+        }
+    }
+}
+
+/// Locks the open shift of table `code` until the transaction ends.
+const LOCK_OPEN_SHIFT: &str = "\
+    SELECT count(*) AS n FROM ( \
+        SELECT 1 FROM dealer_shifts s JOIN gaming_tables t ON t.id = s.table_id \
+        WHERE t.code = $1 AND s.signed_off_at IS NULL FOR NO KEY UPDATE OF s \
+    ) locked";
+
+/// Runs `once` (read, then write) until the table has not moved in between. The first tries
+/// are optimistic; the later ones hold the table's open shift from before the read until after
+/// the write, so that many rounds sent at once to one table take turns instead of starving.
+fn until_written<T, E: From<RoundsError>>(
+    conn: &mut PgConnection,
+    code: &str,
+    mut once: impl FnMut(&mut PgConnection) -> Result<T, Attempt<E>>,
+) -> Result<T, E> {
+    for attempt in 0..ATTEMPTS {
+        let outcome = if attempt < OPTIMISTIC_ATTEMPTS {
+            once(conn)
+        } else {
+            conn.transaction(|conn| {
+                Sql::new(LOCK_OPEN_SHIFT)
+                    .bind::<Text, _>(code)
+                    .get_result::<Count>(conn)?;
+                once(conn)
+            })
+        };
+        match outcome {
+            Ok(done) => return Ok(done),
+            Err(Attempt::Moved) => {}
+            Err(Attempt::Failed(err)) => return Err(err),
+        }
+    }
+    Err(RoundsError::Busy(code.to_owned()).into())
+}
 
 impl RoundToSettle<'_> {
     /// Writes the round as read in `entry` for `shift` (settling `draft`, at its revision, when
@@ -730,8 +794,8 @@ impl RoundToSettle<'_> {
             Some((id, revision)) => query.bind::<BigInt, _>(id).bind::<Integer, _>(revision),
             None => query,
         };
-        let written: Written = query.get_result(conn)?;
-        if written.written == 0 {
+        let written: Count = query.get_result(conn)?;
+        if written.n == 0 {
             return Ok(None);
         }
         let round = RoundRow {
@@ -788,35 +852,35 @@ pub fn confirm(
 ) -> Result<(SettledRound, bool), RoundsError> {
     let table = confirm.table;
     let no_draft = || RoundsError::NoDraft(confirm.key.to_owned());
-    for _ in 0..ATTEMPTS {
+    until_written(conn, &table.code, |conn| {
         let entry =
             read_entry(conn, &table.code, confirm.gaming_day, confirm.key)?.ok_or_else(no_draft)?;
         let (Some(draft_id), Some(revision)) = (entry.draft_id, entry.draft_revision) else {
-            return Err(no_draft());
+            return Err(no_draft().into());
         };
         if entry.draft_table_id != Some(table.id) {
-            return Err(no_draft());
+            return Err(no_draft().into());
         }
         if let Some(id) = entry.key_round_id {
             let round = get_round(conn, id)?.ok_or_else(no_draft)?;
             return Ok((round, false));
         }
         let Some((shift, head)) = shift_and_head(conn, &entry, confirm.writer)? else {
-            continue;
+            return Err(Attempt::Moved);
         };
         if revision != draft_revision {
             return Err(RoundsError::RevisionMismatch {
                 expected: draft_revision,
                 current: revision,
-            });
+            }
+            .into());
         }
-        if let Some(round) =
-            confirm.write(conn, &entry, &shift, head, Some((draft_id, revision)))?
-        {
-            return Ok((round, true));
+        let draft = Some((draft_id, revision));
+        match confirm.write(conn, &entry, &shift, head, draft)? {
+            Some(round) => Ok((round, true)),
+            None => Err(Attempt::Moved),
         }
-    }
-    Err(RoundsError::Busy(table.code.clone()))
+    })
 }
 
 /// Records and settles a whole round at the table `code` under the caller's one-time key,
@@ -831,17 +895,16 @@ pub fn record<E: From<RoundsError>>(
     entry: &Entry<'_>,
     settle: impl Fn(&TableInfo) -> Result<(Round, SettlementOut), E>,
 ) -> Result<(SettledRound, TableInfo, bool), E> {
-    for _ in 0..ATTEMPTS {
-        let read = read_entry(conn, code, entry.gaming_day, entry.key)
-            .map_err(RoundsError::from)?
+    until_written(conn, code, |conn| {
+        let read = read_entry(conn, code, entry.gaming_day, entry.key)?
             .ok_or_else(|| RoundsError::NoTable(code.to_owned()))?;
         let table = read.table()?;
-        let (round, settlement) = settle(&table)?;
+        let (round, settlement) = settle(&table).map_err(Attempt::Failed)?;
         if let Some(existing) = used_under(conn, &read, entry.key, &table)? {
             return Ok((existing, table, false));
         }
         let Some((shift, head)) = shift_and_head(conn, &read, entry.writer)? else {
-            continue;
+            return Err(Attempt::Moved);
         };
         let to_settle = RoundToSettle {
             key: entry.key,
@@ -852,19 +915,11 @@ pub fn record<E: From<RoundsError>>(
             round: &round,
             settlement: &settlement,
         };
-        match to_settle.write(conn, &read, &shift, head, None) {
-            Ok(Some(round)) => return Ok((round, table, true)),
-            Ok(None) => {}
-            // The same key sent twice at once: this insert lost the race on the unique key and
-            // wrote nothing; the next read finds the round the other one stored.
-            Err(diesel::result::Error::DatabaseError(
-                diesel::result::DatabaseErrorKind::UniqueViolation,
-                _,
-            )) => {}
-            Err(err) => return Err(RoundsError::from(err).into()),
+        match to_settle.write(conn, &read, &shift, head, None)? {
+            Some(round) => Ok((round, table, true)),
+            None => Err(Attempt::Moved),
         }
-    }
-    Err(RoundsError::Busy(code.to_owned()).into())
+    })
 }
 
 /// The round already recorded under `key` at `table`; an error if the key is in use elsewhere.

@@ -6,6 +6,7 @@ mod admin;
 mod audit;
 mod headers;
 mod helpers;
+mod prepared;
 mod record;
 mod round_shifts;
 mod rounds;

@@ -89,6 +89,49 @@ async fn the_same_key_sent_twice_at_once_settles_one_round() {
     assert_eq!(app.audit("round.settled").len(), 1);
 }
 
+/// Many rounds sent to one table at once (an integration catching up in parallel): every one is
+/// settled, once, numbered without gaps, and the table's audit chain stays intact. Most of them
+/// find the table moved between their read and their write, and try again.
+#[tokio::test]
+async fn many_rounds_sent_to_one_table_at_once_all_settle_without_gaps() {
+    use diesel::prelude::*;
+    use pusoy_pit::db::audit_log::{self, ChainCheck};
+    use pusoy_pit::db::tables::{self, TableId};
+
+    let app = spawn_app().await;
+    let table_id = create_table(&app, "PUSOY-1");
+    dealer_on_shift_at(&app, "PUSOY-1").await;
+    const N: usize = 16;
+    let keys: Vec<String> = (0..N).map(|n| format!("cage-burst-{n:04}")).collect();
+    let answers = futures_util::future::join_all(
+        keys.iter()
+            .map(|key| record(&app, "PUSOY-1", key, the_round())),
+    )
+    .await;
+    for (status, body) in &answers {
+        assert_eq!(*status, StatusCode::CREATED, "{body}");
+    }
+
+    #[derive(QueryableByName)]
+    struct No {
+        #[diesel(sql_type = diesel::sql_types::Integer)]
+        round_no: i32,
+    }
+    let numbers: Vec<i32> = diesel::sql_query("SELECT round_no FROM rounds ORDER BY round_no")
+        .load::<No>(&mut app.conn())
+        .unwrap()
+        .into_iter()
+        .map(|r| r.round_no)
+        .collect();
+    assert_eq!(numbers, (1..=N as i32).collect::<Vec<_>>());
+    assert_eq!(app.audit("round.settled").len(), N);
+    let chain = tables::chain(TableId(table_id));
+    match audit_log::verify_chain(&mut app.conn(), &chain).unwrap() {
+        ChainCheck::Intact { .. } => {}
+        broken => panic!("{chain}: {broken:?}"),
+    }
+}
+
 #[tokio::test]
 async fn a_bad_round_is_refused_by_field_and_uses_up_no_round_number() {
     let app = spawn_app().await;

@@ -203,29 +203,21 @@ async fn a_confirm_after_signing_off_is_refused_and_the_next_shift_gets_the_roun
     assert_eq!(round["shift_id"], second_shift);
 }
 
-/// A sign-off still in progress when a confirm arrives: the confirm waits for it and then finds
-/// no shift, so no round is written for a shift that has ended.
-#[tokio::test]
-async fn a_confirm_racing_a_sign_off_waits_for_it_and_is_refused() {
+/// Runs `request` while another transaction, begun by `hold` and left open, holds row locks;
+/// commits that transaction once the request's backend waits on a lock. Returns the request's
+/// answer and whether it waited.
+async fn while_held<F: std::future::Future>(
+    app: &TestApp,
+    hold: impl FnOnce(&mut diesel::PgConnection),
+    request: F,
+) -> (F::Output, bool) {
     use diesel::connection::{AnsiTransactionManager, TransactionManager};
     use diesel::prelude::*;
-    use pusoy_pit::db::audit_log::Actor;
-    use pusoy_pit::db::shifts;
-    use pusoy_pit::db::tables::TableId;
 
-    let app = spawn_app().await;
-    let table_id = create_table(&app, "PUSOY-1");
-    let dealer = app.signed_in_as(Role::Dealer).await;
-    app.sign_on_at("PUSOY-1").await;
-    let key = saved_draft(&app).await;
-
-    // The sign-off's transaction, left open.
-    let mut signing_off = app.conn();
-    AnsiTransactionManager::begin_transaction(&mut signing_off).unwrap();
-    let actor = Actor::user(dealer.id, &dealer.username, None);
-    shifts::sign_off(&mut signing_off, TableId(table_id), &actor).unwrap();
-
-    let commit_once_confirm_waits = tokio::task::spawn_blocking({
+    let mut holder = app.conn();
+    AnsiTransactionManager::begin_transaction(&mut holder).unwrap();
+    hold(&mut holder);
+    let commit_once_request_waits = tokio::task::spawn_blocking({
         let db_url = app.db_url.clone();
         move || {
             let mut watcher = PgConnection::establish(&db_url).unwrap();
@@ -234,7 +226,7 @@ async fn a_confirm_racing_a_sign_off_waits_for_it_and_is_refused() {
                 #[diesel(sql_type = diesel::sql_types::BigInt)]
                 n: i64,
             }
-            // Polls for the confirm's backend to be waiting on a lock (bounded, not timed).
+            // Polls for the request's backend to be waiting on a lock (bounded, not timed).
             let mut waited = false;
             for _ in 0..3000 {
                 let waiting: Waiting = diesel::sql_query(
@@ -249,20 +241,120 @@ async fn a_confirm_racing_a_sign_off_waits_for_it_and_is_refused() {
                 }
                 std::thread::sleep(std::time::Duration::from_millis(10));
             }
-            AnsiTransactionManager::commit_transaction(&mut signing_off).unwrap();
+            AnsiTransactionManager::commit_transaction(&mut holder).unwrap();
             waited
         }
     });
-    let confirm = format!("/api/v1/rounds/{key}/confirm");
-    let (confirmed, waited) = tokio::join!(
-        call(&app, Method::POST, &confirm, None),
-        commit_once_confirm_waits
-    );
+    let (answer, waited) = tokio::join!(request, commit_once_request_waits);
+    (answer, waited.unwrap())
+}
 
-    assert!(waited.unwrap(), "the confirm waited for the sign-off");
+/// Runs `sql` (binding `$1` to `text`) on the holding connection.
+fn hold_with(sql: &'static str, text: String) -> impl FnOnce(&mut diesel::PgConnection) {
+    use diesel::prelude::*;
+    move |conn| {
+        diesel::sql_query(sql)
+            .bind::<diesel::sql_types::Text, _>(text)
+            .execute(conn)
+            .unwrap();
+    }
+}
+
+/// A sign-off still in progress when a confirm arrives: the confirm waits for it and then finds
+/// no shift, so no round is written for a shift that has ended.
+#[tokio::test]
+async fn a_confirm_racing_a_sign_off_waits_for_it_and_is_refused() {
+    use pusoy_pit::db::audit_log::Actor;
+    use pusoy_pit::db::shifts;
+    use pusoy_pit::db::tables::TableId;
+
+    let app = spawn_app().await;
+    let table_id = create_table(&app, "PUSOY-1");
+    let dealer = app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("PUSOY-1").await;
+    let key = saved_draft(&app).await;
+
+    let actor = Actor::user(dealer.id, &dealer.username, None);
+    let sign_off = |conn: &mut diesel::PgConnection| {
+        shifts::sign_off(conn, TableId(table_id), &actor).unwrap();
+    };
+    let confirm = format!("/api/v1/rounds/{key}/confirm");
+    let (confirmed, waited) =
+        while_held(&app, sign_off, call(&app, Method::POST, &confirm, None)).await;
+
+    assert!(waited, "the confirm waited for the sign-off");
     let (status, body) = confirmed;
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
     assert_eq!(body["error"], NOT_SIGNED_ON);
     assert_eq!(count(&app, "SELECT count(*) AS n FROM rounds"), 0);
     assert_eq!(app.open_shift("PUSOY-1"), None);
+}
+
+/// The shift ended by a change that takes only the shift's row (no audit event on the table's
+/// chain): a confirm and a whole round arriving meanwhile wait for the shift's lock and are
+/// refused, with no round written.
+#[tokio::test]
+async fn rounds_wait_for_a_change_to_their_shift_and_are_refused_when_it_ends() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-1");
+    app.signed_in_as(Role::Dealer).await;
+    let end_shift = "UPDATE dealer_shifts SET signed_off_at = now() \
+                     WHERE signed_off_at IS NULL AND table_id = \
+                     (SELECT id FROM gaming_tables WHERE code = $1)";
+
+    app.sign_on_at("PUSOY-1").await;
+    let key = saved_draft(&app).await;
+    let confirm = format!("/api/v1/rounds/{key}/confirm");
+    let ((status, body), waited) = while_held(
+        &app,
+        hold_with(end_shift, "PUSOY-1".to_owned()),
+        call(&app, Method::POST, &confirm, None),
+    )
+    .await;
+    assert!(waited, "the confirm waited for the shift");
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(body["error"], NOT_SIGNED_ON);
+
+    app.sign_on_at("PUSOY-1").await;
+    let whole = "/api/v1/tables/PUSOY-1/rounds/cage-race-0001";
+    let ((status, body), waited) = while_held(
+        &app,
+        hold_with(end_shift, "PUSOY-1".to_owned()),
+        call(&app, Method::PUT, whole, Some(the_round())),
+    )
+    .await;
+    assert!(waited, "the whole round waited for the shift");
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(body["error"], NOT_SIGNED_ON);
+    assert_eq!(count(&app, "SELECT count(*) AS n FROM rounds"), 0);
+}
+
+/// A new revision of the draft saved while its confirm is on the way: the confirm waits for it
+/// and is refused (the dealer confirmed what they saw, not what is there now).
+#[tokio::test]
+async fn a_confirm_waits_for_a_new_revision_of_its_draft_and_is_refused() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-1");
+    app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("PUSOY-1").await;
+    let key = saved_draft(&app).await;
+    let bump = "UPDATE round_drafts SET revision = revision + 1 WHERE draft_key = $1";
+
+    let confirm = format!("/api/v1/rounds/{key}/confirm");
+    let ((status, body), waited) = while_held(
+        &app,
+        hold_with(bump, key.clone()),
+        call(&app, Method::POST, &confirm, Some(json!({ "revision": 1 }))),
+    )
+    .await;
+    assert!(waited, "the confirm waited for the draft");
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("revision 2, not 1"),
+        "{body}"
+    );
+    assert_eq!(count(&app, "SELECT count(*) AS n FROM rounds"), 0);
 }
