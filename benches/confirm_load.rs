@@ -13,12 +13,13 @@
 //! open-loop round's latency counts from when it was due, so a client held up by a slow answer
 //! does not hide the wait of the rounds behind it.
 //!
-//! Reports confirmed rounds per second, the CPU each takes (load generator, app, PostgreSQL) and
-//! the latency of the confirming request of each flow, then the latency of rendering the
-//! dealer's table screen.
+//! Each flow first runs unmeasured for `--warmup` seconds (new connections, statements prepared
+//! on first use, cold caches), then measured. Reports confirmed rounds per second, the CPU each
+//! takes (load generator, app, PostgreSQL) and the latency of the confirming request of each
+//! flow, then the latency of rendering the dealer's table screen.
 //!
 //! `cargo bench --bench confirm_load -- [--flow whole|draft|both] [--clients 32] [--seconds 20]
-//! [--rate rounds-per-second] [--workers 2] [--pool connections]`
+//! [--rate rounds-per-second] [--warmup 3] [--workers 2] [--pool connections]`
 
 use std::net::TcpListener;
 use std::path::Path;
@@ -46,6 +47,8 @@ struct Options {
     pool: u32,
     /// Rounds per second offered by all clients together; 0 for back to back.
     rate: u64,
+    /// Seconds of the same load before each measured run.
+    warmup: u64,
 }
 
 fn options() -> Result<Options> {
@@ -56,6 +59,7 @@ fn options() -> Result<Options> {
         workers: 2,
         pool: 0,
         rate: 0,
+        warmup: 3,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -71,6 +75,7 @@ fn options() -> Result<Options> {
             "--workers" => options.workers = usize::try_from(value()?)?,
             "--pool" => options.pool = u32::try_from(value()?)?,
             "--rate" => options.rate = value()?,
+            "--warmup" => options.warmup = value()?,
             "--flow" => {
                 options.flows = match args.next().as_deref() {
                     Some("whole") => vec![Flow::Whole],
@@ -183,18 +188,27 @@ struct ClientReport {
     errors: Vec<String>,
 }
 
+/// Sends `req`; the answer's body if it has status `expect`. (The body is read whole but not
+/// parsed: the load generator does no more work than it must.)
 async fn send(
     client: &reqwest::Client,
     req: reqwest::RequestBuilder,
     expect: u16,
-) -> Result<Value> {
+) -> Result<bytes::Bytes> {
     let res = client.execute(req.build()?).await?;
     let status = res.status().as_u16();
-    let body: Value = res.json().await.unwrap_or(Value::Null);
+    let body = res.bytes().await?;
     if status != expect {
+        let body = String::from_utf8_lossy(&body);
         return Err(anyhow!("status {status}, expected {expect}: {body}"));
     }
     Ok(body)
+}
+
+/// A JSON body, serialised once and sent as is with every request.
+fn json_body(req: reqwest::RequestBuilder, body: &bytes::Bytes) -> reqwest::RequestBuilder {
+    req.header(reqwest::header::CONTENT_TYPE, "application/json")
+        .body(body.clone())
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -213,6 +227,7 @@ enum Pace {
 /// One table's client: rounds at `pace` until `until`.
 async fn drive(
     flow: Flow,
+    run: &'static str,
     address: String,
     code: String,
     token: String,
@@ -221,7 +236,7 @@ async fn drive(
 ) -> ClientReport {
     let client = reqwest::Client::new();
     let mut report = ClientReport::default();
-    let round = the_round();
+    let round = bytes::Bytes::from(the_round().to_string());
     let mut n = 0_u64;
     loop {
         let start = match pace {
@@ -240,12 +255,14 @@ async fn drive(
             if flow == Flow::Whole {
                 send(
                     &client,
-                    client
-                        .put(format!(
-                            "{address}/api/v1/tables/{code}/rounds/load-{code}-{n}"
-                        ))
-                        .bearer_auth(&token)
-                        .json(&round),
+                    json_body(
+                        client
+                            .put(format!(
+                                "{address}/api/v1/tables/{code}/rounds/{run}-{code}-{n}"
+                            ))
+                            .bearer_auth(&token),
+                        &round,
+                    ),
                     201,
                 )
                 .await?;
@@ -259,13 +276,16 @@ async fn drive(
                 201,
             )
             .await?;
+            let opened: Value = serde_json::from_slice(&opened)?;
             let key = opened["key"].as_str().context("no key")?.to_owned();
             let saved = send(
                 &client,
-                client
-                    .put(format!("{address}/api/v1/rounds/{key}"))
-                    .bearer_auth(&token)
-                    .json(&round),
+                json_body(
+                    client
+                        .put(format!("{address}/api/v1/rounds/{key}"))
+                        .bearer_auth(&token),
+                    &round,
+                ),
                 200,
             )
             .await?;
@@ -279,7 +299,7 @@ async fn drive(
                 client
                     .post(format!("{address}/api/v1/rounds/{key}/confirm"))
                     .bearer_auth(&token)
-                    .json(&json!({ "revision": saved["revision"] })),
+                    .json(&json!({ "revision": serde_json::from_slice::<Value>(&saved)?["revision"] })),
                 201,
             )
             .await?;
@@ -445,7 +465,65 @@ fn pool_size(options: &Options) -> Result<u32> {
     })
 }
 
-/// Runs one flow with every client at once; prints its figures and returns its errors.
+/// What every client's rounds came to.
+struct Run {
+    confirmed: u64,
+    confirm: Vec<Duration>,
+    cycle: Vec<Duration>,
+    errors: Vec<String>,
+}
+
+/// Every client sending rounds at once for `seconds`; the round keys start with `run`.
+async fn clients_run(
+    flow: Flow,
+    run: &'static str,
+    address: &str,
+    seeded: &Seeded,
+    options: &Options,
+    seconds: u64,
+) -> Result<Run> {
+    let start = Instant::now();
+    let until = start + Duration::from_secs(seconds);
+    let clients = seeded.tables.len() as u32;
+    let tasks: Vec<_> = (0_u32..)
+        .zip(&seeded.tables)
+        .map(|(i, (code, _, token))| {
+            let (address, code, token) = (address.to_owned(), code.clone(), token.clone());
+            // Each client sends every `clients / rate` seconds, the clients evenly staggered.
+            let pace = match options.rate {
+                0 => Pace::BackToBack,
+                rate => {
+                    let interval = Duration::from_secs_f64(f64::from(clients) / rate as f64);
+                    Pace::Every {
+                        first: start + interval * i / clients,
+                        interval,
+                    }
+                }
+            };
+            tokio::spawn(drive(flow, run, address, code, token, pace, until))
+        })
+        .collect();
+    let mut confirmed = 0;
+    let mut confirm = Vec::new();
+    let mut cycle = Vec::new();
+    let mut errors = Vec::new();
+    for task in tasks {
+        let report = task.await?;
+        confirmed += report.confirmed;
+        confirm.extend(report.confirm);
+        cycle.extend(report.cycle);
+        errors.extend(report.errors);
+    }
+    Ok(Run {
+        confirmed,
+        confirm,
+        cycle,
+        errors,
+    })
+}
+
+/// Runs one flow with every client at once after a warm-up; prints its figures and returns its
+/// errors.
 async fn run_flow(
     flow: Flow,
     address: &str,
@@ -465,39 +543,24 @@ async fn run_flow(
         options.workers,
         pool_size(options)?,
     );
+    // Connections, prepared statements and caches warm up first, unmeasured.
+    if options.warmup > 0 {
+        let warm = clients_run(flow, "warm", address, seeded, options, options.warmup).await?;
+        if let Some(first) = warm.errors.first() {
+            println!(
+                "warm-up errors         {} (first: {first})",
+                warm.errors.len()
+            );
+        }
+    }
     let before = cpu_seconds();
     let start = Instant::now();
-    let until = start + Duration::from_secs(options.seconds);
-    let clients = seeded.tables.len() as u32;
-    let tasks: Vec<_> = (0_u32..)
-        .zip(&seeded.tables)
-        .map(|(i, (code, _, token))| {
-            let (address, code, token) = (address.to_owned(), code.clone(), token.clone());
-            // Each client sends every `clients / rate` seconds, the clients evenly staggered.
-            let pace = match options.rate {
-                0 => Pace::BackToBack,
-                rate => {
-                    let interval = Duration::from_secs_f64(f64::from(clients) / rate as f64);
-                    Pace::Every {
-                        first: start + interval * i / clients,
-                        interval,
-                    }
-                }
-            };
-            tokio::spawn(drive(flow, address, code, token, pace, until))
-        })
-        .collect();
-    let mut confirmed = 0;
-    let mut confirm = Vec::new();
-    let mut cycle = Vec::new();
-    let mut errors = Vec::new();
-    for task in tasks {
-        let report = task.await?;
-        confirmed += report.confirmed;
-        confirm.extend(report.confirm);
-        cycle.extend(report.cycle);
-        errors.extend(report.errors);
-    }
+    let Run {
+        confirmed,
+        confirm,
+        cycle,
+        errors,
+    } = clients_run(flow, "load", address, seeded, options, options.seconds).await?;
     let elapsed = start.elapsed().as_secs_f64();
     let after = cpu_seconds();
     println!(

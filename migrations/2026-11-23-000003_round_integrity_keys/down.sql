@@ -1,5 +1,10 @@
 ALTER TABLE audit_events ALTER COLUMN details SET COMPRESSION pglz;
 
+CREATE INDEX audit_events_action_idx ON audit_events (action);
+CREATE INDEX audit_events_at_idx ON audit_events (at);
+CREATE INDEX rounds_shift ON rounds (shift_id);
+CREATE INDEX rounds_table_recent ON rounds (table_id, id DESC);
+
 ALTER TABLE round_places
     DROP CONSTRAINT round_places_round_fkey,
     ADD CONSTRAINT round_places_round_id_fkey FOREIGN KEY (round_id) REFERENCES rounds (id),

@@ -407,7 +407,7 @@ pub fn round_by_key(conn: &mut PgConnection, key: &str) -> QueryResult<Option<Se
     }
 }
 
-/// The table's latest settled rounds, newest first.
+/// The table's latest settled rounds, newest first (by gaming day and round number).
 pub fn recent_for_table(
     conn: &mut PgConnection,
     table_id: i64,
@@ -415,7 +415,7 @@ pub fn recent_for_table(
 ) -> QueryResult<Vec<RoundRow>> {
     rounds::table
         .filter(rounds::table_id.eq(table_id))
-        .order(rounds::id.desc())
+        .order((rounds::gaming_day.desc(), rounds::round_no.desc()))
         .limit(limit)
         .select(RoundRow::as_select())
         .load(conn)
@@ -1023,21 +1023,23 @@ pub struct HouseResults {
     pub shift: i64,
 }
 
-/// The table's house result for gaming day `day` and for shift `shift_id`, in one query.
+/// The table's house result for gaming day `day` and for `shift` (a shift's rounds are on its
+/// own gaming day or later), in one query.
 pub fn house_results(
     conn: &mut PgConnection,
     table_id: i64,
     day: NaiveDate,
-    shift_id: i64,
+    shift: &Shift,
 ) -> QueryResult<HouseResults> {
-    diesel::sql_query(
+    Sql::new(
         "SELECT COALESCE(SUM(dealer_result) FILTER (WHERE gaming_day = $2), 0)::bigint AS day, \
                 COALESCE(SUM(dealer_result) FILTER (WHERE shift_id = $3), 0)::bigint AS shift \
-         FROM rounds WHERE table_id = $1 AND (gaming_day = $2 OR shift_id = $3)",
+         FROM rounds WHERE table_id = $1 AND gaming_day >= LEAST($2, $4)",
     )
     .bind::<BigInt, _>(table_id)
     .bind::<Date, _>(day)
-    .bind::<BigInt, _>(shift_id)
+    .bind::<BigInt, _>(shift.id)
+    .bind::<Date, _>(shift.gaming_day)
     .get_result(conn)
 }
 

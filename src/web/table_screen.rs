@@ -379,7 +379,7 @@ fn side(
         })
         .collect();
     let house =
-        rounds::house_results(conn, table.id, day, shift.shift.id).map_err(RoundsError::from)?;
+        rounds::house_results(conn, table.id, day, &shift.shift).map_err(RoundsError::from)?;
     Ok(Side {
         recent,
         house_today: house.day,
