@@ -36,6 +36,10 @@ use pusoy_pit::password::{self, HashParams};
 use pusoy_pit::rules::profile::RuleProfile;
 use serde_json::{json, Value};
 
+/// The allocator the `pusoy-pit` binary uses, so the server measured here allocates as it does.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const DATABASE: &str = "bench_confirm_load";
 const PASSWORD: &str = "felt-table-7-shuffle";
 

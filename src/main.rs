@@ -16,6 +16,11 @@ use pusoy_pit::password;
 use pusoy_pit::rules::profile::Wheel;
 use std::process::ExitCode;
 
+/// mimalloc instead of the system allocator: the server allocates from many threads at once
+/// (actix workers and the blocking pool), where glibc's malloc spends measurably more time.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "pusoy-pit",
