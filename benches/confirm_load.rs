@@ -49,6 +49,8 @@ struct Options {
     seconds: u64,
     workers: usize,
     pool: u32,
+    /// The pool size in use (from `pool`, or the app's default).
+    pool_size: u32,
     /// Rounds per second offered by all clients together; 0 for back to back.
     rate: u64,
     /// Seconds of the same load before each measured run.
@@ -62,6 +64,7 @@ fn options() -> Result<Options> {
         seconds: 20,
         workers: 2,
         pool: 0,
+        pool_size: 0,
         rate: 0,
         warmup: 3,
     };
@@ -460,13 +463,12 @@ fn cpu_seconds() -> Cpu {
     }
 }
 
-/// The connection pool's size: by default a connection for every client and a few for the
-/// table screens.
-fn pool_size(options: &Options) -> Result<u32> {
-    Ok(match options.pool {
-        0 => u32::try_from(options.clients + 8)?,
+/// The connection pool's size: by default the app's own default (`PUSOY_DB_POOL_SIZE`).
+fn pool_size(options: &Options, config: &Config) -> u32 {
+    match options.pool {
+        0 => config.db_pool_size,
         size => size,
-    })
+    }
 }
 
 /// What every client's rounds came to.
@@ -545,7 +547,7 @@ async fn run_flow(
         seeded.tables.len(),
         options.seconds,
         options.workers,
-        pool_size(options)?,
+        options.pool_size,
     );
     // Connections, prepared statements and caches warm up first, unmeasured.
     if options.warmup > 0 {
@@ -592,10 +594,11 @@ async fn run_flow(
 }
 
 fn main() -> Result<()> {
-    let options = options()?;
+    let mut options = options()?;
     let mut config = Config::from_lookup(|_| None)?;
     config.workers = options.workers;
-    config.db_pool_size = pool_size(&options)?;
+    config.db_pool_size = pool_size(&options, &config);
+    options.pool_size = config.db_pool_size;
     let seeded = seed(options.clients, &config)?;
     config.database_url = Some(seeded.url.clone());
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -30,6 +30,7 @@ use actix_governor::{Governor, GovernorConfigBuilder};
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
 use actix_web::{web, App, HttpResponse, HttpServer};
+use tokio::sync::Semaphore;
 
 use crate::config::Config;
 use crate::db::{DbError, PgPool};
@@ -40,15 +41,32 @@ use crate::web::error::AppError;
 pub struct AppState {
     pub pool: PgPool,
     pub config: Arc<Config>,
+    /// One permit per pooled connection: requests wait for the database here, first come first
+    /// served, instead of as blocked threads on the pool, which wakes them in no fixed order.
+    db_turns: Arc<Semaphore>,
 }
 
 impl AppState {
-    /// Runs `f` with a pooled connection on the blocking thread pool.
+    pub fn new(pool: PgPool, config: Config) -> Self {
+        let turns = usize::try_from(pool.max_size()).unwrap_or(1);
+        AppState {
+            pool,
+            config: Arc::new(config),
+            db_turns: Arc::new(Semaphore::new(turns)),
+        }
+    }
+
+    /// Runs `f` with a pooled connection on the blocking thread pool, in its turn.
     pub async fn db<T, F>(&self, f: F) -> Result<T, AppError>
     where
         F: FnOnce(&mut diesel::PgConnection) -> Result<T, AppError> + Send + 'static,
         T: Send + 'static,
     {
+        let _turn = self
+            .db_turns
+            .acquire()
+            .await
+            .map_err(|_| AppError::Session("database turns closed".to_owned()))?;
         let pool = self.pool.clone();
         web::block(move || {
             let mut conn = pool.get().map_err(DbError::from)?;
@@ -61,10 +79,7 @@ impl AppState {
 /// Starts serving on `listener`; the returned server runs until stopped.
 pub fn run(listener: TcpListener, pool: PgPool, config: Config) -> std::io::Result<Server> {
     let workers = config.workers;
-    let state = AppState {
-        pool,
-        config: Arc::new(config),
-    };
+    let state = AppState::new(pool, config);
     let limit = &state.config.login_rate_limit;
     // One limiter shared by all workers; per client address.
     let login_limiter = GovernorConfigBuilder::default()
