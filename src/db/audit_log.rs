@@ -424,18 +424,16 @@ fn canonical(fields: &HashedFields<'_>) -> String {
 fn write_canonical(value: &Value, out: &mut String) {
     match value {
         Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
             out.push('{');
-            for (i, key) in keys.into_iter().enumerate() {
+            for (i, (key, inner)) in entries.into_iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
-                out.push_str(&Value::from(key.as_str()).to_string());
+                write_json_string(key, out);
                 out.push(':');
-                if let Some(inner) = map.get(key) {
-                    write_canonical(inner, out);
-                }
+                write_canonical(inner, out);
             }
             out.push('}');
         }
@@ -449,8 +447,42 @@ fn write_canonical(value: &Value, out: &mut String) {
             }
             out.push(']');
         }
-        scalar => out.push_str(&scalar.to_string()),
+        Value::String(text) => write_json_string(text, out),
+        Value::Null => out.push_str("null"),
+        Value::Bool(true) => out.push_str("true"),
+        Value::Bool(false) => out.push_str("false"),
+        Value::Number(number) => out.push_str(&number.to_string()),
     }
+}
+
+/// A JSON string literal exactly as serde_json writes it (tested against it).
+fn write_json_string(text: &str, out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push('"');
+    let mut plain_from = 0;
+    for (at, c) in text.char_indices() {
+        let escaped = match c {
+            '"' => "\\\"",
+            '\\' => "\\\\",
+            '\n' => "\\n",
+            '\r' => "\\r",
+            '\t' => "\\t",
+            '\u{8}' => "\\b",
+            '\u{c}' => "\\f",
+            c if u32::from(c) < 0x20 => "\\u00",
+            _ => continue,
+        };
+        out.push_str(&text[plain_from..at]);
+        out.push_str(escaped);
+        if escaped == "\\u00" {
+            let n = u32::from(c) as usize;
+            out.push(char::from(HEX[n >> 4]));
+            out.push(char::from(HEX[n & 0xf]));
+        }
+        plain_from = at + c.len_utf8();
+    }
+    out.push_str(&text[plain_from..]);
+    out.push('"');
 }
 
 #[cfg(test)]
@@ -488,6 +520,29 @@ mod tests {
                 [GENESIS_HASH.as_slice(), canonical(&fields).as_bytes()].concat()
             ))
         );
+    }
+
+    #[test]
+    fn strings_are_written_as_serde_json_writes_them() {
+        let mut samples: Vec<String> = (0_u32..0x80)
+            .filter_map(char::from_u32)
+            .map(String::from)
+            .collect();
+        samples.extend(
+            [
+                "",
+                "plain",
+                "a\"b\\c",
+                "\u{7f}\u{80}é\u{2028}🂡",
+                "\u{1}x\u{1f}",
+            ]
+            .map(String::from),
+        );
+        for text in samples {
+            let mut ours = String::new();
+            write_json_string(&text, &mut ours);
+            assert_eq!(ours, serde_json::to_string(&text).unwrap(), "{text:?}");
+        }
     }
 
     #[test]

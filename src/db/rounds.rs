@@ -619,7 +619,7 @@ macro_rules! number_round_then_write {
                 SELECT $14, $15, $16, p.place, p.bet, p.action, p.royalty, p.dealt, p.back, \
                     p.middle, p.front, p.back_name, p.middle_name, p.front_name, p.fouled, \
                     p.foul_reason, p.outcome, p.hands_won, p.result \
-                FROM go, jsonb_to_recordset($24) AS p(place text, bet bigint, action text, \
+                FROM go, jsonb_to_recordset($24::jsonb) AS p(place text, bet bigint, action text, \
                     royalty text, dealt text, back text, middle text, front text, \
                     back_name text, middle_name text, front_name text, fouled boolean, \
                     foul_reason text, outcome text, hands_won smallint, result bigint) \
@@ -747,7 +747,7 @@ impl RoundToSettle<'_> {
         let (table, settlement) = (self.table, self.settlement);
         let canonical = RoundIn::from_round(self.round);
         let places = place_rows(&canonical, settlement);
-        let places_json = serde_json::to_value(&places)
+        let places_json = serde_json::to_string(&places)
             .map_err(|err| diesel::result::Error::SerializationError(Box::new(err)))?;
         let round_no = entry.last_no + 1;
         let round_id = entry.next_round_id;
@@ -789,7 +789,7 @@ impl RoundToSettle<'_> {
             .bind::<BigInt, _>(table.profile_version_id)
             .bind::<Text, _>(table.currency.as_str())
             .bind::<BigInt, _>(settlement.dealer.result.minor_units())
-            .bind::<Jsonb, _>(&places_json);
+            .bind::<Text, _>(places_json.as_str());
         let query = match draft {
             Some((id, revision)) => query.bind::<BigInt, _>(id).bind::<Integer, _>(revision),
             None => query,

@@ -4,10 +4,11 @@
 //! dealer on shift there. Errors come back as JSON: 422 with `field_errors`, 409 on a stale
 //! revision or when the writer may not enter rounds at the table, 404.
 
+use actix_web::http::header::ContentType;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
 use chrono::{NaiveDate, Utc};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::db::audit_log::Actor;
@@ -107,15 +108,27 @@ fn draft_body(draft: &Draft, table: &TableInfo) -> Value {
     })
 }
 
-fn settled_body(round: &SettledRound, table: &TableInfo) -> Value {
-    let mut body =
-        json!({ "status": "settled", "table": table.code, "key": round.round.draft_key });
-    if let (Some(body), Ok(Value::Object(fields))) =
-        (body.as_object_mut(), serde_json::to_value(round))
-    {
-        body.extend(fields);
-    }
-    body
+/// A settled round as the API shows it: the round's fields with its status, table and key.
+#[derive(Serialize)]
+struct SettledBody<'a> {
+    status: &'static str,
+    table: &'a str,
+    key: &'a str,
+    #[serde(flatten)]
+    round: &'a SettledRound,
+}
+
+/// The JSON of a settled round, written in one pass.
+fn settled_body(round: &SettledRound, table: &TableInfo) -> Result<String, ApiError> {
+    serde_json::to_string(&SettledBody {
+        status: "settled",
+        table: &table.code,
+        key: &round.round.draft_key,
+        round,
+    })
+    .map_err(|err| {
+        RoundsError::Query(diesel::result::Error::SerializationError(Box::new(err))).into()
+    })
 }
 
 pub(crate) fn load(
@@ -328,7 +341,7 @@ pub async fn confirm_round(
             let round = rounds::get_round(conn, id)
                 .map_err(RoundsError::from)?
                 .ok_or(ApiError::NotFound)?;
-            return Ok((settled_body(&round, &table), false));
+            return Ok((settled_body(&round, &table)?, false));
         }
         let (settled, created) = confirm_draft(
             conn,
@@ -339,20 +352,22 @@ pub async fn confirm_round(
             &user,
             &actor,
         )?;
-        Ok((settled_body(&settled, &table), created))
+        Ok((settled_body(&settled, &table)?, created))
     })
     .await?;
-    Ok(settled_response(&body, created))
+    Ok(settled_response(body, created))
 }
 
 /// A settled round: 201 when this request settled it, 200 when it already was.
-fn settled_response(body: &Value, created: bool) -> HttpResponse {
+fn settled_response(body: String, created: bool) -> HttpResponse {
     let status = if created {
         StatusCode::CREATED
     } else {
         StatusCode::OK
     };
-    HttpResponse::build(status).json(body)
+    HttpResponse::build(status)
+        .content_type(ContentType::json())
+        .body(body)
 }
 
 /// `GET /api/v1/rounds/{key}`: the draft, or the settled round.
@@ -372,7 +387,7 @@ pub async fn show_round(
                 .ok_or(ApiError::NotFound)?;
             let table =
                 rounds::table_by_id(conn, round.round.table_id)?.ok_or(ApiError::NotFound)?;
-            return Ok(settled_body(&round, &table));
+            return settled_body(&round, &table);
         }
         let (draft, table) = load(conn, &key)?;
         match draft.settled_round_id {
@@ -380,13 +395,15 @@ pub async fn show_round(
                 let round = rounds::get_round(conn, id)
                     .map_err(RoundsError::from)?
                     .ok_or(ApiError::NotFound)?;
-                Ok(settled_body(&round, &table))
+                settled_body(&round, &table)
             }
-            None => Ok(draft_body(&draft, &table)),
+            None => Ok(draft_body(&draft, &table).to_string()),
         }
     })
     .await?;
-    Ok(HttpResponse::Ok().json(body))
+    Ok(HttpResponse::Ok()
+        .content_type(ContentType::json())
+        .body(body))
 }
 
 /// Whether a caller's one-time key is usable: 8 to 64 letters, digits and `.`, `_`, `:`, `-`.
@@ -438,8 +455,8 @@ pub async fn record_round(
             let settlement = SettlementOut::new(&round, &settlement);
             Ok::<_, ApiError>((round, settlement))
         })?;
-        Ok((settled_body(&settled, &table), created))
+        Ok((settled_body(&settled, &table)?, created))
     })
     .await?;
-    Ok(settled_response(&body, created))
+    Ok(settled_response(body, created))
 }
