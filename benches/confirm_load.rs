@@ -117,12 +117,52 @@ struct Seeded {
     tables: Vec<(String, String, String)>,
 }
 
+/// Drops the databases left by finished test runs (`test_<pid>_...`, dropped by the next test
+/// run otherwise): autovacuum visits every database of the cluster in turn, and a hundred idle
+/// ones cost CPU during the measurement.
+fn drop_finished_test_databases(admin: &mut PgConnection) -> Result<()> {
+    #[derive(QueryableByName)]
+    struct Name {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        datname: String,
+    }
+    let names: Vec<Name> =
+        diesel::sql_query("SELECT datname FROM pg_database WHERE datname LIKE 'test\\_%'")
+            .load(admin)?;
+    for Name { datname } in names {
+        let pid = datname.split('_').nth(1).unwrap_or_default();
+        if !Path::new("/proc").join(pid).exists() {
+            diesel::sql_query(format!(
+                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+                quote_ident(&datname)
+            ))
+            .execute(admin)?;
+        }
+    }
+    Ok(())
+}
+
+/// How fast this machine is right now (it is a VM whose speed drifts): one core hashing
+/// 256 MiB with SHA-256, so runs at different times can be compared.
+fn machine_check() -> Duration {
+    use sha2::{Digest, Sha256};
+    let block = vec![0_u8; 1 << 20];
+    let start = Instant::now();
+    let mut hasher = Sha256::new();
+    for _ in 0..256 {
+        hasher.update(&block);
+    }
+    std::hint::black_box(hasher.finalize());
+    start.elapsed()
+}
+
 /// A fresh database with one rule profile, and per client a table, a dealer signed on at it
 /// and an API token for that dealer.
 fn seed(clients: usize, config: &Config) -> Result<Seeded> {
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("var");
     let cluster = embedded::ensure_running(&Layout::resolve(&base)?)?;
     let mut admin = cluster.connect("postgres")?;
+    drop_finished_test_databases(&mut admin)?;
     let db = quote_ident(DATABASE);
     diesel::sql_query(format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)")).execute(&mut admin)?;
     diesel::sql_query(format!("CREATE DATABASE {db}")).execute(&mut admin)?;
@@ -599,6 +639,10 @@ fn main() -> Result<()> {
     config.workers = options.workers;
     config.db_pool_size = pool_size(&options, &config);
     options.pool_size = config.db_pool_size;
+    println!(
+        "machine check          SHA-256 of 256 MiB on one core in {:.0} ms",
+        machine_check().as_secs_f64() * 1000.0
+    );
     let seeded = seed(options.clients, &config)?;
     config.database_url = Some(seeded.url.clone());
     let runtime = tokio::runtime::Builder::new_multi_thread()
