@@ -5,7 +5,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
 use crate::helpers::{spawn_app, TestApp};
-use crate::rounds::{call, count, create_table, open, the_round};
+use crate::rounds::{call, count, create_table, open, round_numbers, the_round};
 
 const KEY: &str = "cage-7f3a-0001";
 
@@ -94,7 +94,6 @@ async fn the_same_key_sent_twice_at_once_settles_one_round() {
 /// find the table moved between their read and their write, and try again.
 #[tokio::test]
 async fn many_rounds_sent_to_one_table_at_once_all_settle_without_gaps() {
-    use diesel::prelude::*;
     use pusoy_pit::db::audit_log::{self, ChainCheck};
     use pusoy_pit::db::tables::{self, TableId};
 
@@ -112,18 +111,7 @@ async fn many_rounds_sent_to_one_table_at_once_all_settle_without_gaps() {
         assert_eq!(*status, StatusCode::CREATED, "{body}");
     }
 
-    #[derive(QueryableByName)]
-    struct No {
-        #[diesel(sql_type = diesel::sql_types::Integer)]
-        round_no: i32,
-    }
-    let numbers: Vec<i32> = diesel::sql_query("SELECT round_no FROM rounds ORDER BY round_no")
-        .load::<No>(&mut app.conn())
-        .unwrap()
-        .into_iter()
-        .map(|r| r.round_no)
-        .collect();
-    assert_eq!(numbers, (1..=N as i32).collect::<Vec<_>>());
+    assert_eq!(round_numbers(&app), (1..=N as i32).collect::<Vec<_>>());
     assert_eq!(app.audit("round.settled").len(), N);
     let chain = tables::chain(TableId(table_id));
     match audit_log::verify_chain(&mut app.conn(), &chain).unwrap() {

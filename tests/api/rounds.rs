@@ -87,6 +87,21 @@ pub(crate) async fn open(app: &TestApp, code: &str) -> String {
     body["key"].as_str().unwrap().to_owned()
 }
 
+/// Every settled round's number, in order.
+pub(crate) fn round_numbers(app: &TestApp) -> Vec<i32> {
+    #[derive(QueryableByName)]
+    struct No {
+        #[diesel(sql_type = diesel::sql_types::Integer)]
+        round_no: i32,
+    }
+    diesel::sql_query("SELECT round_no FROM rounds ORDER BY round_no")
+        .load::<No>(&mut app.conn())
+        .unwrap()
+        .into_iter()
+        .map(|r| r.round_no)
+        .collect()
+}
+
 pub(crate) fn count(app: &TestApp, sql: &str) -> i64 {
     #[derive(QueryableByName)]
     struct N {
@@ -349,18 +364,7 @@ async fn rounds_settled_concurrently_at_one_table_are_numbered_without_gaps() {
         settle_one(&app)
     );
 
-    #[derive(QueryableByName)]
-    struct No {
-        #[diesel(sql_type = diesel::sql_types::Integer)]
-        round_no: i32,
-    }
-    let numbers: Vec<i32> = diesel::sql_query("SELECT round_no FROM rounds ORDER BY round_no")
-        .load::<No>(&mut app.conn())
-        .unwrap()
-        .into_iter()
-        .map(|r| r.round_no)
-        .collect();
-    assert_eq!(numbers, (1..=N as i32).collect::<Vec<_>>());
+    assert_eq!(round_numbers(&app), (1..=N as i32).collect::<Vec<_>>());
 }
 
 #[tokio::test]
