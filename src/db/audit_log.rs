@@ -171,8 +171,8 @@ pub fn create_head(conn: &mut PgConnection, chain: &str) -> QueryResult<()> {
 }
 
 /// An event given its place on its chain, after `head`: its sequence number, time, and hash.
-/// Insert it with the SQL of [`sealed_event_ctes`], in a statement that first checks the chain
-/// has not moved ([`chain_head_unmoved`]).
+/// Insert it with the SQL of `sealed_event_ctes!`, in a statement that first checks the chain
+/// has not moved (`chain_head_unmoved!`).
 #[derive(Debug, Clone)]
 pub struct SealedEvent<'a> {
     event: &'a NewAuditEvent<'a>,
@@ -212,7 +212,7 @@ impl<'a> SealedEvent<'a> {
         }
     }
 
-    /// Binds `$1` to `$13` as [`sealed_event_ctes`] and [`chain_head_unmoved`] expect them.
+    /// Binds `$1` to `$13` as `sealed_event_ctes!` and `chain_head_unmoved!` expect them.
     pub fn bind<'q>(&'q self, sql: Sql<'q>) -> Sql<'q> {
         let event = self.event;
         sql.bind::<Text, _>(event.chain)

@@ -460,7 +460,9 @@ pub struct Entry<'a> {
 // other.
 
 /// The state of a table that a round's confirmation reads (`$1` table code, `$2` gaming day,
-/// `$3` the round's key).
+/// `$3` the round's key). The chain is the table's, named as [`tables::chain`] names it. The
+/// round id is taken here, so that the audit event can name the round before it is written;
+/// ids are unique, not gapless (round numbers are).
 const ENTRY_READ: &str = "\
     SELECT t.id AS table_id, t.code, t.name, t.currency, t.min_bet, t.max_bet, \
            v.id AS profile_version_id, v.options, \
