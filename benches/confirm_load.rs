@@ -142,20 +142,6 @@ fn drop_finished_test_databases(admin: &mut PgConnection) -> Result<()> {
     Ok(())
 }
 
-/// How fast this machine is right now (it is a VM whose speed drifts): one core hashing
-/// 256 MiB with SHA-256, so runs at different times can be compared.
-fn machine_check() -> Duration {
-    use sha2::{Digest, Sha256};
-    let block = vec![0_u8; 1 << 20];
-    let start = Instant::now();
-    let mut hasher = Sha256::new();
-    for _ in 0..256 {
-        hasher.update(&block);
-    }
-    std::hint::black_box(hasher.finalize());
-    start.elapsed()
-}
-
 /// A fresh database with one rule profile, and per client a table, a dealer signed on at it
 /// and an API token for that dealer.
 fn seed(clients: usize, config: &Config) -> Result<Seeded> {
@@ -639,10 +625,6 @@ fn main() -> Result<()> {
     config.workers = options.workers;
     config.db_pool_size = pool_size(&options, &config);
     options.pool_size = config.db_pool_size;
-    println!(
-        "machine check          SHA-256 of 256 MiB on one core in {:.0} ms",
-        machine_check().as_secs_f64() * 1000.0
-    );
     let seeded = seed(options.clients, &config)?;
     config.database_url = Some(seeded.url.clone());
     let runtime = tokio::runtime::Builder::new_multi_thread()
