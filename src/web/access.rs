@@ -16,6 +16,7 @@ use actix_web::http::header;
 use actix_web::middleware::Next;
 use actix_web::{web, Error, FromRequest, HttpMessage, HttpRequest, HttpResponse};
 use chrono::{DateTime, Utc};
+use governor::clock::{Clock, DefaultClock};
 use serde_json::json;
 
 use crate::db::api_tokens;
@@ -290,9 +291,27 @@ pub async fn authorize(
 
 /// Answers 401 to a request with an unknown or revoked token, and records the attempt (never
 /// the token itself).
+///
+/// An address that keeps sending bad tokens is limited like sign-in attempts (the same burst and
+/// rate, counted separately): beyond it the answer is 429 and nothing is written, so a flood of
+/// bad tokens cannot fill the audit trail or hold up its `system` chain.
 async fn refuse_token(state: &AppState, req: ServiceRequest) -> ServiceResponse<BoxBody> {
-    let actor = Actor::anonymous(client_addr(req.request()));
+    let addr = client_addr(req.request());
     let target = format!("{} {}", req.method(), req.path());
+    if let Err(not_until) = state
+        .refused_tokens
+        .check_key(&addr.clone().unwrap_or_default())
+    {
+        let wait = not_until.wait_time_from(DefaultClock::default().now());
+        tracing::warn!(%target, "too many invalid API tokens from one address; not recorded");
+        let res = HttpResponse::TooManyRequests()
+            .insert_header((header::RETRY_AFTER, wait.as_secs().max(1).to_string()))
+            .json(
+                json!({ "error": "Too many requests with an invalid API token; try again later." }),
+            );
+        return req.into_response(res);
+    }
+    let actor = Actor::anonymous(addr);
     tracing::warn!(%target, "refused an API request with an invalid token");
     let recorded = state
         .db(move |conn| {

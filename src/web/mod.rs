@@ -24,12 +24,14 @@ mod table_screen;
 mod tables;
 
 use std::net::TcpListener;
+use std::num::NonZeroU32;
 use std::sync::Arc;
 
 use actix_governor::{Governor, GovernorConfigBuilder};
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
 use actix_web::{web, App, HttpResponse, HttpServer};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use tokio::sync::Semaphore;
 
 use crate::config::Config;
@@ -44,15 +46,21 @@ pub struct AppState {
     /// One permit per pooled connection: requests wait for the database here, first come first
     /// served, instead of as blocked threads on the pool, which wakes them in no fixed order.
     db_turns: Arc<Semaphore>,
+    /// Requests refused for a bad API token, per client address (limited like sign-ins).
+    pub refused_tokens: Arc<DefaultKeyedRateLimiter<String>>,
 }
 
 impl AppState {
     pub fn new(pool: PgPool, config: Config) -> Self {
         let turns = usize::try_from(pool.max_size()).unwrap_or(1);
+        let limit = &config.login_rate_limit;
+        let quota = Quota::per_minute(NonZeroU32::new(limit.per_minute).unwrap_or(NonZeroU32::MIN))
+            .allow_burst(NonZeroU32::new(limit.burst).unwrap_or(NonZeroU32::MIN));
         AppState {
             pool,
             config: Arc::new(config),
             db_turns: Arc::new(Semaphore::new(turns)),
+            refused_tokens: Arc::new(RateLimiter::keyed(quota)),
         }
     }
 

@@ -9,7 +9,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use crate::helpers::{new_client, spawn_app, TestApp};
+use crate::helpers::{new_client, spawn_app, spawn_app_with, TestApp};
 use crate::rounds::{create_table, the_round};
 
 /// A browser signed in as an administrator.
@@ -260,4 +260,31 @@ async fn issuing_a_token_without_a_name_or_account_says_what_is_missing() {
         .get_result(&mut app.conn())
         .unwrap();
     assert_eq!(issued, 0);
+}
+
+/// An address that keeps sending bad tokens gets 429 beyond the sign-in burst, and those
+/// refusals are not written to the audit trail; a good token still works.
+#[tokio::test]
+async fn bad_tokens_beyond_the_per_address_limit_get_429_and_are_not_recorded() {
+    let app = spawn_app_with(|c| {
+        c.login_rate_limit.burst = 2;
+        c.login_rate_limit.per_minute = 1;
+    })
+    .await;
+    let auditor = app.create_user("reader", Role::Auditor, crate::helpers::PASSWORD);
+    let admin = admin(&app).await;
+    let token = issue_token(&admin, "Surveillance", &auditor).await;
+    let forged = format!("ppt_{}", "0".repeat(64));
+    for _ in 0..2 {
+        let (status, _, _) = call(&app, &forged, Method::GET, "/api/v1/rounds/none", None).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+    }
+    let (status, body, headers) =
+        call(&app, &forged, Method::GET, "/api/v1/rounds/none", None).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{body}");
+    assert!(headers.contains_key(reqwest::header::RETRY_AFTER));
+    assert_eq!(app.audit("api_token.refused").len(), 2);
+
+    let (status, _, _) = call(&app, &token, Method::GET, "/api/v1/rounds/none", None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
 }
