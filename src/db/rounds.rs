@@ -818,13 +818,13 @@ impl RoundToSettle<'_> {
 }
 
 /// The open shift of the table read in `entry` that `writer` may enter rounds for, and the head
-/// of the table's audit chain; `None` when the chain has no head yet (it is created, and the
-/// caller reads again).
+/// of the table's audit chain (created, empty, if the chain has none yet: the write then finds
+/// it, or finds that another event came first and the caller reads again).
 fn shift_and_head(
     conn: &mut PgConnection,
     entry: &EntryRow,
     writer: Writer,
-) -> Result<Option<(Shift, ChainHead)>, RoundsError> {
+) -> Result<(Shift, ChainHead), RoundsError> {
     let shift = entry.shift();
     writer.may_enter(shift.as_ref(), &entry.code)?;
     let Some(shift) = shift else {
@@ -832,13 +832,17 @@ fn shift_and_head(
             code: entry.code.clone(),
         });
     };
-    match entry.head() {
-        Some(head) => Ok(Some((shift, head))),
+    let head = match entry.head() {
+        Some(head) => head,
         None => {
             audit_log::create_head(conn, &tables::chain(TableId(entry.table_id)))?;
-            Ok(None)
+            ChainHead {
+                last_seq: 0,
+                last_hash: audit_log::GENESIS_HASH.to_vec(),
+            }
         }
-    }
+    };
+    Ok((shift, head))
 }
 
 /// Settles a draft of `confirm.table` that the caller loaded at revision `draft_revision` and
@@ -867,9 +871,7 @@ pub fn confirm(
             let round = get_round(conn, id)?.ok_or_else(no_draft)?;
             return Ok((round, false));
         }
-        let Some((shift, head)) = shift_and_head(conn, &entry, confirm.writer)? else {
-            return Err(Attempt::Moved);
-        };
+        let (shift, head) = shift_and_head(conn, &entry, confirm.writer)?;
         if revision != draft_revision {
             return Err(RoundsError::RevisionMismatch {
                 expected: draft_revision,
@@ -905,9 +907,7 @@ pub fn record<E: From<RoundsError>>(
         if let Some(existing) = used_under(conn, &read, entry.key, &table)? {
             return Ok((existing, table, false));
         }
-        let Some((shift, head)) = shift_and_head(conn, &read, entry.writer)? else {
-            return Err(Attempt::Moved);
-        };
+        let (shift, head) = shift_and_head(conn, &read, entry.writer)?;
         let to_settle = RoundToSettle {
             key: entry.key,
             table: &table,
