@@ -341,6 +341,7 @@ const SIZES = [
   ['desktop-1280x800', { viewport: { width: 1280, height: 800 } }],
   ['tablet-landscape-1280x800', { viewport: { width: 1280, height: 800 }, deviceScaleFactor: 2, hasTouch: true, isMobile: true }],
   ['tablet-portrait-800x1280', { viewport: { width: 800, height: 1280 }, deviceScaleFactor: 2, hasTouch: true, isMobile: true }],
+  ['tablet-landscape-1024x768', { viewport: { width: 1024, height: 768 }, deviceScaleFactor: 2, hasTouch: true, isMobile: true }],
 ];
 for (const [name, options] of SIZES) {
   test(`the screen is usable at ${name}`, async () => {
