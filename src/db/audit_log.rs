@@ -212,6 +212,14 @@ impl<'a> SealedEvent<'a> {
         }
     }
 
+    /// The chain's head once this event is appended.
+    pub fn head_after(&self) -> ChainHead {
+        ChainHead {
+            last_seq: self.seq,
+            last_hash: self.hash.to_vec(),
+        }
+    }
+
     /// Binds `$1` to `$13` as `sealed_event_ctes!` and `chain_head_unmoved!` expect them.
     pub fn bind<'q>(&'q self, sql: Sql<'q>) -> Sql<'q> {
         let event = self.event;

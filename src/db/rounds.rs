@@ -465,7 +465,7 @@ pub struct Entry<'a> {
 /// ids are unique, not gapless (round numbers are).
 const ENTRY_READ: &str = "\
     SELECT t.id AS table_id, t.code, t.name, t.currency, t.min_bet, t.max_bet, \
-           v.id AS profile_version_id, v.options, \
+           t.rule_profile_id, v.id AS profile_version_id, v.options, \
            s.id AS shift_id, s.dealer_id, s.gaming_day AS shift_day, s.signed_on_at, \
            h.last_seq, h.last_hash, COALESCE(c.last_no, 0) AS last_no, \
            nextval('rounds_id_seq') AS next_round_id, \
@@ -496,6 +496,8 @@ struct EntryRow {
     min_bet: i64,
     #[diesel(sql_type = BigInt)]
     max_bet: i64,
+    #[diesel(sql_type = BigInt)]
+    rule_profile_id: i64,
     #[diesel(sql_type = Nullable<BigInt>)]
     profile_version_id: Option<i64>,
     #[diesel(sql_type = Nullable<Jsonb>)]
@@ -634,18 +636,28 @@ macro_rules! number_round_then_write {
 /// Writes a round recorded whole: `$1`-`$13` its `round.settled` event ([`SealedEvent`]),
 /// `$14` round id, `$15` table, `$16` gaming day, `$17` round number, `$18` key, `$19` shift,
 /// `$20` dealer, `$21` profile version, `$22` currency, `$23` the dealer's result, `$24` places
-/// (serialised [`PlaceRow`]s). The round is settled at the event's time (`$3`). Returns how many
-/// rounds it wrote: 0 when something moved since the read.
+/// (serialised [`PlaceRow`]s), `$25` and `$26` the table's minimum and maximum bets and `$27` its
+/// rule profile, as the round was validated under. The round is settled at the event's time
+/// (`$3`). Returns how many rounds it wrote: 0 when something moved since the read, the table's
+/// settings (currency, limits, profile, or a new version of its profile) included, or when the
+/// key is a draft's.
 const RECORD_WRITE: &str = concat!(
     "WITH ",
     shift_still_open!(),
-    ", ready AS (SELECT 1 FROM shift), ",
+    ", ready AS ( \
+        SELECT 1 FROM shift, gaming_tables t \
+        WHERE t.id = $15 AND t.currency = $22 AND t.min_bet = $25 AND t.max_bet = $26 \
+          AND t.rule_profile_id = $27 \
+          AND NOT EXISTS (SELECT 1 FROM rule_profile_versions v \
+                          WHERE v.profile_id = t.rule_profile_id AND v.id > $21) \
+          AND NOT EXISTS (SELECT 1 FROM round_drafts WHERE draft_key = $18) \
+    ), ",
     number_round_then_write!(),
     " SELECT count(*) AS n FROM go"
 );
 
-/// [`RECORD_WRITE`] for a draft (`$25`) still at revision `$26` and unsettled, which it marks
-/// settled.
+/// [`RECORD_WRITE`] (its binds up to `$24`) for a draft (`$25`) still at revision `$26` and
+/// unsettled, which it marks settled.
 const CONFIRM_WRITE: &str = concat!(
     "WITH ",
     shift_still_open!(),
@@ -735,24 +747,44 @@ fn until_written<T, E: From<RoundsError>>(
     Err(RoundsError::Busy(code.to_owned()).into())
 }
 
+/// Where a round goes, as read (or remembered): its id, the day's last round number before it,
+/// and the rule profile of its table.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    round_id: i64,
+    last_no: i32,
+    rule_profile_id: i64,
+}
+
+impl EntryRow {
+    fn slot(&self) -> Slot {
+        Slot {
+            round_id: self.next_round_id,
+            last_no: self.last_no,
+            rule_profile_id: self.rule_profile_id,
+        }
+    }
+}
+
 impl RoundToSettle<'_> {
-    /// Writes the round as read in `entry` for `shift` (settling `draft`, at its revision, when
-    /// there is one). `None`: the table moved since the read and nothing was written.
+    /// Writes the round in `slot` for `shift` after chain head `head` (settling `draft`, at its
+    /// revision, when there is one); returns it with the chain's new head. `None`: the table
+    /// moved since the read and nothing was written.
     fn write(
         &self,
         conn: &mut PgConnection,
-        entry: &EntryRow,
+        slot: Slot,
         shift: &Shift,
         head: ChainHead,
         draft: Option<(i64, i32)>,
-    ) -> QueryResult<Option<SettledRound>> {
+    ) -> QueryResult<Option<(SettledRound, ChainHead)>> {
         let (table, settlement) = (self.table, self.settlement);
         let canonical = RoundIn::from_round(self.round);
         let places = place_rows(&canonical, settlement);
         let places_json = serde_json::to_string(&places)
             .map_err(|err| diesel::result::Error::SerializationError(Box::new(err)))?;
-        let round_no = entry.last_no + 1;
-        let round_id = entry.next_round_id;
+        let round_no = slot.last_no + 1;
+        let round_id = slot.round_id;
         let chain = tables::chain(TableId(table.id));
         // Carries the canonical round and its settlement, so that the round can be
         // recomputed and checked from the audit row alone.
@@ -794,7 +826,10 @@ impl RoundToSettle<'_> {
             .bind::<Text, _>(places_json.as_str());
         let query = match draft {
             Some((id, revision)) => query.bind::<BigInt, _>(id).bind::<Integer, _>(revision),
-            None => query,
+            None => query
+                .bind::<BigInt, _>(table.min_bet)
+                .bind::<BigInt, _>(table.max_bet)
+                .bind::<BigInt, _>(slot.rule_profile_id),
         };
         let written: Count = query.get_result(conn)?;
         if written.n == 0 {
@@ -813,7 +848,7 @@ impl RoundToSettle<'_> {
             dealer_result: settlement.dealer.result.minor_units(),
             settled_at: sealed.at,
         };
-        Ok(Some(SettledRound { round, places }))
+        Ok(Some((SettledRound { round, places }, sealed.head_after())))
     }
 }
 
@@ -880,8 +915,8 @@ pub fn confirm(
             .into());
         }
         let draft = Some((draft_id, revision));
-        match confirm.write(conn, &entry, &shift, head, draft)? {
-            Some(round) => Ok((round, true)),
+        match confirm.write(conn, entry.slot(), &shift, head, draft)? {
+            Some((round, _)) => Ok((round, true)),
             None => Err(Attempt::Moved),
         }
     })
@@ -895,10 +930,14 @@ pub fn confirm(
 /// at another table, or by a draft, is refused.
 pub fn record<E: From<RoundsError>>(
     conn: &mut PgConnection,
+    memos: &TableMemos,
     code: &str,
     entry: &Entry<'_>,
     settle: impl Fn(&TableInfo) -> Result<(Round, SettlementOut), E>,
 ) -> Result<(SettledRound, TableInfo, bool), E> {
+    if let Some(recorded) = record_as_remembered(conn, memos, code, entry, &settle)? {
+        return Ok(recorded);
+    }
     until_written(conn, code, |conn| {
         let read = read_entry(conn, code, entry.gaming_day, entry.key)?
             .ok_or_else(|| RoundsError::NoTable(code.to_owned()))?;
@@ -917,11 +956,153 @@ pub fn record<E: From<RoundsError>>(
             round: &round,
             settlement: &settlement,
         };
-        match to_settle.write(conn, &read, &shift, head, None)? {
-            Some(round) => Ok((round, table, true)),
+        let slot = read.slot();
+        match to_settle.write(conn, slot, &shift, head, None)? {
+            Some((round, head)) => {
+                memos.remember(code, TableMemo::after(entry, &table, slot, shift, head));
+                Ok((round, table, true))
+            }
             None => Err(Attempt::Moved),
         }
     })
+}
+
+/// The next round at a table as this process remembers it from its last round there, written
+/// without reading first. `None` when there is nothing to go on, or when the table turns out to
+/// have moved (the write's checks catch that; the memo is then forgotten and the caller reads).
+fn record_as_remembered<E: From<RoundsError>>(
+    conn: &mut PgConnection,
+    memos: &TableMemos,
+    code: &str,
+    entry: &Entry<'_>,
+    settle: &impl Fn(&TableInfo) -> Result<(Round, SettlementOut), E>,
+) -> Result<Option<(SettledRound, TableInfo, bool)>, E> {
+    let Some(memo) = memos.recall(code, entry.gaming_day) else {
+        return Ok(None);
+    };
+    if entry.writer.may_enter(Some(&memo.shift), code).is_err() {
+        memos.forget(code);
+        return Ok(None);
+    }
+    let (round, settlement) = settle(&memo.table)?;
+    let slot = Slot {
+        round_id: memos.next_round_id(conn).map_err(RoundsError::from)?,
+        last_no: memo.last_no,
+        rule_profile_id: memo.rule_profile_id,
+    };
+    let to_settle = RoundToSettle {
+        key: entry.key,
+        table: &memo.table,
+        gaming_day: entry.gaming_day,
+        writer: entry.writer,
+        actor: entry.actor,
+        round: &round,
+        settlement: &settlement,
+    };
+    match to_settle.write(conn, slot, &memo.shift, memo.head.clone(), None) {
+        Ok(Some((round, head))) => {
+            memos.remember(
+                code,
+                TableMemo::after(entry, &memo.table, slot, memo.shift.clone(), head),
+            );
+            Ok(Some((round, memo.table, true)))
+        }
+        // Moved, or the key is taken (a retry of a round already recorded): read.
+        Ok(None)
+        | Err(diesel::result::Error::DatabaseError(
+            diesel::result::DatabaseErrorKind::UniqueViolation,
+            _,
+        )) => {
+            memos.forget(code);
+            Ok(None)
+        }
+        Err(err) => Err(RoundsError::from(err).into()),
+    }
+}
+
+/// What a table looked like right after this process wrote a round there.
+#[derive(Debug, Clone)]
+struct TableMemo {
+    gaming_day: NaiveDate,
+    table: TableInfo,
+    rule_profile_id: i64,
+    shift: Shift,
+    head: ChainHead,
+    last_no: i32,
+}
+
+impl TableMemo {
+    fn after(
+        entry: &Entry<'_>,
+        table: &TableInfo,
+        slot: Slot,
+        shift: Shift,
+        head: ChainHead,
+    ) -> Self {
+        TableMemo {
+            gaming_day: entry.gaming_day,
+            table: table.clone(),
+            rule_profile_id: slot.rule_profile_id,
+            shift,
+            head,
+            last_no: slot.last_no + 1,
+        }
+    }
+}
+
+/// Round ids taken from the sequence at a time, for rounds written without a read.
+const ID_BLOCK: i64 = 64;
+
+/// Each table's state as this process last left it, so that the next whole round there can be
+/// written without a read: the write checks, under lock, that the shift, the audit chain, the
+/// round number, the table's settings and its profile's versions are still as remembered, and
+/// writes nothing otherwise. Memos are only ever a guess; the database decides.
+#[derive(Debug, Default)]
+pub struct TableMemos {
+    tables: std::sync::Mutex<std::collections::HashMap<String, TableMemo>>,
+    round_ids: std::sync::Mutex<Vec<i64>>,
+}
+
+impl TableMemos {
+    fn recall(&self, code: &str, gaming_day: NaiveDate) -> Option<TableMemo> {
+        let tables = self.tables.lock().ok()?;
+        tables
+            .get(code)
+            .filter(|memo| memo.gaming_day == gaming_day)
+            .cloned()
+    }
+
+    fn remember(&self, code: &str, memo: TableMemo) {
+        if let Ok(mut tables) = self.tables.lock() {
+            tables.insert(code.to_owned(), memo);
+        }
+    }
+
+    fn forget(&self, code: &str) {
+        if let Ok(mut tables) = self.tables.lock() {
+            tables.remove(code);
+        }
+    }
+
+    /// A fresh round id, from a block taken from the sequence when the last one is used up.
+    fn next_round_id(&self, conn: &mut PgConnection) -> QueryResult<i64> {
+        if let Some(id) = self.round_ids.lock().ok().and_then(|mut ids| ids.pop()) {
+            return Ok(id);
+        }
+        let mut block: Vec<i64> =
+            Sql::new("SELECT nextval('rounds_id_seq') AS n FROM generate_series(1, $1)")
+                .bind::<BigInt, _>(ID_BLOCK)
+                .load::<Count>(conn)?
+                .into_iter()
+                .map(|row| row.n)
+                .collect();
+        block.sort_unstable_by(|a, b| b.cmp(a));
+        let id = block.pop().ok_or(diesel::result::Error::NotFound)?;
+        if let Ok(mut ids) = self.round_ids.lock() {
+            ids.extend(block);
+        }
+        Ok(id)
+    }
 }
 
 /// The round already recorded under `key` at `table`; an error if the key is in use elsewhere.

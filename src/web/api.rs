@@ -441,6 +441,7 @@ pub async fn record_round(
     let day = state.config.gaming_day(Utc::now());
     let actor = user.actor(&req);
     let writer = writer(&user);
+    let memos = state.table_memos.clone();
     let (body, created) = run(&state, move |conn| {
         let entry = Entry {
             key: &key,
@@ -448,7 +449,7 @@ pub async fn record_round(
             writer,
             actor: &actor,
         };
-        let (settled, table, created) = rounds::record(conn, &code, &entry, |table| {
+        let (settled, table, created) = rounds::record(conn, &memos, &code, &entry, |table| {
             let round = validate(&entered, table)?;
             let settlement = settle(&round)
                 .map_err(|err| ApiError::Invalid(FieldErrors::round(err.to_string())))?;

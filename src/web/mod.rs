@@ -35,6 +35,7 @@ use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use tokio::sync::Semaphore;
 
 use crate::config::Config;
+use crate::db::rounds::TableMemos;
 use crate::db::{DbError, PgPool};
 use crate::web::error::AppError;
 
@@ -48,6 +49,8 @@ pub struct AppState {
     db_turns: Arc<Semaphore>,
     /// Requests refused for a bad API token, per client address (limited like sign-ins).
     pub refused_tokens: Arc<DefaultKeyedRateLimiter<String>>,
+    /// Each table's state after this process's last whole round there.
+    pub table_memos: Arc<TableMemos>,
 }
 
 impl AppState {
@@ -61,6 +64,7 @@ impl AppState {
             config: Arc::new(config),
             db_turns: Arc::new(Semaphore::new(turns)),
             refused_tokens: Arc::new(RateLimiter::keyed(quota)),
+            table_memos: Arc::new(TableMemos::default()),
         }
     }
 

@@ -253,3 +253,51 @@ async fn a_round_settles_under_the_profile_version_in_force_and_keeps_it() {
         .unwrap();
     assert_eq!(v1_options["surrender"], true);
 }
+
+/// After a round, the server writes the next one at the table from what it remembers, without
+/// reading first. Whatever changed meanwhile is still seen, even changes that leave the table's
+/// audit chain alone: a draft's key, limits set straight in the database, a shift ended by hand.
+/// Nothing is written from a stale memory, and no round number is lost.
+#[tokio::test]
+async fn the_next_round_at_a_table_sees_what_changed_since_the_last() {
+    use diesel::prelude::*;
+
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-1");
+    dealer_on_shift_at(&app, "PUSOY-1").await;
+    // A draft opened before the rounds: its key is never a whole round's.
+    let draft_key = open(&app, "PUSOY-1").await;
+    let (status, first) = record(&app, "PUSOY-1", KEY, the_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{first}");
+    let (status, body) = record(&app, "PUSOY-1", &draft_key, the_round()).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    let (status, second) = record(&app, "PUSOY-1", "cage-7f3a-0002", the_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{second}");
+
+    // The minimum bet is raised above seat 2's 200, straight in the database.
+    let conn = &mut app.conn();
+    diesel::sql_query("UPDATE gaming_tables SET min_bet = 300 WHERE code = 'PUSOY-1'")
+        .execute(conn)
+        .unwrap();
+    let (status, body) = record(&app, "PUSOY-1", "cage-7f3a-0003", the_round()).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(
+        body.to_string().contains("below the table minimum"),
+        "{body}"
+    );
+
+    // A round within the new limits is the table's third.
+    let mut round = the_round();
+    round["seats"][1]["bet"] = json!(300);
+    let (status, third) = record(&app, "PUSOY-1", "cage-7f3a-0004", round.clone()).await;
+    assert_eq!(status, StatusCode::CREATED, "{third}");
+    assert_eq!(third["round_no"], 3);
+
+    // The shift is ended by hand: the next round is refused.
+    diesel::sql_query("UPDATE dealer_shifts SET signed_off_at = now() WHERE signed_off_at IS NULL")
+        .execute(conn)
+        .unwrap();
+    let (status, body) = record(&app, "PUSOY-1", "cage-7f3a-0005", round).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(round_numbers(&app), vec![1, 2, 3]);
+}
