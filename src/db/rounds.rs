@@ -457,7 +457,8 @@ pub struct Entry<'a> {
 //    after the wait). Otherwise it writes nothing and the app starts again from the read.
 // The locks are taken in the order other writers take them (a sign-off locks its shift, then
 // the chain head), and every other table has rows of its own, so tables never wait on each
-// other.
+// other. A whole round at a table this process wrote the last round of skips step 1: it starts
+// from what [`TableMemos`] remembers, and the write's checks decide as before.
 
 /// The state of a table that a round's confirmation reads (`$1` table code, `$2` gaming day,
 /// `$3` the round's key). The chain is the table's, named as [`tables::chain`] names it. The
