@@ -985,7 +985,11 @@ fn record_as_remembered<E: From<RoundsError>>(
         memos.forget(code);
         return Ok(None);
     }
-    let (round, settlement) = settle(&memo.table)?;
+    // A refusal is only given on the table as read: the memory may hold old limits or rules.
+    let Ok((round, settlement)) = settle(&memo.table) else {
+        memos.forget(code);
+        return Ok(None);
+    };
     let slot = Slot {
         round_id: memos.next_round_id(conn).map_err(RoundsError::from)?,
         last_no: memo.last_no,

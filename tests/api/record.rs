@@ -256,8 +256,9 @@ async fn a_round_settles_under_the_profile_version_in_force_and_keeps_it() {
 
 /// After a round, the server writes the next one at the table from what it remembers, without
 /// reading first. Whatever changed meanwhile is still seen, even changes that leave the table's
-/// audit chain alone: a draft's key, limits set straight in the database, a shift ended by hand.
-/// Nothing is written from a stale memory, and no round number is lost.
+/// audit chain alone: a draft's key, limits set straight in the database (up and down), a shift
+/// ended by hand. Nothing is written or refused from a stale memory, and no round number is
+/// lost.
 #[tokio::test]
 async fn the_next_round_at_a_table_sees_what_changed_since_the_last() {
     use diesel::prelude::*;
@@ -293,11 +294,19 @@ async fn the_next_round_at_a_table_sees_what_changed_since_the_last() {
     assert_eq!(status, StatusCode::CREATED, "{third}");
     assert_eq!(third["round_no"], 3);
 
+    // The minimum goes back down: a bet of 200 is fine again, whatever the server remembers.
+    diesel::sql_query("UPDATE gaming_tables SET min_bet = 100 WHERE code = 'PUSOY-1'")
+        .execute(conn)
+        .unwrap();
+    let (status, fourth) = record(&app, "PUSOY-1", "cage-7f3a-0006", the_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{fourth}");
+    assert_eq!(fourth["round_no"], 4);
+
     // The shift is ended by hand: the next round is refused.
     diesel::sql_query("UPDATE dealer_shifts SET signed_off_at = now() WHERE signed_off_at IS NULL")
         .execute(conn)
         .unwrap();
     let (status, body) = record(&app, "PUSOY-1", "cage-7f3a-0005", round).await;
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
-    assert_eq!(round_numbers(&app), vec![1, 2, 3]);
+    assert_eq!(round_numbers(&app), vec![1, 2, 3, 4]);
 }
