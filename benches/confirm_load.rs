@@ -117,38 +117,13 @@ struct Seeded {
     tables: Vec<(String, String, String)>,
 }
 
-/// Drops the databases left by finished test runs (`test_<pid>_...`, dropped by the next test
-/// run otherwise): autovacuum visits every database of the cluster in turn, and a hundred idle
-/// ones cost CPU during the measurement.
-fn drop_finished_test_databases(admin: &mut PgConnection) -> Result<()> {
-    #[derive(QueryableByName)]
-    struct Name {
-        #[diesel(sql_type = diesel::sql_types::Text)]
-        datname: String,
-    }
-    let names: Vec<Name> =
-        diesel::sql_query("SELECT datname FROM pg_database WHERE datname LIKE 'test\\_%'")
-            .load(admin)?;
-    for Name { datname } in names {
-        let pid = datname.split('_').nth(1).unwrap_or_default();
-        if !Path::new("/proc").join(pid).exists() {
-            diesel::sql_query(format!(
-                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
-                quote_ident(&datname)
-            ))
-            .execute(admin)?;
-        }
-    }
-    Ok(())
-}
-
 /// A fresh database with one rule profile, and per client a table, a dealer signed on at it
 /// and an API token for that dealer.
 fn seed(clients: usize, config: &Config) -> Result<Seeded> {
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("var");
     let cluster = embedded::ensure_running(&Layout::resolve(&base)?)?;
     let mut admin = cluster.connect("postgres")?;
-    drop_finished_test_databases(&mut admin)?;
+    embedded::drop_finished_test_databases(&mut admin)?;
     let db = quote_ident(DATABASE);
     diesel::sql_query(format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)")).execute(&mut admin)?;
     diesel::sql_query(format!("CREATE DATABASE {db}")).execute(&mut admin)?;

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Text};
+use diesel::sql_types::BigInt;
 use pusoy_pit::config::Config;
 use pusoy_pit::db::audit_log::{self, Actor};
 use pusoy_pit::db::embedded::{self, quote_ident, Cluster, Layout};
@@ -33,7 +33,7 @@ fn cluster() -> &'static Cluster {
                 let mut template = cluster.connect(TEMPLATE).unwrap();
                 pusoy_pit::db::migrate(&mut template).unwrap();
             }
-            drop_stale_test_databases(admin);
+            embedded::drop_finished_test_databases(admin).unwrap();
         });
         cluster
     })
@@ -47,30 +47,6 @@ fn with_lock(conn: &mut PgConnection, f: impl FnOnce(&mut PgConnection)) {
     diesel::sql_query(format!("SELECT pg_advisory_unlock({TEMPLATE_LOCK})"))
         .execute(conn)
         .unwrap();
-}
-
-#[derive(QueryableByName)]
-struct DbName {
-    #[diesel(sql_type = Text)]
-    datname: String,
-}
-
-/// Test databases are named `test_<pid>_<random>`; those of finished processes are dropped.
-fn drop_stale_test_databases(conn: &mut PgConnection) {
-    let names: Vec<DbName> =
-        diesel::sql_query("SELECT datname FROM pg_database WHERE datname LIKE 'test\\_%'")
-            .load(conn)
-            .unwrap();
-    for DbName { datname } in names {
-        let pid = datname.split('_').nth(1).unwrap_or_default();
-        if !Path::new("/proc").join(pid).exists() {
-            let _ = diesel::sql_query(format!(
-                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
-                quote_ident(&datname)
-            ))
-            .execute(conn);
-        }
-    }
 }
 
 fn fresh_database() -> String {
