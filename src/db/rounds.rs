@@ -9,14 +9,14 @@ use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Bytea, Date, Integer, Jsonb, Nullable, Text, Timestamptz};
 use rand::RngCore;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::db::audit_log::{
     self, chain_head_unmoved, sealed_event_ctes, Actor, ChainHead, NewAuditEvent, SealedEvent,
 };
 use crate::db::prepared::Sql;
-use crate::db::schema::{gaming_tables, round_drafts, round_places, rounds, rule_profile_versions};
+use crate::db::schema::{gaming_tables, round_drafts, rounds, rule_profile_versions};
 use crate::db::shifts::{self, CurrentShift, Shift};
 use crate::db::tables::{self, TableId};
 use crate::db::users::{Role, UserId};
@@ -346,9 +346,9 @@ pub struct RoundRow {
     pub settled_at: DateTime<Utc>,
 }
 
-/// One place of a settled round (RULES.md section 8).
-#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Serialize)]
-#[diesel(table_name = round_places)]
+/// One place of a settled round (RULES.md section 8), as kept in the round's row (`places`, a
+/// JSON array: the dealer first, then the seats in order).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlaceRow {
     pub place: String,
     pub bet: Option<i64>,
@@ -378,19 +378,16 @@ pub struct SettledRound {
 
 /// The settled round with this id.
 pub fn get_round(conn: &mut PgConnection, id: i64) -> QueryResult<Option<SettledRound>> {
-    let Some(round) = rounds::table
+    let Some((round, places)) = rounds::table
         .find(id)
-        .select(RoundRow::as_select())
-        .first(conn)
+        .select((RoundRow::as_select(), rounds::places))
+        .first::<(RoundRow, Value)>(conn)
         .optional()?
     else {
         return Ok(None);
     };
-    let places = round_places::table
-        .filter(round_places::round_id.eq(id))
-        .order(round_places::place)
-        .select(PlaceRow::as_select())
-        .load(conn)?;
+    let places = serde_json::from_value(places)
+        .map_err(|err| diesel::result::Error::DeserializationError(Box::new(err)))?;
     Ok(Some(SettledRound { round, places }))
 }
 
@@ -615,19 +612,9 @@ macro_rules! number_round_then_write {
                 RETURNING 1 \
             ), settled AS ( \
                 INSERT INTO rounds (id, table_id, gaming_day, round_no, draft_key, shift_id, \
-                    dealer_id, rule_profile_version_id, currency, dealer_result, settled_at) \
-                SELECT $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $3 FROM go \
-            ), places AS ( \
-                INSERT INTO round_places (round_id, table_id, gaming_day, place, bet, action, \
-                    royalty, dealt, back, middle, front, back_name, middle_name, front_name, \
-                    fouled, foul_reason, outcome, hands_won, result) \
-                SELECT $14, $15, $16, p.place, p.bet, p.action, p.royalty, p.dealt, p.back, \
-                    p.middle, p.front, p.back_name, p.middle_name, p.front_name, p.fouled, \
-                    p.foul_reason, p.outcome, p.hands_won, p.result \
-                FROM go, jsonb_to_recordset($24::jsonb) AS p(place text, bet bigint, action text, \
-                    royalty text, dealt text, back text, middle text, front text, \
-                    back_name text, middle_name text, front_name text, fouled boolean, \
-                    foul_reason text, outcome text, hands_won smallint, result bigint) \
+                    dealer_id, rule_profile_version_id, currency, dealer_result, settled_at, \
+                    places) \
+                SELECT $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $3, $24::jsonb FROM go \
             ), ",
             sealed_event_ctes!()
         )

@@ -89,30 +89,6 @@ diesel::table! {
 }
 
 diesel::table! {
-    round_places (round_id, place) {
-        round_id -> Int8,
-        place -> Text,
-        table_id -> Int8,
-        gaming_day -> Date,
-        bet -> Nullable<Int8>,
-        action -> Text,
-        royalty -> Nullable<Text>,
-        dealt -> Nullable<Text>,
-        back -> Nullable<Text>,
-        middle -> Nullable<Text>,
-        front -> Nullable<Text>,
-        back_name -> Nullable<Text>,
-        middle_name -> Nullable<Text>,
-        front_name -> Nullable<Text>,
-        fouled -> Nullable<Bool>,
-        foul_reason -> Nullable<Text>,
-        outcome -> Nullable<Text>,
-        hands_won -> Nullable<Int2>,
-        result -> Int8,
-    }
-}
-
-diesel::table! {
     rounds (id) {
         id -> Int8,
         table_id -> Int8,
@@ -125,6 +101,7 @@ diesel::table! {
         currency -> Text,
         dealer_result -> Int8,
         settled_at -> Timestamptz,
+        places -> Jsonb,
     }
 }
 
@@ -196,7 +173,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     gaming_tables,
     round_counters,
     round_drafts,
-    round_places,
     rounds,
     rule_profile_versions,
     rule_profiles,

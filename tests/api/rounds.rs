@@ -391,11 +391,92 @@ async fn the_database_refuses_to_change_a_settled_round() {
     let mut conn = app.conn();
 
     let update = diesel::sql_query("UPDATE rounds SET dealer_result = 0").execute(&mut conn);
-    let delete = diesel::sql_query("DELETE FROM round_places").execute(&mut conn);
+    let places = diesel::sql_query("UPDATE rounds SET places = places #- '{3}'").execute(&mut conn);
+    let delete = diesel::sql_query("DELETE FROM rounds").execute(&mut conn);
 
     assert!(update.unwrap_err().to_string().contains("immutable"));
+    assert!(places.unwrap_err().to_string().contains("immutable"));
     assert!(delete.unwrap_err().to_string().contains("immutable"));
     assert_eq!(count(&app, "SELECT count(*) AS n FROM round_places"), 4);
+}
+
+/// A round's places live in its row as JSON; the database itself checks what the old table's
+/// columns and checks did (tried here with the immutability trigger off, in a transaction that
+/// is rolled back).
+#[tokio::test]
+async fn the_database_refuses_places_that_do_not_fit_their_round() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-1");
+    app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("PUSOY-1").await;
+    let key = open(&app, "PUSOY-1").await;
+    call(
+        &app,
+        Method::PUT,
+        &format!("/api/v1/rounds/{key}"),
+        Some(the_round()),
+    )
+    .await;
+    call(
+        &app,
+        Method::POST,
+        &format!("/api/v1/rounds/{key}/confirm"),
+        None,
+    )
+    .await;
+    let mut conn = app.conn();
+    let mut with_places = |places: &str| {
+        conn.transaction::<(), diesel::result::Error, _>(|conn| {
+            diesel::sql_query("ALTER TABLE rounds DISABLE TRIGGER rounds_are_immutable")
+                .execute(conn)?;
+            let changed = diesel::sql_query(format!("UPDATE rounds SET places = {places}"))
+                .execute(conn)
+                .map_err(|err| err.to_string());
+            Err(diesel::result::Error::QueryBuilderError(
+                format!("{changed:?}").into(),
+            ))
+        })
+        .unwrap_err()
+        .to_string()
+    };
+
+    assert_eq!(with_places("places"), "Ok(1)", "the round as written fits");
+    for (bad, why) in [
+        ("jsonb_set(places, '{1,bet}', '0')", "a bet of 0"),
+        ("jsonb_set(places, '{1,bet}', '\"500\"')", "a bet in text"),
+        ("jsonb_set(places, '{1,bet}', '2.5')", "a bet in fractions"),
+        ("jsonb_set(places, '{1,result}', 'null')", "no result"),
+        (
+            "jsonb_set(places, '{0,result}', '1')",
+            "the dealer's result not the round's",
+        ),
+        (
+            "jsonb_set(places, '{1,place}', '\"seat4\"')",
+            "an unknown place",
+        ),
+        (
+            "jsonb_set(places, '{2,place}', '\"dealer\"')",
+            "a second dealer",
+        ),
+        (
+            "jsonb_set(places, '{3,place}', '\"seat2\"')",
+            "a seat twice",
+        ),
+        (
+            "jsonb_set(places, '{1,action}', '\"double\"')",
+            "an unknown action",
+        ),
+        ("places #- '{1,action}'", "no action"),
+        (
+            "jsonb_set(places, '{1,fouled}', '\"yes\"')",
+            "a foul in text",
+        ),
+        ("places #- '{3}' #- '{2}' #- '{1}'", "the dealer alone"),
+        ("'{}'::jsonb", "not an array"),
+    ] {
+        let refused = with_places(bad);
+        assert!(refused.contains("rounds_places_check"), "{why}: {refused}");
+    }
 }
 
 #[tokio::test]
