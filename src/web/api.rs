@@ -18,7 +18,7 @@ use crate::db::rounds::{
 use crate::round_entry::{self, FieldErrors, Limits, RoundBody};
 use crate::rules::settle::{settle, Round};
 use crate::rules::wire::SettlementOut;
-use crate::web::access::CurrentUser;
+use crate::web::access::{self, client_addr, Caller, CurrentUser};
 use crate::web::error::AppError;
 use crate::web::AppState;
 
@@ -96,6 +96,36 @@ where
     T: Send + 'static,
 {
     state.db(|conn| Ok(f(conn))).await?
+}
+
+/// [`run`] for a handler that takes rounds, whose route checks API tokens itself
+/// ([`access::TokenCheck::Handler`]): the caller is checked on the same database call as the work
+/// (with the actor for its audit events), and the work runs only for a caller the route allows.
+pub(crate) async fn run_as<T, F>(
+    state: &AppState,
+    req: &HttpRequest,
+    caller: Caller,
+    f: F,
+) -> Result<T, ApiError>
+where
+    F: FnOnce(&mut diesel::PgConnection, &CurrentUser, Actor) -> Result<T, ApiError>
+        + Send
+        + 'static,
+    T: Send + 'static,
+{
+    let addr = client_addr(req);
+    let outcome = state
+        .db(move |conn| {
+            Ok(caller.user(conn)?.map(|user| {
+                let actor = user.actor_at(addr);
+                f(conn, &user, actor)
+            }))
+        })
+        .await?;
+    match outcome {
+        Ok(done) => done,
+        Err(refusal) => Err(access::refuse(state, req, refusal).await.into()),
+    }
 }
 
 fn draft_body(draft: &Draft, table: &TableInfo) -> Value {
@@ -221,16 +251,15 @@ pub(crate) fn confirm_draft(
 /// `POST /api/v1/tables/{code}/rounds`: the table's open draft (created if needed).
 pub async fn open_round(
     state: web::Data<AppState>,
-    user: CurrentUser,
+    caller: Caller,
     req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let code = path.into_inner();
-    let actor = user.actor(&req);
     let day = state.config.gaming_day(Utc::now());
-    let (draft, table) = run(&state, move |conn| {
+    let (draft, table) = run_as(&state, &req, caller, move |conn, user, actor| {
         let table = rounds::table_by_code(conn, &code)?.ok_or(ApiError::NotFound)?;
-        let (draft, _) = rounds::open_draft(conn, &table, writer(&user), &actor, day)?;
+        let (draft, _) = rounds::open_draft(conn, &table, writer(user), &actor, day)?;
         Ok((draft, table))
     })
     .await?;
@@ -259,14 +288,15 @@ fn unreadable(err: &serde_json::Error) -> ApiError {
 /// `PUT /api/v1/rounds/{key}`: validates and saves the entered round.
 pub async fn save_round(
     state: web::Data<AppState>,
-    user: CurrentUser,
+    caller: Caller,
+    req: HttpRequest,
     path: web::Path<String>,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
     let key = path.into_inner();
-    let writer = writer(&user);
-    let put: PutBody = serde_json::from_slice(&body).map_err(|e| unreadable(&e))?;
-    let draft = run(&state, move |conn| {
+    let draft = run_as(&state, &req, caller, move |conn, user, _| {
+        let put: PutBody = serde_json::from_slice(&body).map_err(|e| unreadable(&e))?;
+        let writer = writer(user);
         let (draft, table) = load(conn, &key)?;
         if draft.settled_round_id.is_some() {
             return Err(RoundsError::AlreadySettled.into());
@@ -291,13 +321,14 @@ pub async fn save_round(
 /// `POST /api/v1/rounds/{key}/preview`: the settlement the saved round would get.
 pub async fn preview_round(
     state: web::Data<AppState>,
-    user: CurrentUser,
+    caller: Caller,
+    req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let key = path.into_inner();
-    let body = run(&state, move |conn| {
+    let body = run_as(&state, &req, caller, move |conn, user, _| {
         let (draft, table) = load(conn, &key)?;
-        rounds::entry_shift(conn, &table, writer(&user))?;
+        rounds::entry_shift(conn, &table, writer(user))?;
         let (_, settlement) = settle_draft(&draft, &table)?;
         Ok(json!({
             "key": draft.draft_key,
@@ -322,20 +353,19 @@ struct ConfirmBody {
 /// was (200).
 pub async fn confirm_round(
     state: web::Data<AppState>,
-    user: CurrentUser,
+    caller: Caller,
     req: HttpRequest,
     path: web::Path<String>,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
     let key = path.into_inner();
     let day = state.config.gaming_day(Utc::now());
-    let confirm_body: ConfirmBody = if body.iter().all(u8::is_ascii_whitespace) {
-        ConfirmBody::default()
-    } else {
-        serde_json::from_slice(&body).map_err(|e| unreadable(&e))?
-    };
-    let actor = user.actor(&req);
-    let (body, created) = run(&state, move |conn| {
+    let (body, created) = run_as(&state, &req, caller, move |conn, user, actor| {
+        let confirm_body: ConfirmBody = if body.iter().all(u8::is_ascii_whitespace) {
+            ConfirmBody::default()
+        } else {
+            serde_json::from_slice(&body).map_err(|e| unreadable(&e))?
+        };
         let (draft, table) = load(conn, &key)?;
         if let Some(id) = draft.settled_round_id {
             let round = rounds::get_round(conn, id)
@@ -349,7 +379,7 @@ pub async fn confirm_round(
             &table,
             confirm_body.revision,
             day,
-            &user,
+            user,
             &actor,
         )?;
         Ok((settled_body(&settled, &table)?, created))
@@ -430,23 +460,22 @@ fn check_key(key: &str) -> Result<(), ApiError> {
 /// it twice (201 the first time).
 pub async fn record_round(
     state: web::Data<AppState>,
-    user: CurrentUser,
+    caller: Caller,
     req: HttpRequest,
     path: web::Path<(String, String)>,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
     let (code, key) = path.into_inner();
-    check_key(&key)?;
-    let entered: RoundBody = serde_json::from_slice(&body).map_err(|e| unreadable(&e))?;
     let day = state.config.gaming_day(Utc::now());
-    let actor = user.actor(&req);
-    let writer = writer(&user);
     let memos = state.table_memos.clone();
-    let (body, created) = run(&state, move |conn| {
+    let (body, created) = run_as(&state, &req, caller, move |conn, user, actor| {
+        // Read once the caller is known: a bad token hears 401, not what is wrong with its round.
+        check_key(&key)?;
+        let entered: RoundBody = serde_json::from_slice(&body).map_err(|e| unreadable(&e))?;
         let entry = Entry {
             key: &key,
             gaming_day: day,
-            writer,
+            writer: writer(user),
             actor: &actor,
         };
         let (settled, table, created) = rounds::record(conn, &memos, &code, &entry, |table| {

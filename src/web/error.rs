@@ -24,6 +24,8 @@ pub enum AppError {
     SignInRequired { api: bool },
     #[error("The API token is not valid: it is unknown, revoked, or its account is disabled.")]
     InvalidApiToken,
+    #[error("Too many requests with an invalid API token; try again later.")]
+    TooManyInvalidTokens { retry_after_secs: u64 },
     #[error(transparent)]
     Db(#[from] DbError),
     #[error("a blocking task failed")]
@@ -77,6 +79,7 @@ impl ResponseError for AppError {
                 StatusCode::UNAUTHORIZED
             }
             AppError::SignInRequired { api: false } => StatusCode::SEE_OTHER,
+            AppError::TooManyInvalidTokens { .. } => StatusCode::TOO_MANY_REQUESTS,
             AppError::Db(_)
             | AppError::Blocking(_)
             | AppError::Template(_)
@@ -93,6 +96,11 @@ impl ResponseError for AppError {
             return HttpResponse::SeeOther()
                 .insert_header((header::LOCATION, "/login"))
                 .finish();
+        }
+        if let AppError::TooManyInvalidTokens { retry_after_secs } = self {
+            return HttpResponse::build(status)
+                .insert_header((header::RETRY_AFTER, retry_after_secs.to_string()))
+                .json(serde_json::json!({ "error": self.to_string() }));
         }
         if let AppError::InvalidApiToken = self {
             return HttpResponse::build(status)

@@ -4,6 +4,7 @@ use diesel::prelude::*;
 use pusoy_pit::db::audit_log::{self, ChainCheck, SYSTEM_CHAIN};
 use pusoy_pit::db::schema::api_tokens;
 use pusoy_pit::db::users::{Role, User};
+use pusoy_pit::web::access::{TokenCheck, RULES};
 use reqwest::header::{CACHE_CONTROL, WWW_AUTHENTICATE};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
@@ -287,4 +288,68 @@ async fn bad_tokens_beyond_the_per_address_limit_get_429_and_are_not_recorded() 
 
     let (status, _, _) = call(&app, &token, Method::GET, "/api/v1/rounds/none", None).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+/// The routes that take rounds check API tokens in their handlers, on the same database call as
+/// their work ([`TokenCheck::Handler`]). Each one must still refuse a bad token with 401 before
+/// it reads the body, refuse a role the route does not allow with 403, record both, write
+/// nothing, and let a good token through.
+#[tokio::test]
+async fn every_route_that_checks_tokens_in_its_handler_refuses_bad_ones_first() {
+    let app = spawn_app_with(|c| c.login_rate_limit.burst = 100).await;
+    create_table(&app, "PUSOY-1");
+    let dealer = dealer_on_shift(&app, "PUSOY-1").await;
+    let auditor = app.create_user("reader", Role::Auditor, crate::helpers::PASSWORD);
+    let admin = admin(&app).await;
+    let dealer_token = issue_token(&admin, "Cage system", &dealer).await;
+    let auditor_token = issue_token(&admin, "Surveillance", &auditor).await;
+    let forged = format!("ppt_{}", "0".repeat(64));
+    let routes: Vec<_> = RULES
+        .iter()
+        .filter(|rule| rule.token == TokenCheck::Handler)
+        .collect();
+    assert_eq!(routes.len(), 5, "the round-taking routes");
+
+    for rule in &routes {
+        let path = rule
+            .pattern
+            .replace("{code}", "PUSOY-1")
+            .replace("{key}", "no-such-key-1");
+        let method = Method::from_bytes(rule.method.as_bytes()).unwrap();
+        let unreadable = Some(json!("not a round"));
+        let target = format!("{} {path}", rule.method);
+
+        let (status, body, headers) =
+            call(&app, &forged, method.clone(), &path, unreadable.clone()).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{target}: {body}");
+        assert_eq!(headers[WWW_AUTHENTICATE], "Bearer", "{target}");
+        let refused = app.audit("api_token.refused");
+        assert_eq!(refused.last().unwrap().target, target);
+
+        let (status, body, _) = call(
+            &app,
+            &auditor_token,
+            method.clone(),
+            &path,
+            unreadable.clone(),
+        )
+        .await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{target}: {body}");
+        let denied = app.audit("authz.denied");
+        assert_eq!(denied.last().unwrap().target, target);
+        assert_eq!(denied.last().unwrap().actor_name, "reader");
+
+        let (status, body, _) = call(&app, &dealer_token, method, &path, unreadable).await;
+        assert!(
+            ![StatusCode::UNAUTHORIZED, StatusCode::FORBIDDEN].contains(&status),
+            "{target}: a good token gets past access: {status} {body}"
+        );
+    }
+    assert_eq!(app.audit("api_token.refused").len(), 5);
+    assert_eq!(app.audit("authz.denied").len(), 5);
+    let rounds: i64 = pusoy_pit::db::schema::rounds::table
+        .count()
+        .get_result(&mut app.conn())
+        .unwrap();
+    assert_eq!(rounds, 0);
 }
