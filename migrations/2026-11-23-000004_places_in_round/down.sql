@@ -40,4 +40,5 @@ CREATE TRIGGER round_places_are_immutable BEFORE UPDATE OR DELETE ON round_place
     FOR EACH ROW EXECUTE FUNCTION reject_change_to_settled_round();
 
 ALTER TABLE rounds DROP CONSTRAINT rounds_places_check;
+DROP FUNCTION round_places_fit(JSONB, BIGINT);
 ALTER TABLE rounds DROP COLUMN places;

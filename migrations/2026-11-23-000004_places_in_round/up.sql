@@ -17,10 +17,12 @@ ALTER TABLE rounds ENABLE TRIGGER rounds_are_immutable;
 -- What the table's columns and checks said of each place, now said of the array: the dealer
 -- first, with the round's dealer result; then the seats, each once, in order; known places and
 -- actions; whole-number results, and bets that are absent (the dealer) or positive whole numbers.
-ALTER TABLE rounds
-    ALTER COLUMN places SET NOT NULL,
-    ADD CONSTRAINT rounds_places_check CHECK (
-        jsonb_typeof(places) = 'array'
+-- A PL/pgSQL function, so that its JSON paths are parsed once per connection: written straight
+-- into the CHECK they were read back from the catalogue on every insert.
+CREATE FUNCTION round_places_fit(places JSONB, dealer_result BIGINT) RETURNS BOOLEAN
+LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+    RETURN jsonb_typeof(places) = 'array'
         AND jsonb_array_length(places) BETWEEN 2 AND 4
         AND jsonb_path_exists(places, '$[0] ? (@.place == "dealer" && @.result == $r)',
                               jsonb_build_object('r', dealer_result))
@@ -36,8 +38,13 @@ ALTER TABLE rounds
                 || !(@.bet.type() == "null"
                      || (@.bet.type() == "number" && @.bet > 0 && @.bet == @.bet.floor()))
                 || !(@.fouled.type() == "null" || @.fouled.type() == "boolean")
-                || !(@.hands_won.type() == "null" || @.hands_won.type() == "number"))')
-    );
+                || !(@.hands_won.type() == "null" || @.hands_won.type() == "number"))');
+END;
+$$;
+
+ALTER TABLE rounds
+    ALTER COLUMN places SET NOT NULL,
+    ADD CONSTRAINT rounds_places_check CHECK (round_places_fit(places, dealer_result));
 
 DROP TABLE round_places;
 -- It served only the places' foreign key; one index fewer to update in every confirmation.
