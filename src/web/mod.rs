@@ -114,6 +114,18 @@ pub fn run(listener: TcpListener, pool: PgPool, config: Config) -> std::io::Resu
             .wrap(from_fn(access::authorize))
             .wrap(session)
             .wrap(from_fn(headers::security_headers))
+            // Routes are matched in this order, each pattern with parameters by a regex (twice
+            // per request: routing, and the pattern `access::authorize` looks up): the busiest
+            // first.
+            .service(web::resource("/api/v1/tables/{code}/rounds/{key}").put(api::record_round))
+            .service(web::resource("/api/v1/rounds/{key}/confirm").post(api::confirm_round))
+            .service(
+                web::resource("/api/v1/rounds/{key}")
+                    .get(api::show_round)
+                    .put(api::save_round),
+            )
+            .service(web::resource("/api/v1/tables/{code}/rounds").post(api::open_round))
+            .service(web::resource("/api/v1/rounds/{key}/preview").post(api::preview_round))
             .service(web::resource("/").get(home::show))
             .service(
                 web::resource("/login")
@@ -139,15 +151,6 @@ pub fn run(listener: TcpListener, pool: PgPool, config: Config) -> std::io::Resu
             .service(web::resource("/admin/users/{id}/enable").post(admin::enable_user))
             .service(web::resource("/admin/users/{id}/unlock").post(admin::unlock_user))
             .service(web::resource("/admin/users/{id}/reset-password").post(admin::reset_password))
-            .service(web::resource("/api/v1/tables/{code}/rounds").post(api::open_round))
-            .service(web::resource("/api/v1/tables/{code}/rounds/{key}").put(api::record_round))
-            .service(
-                web::resource("/api/v1/rounds/{key}")
-                    .get(api::show_round)
-                    .put(api::save_round),
-            )
-            .service(web::resource("/api/v1/rounds/{key}/preview").post(api::preview_round))
-            .service(web::resource("/api/v1/rounds/{key}/confirm").post(api::confirm_round))
             .service(
                 web::resource("/admin/tables")
                     .get(admin_tables::list)
