@@ -448,10 +448,11 @@ pub struct Entry<'a> {
 //    round id, and what the key is already used for.
 // 2. The app checks the writer against the shift, works out the round's number, its places and
 //    its `round.settled` event with that event's hash on the chain.
-// 3. [`RECORD_WRITE`] or [`CONFIRM_WRITE`] locks the shift (and the draft), then the chain head,
-//    then the day's round counter, and writes the round, its places, the event and the moved
-//    head only if none of them moved since the read (PostgreSQL re-checks a locked row as it is
-//    after the wait). Otherwise it writes nothing and the app starts again from the read.
+// 3. [`RECORD_WRITE`] or [`CONFIRM_WRITE`] locks the shift (and the draft), then the chain
+//    head, and writes the round, its places, the event and the moved head only if none of them
+//    moved since the read (PostgreSQL re-checks a locked row as it is after the wait); an unmoved
+//    head also means the round number read is still the next. Otherwise it writes nothing and
+//    the app starts again from the read.
 // The locks are taken in the order other writers take them (a sign-off locks its shift, then
 // the chain head), and every other table has rows of its own, so tables never wait on each
 // other. A whole round at a table this process wrote the last round of skips step 1: it starts
@@ -465,7 +466,9 @@ const ENTRY_READ: &str = "\
     SELECT t.id AS table_id, t.code, t.name, t.currency, t.min_bet, t.max_bet, \
            t.rule_profile_id, v.id AS profile_version_id, v.options, \
            s.id AS shift_id, s.dealer_id, s.gaming_day AS shift_day, s.signed_on_at, \
-           h.last_seq, h.last_hash, COALESCE(c.last_no, 0) AS last_no, \
+           h.last_seq, h.last_hash, \
+           COALESCE((SELECT max(r.round_no) FROM rounds r \
+                     WHERE r.table_id = t.id AND r.gaming_day = $2), 0) AS last_no, \
            nextval('rounds_id_seq') AS next_round_id, \
            d.id AS draft_id, d.table_id AS draft_table_id, d.revision AS draft_revision, \
            (SELECT r.id FROM rounds r WHERE r.draft_key = $3) AS key_round_id \
@@ -476,7 +479,6 @@ const ENTRY_READ: &str = "\
     ) v ON true \
     LEFT JOIN dealer_shifts s ON s.table_id = t.id AND s.signed_off_at IS NULL \
     LEFT JOIN audit_chain_heads h ON h.chain = 'table:' || t.id \
-    LEFT JOIN round_counters c ON c.table_id = t.id AND c.gaming_day = $2 \
     LEFT JOIN round_drafts d ON d.draft_key = $3 \
     WHERE t.code = $1";
 
@@ -596,21 +598,17 @@ macro_rules! shift_still_open {
     };
 }
 
-/// Numbers the round (`$17`, after the day's last number `$17 - 1` that was read) once the
-/// other locks are held (`head`): the CTE `go` has a row only if the number was still free.
-/// The counter row stays locked until the statement ends, so a table's rounds of one day are
-/// numbered one after another without gaps.
+/// Writes the round numbered `$17` (the day's last number that was read, plus one) once the
+/// other locks are held (`head`): the CTE `go` has a row only if the table's chain head has not
+/// moved since that read. Every round moves its table's chain head, so an unmoved head means no
+/// round was written at the table in between, and the number is still the next one: a table's
+/// rounds of one day are numbered one after another without gaps (and the unique index on
+/// table, day and number refuses a number taken twice in any case).
 macro_rules! number_round_then_write {
     () => {
         concat!(
             chain_head_unmoved!(),
-            ", go AS ( \
-                INSERT INTO round_counters (table_id, gaming_day, last_no) \
-                SELECT $15, $16, $17 FROM head \
-                ON CONFLICT (table_id, gaming_day) DO UPDATE SET last_no = EXCLUDED.last_no \
-                    WHERE round_counters.last_no = EXCLUDED.last_no - 1 \
-                RETURNING 1 \
-            ), settled AS ( \
+            ", go AS (SELECT 1 FROM head), settled AS ( \
                 INSERT INTO rounds (id, table_id, gaming_day, round_no, draft_key, shift_id, \
                     dealer_id, rule_profile_version_id, currency, dealer_result, settled_at, \
                     places) \

@@ -65,14 +65,6 @@ diesel::table! {
 }
 
 diesel::table! {
-    round_counters (table_id, gaming_day) {
-        table_id -> Int8,
-        gaming_day -> Date,
-        last_no -> Int4,
-    }
-}
-
-diesel::table! {
     round_drafts (id) {
         id -> Int8,
         draft_key -> Text,
@@ -155,7 +147,6 @@ diesel::table! {
 diesel::joinable!(dealer_shifts -> gaming_tables (table_id));
 diesel::joinable!(dealer_shifts -> users (dealer_id));
 diesel::joinable!(gaming_tables -> rule_profiles (rule_profile_id));
-diesel::joinable!(round_counters -> gaming_tables (table_id));
 diesel::joinable!(round_drafts -> dealer_shifts (shift_id));
 diesel::joinable!(round_drafts -> gaming_tables (table_id));
 diesel::joinable!(round_drafts -> rounds (settled_round_id));
@@ -171,7 +162,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     audit_events,
     dealer_shifts,
     gaming_tables,
-    round_counters,
     round_drafts,
     rounds,
     rule_profile_versions,
