@@ -1,3 +1,7 @@
+ALTER TABLE rounds
+    DROP CONSTRAINT rounds_table_id_gaming_day_round_no_key,
+    ADD CONSTRAINT rounds_table_id_gaming_day_round_no_key UNIQUE (table_id, gaming_day, round_no);
+
 CREATE TABLE round_counters (
     table_id    BIGINT NOT NULL REFERENCES gaming_tables (id),
     gaming_day  DATE NOT NULL,
