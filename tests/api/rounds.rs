@@ -367,27 +367,35 @@ async fn rounds_settled_concurrently_at_one_table_are_numbered_without_gaps() {
     assert_eq!(round_numbers(&app), (1..=N as i32).collect::<Vec<_>>());
 }
 
-#[tokio::test]
-async fn the_database_refuses_to_change_a_settled_round() {
+/// A dealer signed on at `PUSOY-1` who has entered and confirmed one round there.
+async fn app_with_a_settled_round() -> TestApp {
     let app = spawn_app().await;
     create_table(&app, "PUSOY-1");
     app.signed_in_as(Role::Dealer).await;
     app.sign_on_at("PUSOY-1").await;
     let key = open(&app, "PUSOY-1").await;
-    call(
+    let (status, body) = call(
         &app,
         Method::PUT,
         &format!("/api/v1/rounds/{key}"),
         Some(the_round()),
     )
     .await;
-    call(
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, body) = call(
         &app,
         Method::POST,
         &format!("/api/v1/rounds/{key}/confirm"),
         None,
     )
     .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    app
+}
+
+#[tokio::test]
+async fn the_database_refuses_to_change_a_settled_round() {
+    let app = app_with_a_settled_round().await;
     let mut conn = app.conn();
 
     let update = diesel::sql_query("UPDATE rounds SET dealer_result = 0").execute(&mut conn);
@@ -405,25 +413,7 @@ async fn the_database_refuses_to_change_a_settled_round() {
 /// is rolled back).
 #[tokio::test]
 async fn the_database_refuses_places_that_do_not_fit_their_round() {
-    let app = spawn_app().await;
-    create_table(&app, "PUSOY-1");
-    app.signed_in_as(Role::Dealer).await;
-    app.sign_on_at("PUSOY-1").await;
-    let key = open(&app, "PUSOY-1").await;
-    call(
-        &app,
-        Method::PUT,
-        &format!("/api/v1/rounds/{key}"),
-        Some(the_round()),
-    )
-    .await;
-    call(
-        &app,
-        Method::POST,
-        &format!("/api/v1/rounds/{key}/confirm"),
-        None,
-    )
-    .await;
+    let app = app_with_a_settled_round().await;
     let mut conn = app.conn();
     let mut with_places = |places: &str| {
         conn.transaction::<(), diesel::result::Error, _>(|conn| {
