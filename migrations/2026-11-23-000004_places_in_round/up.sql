@@ -1,7 +1,8 @@
 -- A settled round's places (the dealer and each seat: bet, action, cards, hand names, foul,
 -- outcome, result) are kept in the round's own row, as a JSON array, instead of one row each in
 -- `round_places`. Four more rows per round, each with its index entry and its foreign-key check,
--- were about a quarter of the database's work in every confirmation. Written in the round's row,
+-- were about a quarter of the work of a confirmation's write when run on PostgreSQL alone
+-- (BENCHMARKS.md). Written in the round's row,
 -- the places are as immutable as the round (one trigger) and cannot belong to another round.
 -- The view `round_places` below still shows one row per place, with the same columns as before.
 
