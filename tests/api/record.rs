@@ -1,5 +1,6 @@
 //! A whole round recorded in one call (`PUT /api/v1/tables/{code}/rounds/{key}`) under the
 //! caller's one-time key: settled once, whatever the retries.
+use diesel::RunQueryDsl;
 use pusoy_pit::db::users::Role;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
@@ -308,4 +309,43 @@ async fn the_next_round_at_a_table_sees_what_changed_since_the_last() {
     let (status, body) = record(&app, "PUSOY-1", "cage-7f3a-0005", round).await;
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
     assert_eq!(round_numbers(&app), vec![1, 2, 3, 4]);
+}
+
+/// A table that keeps moving under a round (here every write of it is refused as taken) gets
+/// ten tries, then the answer 409 "send it again", with nothing written and the key still free.
+#[tokio::test]
+async fn a_table_that_keeps_moving_gets_409_and_nothing_is_written() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-1");
+    dealer_on_shift_at(&app, "PUSOY-1").await;
+    let mut conn = app.conn();
+    diesel::sql_query(
+        "CREATE FUNCTION always_taken() RETURNS trigger LANGUAGE plpgsql AS $$ \
+         BEGIN RAISE EXCEPTION 'taken' USING ERRCODE = 'unique_violation'; END $$",
+    )
+    .execute(&mut conn)
+    .unwrap();
+    diesel::sql_query(
+        "CREATE TRIGGER always_taken BEFORE INSERT ON rounds \
+         FOR EACH ROW EXECUTE FUNCTION always_taken()",
+    )
+    .execute(&mut conn)
+    .unwrap();
+
+    let (status, body) = record(&app, "PUSOY-1", KEY, the_round()).await;
+
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("send it again"),
+        "{body}"
+    );
+    assert_eq!(count(&app, "SELECT count(*) AS n FROM rounds"), 0);
+    assert!(app.audit("round.settled").is_empty());
+
+    diesel::sql_query("DROP TRIGGER always_taken ON rounds")
+        .execute(&mut conn)
+        .unwrap();
+    let (status, body) = record(&app, "PUSOY-1", KEY, the_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(body["round_no"], 1);
 }
