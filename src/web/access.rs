@@ -5,7 +5,9 @@
 //!
 //! Under `/api/` a request may instead carry `Authorization: Bearer <token>` with an API token
 //! an administrator issued: it then acts as the token's account, with no session and no CSRF
-//! token (there is no cookie for a forged request to ride on). A bad token is refused with 401.
+//! token (there is no cookie for a forged request to ride on). A bad token is refused with 401:
+//! by the middleware, or on the routes that take rounds by their handler, on the same database
+//! call as its work and before it reads the body ([`TokenCheck`]).
 
 use std::future::{ready, Ready};
 
