@@ -210,19 +210,28 @@ pub enum Refusal {
     Role(User),
 }
 
-impl Caller {
-    /// The user the request acts for: one query on `conn` for a token (the same query
-    /// [`authorize`] makes on other routes), none for a signed-in user.
-    pub fn user(&self, conn: &mut PgConnection) -> QueryResult<Result<CurrentUser, Refusal>> {
-        let pending = match self {
-            Caller::SignedIn(user) => return Ok(Ok(user.clone())),
-            Caller::Token(pending) => pending,
-        };
-        Ok(match api_tokens::authenticate(conn, &pending.token)? {
+impl PendingToken {
+    /// The token's account, if the token is good and the account's role may use the route: one
+    /// query on `conn`. [`authorize`] and [`Caller::user`] both check tokens with it.
+    fn check(&self, conn: &mut PgConnection) -> QueryResult<Result<User, Refusal>> {
+        Ok(match api_tokens::authenticate(conn, &self.token)? {
             None => Err(Refusal::BadToken),
-            Some((_, user)) if !pending.roles.contains(&user.role) => Err(Refusal::Role(user)),
-            Some((_, user)) => Ok(CurrentUser::of(&user, None)),
+            Some((_, user)) if !self.roles.contains(&user.role) => Err(Refusal::Role(user)),
+            Some((_, user)) => Ok(user),
         })
+    }
+}
+
+impl Caller {
+    /// The user the request acts for: one query on `conn` for a token, none for a signed-in
+    /// user.
+    pub fn user(&self, conn: &mut PgConnection) -> QueryResult<Result<CurrentUser, Refusal>> {
+        match self {
+            Caller::SignedIn(user) => Ok(Ok(user.clone())),
+            Caller::Token(pending) => Ok(pending
+                .check(conn)?
+                .map(|user| CurrentUser::of(&user, None))),
+        }
     }
 }
 
@@ -328,17 +337,15 @@ pub async fn authorize(
     let user: User = match token {
         Some(token) => {
             req.extensions_mut().insert(ApiTokenAuth);
+            let pending = PendingToken { token, roles };
             if rule.token == TokenCheck::Handler {
-                req.extensions_mut().insert(PendingToken { token, roles });
+                req.extensions_mut().insert(pending);
                 return Ok(next.call(req).await?.map_into_boxed_body());
             }
-            let found = state
-                .db(move |conn| Ok(api_tokens::authenticate(conn, &token)?))
-                .await;
-            match found {
-                Ok(Some((_, user))) => user,
-                Ok(None) => {
-                    let refused = refuse(&state, req.request(), Refusal::BadToken).await;
+            match state.db(move |conn| Ok(pending.check(conn)?)).await {
+                Ok(Ok(user)) => user,
+                Ok(Err(refusal)) => {
+                    let refused = refuse(&state, req.request(), refusal).await;
                     return Ok(req.error_response(refused));
                 }
                 Err(err) => return Ok(req.error_response(err)),
@@ -360,6 +367,7 @@ pub async fn authorize(
         }
     };
     let current = CurrentUser::of(&user, session::signed_in_at(&req.get_session()));
+    // A signed-in user's role (a token's was checked with the token).
     if !roles.contains(&user.role) {
         let refused = refuse(&state, req.request(), Refusal::Role(user)).await;
         return Ok(req.error_response(refused));
