@@ -396,7 +396,7 @@ pub async fn authorize(
 pub async fn refuse(state: &AppState, req: &HttpRequest, refusal: Refusal) -> AppError {
     let addr = client_addr(req);
     let target = format!("{} {}", req.method(), req.path());
-    let event = match refusal {
+    let (actor, action, details, answer) = match refusal {
         Refusal::Role(user) => {
             tracing::warn!(user = %user.username, %target, "authorisation refused");
             let actor = Actor::user(user.id, &user.username, addr);
@@ -425,7 +425,6 @@ pub async fn refuse(state: &AppState, req: &HttpRequest, refusal: Refusal) -> Ap
             )
         }
     };
-    let (actor, action, details, answer) = event;
     let recorded = state
         .db(move |conn| {
             audit_log::append(
