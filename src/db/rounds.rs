@@ -933,24 +933,52 @@ pub fn record<E: From<RoundsError>>(
             return Ok((existing, table, false));
         }
         let (shift, head) = shift_and_head(conn, &read, entry.writer)?;
-        let to_settle = RoundToSettle {
-            key: entry.key,
-            table: &table,
-            gaming_day: entry.gaming_day,
-            writer: entry.writer,
-            actor: entry.actor,
-            round: &round,
-            settlement: &settlement,
-        };
-        let slot = read.slot();
-        match to_settle.write(conn, slot, &shift, head, None)? {
-            Some((round, head)) => {
-                memos.remember(code, TableMemo::after(entry, &table, slot, shift, head));
-                Ok((round, table, true))
-            }
+        let to_settle = entry.round_to_settle(&table, &round, &settlement);
+        match to_settle.write_whole(conn, memos, code, read.slot(), shift, head)? {
+            Some(round) => Ok((round, table, true)),
             None => Err(Attempt::Moved),
         }
     })
+}
+
+impl<'a> Entry<'a> {
+    /// The round to settle under this entry's key, at `table`.
+    fn round_to_settle(
+        &self,
+        table: &'a TableInfo,
+        round: &'a Round,
+        settlement: &'a SettlementOut,
+    ) -> RoundToSettle<'a> {
+        RoundToSettle {
+            key: self.key,
+            table,
+            gaming_day: self.gaming_day,
+            writer: self.writer,
+            actor: self.actor,
+            round,
+            settlement,
+        }
+    }
+}
+
+impl RoundToSettle<'_> {
+    /// [`RoundToSettle::write`] for a round recorded whole (no draft), remembering the table as
+    /// the write left it, for its next round.
+    fn write_whole(
+        &self,
+        conn: &mut PgConnection,
+        memos: &TableMemos,
+        code: &str,
+        slot: Slot,
+        shift: Shift,
+        head: ChainHead,
+    ) -> QueryResult<Option<SettledRound>> {
+        let written = self.write(conn, slot, &shift, head, None)?;
+        Ok(written.map(|(round, head)| {
+            memos.remember(code, TableMemo::after(self, slot, shift, head));
+            round
+        }))
+    }
 }
 
 /// The next round at a table as this process remembers it from its last round there, written
@@ -980,23 +1008,10 @@ fn record_as_remembered<E: From<RoundsError>>(
         last_no: memo.last_no,
         rule_profile_id: memo.rule_profile_id,
     };
-    let to_settle = RoundToSettle {
-        key: entry.key,
-        table: &memo.table,
-        gaming_day: entry.gaming_day,
-        writer: entry.writer,
-        actor: entry.actor,
-        round: &round,
-        settlement: &settlement,
-    };
-    match to_settle.write(conn, slot, &memo.shift, memo.head.clone(), None) {
-        Ok(Some((round, head))) => {
-            memos.remember(
-                code,
-                TableMemo::after(entry, &memo.table, slot, memo.shift.clone(), head),
-            );
-            Ok(Some((round, memo.table, true)))
-        }
+    let to_settle = entry.round_to_settle(&memo.table, &round, &settlement);
+    let (shift, head) = (memo.shift.clone(), memo.head.clone());
+    match to_settle.write_whole(conn, memos, code, slot, shift, head) {
+        Ok(Some(round)) => Ok(Some((round, memo.table, true))),
         // Moved, or the key is taken (a retry of a round already recorded): read.
         Ok(None)
         | Err(diesel::result::Error::DatabaseError(
@@ -1022,16 +1037,10 @@ struct TableMemo {
 }
 
 impl TableMemo {
-    fn after(
-        entry: &Entry<'_>,
-        table: &TableInfo,
-        slot: Slot,
-        shift: Shift,
-        head: ChainHead,
-    ) -> Self {
+    fn after(written: &RoundToSettle<'_>, slot: Slot, shift: Shift, head: ChainHead) -> Self {
         TableMemo {
-            gaming_day: entry.gaming_day,
-            table: table.clone(),
+            gaming_day: written.gaming_day,
+            table: written.table.clone(),
             rule_profile_id: slot.rule_profile_id,
             shift,
             head,
