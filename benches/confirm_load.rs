@@ -19,7 +19,10 @@
 //! flow, then the latency of rendering the dealer's table screen.
 //!
 //! `cargo bench --bench confirm_load -- [--flow whole|draft|both] [--clients 32] [--seconds 20]
-//! [--rate rounds-per-second] [--warmup 3] [--workers 2] [--pool connections]`
+//! [--rate rounds-per-second] [--warmup 3] [--workers 2] [--pool connections] [--timeline]`
+//!
+//! `--timeline` also prints each second's count, p50, p99 and max, to tell a tail spread over
+//! the run from one made by a few stalls.
 
 use std::net::TcpListener;
 use std::path::Path;
@@ -55,6 +58,8 @@ struct Options {
     rate: u64,
     /// Seconds of the same load before each measured run.
     warmup: u64,
+    /// Print the confirming request's latency second by second.
+    timeline: bool,
 }
 
 fn options() -> Result<Options> {
@@ -67,6 +72,7 @@ fn options() -> Result<Options> {
         pool_size: 0,
         rate: 0,
         warmup: 3,
+        timeline: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -83,6 +89,7 @@ fn options() -> Result<Options> {
             "--pool" => options.pool = u32::try_from(value()?)?,
             "--rate" => options.rate = value()?,
             "--warmup" => options.warmup = value()?,
+            "--timeline" => options.timeline = true,
             "--flow" => {
                 options.flows = match args.next().as_deref() {
                     Some("whole") => vec![Flow::Whole],
@@ -192,6 +199,8 @@ fn seed(clients: usize, config: &Config) -> Result<Seeded> {
 struct ClientReport {
     confirmed: u64,
     confirm: Vec<Duration>,
+    /// When each confirmed round was started (or due).
+    started: Vec<Instant>,
     cycle: Vec<Duration>,
     errors: Vec<String>,
 }
@@ -318,6 +327,7 @@ async fn drive(
             Ok(confirm) => {
                 report.confirmed += 1;
                 report.confirm.push(confirm);
+                report.started.push(start);
                 report.cycle.push(start.elapsed());
             }
             Err(err) => report.errors.push(err.to_string()),
@@ -346,6 +356,21 @@ fn summary(name: &str, mut samples: Vec<Duration>) {
         ms(percentile(&samples, 99.0)),
         ms(samples.last().copied().unwrap_or_default()),
     );
+}
+
+/// Each second of a run: how many confirmations started in it, and their p50, p99 and max.
+fn timeline(run_start: Instant, started: &[Instant], latency: &[Duration]) {
+    let mut seconds: Vec<Vec<Duration>> = Vec::new();
+    for (at, took) in started.iter().zip(latency) {
+        let second = at.saturating_duration_since(run_start).as_secs() as usize;
+        if seconds.len() <= second {
+            seconds.resize_with(second + 1, Vec::new);
+        }
+        seconds[second].push(*took);
+    }
+    for (second, samples) in seconds.into_iter().enumerate() {
+        summary(&format!("  second {second}"), samples);
+    }
 }
 
 /// Signs a browser in with the form (CSRF token from the sign-in page).
@@ -476,6 +501,7 @@ fn pool_size(options: &Options, config: &Config) -> u32 {
 struct Run {
     confirmed: u64,
     confirm: Vec<Duration>,
+    started: Vec<Instant>,
     cycle: Vec<Duration>,
     errors: Vec<String>,
 }
@@ -512,18 +538,21 @@ async fn clients_run(
         .collect();
     let mut confirmed = 0;
     let mut confirm = Vec::new();
+    let mut started = Vec::new();
     let mut cycle = Vec::new();
     let mut errors = Vec::new();
     for task in tasks {
         let report = task.await?;
         confirmed += report.confirmed;
         confirm.extend(report.confirm);
+        started.extend(report.started);
         cycle.extend(report.cycle);
         errors.extend(report.errors);
     }
     Ok(Run {
         confirmed,
         confirm,
+        started,
         cycle,
         errors,
     })
@@ -565,9 +594,13 @@ async fn run_flow(
     let Run {
         confirmed,
         confirm,
+        started,
         cycle,
         errors,
     } = clients_run(flow, "load", address, seeded, options, options.seconds).await?;
+    if options.timeline {
+        timeline(start, &started, &confirm);
+    }
     let elapsed = start.elapsed().as_secs_f64();
     let after = cpu_seconds();
     println!(
