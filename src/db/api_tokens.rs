@@ -38,7 +38,8 @@ pub enum IssueError {
     Query(#[from] diesel::result::Error),
 }
 
-fn hash(token: &str) -> Vec<u8> {
+/// What is stored of a token: its SHA-256.
+pub fn hash(token: &str) -> Vec<u8> {
     Sha256::digest(token.as_bytes()).to_vec()
 }
 

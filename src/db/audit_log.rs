@@ -170,30 +170,40 @@ pub fn create_head(conn: &mut PgConnection, chain: &str) -> QueryResult<()> {
     Ok(())
 }
 
-/// An event given its place on its chain, after `head`: its sequence number, time, and hash.
+/// An event given its place on its chain, after `head`: its sequence number, time, and hash,
+/// with every column it is stored with (owned, so that it can be written by another thread).
 /// Insert it with the SQL of `sealed_event_ctes!`, in a statement that first checks the chain
 /// has not moved (`chain_head_unmoved!`).
 #[derive(Debug, Clone)]
-pub struct SealedEvent<'a> {
-    event: &'a NewAuditEvent<'a>,
+pub struct SealedEvent {
+    pub chain: String,
     pub seq: i64,
     /// When it happened, to the microsecond PostgreSQL keeps, so the hash covers what is stored.
     pub at: DateTime<Utc>,
-    prev_hash: Vec<u8>,
-    hash: [u8; 32],
+    pub actor_user_id: Option<i64>,
+    pub actor_name: String,
+    pub action: String,
+    pub target: String,
+    pub details: Value,
+    pub client_addr: Option<String>,
+    pub gaming_day: Option<NaiveDate>,
+    pub table_id: Option<i64>,
+    pub prev_hash: Vec<u8>,
+    pub hash: [u8; 32],
 }
 
-impl<'a> SealedEvent<'a> {
-    pub fn after(head: ChainHead, event: &'a NewAuditEvent<'a>) -> Self {
+impl SealedEvent {
+    pub fn after(head: ChainHead, event: NewAuditEvent<'_>) -> Self {
         let seq = head.last_seq + 1;
         let at = Utc::now().trunc_subsecs(6);
+        let actor_user_id = event.actor.user_id.map(|id| id.0);
         let hash = event_hash(
             &head.last_hash,
             &HashedFields {
                 chain: event.chain,
                 seq,
                 at,
-                actor_user_id: event.actor.user_id.map(|id| id.0),
+                actor_user_id,
                 actor_name: &event.actor.name,
                 action: event.action,
                 target: &event.target,
@@ -204,9 +214,17 @@ impl<'a> SealedEvent<'a> {
             },
         );
         SealedEvent {
-            event,
+            chain: event.chain.to_owned(),
             seq,
             at,
+            actor_user_id,
+            actor_name: event.actor.name.clone(),
+            action: event.action.to_owned(),
+            target: event.target,
+            details: event.details,
+            client_addr: event.actor.client_addr.clone(),
+            gaming_day: event.gaming_day,
+            table_id: event.table_id,
             prev_hash: head.last_hash,
             hash,
         }
@@ -222,18 +240,17 @@ impl<'a> SealedEvent<'a> {
 
     /// Binds `$1` to `$13` as `sealed_event_ctes!` and `chain_head_unmoved!` expect them.
     pub fn bind<'q>(&'q self, sql: Sql<'q>) -> Sql<'q> {
-        let event = self.event;
-        sql.bind::<Text, _>(event.chain)
+        sql.bind::<Text, _>(self.chain.as_str())
             .bind::<BigInt, _>(self.seq)
             .bind::<Timestamptz, _>(self.at)
-            .bind::<Nullable<BigInt>, _>(event.actor.user_id.map(|id| id.0))
-            .bind::<Text, _>(event.actor.name.as_str())
-            .bind::<Text, _>(event.action)
-            .bind::<Text, _>(event.target.as_str())
-            .bind::<Jsonb, _>(&event.details)
-            .bind::<Nullable<Text>, _>(event.actor.client_addr.as_deref())
-            .bind::<Nullable<Date>, _>(event.gaming_day)
-            .bind::<Nullable<BigInt>, _>(event.table_id)
+            .bind::<Nullable<BigInt>, _>(self.actor_user_id)
+            .bind::<Text, _>(self.actor_name.as_str())
+            .bind::<Text, _>(self.action.as_str())
+            .bind::<Text, _>(self.target.as_str())
+            .bind::<Jsonb, _>(&self.details)
+            .bind::<Nullable<Text>, _>(self.client_addr.as_deref())
+            .bind::<Nullable<Date>, _>(self.gaming_day)
+            .bind::<Nullable<BigInt>, _>(self.table_id)
             .bind::<Bytea, _>(self.prev_hash.as_slice())
             .bind::<Bytea, _>(self.hash.as_slice())
     }
@@ -274,7 +291,7 @@ const APPEND_LOCKED: &str = concat!("WITH go AS (SELECT 1), ", sealed_event_ctes
 
 fn append_locked(conn: &mut PgConnection, event: &NewAuditEvent<'_>) -> QueryResult<i64> {
     let head = lock_head(conn, event.chain)?;
-    let sealed = SealedEvent::after(head, event);
+    let sealed = SealedEvent::after(head, event.clone());
     sealed.bind(Sql::new(APPEND_LOCKED)).execute(conn)?;
     Ok(sealed.seq)
 }

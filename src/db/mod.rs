@@ -8,6 +8,7 @@ pub mod demo;
 pub mod embedded;
 pub mod prepared;
 pub mod profiles;
+pub mod round_writer;
 pub mod rounds;
 pub mod schema;
 pub mod sessions;

@@ -16,6 +16,7 @@ use crate::db::audit_log::{
     self, chain_head_unmoved, sealed_event_ctes, Actor, ChainHead, NewAuditEvent, SealedEvent,
 };
 use crate::db::prepared::Sql;
+use crate::db::round_writer::{self, RoundWrite, RoundWriter, TokenToCheck};
 use crate::db::schema::{gaming_tables, round_drafts, rounds, rule_profile_versions};
 use crate::db::shifts::{self, CurrentShift, Shift};
 use crate::db::tables::{self, TableId};
@@ -587,7 +588,7 @@ fn read_entry(
         .optional()
 }
 
-/// Locks the open shift `$19` (with [`RECORD_WRITE`]'s binds). A sign-off in progress is waited
+/// Locks the open shift `$19` (with [`CONFIRM_WRITE`]'s binds). A sign-off in progress is waited
 /// for, and then the shift has ended and the CTE is empty.
 macro_rules! shift_still_open {
     () => {
@@ -619,31 +620,12 @@ macro_rules! number_round_then_write {
     };
 }
 
-/// Writes a round recorded whole: `$1`-`$13` its `round.settled` event ([`SealedEvent`]),
-/// `$14` round id, `$15` table, `$16` gaming day, `$17` round number, `$18` key, `$19` shift,
-/// `$20` dealer, `$21` profile version, `$22` currency, `$23` the dealer's result, `$24` places
-/// (serialised [`PlaceRow`]s), `$25` and `$26` the table's minimum and maximum bets and `$27` its
-/// rule profile, as the round was validated under. The round is settled at the event's time
-/// (`$3`). Returns how many rounds it wrote: 0 when something moved since the read, the table's
-/// settings (currency, limits, profile, or a new version of its profile) included, or when the
-/// key is a draft's.
-const RECORD_WRITE: &str = concat!(
-    "WITH ",
-    shift_still_open!(),
-    ", ready AS ( \
-        SELECT 1 FROM shift, gaming_tables t \
-        WHERE t.id = $15 AND t.currency = $22 AND t.min_bet = $25 AND t.max_bet = $26 \
-          AND t.rule_profile_id = $27 \
-          AND NOT EXISTS (SELECT 1 FROM rule_profile_versions v \
-                          WHERE v.profile_id = t.rule_profile_id AND v.id > $21) \
-          AND NOT EXISTS (SELECT 1 FROM round_drafts WHERE draft_key = $18) \
-    ), ",
-    number_round_then_write!(),
-    " SELECT count(*) AS n FROM go"
-);
-
-/// [`RECORD_WRITE`] (its binds up to `$24`) for a draft (`$25`) still at revision `$26` and
-/// unsettled, which it marks settled.
+/// Settles a draft: `$1`-`$13` its `round.settled` event ([`SealedEvent`]), `$14` round id,
+/// `$15` table, `$16` gaming day, `$17` round number, `$18` key, `$19` shift, `$20` dealer,
+/// `$21` profile version, `$22` currency, `$23` the dealer's result, `$24` places (serialised
+/// [`PlaceRow`]s), for the draft `$25` still at revision `$26` and unsettled, which it marks
+/// settled. The round is settled at the event's time (`$3`). Returns how many rounds it wrote:
+/// 0 when something moved since the read.
 const CONFIRM_WRITE: &str = concat!(
     "WITH ",
     shift_still_open!(),
@@ -753,17 +735,15 @@ impl EntryRow {
 }
 
 impl RoundToSettle<'_> {
-    /// Writes the round in `slot` for `shift` after chain head `head` (settling `draft`, at its
-    /// revision, when there is one); returns it with the chain's new head. `None`: the table
-    /// moved since the read and nothing was written.
-    fn write(
+    /// The round in `slot` for `shift` after chain head `head`, with its places and its sealed
+    /// `round.settled` event, ready to write.
+    fn prepare(
         &self,
-        conn: &mut PgConnection,
         slot: Slot,
         shift: &Shift,
         head: ChainHead,
-        draft: Option<(i64, i32)>,
-    ) -> QueryResult<Option<(SettledRound, ChainHead)>> {
+        token: Option<TokenToCheck>,
+    ) -> QueryResult<RoundWrite> {
         let (table, settlement) = (self.table, self.settlement);
         let canonical = RoundIn::from_round(self.round);
         let places = place_rows(&canonical, settlement);
@@ -792,49 +772,69 @@ impl RoundToSettle<'_> {
             gaming_day: Some(self.gaming_day),
             table_id: Some(table.id),
         };
-        let sealed = SealedEvent::after(head, &event);
-        let sql = match draft {
-            Some(_) => CONFIRM_WRITE,
-            None => RECORD_WRITE,
+        let event = SealedEvent::after(head, event);
+        Ok(RoundWrite {
+            round: RoundRow {
+                id: round_id,
+                table_id: table.id,
+                gaming_day: self.gaming_day,
+                round_no,
+                draft_key: self.key.to_owned(),
+                shift_id: shift.id,
+                dealer_id: shift.dealer_id,
+                rule_profile_version_id: table.profile_version_id,
+                currency: table.currency.clone(),
+                dealer_result: settlement.dealer.result.minor_units(),
+                settled_at: event.at,
+            },
+            places,
+            places_json,
+            event,
+            min_bet: table.min_bet,
+            max_bet: table.max_bet,
+            rule_profile_id: slot.rule_profile_id,
+            token,
+        })
+    }
+
+    /// Writes the round in `slot` for `shift` after chain head `head` (settling `draft`, at its
+    /// revision, when there is one); returns it with the chain's new head. `None`: the table
+    /// moved since the read and nothing was written.
+    fn write(
+        &self,
+        conn: &mut PgConnection,
+        slot: Slot,
+        shift: &Shift,
+        head: ChainHead,
+        draft: Option<(i64, i32)>,
+    ) -> QueryResult<Option<(SettledRound, ChainHead)>> {
+        let prepared = self.prepare(slot, shift, head, None)?;
+        let written = match draft {
+            Some((id, revision)) => {
+                let round = &prepared.round;
+                let written: Count = prepared
+                    .event
+                    .bind(Sql::new(CONFIRM_WRITE))
+                    .bind::<BigInt, _>(round.id)
+                    .bind::<BigInt, _>(round.table_id)
+                    .bind::<Date, _>(round.gaming_day)
+                    .bind::<Integer, _>(round.round_no)
+                    .bind::<Text, _>(round.draft_key.as_str())
+                    .bind::<BigInt, _>(round.shift_id)
+                    .bind::<BigInt, _>(round.dealer_id)
+                    .bind::<BigInt, _>(round.rule_profile_version_id)
+                    .bind::<Text, _>(round.currency.as_str())
+                    .bind::<BigInt, _>(round.dealer_result)
+                    .bind::<Text, _>(prepared.places_json.as_str())
+                    .bind::<BigInt, _>(id)
+                    .bind::<Integer, _>(revision)
+                    .get_result(conn)?;
+                written.n > 0
+            }
+            None => round_writer::write_whole_rounds(conn, std::slice::from_ref(&prepared))?
+                .contains(&prepared.round.id),
         };
-        let query = sealed
-            .bind(Sql::new(sql))
-            .bind::<BigInt, _>(round_id)
-            .bind::<BigInt, _>(table.id)
-            .bind::<Date, _>(self.gaming_day)
-            .bind::<Integer, _>(round_no)
-            .bind::<Text, _>(self.key)
-            .bind::<BigInt, _>(shift.id)
-            .bind::<BigInt, _>(shift.dealer_id)
-            .bind::<BigInt, _>(table.profile_version_id)
-            .bind::<Text, _>(table.currency.as_str())
-            .bind::<BigInt, _>(settlement.dealer.result.minor_units())
-            .bind::<Text, _>(places_json.as_str());
-        let query = match draft {
-            Some((id, revision)) => query.bind::<BigInt, _>(id).bind::<Integer, _>(revision),
-            None => query
-                .bind::<BigInt, _>(table.min_bet)
-                .bind::<BigInt, _>(table.max_bet)
-                .bind::<BigInt, _>(slot.rule_profile_id),
-        };
-        let written: Count = query.get_result(conn)?;
-        if written.n == 0 {
-            return Ok(None);
-        }
-        let round = RoundRow {
-            id: round_id,
-            table_id: table.id,
-            gaming_day: self.gaming_day,
-            round_no,
-            draft_key: self.key.to_owned(),
-            shift_id: shift.id,
-            dealer_id: shift.dealer_id,
-            rule_profile_version_id: table.profile_version_id,
-            currency: table.currency.clone(),
-            dealer_result: settlement.dealer.result.minor_units(),
-            settled_at: sealed.at,
-        };
-        Ok(Some((SettledRound { round, places }, sealed.head_after())))
+        Ok(written.then(|| (prepared.settled(), prepared.event.head_after())))
     }
 }
 
@@ -921,10 +921,7 @@ pub fn record<E: From<RoundsError>>(
     entry: &Entry<'_>,
     settle: impl Fn(&TableInfo) -> Result<(Round, SettlementOut), E>,
 ) -> Result<(SettledRound, TableInfo, bool), E> {
-    if let Some(recorded) = record_as_remembered(conn, memos, code, entry, &settle)? {
-        return Ok(recorded);
-    }
-    until_written(conn, code, |conn| {
+    let recorded = until_written(conn, code, |conn| {
         let read = read_entry(conn, code, entry.gaming_day, entry.key)?
             .ok_or_else(|| RoundsError::NoTable(code.to_owned()))?;
         let table = read.table()?;
@@ -934,11 +931,22 @@ pub fn record<E: From<RoundsError>>(
         }
         let (shift, head) = shift_and_head(conn, &read, entry.writer)?;
         let to_settle = entry.round_to_settle(&table, &round, &settlement);
-        match to_settle.write_whole(conn, memos, code, read.slot(), shift, head)? {
-            Some(round) => Ok((round, table, true)),
+        let slot = read.slot();
+        match to_settle.write(conn, slot, &shift, head, None)? {
+            Some((written, head)) => {
+                // The table as the write left it, for its next round.
+                memos.remember(code, TableMemo::after(&to_settle, slot, shift, head));
+                Ok((written, table, true))
+            }
             None => Err(Attempt::Moved),
         }
-    })
+    })?;
+    // Round ids for the next rounds written from memory (the round is written whatever this
+    // says).
+    if let Err(err) = memos.top_up_round_ids(conn) {
+        tracing::warn!(error = %err, "cannot take round ids");
+    }
+    Ok(recorded)
 }
 
 impl<'a> Entry<'a> {
@@ -961,68 +969,50 @@ impl<'a> Entry<'a> {
     }
 }
 
-impl RoundToSettle<'_> {
-    /// [`RoundToSettle::write`] for a round recorded whole (no draft), remembering the table as
-    /// the write left it, for its next round.
-    fn write_whole(
-        &self,
-        conn: &mut PgConnection,
-        memos: &TableMemos,
-        code: &str,
-        slot: Slot,
-        shift: Shift,
-        head: ChainHead,
-    ) -> QueryResult<Option<SettledRound>> {
-        let written = self.write(conn, slot, &shift, head, None)?;
-        Ok(written.map(|(round, head)| {
-            memos.remember(code, TableMemo::after(self, slot, shift, head));
-            round
-        }))
-    }
-}
-
-/// The next round at a table as this process remembers it from its last round there, written
-/// without reading first. `None` when there is nothing to go on, or when the table turns out to
-/// have moved (the write's checks catch that; the memo is then forgotten and the caller reads).
-fn record_as_remembered<E: From<RoundsError>>(
-    conn: &mut PgConnection,
+/// Records a whole round at the table `code` from what this process remembers of the table
+/// after its last round there ([`TableMemos`]), without reading first: `writer` writes it with
+/// the other rounds waiting, and checks under lock that nothing it was made from has moved
+/// (`token`, if any, included). `None` when there is nothing to go on, when the round would be
+/// refused on what is remembered, or when something moved: nothing is written, and the caller
+/// records the round with [`record`], which reads the table and gives any refusal on the table
+/// as it is.
+pub async fn record_remembered<E>(
+    writer: &RoundWriter,
     memos: &TableMemos,
     code: &str,
     entry: &Entry<'_>,
-    settle: &impl Fn(&TableInfo) -> Result<(Round, SettlementOut), E>,
-) -> Result<Option<(SettledRound, TableInfo, bool)>, E> {
-    let Some(memo) = memos.recall(code, entry.gaming_day) else {
-        return Ok(None);
+    token: Option<TokenToCheck>,
+    settle: impl Fn(&TableInfo) -> Result<(Round, SettlementOut), E>,
+) -> Option<(SettledRound, TableInfo)> {
+    let memo = memos.recall(code, entry.gaming_day)?;
+    let forget = || {
+        memos.forget(code);
+        None
     };
     if entry.writer.may_enter(Some(&memo.shift), code).is_err() {
-        memos.forget(code);
-        return Ok(None);
+        return forget();
     }
-    // A refusal is only given on the table as read: the memory may hold old limits or rules.
     let Ok((round, settlement)) = settle(&memo.table) else {
-        memos.forget(code);
-        return Ok(None);
+        return forget();
     };
     let slot = Slot {
-        round_id: memos.next_round_id(conn).map_err(RoundsError::from)?,
+        round_id: memos.take_round_id()?,
         last_no: memo.last_no,
         rule_profile_id: memo.rule_profile_id,
     };
     let to_settle = entry.round_to_settle(&memo.table, &round, &settlement);
-    let (shift, head) = (memo.shift.clone(), memo.head.clone());
-    match to_settle.write_whole(conn, memos, code, slot, shift, head) {
-        Ok(Some(round)) => Ok(Some((round, memo.table, true))),
-        // Moved, or the key is taken (a retry of a round already recorded): read.
-        Ok(None)
-        | Err(diesel::result::Error::DatabaseError(
-            diesel::result::DatabaseErrorKind::UniqueViolation,
-            _,
-        )) => {
-            memos.forget(code);
-            Ok(None)
-        }
-        Err(err) => Err(RoundsError::from(err).into()),
+    let Ok(prepared) = to_settle.prepare(slot, &memo.shift, memo.head.clone(), token) else {
+        return forget();
+    };
+    let (settled, head) = (prepared.settled(), prepared.event.head_after());
+    if !writer.write(prepared).await {
+        return forget();
     }
+    memos.remember(
+        code,
+        TableMemo::after(&to_settle, slot, memo.shift.clone(), head),
+    );
+    Some((settled, memo.table))
 }
 
 /// What a table looked like right after this process wrote a round there.
@@ -1050,7 +1040,7 @@ impl TableMemo {
 }
 
 /// Round ids taken from the sequence at a time, for rounds written without a read.
-const ID_BLOCK: i64 = 64;
+const ID_BLOCK: usize = 64;
 
 /// Each table's state as this process last left it, so that the next whole round there can be
 /// written without a read: the write checks, under lock, that the shift, the audit chain, the
@@ -1083,24 +1073,32 @@ impl TableMemos {
         }
     }
 
-    /// A fresh round id, from a block taken from the sequence when the last one is used up.
-    fn next_round_id(&self, conn: &mut PgConnection) -> QueryResult<i64> {
-        if let Some(id) = self.round_ids.lock().ok().and_then(|mut ids| ids.pop()) {
-            return Ok(id);
+    /// A round id from those taken from the sequence beforehand; `None` when none are left.
+    fn take_round_id(&self) -> Option<i64> {
+        self.round_ids.lock().ok()?.pop()
+    }
+
+    /// Takes another block of round ids from the sequence when fewer than half a block are
+    /// left.
+    pub fn top_up_round_ids(&self, conn: &mut PgConnection) -> QueryResult<()> {
+        let left = self.round_ids.lock().map_or(0, |ids| ids.len());
+        if left >= ID_BLOCK / 2 {
+            return Ok(());
         }
         let mut block: Vec<i64> =
             Sql::new("SELECT nextval('rounds_id_seq') AS n FROM generate_series(1, $1)")
-                .bind::<BigInt, _>(ID_BLOCK)
+                .bind::<BigInt, _>(i64::try_from(ID_BLOCK).unwrap_or(64))
                 .load::<Count>(conn)?
                 .into_iter()
                 .map(|row| row.n)
                 .collect();
+        // Taken from the end: the lowest first.
         block.sort_unstable_by(|a, b| b.cmp(a));
-        let id = block.pop().ok_or(diesel::result::Error::NotFound)?;
         if let Ok(mut ids) = self.round_ids.lock() {
-            ids.extend(block);
+            block.extend(ids.drain(..));
+            *ids = block;
         }
-        Ok(id)
+        Ok(())
     }
 }
 

@@ -9,7 +9,9 @@
 //! by the middleware, or on the routes that take rounds by their handler, on the same database
 //! call as its work and before it reads the body ([`TokenCheck`]).
 
+use std::collections::HashMap;
 use std::future::{ready, Ready};
+use std::sync::Mutex;
 
 use actix_session::SessionExt;
 use actix_web::body::{BoxBody, MessageBody};
@@ -24,6 +26,7 @@ use serde_json::json;
 
 use crate::db::api_tokens;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
+use crate::db::round_writer::TokenToCheck;
 use crate::db::users::{self, Role, User, UserId};
 use crate::web::error::AppError;
 use crate::web::session;
@@ -208,6 +211,47 @@ pub enum Refusal {
     BadToken,
     /// The token's account has a role the route does not allow.
     Role(User),
+}
+
+/// API tokens this process found good, with their accounts as found then, so that a whole
+/// round sent with one can be written without a check first: the write itself checks that the
+/// token is still good and still its account's, with the same role ([`TokenToCheck`]), and
+/// writes nothing otherwise. Only ever a guess; the database decides.
+#[derive(Debug, Default)]
+pub struct CheckedTokens {
+    users: Mutex<HashMap<Vec<u8>, CurrentUser>>,
+}
+
+/// Tokens remembered at most (there is one per integration); beyond, the memory starts afresh.
+const MOST_CHECKED_TOKENS: usize = 1024;
+
+impl CheckedTokens {
+    pub fn remember(&self, token: &PendingToken, user: &CurrentUser) {
+        if let Ok(mut users) = self.users.lock() {
+            if users.len() >= MOST_CHECKED_TOKENS {
+                users.clear();
+            }
+            users.insert(api_tokens::hash(&token.token), user.clone());
+        }
+    }
+
+    /// The account `token` was last found good for, if the route allows its role, with what
+    /// the write must check.
+    pub fn recall(&self, token: &PendingToken) -> Option<(CurrentUser, TokenToCheck)> {
+        let hash = api_tokens::hash(&token.token);
+        let user = self.users.lock().ok()?.get(&hash)?.clone();
+        if !token.roles.contains(&user.role) {
+            return None;
+        }
+        let role = user.role;
+        Some((user, TokenToCheck { hash, role }))
+    }
+
+    pub fn forget(&self, token: &PendingToken) {
+        if let Ok(mut users) = self.users.lock() {
+            users.remove(&api_tokens::hash(&token.token));
+        }
+    }
 }
 
 impl PendingToken {

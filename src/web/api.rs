@@ -114,9 +114,13 @@ where
     T: Send + 'static,
 {
     let addr = client_addr(req);
+    let tokens = state.checked_tokens.clone();
     let outcome = state
         .db(move |conn| {
             Ok(caller.user(conn)?.map(|user| {
+                if let Caller::Token(token) = &caller {
+                    tokens.remember(token, &user);
+                }
                 let actor = user.actor_at(addr);
                 f(conn, &user, actor)
             }))
@@ -467,6 +471,9 @@ pub async fn record_round(
 ) -> Result<HttpResponse, ApiError> {
     let (code, key) = path.into_inner();
     let day = state.config.gaming_day(Utc::now());
+    if let Some(written) = record_remembered(&state, &req, &caller, &code, &key, day, &body).await {
+        return Ok(settled_response(written, true));
+    }
     let memos = state.table_memos.clone();
     let (body, created) = run_as(&state, &req, caller, move |conn, user, actor| {
         // Read once the caller is known: a bad token hears 401, not what is wrong with its round.
@@ -479,14 +486,71 @@ pub async fn record_round(
             actor: &actor,
         };
         let (settled, table, created) = rounds::record(conn, &memos, &code, &entry, |table| {
-            let round = validate(&entered, table)?;
-            let settlement = settle(&round)
-                .map_err(|err| ApiError::Invalid(FieldErrors::round(err.to_string())))?;
-            let settlement = SettlementOut::new(&round, &settlement);
-            Ok::<_, ApiError>((round, settlement))
+            settle_entered(&entered, table)
         })?;
         Ok((settled_body(&settled, &table)?, created))
     })
     .await?;
     Ok(settled_response(body, created))
+}
+
+/// A whole round validated and settled under `table`'s limits and rules.
+fn settle_entered(
+    entered: &RoundBody,
+    table: &TableInfo,
+) -> Result<(Round, SettlementOut), ApiError> {
+    let round = validate(entered, table)?;
+    let settlement =
+        settle(&round).map_err(|err| ApiError::Invalid(FieldErrors::round(err.to_string())))?;
+    let settlement = SettlementOut::new(&round, &settlement);
+    Ok((round, settlement))
+}
+
+/// The body of a whole round recorded from what this process remembers of the caller (a
+/// signed-in user, or a token found good before) and of the table
+/// ([`rounds::record_remembered`]): no database call but the write, which checks all it was
+/// made from. `None`, with nothing written, when there is nothing to go on or anything is
+/// amiss, the round or the key included: the round is then recorded the long way, which checks
+/// the caller first and says what is wrong.
+async fn record_remembered(
+    state: &AppState,
+    req: &HttpRequest,
+    caller: &Caller,
+    code: &str,
+    key: &str,
+    day: NaiveDate,
+    body: &[u8],
+) -> Option<String> {
+    let (user, token) = match caller {
+        Caller::SignedIn(user) => (user.clone(), None),
+        Caller::Token(token) => {
+            let (user, check) = state.checked_tokens.recall(token)?;
+            (user, Some(check))
+        }
+    };
+    check_key(key).ok()?;
+    let entered: RoundBody = serde_json::from_slice(body).ok()?;
+    let actor = user.actor_at(client_addr(req));
+    let entry = Entry {
+        key,
+        gaming_day: day,
+        writer: writer(&user),
+        actor: &actor,
+    };
+    let written = rounds::record_remembered(
+        &state.round_writer,
+        &state.table_memos,
+        code,
+        &entry,
+        token,
+        |table| settle_entered(&entered, table),
+    )
+    .await;
+    let Some((round, table)) = written else {
+        if let Caller::Token(token) = caller {
+            state.checked_tokens.forget(token);
+        }
+        return None;
+    };
+    settled_body(&round, &table).ok()
 }

@@ -35,6 +35,7 @@ use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use tokio::sync::Semaphore;
 
 use crate::config::Config;
+use crate::db::round_writer::RoundWriter;
 use crate::db::rounds::TableMemos;
 use crate::db::{DbError, PgPool};
 use crate::web::error::AppError;
@@ -51,20 +52,31 @@ pub struct AppState {
     pub refused_tokens: Arc<DefaultKeyedRateLimiter<String>>,
     /// Each table's state after this process's last whole round there.
     pub table_memos: Arc<TableMemos>,
+    /// Writes whole rounds made from `table_memos`, many tables at a time.
+    pub round_writer: Arc<RoundWriter>,
+    /// API tokens found good, for whole rounds written from memory.
+    pub checked_tokens: Arc<access::CheckedTokens>,
 }
 
 impl AppState {
     pub fn new(pool: PgPool, config: Config) -> Self {
-        let turns = usize::try_from(pool.max_size()).unwrap_or(1);
+        let connections = usize::try_from(pool.max_size()).unwrap_or(1);
+        // Two round writers from 8 connections up, one below; the other connections serve
+        // requests in turn.
+        let writers = (connections / 4).clamp(1, 2);
+        let turns = connections.saturating_sub(writers).max(1);
+        let table_memos = Arc::new(TableMemos::default());
         let limit = &config.login_rate_limit;
         let quota = Quota::per_minute(NonZeroU32::new(limit.per_minute).unwrap_or(NonZeroU32::MIN))
             .allow_burst(NonZeroU32::new(limit.burst).unwrap_or(NonZeroU32::MIN));
         AppState {
+            round_writer: Arc::new(RoundWriter::new(pool.clone(), table_memos.clone(), writers)),
             pool,
             config: Arc::new(config),
             db_turns: Arc::new(Semaphore::new(turns)),
             refused_tokens: Arc::new(RateLimiter::keyed(quota)),
-            table_memos: Arc::new(TableMemos::default()),
+            table_memos,
+            checked_tokens: Arc::new(access::CheckedTokens::default()),
         }
     }
 

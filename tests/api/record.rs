@@ -5,7 +5,7 @@ use pusoy_pit::db::users::Role;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
-use crate::helpers::{spawn_app, TestApp};
+use crate::helpers::{spawn_app, TestApp, PASSWORD};
 use crate::rounds::{call, count, create_table, open, round_numbers, the_round};
 
 const KEY: &str = "cage-7f3a-0001";
@@ -118,6 +118,62 @@ async fn many_rounds_sent_to_one_table_at_once_all_settle_without_gaps() {
     match audit_log::verify_chain(&mut app.conn(), &chain).unwrap() {
         ChainCheck::Intact { .. } => {}
         broken => panic!("{chain}: {broken:?}"),
+    }
+}
+
+/// Rounds of many tables at once, each table with its own dealer, as a busy pit sends them:
+/// from the second round on each table's rounds are written from memory, with the other tables'
+/// rounds waiting at the same time in one statement. Every round is settled once, each table's
+/// rounds are numbered without gaps, and every table's audit chain is intact.
+#[tokio::test]
+async fn rounds_sent_to_many_tables_at_once_all_settle_on_intact_chains() {
+    use pusoy_pit::db::audit_log::{self, ChainCheck};
+    use pusoy_pit::db::tables::{self, TableId};
+
+    const TABLES: usize = 6;
+    const ROUNDS: usize = 5;
+    let app = spawn_app().await;
+    let mut dealers = Vec::new();
+    for t in 1..=TABLES {
+        let code = format!("PUSOY-{t}");
+        let table_id = create_table(&app, &code);
+        let dealer = app.another_browser();
+        let user = dealer.create_user(&format!("dealer-{t}"), Role::Dealer, PASSWORD);
+        let res = dealer.sign_in(&user.username, PASSWORD).await;
+        assert_eq!(res.status(), StatusCode::SEE_OTHER);
+        dealer.sign_on_at(&code).await;
+        dealers.push((code, table_id, dealer));
+    }
+    let tables = dealers.iter().map(|(code, _, dealer)| async move {
+        let mut numbers = Vec::new();
+        for n in 1..=ROUNDS {
+            let key = format!("cage-{code}-{n:04}");
+            let (status, body) = record(dealer, code, &key, the_round()).await;
+            assert_eq!(status, StatusCode::CREATED, "{code} {key}: {body}");
+            numbers.push(body["round_no"].as_i64().unwrap());
+        }
+        numbers
+    });
+    let numbered = futures_util::future::join_all(tables).await;
+
+    let in_order: Vec<i64> = (1..=ROUNDS as i64).collect();
+    for numbers in numbered {
+        assert_eq!(numbers, in_order);
+    }
+    assert_eq!(
+        count(&app, "SELECT count(*) AS n FROM rounds"),
+        (TABLES * ROUNDS) as i64
+    );
+    assert_eq!(app.audit("round.settled").len(), TABLES * ROUNDS);
+    for (code, table_id, _) in &dealers {
+        let chain = tables::chain(TableId(*table_id));
+        match audit_log::verify_chain(&mut app.conn(), &chain).unwrap() {
+            ChainCheck::Intact { events } => {
+                // Sign-on, then the rounds.
+                assert_eq!(events, 1 + ROUNDS as u64, "{code}");
+            }
+            broken => panic!("{chain}: {broken:?}"),
+        }
     }
 }
 

@@ -185,6 +185,91 @@ async fn a_revoked_token_is_refused_at_once_and_the_refusal_is_recorded() {
     assert_eq!(app.audit("api_token.revoked").len(), 1);
 }
 
+/// Whole round number `n` at PUSOY-1, sent with `token` alone.
+async fn put_round(app: &TestApp, token: &str, n: u32) -> (StatusCode, Value) {
+    let path = format!("/api/v1/tables/PUSOY-1/rounds/cage-remembered-{n:04}");
+    let (status, body, _) = call(app, token, Method::PUT, &path, Some(the_round())).await;
+    (status, body)
+}
+
+fn rounds_written(app: &TestApp) -> i64 {
+    pusoy_pit::db::schema::rounds::table
+        .count()
+        .get_result(&mut app.conn())
+        .unwrap()
+}
+
+/// A token that recorded rounds (so that the server remembers it as good, and writes the next
+/// round from memory), then revoked: the next whole round with it is refused at once and
+/// nothing is written. The same for a token whose account is disabled, or given a role that
+/// may not enter rounds, after its last round.
+#[tokio::test]
+async fn a_token_that_recorded_rounds_is_refused_once_revoked_disabled_or_its_role_changes() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-1");
+    let dealer = dealer_on_shift(&app, "PUSOY-1").await;
+    let admin = admin(&app).await;
+    let set = |sql: &str| {
+        diesel::sql_query(sql)
+            .bind::<diesel::sql_types::BigInt, _>(dealer.id.0)
+            .execute(&mut app.conn())
+            .unwrap();
+    };
+    let mut n = 0;
+    let mut written = 0;
+    let mut two_rounds = async |token: &str| {
+        for _ in 0..2 {
+            n += 1;
+            let (status, body) = put_round(&app, token, n).await;
+            assert_eq!(status, StatusCode::CREATED, "{body}");
+            written += 1;
+        }
+        n += 1;
+        (n, written)
+    };
+
+    let token = issue_token(&admin, "Cage system", &dealer).await;
+    let (next, written_so_far) = two_rounds(&token).await;
+    let id: i64 = api_tokens::table
+        .select(api_tokens::id)
+        .first(&mut app.conn())
+        .unwrap();
+    let res = admin
+        .post_form(&format!("/admin/tokens/{id}/revoke"), &[])
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let (status, body) = put_round(&app, &token, next).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+    assert_eq!(
+        rounds_written(&app),
+        written_so_far,
+        "nothing written once revoked"
+    );
+    assert_eq!(app.audit("api_token.refused").len(), 1);
+
+    let token = issue_token(&admin, "Cage system 2", &dealer).await;
+    let (next, written_so_far) = two_rounds(&token).await;
+    set("UPDATE users SET disabled_at = now() WHERE id = $1");
+    let (status, body) = put_round(&app, &token, next).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+    assert_eq!(
+        rounds_written(&app),
+        written_so_far,
+        "nothing written once disabled"
+    );
+
+    set("UPDATE users SET disabled_at = NULL WHERE id = $1");
+    let (next, written_so_far) = two_rounds(&token).await;
+    set("UPDATE users SET role = 'auditor' WHERE id = $1");
+    let (status, body) = put_round(&app, &token, next).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert_eq!(
+        rounds_written(&app),
+        written_so_far,
+        "nothing written for an auditor"
+    );
+}
+
 #[tokio::test]
 async fn unknown_tokens_and_tokens_of_disabled_accounts_are_refused() {
     let app = spawn_app().await;
