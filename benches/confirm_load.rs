@@ -627,6 +627,59 @@ async fn run_flow(
     Ok(errors)
 }
 
+/// After the runs: every table's rounds are numbered without gaps and every table's audit chain
+/// verifies, so that the figures are those of rounds written right.
+fn check_written(url: &str) -> Result<String> {
+    use diesel::sql_types::BigInt;
+    use pusoy_pit::db::audit_log::{self, ChainCheck};
+
+    #[derive(QueryableByName)]
+    struct Tally {
+        #[diesel(sql_type = BigInt)]
+        tables: i64,
+        #[diesel(sql_type = BigInt)]
+        rounds: i64,
+        #[diesel(sql_type = BigInt)]
+        gapped: i64,
+    }
+    let mut conn = PgConnection::establish(url)?;
+    let tally: Tally = diesel::sql_query(
+        "SELECT count(*) AS tables, coalesce(sum(n), 0)::int8 AS rounds, \
+                count(*) FILTER (WHERE n <> last OR first <> 1) AS gapped \
+         FROM (SELECT count(*) AS n, max(round_no) AS last, min(round_no) AS first \
+               FROM rounds GROUP BY table_id, gaming_day) per_day",
+    )
+    .get_result(&mut conn)?;
+    if tally.gapped > 0 {
+        return Err(anyhow!(
+            "{} tables have gaps in their round numbers",
+            tally.gapped
+        ));
+    }
+    let chains: Vec<String> = audit_log_chains(&mut conn)?;
+    let mut events = 0;
+    for chain in &chains {
+        match audit_log::verify_chain(&mut conn, chain)? {
+            ChainCheck::Intact { events: n } => events += n,
+            broken => return Err(anyhow!("audit chain {chain} is broken: {broken:?}")),
+        }
+    }
+    Ok(format!(
+        "checked                {} rounds on {} tables numbered without gaps; {} audit chains \
+         intact ({events} events)",
+        tally.rounds,
+        tally.tables,
+        chains.len()
+    ))
+}
+
+fn audit_log_chains(conn: &mut PgConnection) -> Result<Vec<String>> {
+    use pusoy_pit::db::schema::audit_chain_heads;
+    Ok(audit_chain_heads::table
+        .select(audit_chain_heads::chain)
+        .load(conn)?)
+}
+
 fn main() -> Result<()> {
     let mut options = options()?;
     let mut config = Config::from_lookup(|_| None)?;
@@ -658,6 +711,9 @@ fn main() -> Result<()> {
         summary("table screen GET", screens);
         println!("table screens          {rate:.0}/s, one signed-in dealer, one request at a time");
         handle.stop(true).await;
+        let url = seeded.url.clone();
+        let check = tokio::task::spawn_blocking(move || check_written(&url)).await??;
+        println!("{check}");
         if errors.is_empty() {
             Ok(())
         } else {
