@@ -25,7 +25,7 @@ use crate::db::audit_log::SealedEvent;
 use crate::db::prepared::Sql;
 use crate::db::rounds::{PlaceRow, RoundRow, SettledRound, TableMemos};
 use crate::db::users::Role;
-use crate::db::{DbError, PgPool};
+use crate::db::PgPool;
 
 /// An API token the request came with that was not checked on this request: the write checks
 /// it is still good and still its writer's, with the writer's role.
@@ -275,13 +275,18 @@ fn write_as_they_come(shared: &Shared, pool: &PgPool, memos: &TableMemos) {
     while let Some(batch) = next_batch(shared) {
         let (rounds, answers): (Vec<RoundWrite>, Vec<_>) =
             batch.into_iter().map(|job| (job.round, job.done)).unzip();
-        let outcome = pool.get().map_err(DbError::from).and_then(|mut conn| {
-            let written = write_whole_rounds(&mut conn, &rounds)?;
+        let write = || -> Result<Vec<i64>, String> {
+            let mut conn = pool.get().map_err(|err| format!("no connection: {err}"))?;
+            let written = write_whole_rounds(&mut conn, &rounds).map_err(|err| err.to_string())?;
             if let Err(err) = memos.top_up_round_ids(&mut conn) {
                 tracing::warn!(error = %err, "cannot take round ids");
             }
             Ok(written)
-        });
+        };
+        // A panic is a failed batch too: the thread lets go of the batch's tables, answers its
+        // callers and carries on.
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(write))
+            .unwrap_or_else(|_| Err("the round writer panicked".to_owned()));
         {
             let mut queue = shared.lock();
             for round in &rounds {
@@ -296,7 +301,7 @@ fn write_as_they_come(shared: &Shared, pool: &PgPool, memos: &TableMemos) {
                 // The batch as a whole failed (a key sent twice at once, say): each round is
                 // then recorded on its own, which finds out which.
                 Err(err) => {
-                    tracing::debug!(error = %err, "a batch of rounds failed");
+                    tracing::warn!(error = %err, rounds = rounds.len(), "a batch of rounds failed");
                     false
                 }
             };

@@ -449,15 +449,18 @@ pub struct Entry<'a> {
 //    round id, and what the key is already used for.
 // 2. The app checks the writer against the shift, works out the round's number, its places and
 //    its `round.settled` event with that event's hash on the chain.
-// 3. [`RECORD_WRITE`] or [`CONFIRM_WRITE`] locks the shift (and the draft), then the chain
-//    head, and writes the round, its places, the event and the moved head only if none of them
-//    moved since the read (PostgreSQL re-checks a locked row as it is after the wait); an unmoved
-//    head also means the round number read is still the next. Otherwise it writes nothing and
-//    the app starts again from the read.
+// 3. [`CONFIRM_WRITE`] (a draft) or [`round_writer::WRITE_WHOLE_ROUNDS`] (a whole round) locks
+//    the shift (and the draft), then the chain head, and writes the round, its places, the
+//    event and the moved head only if none of them moved since the read (PostgreSQL re-checks a
+//    locked row as it is after the wait); an unmoved head also means the round number read is
+//    still the next. Otherwise it writes nothing and the app starts again from the read.
 // The locks are taken in the order other writers take them (a sign-off locks its shift, then
 // the chain head), and every other table has rows of its own, so tables never wait on each
-// other. A whole round at a table this process wrote the last round of skips step 1: it starts
-// from what [`TableMemos`] remembers, and the write's checks decide as before.
+// other. A whole round at a table this process wrote the last round of skips steps 1 and 2's
+// database work altogether: it is made in the request's handler from what [`TableMemos`]
+// remembers ([`record_remembered`]) and written by the [`RoundWriter`] together with the other
+// tables' rounds waiting, in one statement whose checks decide as before; one that does not
+// pass them is recorded from step 1.
 
 /// The state of a table that a round's confirmation reads (`$1` table code, `$2` gaming day,
 /// `$3` the round's key). The chain is the table's, named as [`tables::chain`] names it. The
