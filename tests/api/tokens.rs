@@ -37,6 +37,23 @@ async fn issue_token(admin: &TestApp, name: &str, holder: &User) -> String {
     html[start..end].to_owned()
 }
 
+/// The id of the first token issued.
+fn first_token_id(app: &TestApp) -> i64 {
+    api_tokens::table
+        .select(api_tokens::id)
+        .order(api_tokens::id)
+        .first(&mut app.conn())
+        .unwrap()
+}
+
+/// Revokes token `id` through the admin page.
+async fn revoke(admin: &TestApp, id: i64) {
+    let res = admin
+        .post_form(&format!("/admin/tokens/{id}/revoke"), &[])
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+}
+
 /// A request from a system with no cookies, authenticated by `token` alone.
 async fn call(
     app: &TestApp,
@@ -144,14 +161,8 @@ async fn a_revoked_token_is_refused_at_once_and_the_refusal_is_recorded() {
         "the live token gets past access"
     );
 
-    let id: i64 = api_tokens::table
-        .select(api_tokens::id)
-        .first(&mut app.conn())
-        .unwrap();
-    let res = admin
-        .post_form(&format!("/admin/tokens/{id}/revoke"), &[])
-        .await;
-    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let id = first_token_id(&app);
+    revoke(&admin, id).await;
 
     let (status, body, headers) = call(
         &app,
@@ -178,10 +189,7 @@ async fn a_revoked_token_is_refused_at_once_and_the_refusal_is_recorded() {
     assert_eq!(drafts, 0, "nothing was written for the refused request");
 
     // Revoking twice changes nothing more.
-    let res = admin
-        .post_form(&format!("/admin/tokens/{id}/revoke"), &[])
-        .await;
-    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    revoke(&admin, id).await;
     assert_eq!(app.audit("api_token.revoked").len(), 1);
 }
 
@@ -230,14 +238,8 @@ async fn a_token_that_recorded_rounds_is_refused_once_revoked_disabled_or_its_ro
 
     let token = issue_token(&admin, "Cage system", &dealer).await;
     let (next, written_so_far) = two_rounds(&token).await;
-    let id: i64 = api_tokens::table
-        .select(api_tokens::id)
-        .first(&mut app.conn())
-        .unwrap();
-    let res = admin
-        .post_form(&format!("/admin/tokens/{id}/revoke"), &[])
-        .await;
-    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let id = first_token_id(&app);
+    revoke(&admin, id).await;
     let (status, body) = put_round(&app, &token, next).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
     assert_eq!(
