@@ -995,6 +995,7 @@ pub async fn record_remembered<E>(
     if entry.writer.may_enter(Some(&memo.shift), code).is_err() {
         return forget();
     }
+    // A refusal is only given on the table as read: the memory may hold old limits or rules.
     let Ok((round, settlement)) = settle(&memo.table) else {
         return forget();
     };

@@ -7,7 +7,10 @@
 //! an administrator issued: it then acts as the token's account, with no session and no CSRF
 //! token (there is no cookie for a forged request to ride on). A bad token is refused with 401:
 //! by the middleware, or on the routes that take rounds by their handler, on the same database
-//! call as its work and before it reads the body ([`TokenCheck`]).
+//! call as its work and before it reads the body ([`TokenCheck`]). A whole round sent with a
+//! token found good before is written by a statement that checks the token again
+//! ([`CheckedTokens`]); if it is no longer good, nothing is written and the request is checked
+//! as above.
 
 use std::collections::HashMap;
 use std::future::{ready, Ready};
