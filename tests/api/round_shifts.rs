@@ -327,6 +327,34 @@ async fn rounds_wait_for_a_change_to_their_shift_and_are_refused_when_it_ends() 
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
     assert_eq!(body["error"], NOT_SIGNED_ON);
     assert_eq!(count(&app, "SELECT count(*) AS n FROM rounds"), 0);
+
+    // The same for a round written from memory: after a first round at the table, the next is
+    // made from what the server remembers and written with its batch, which waits for the
+    // shift as well and then leaves the round out.
+    app.sign_on_at("PUSOY-1").await;
+    let (status, body) = call(
+        &app,
+        Method::PUT,
+        "/api/v1/tables/PUSOY-1/rounds/cage-race-0002",
+        Some(the_round()),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let ((status, body), waited) = while_held(
+        &app,
+        hold_with(end_shift, "PUSOY-1".to_owned()),
+        call(
+            &app,
+            Method::PUT,
+            "/api/v1/tables/PUSOY-1/rounds/cage-race-0003",
+            Some(the_round()),
+        ),
+    )
+    .await;
+    assert!(waited, "the remembered round waited for the shift");
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(body["error"], NOT_SIGNED_ON);
+    assert_eq!(count(&app, "SELECT count(*) AS n FROM rounds"), 1);
 }
 
 /// A new revision of the draft saved while its confirm is on the way: the confirm waits for it
