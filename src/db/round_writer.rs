@@ -295,18 +295,17 @@ fn write_as_they_come(shared: &Shared, pool: &PgPool, memos: &TableMemos) {
         }
         // Rounds of the tables just written may be waiting.
         shared.wake.notify_all();
+        // The batch as a whole failed (a key sent twice at once, say): each round is then
+        // recorded on its own, which finds out which.
+        if let Err(err) = &outcome {
+            tracing::warn!(error = %err, rounds = rounds.len(), "a batch of rounds failed");
+        }
         for (round, done) in rounds.iter().zip(answers) {
-            let answer = match &outcome {
-                Ok(written) => written.contains(&round.round.id),
-                // The batch as a whole failed (a key sent twice at once, say): each round is
-                // then recorded on its own, which finds out which.
-                Err(err) => {
-                    tracing::warn!(error = %err, rounds = rounds.len(), "a batch of rounds failed");
-                    false
-                }
-            };
+            let written = outcome
+                .as_ref()
+                .is_ok_and(|written| written.contains(&round.round.id));
             // The caller may have gone; its round is written (or not) all the same.
-            let _ = done.send(answer);
+            let _ = done.send(written);
         }
     }
 }
