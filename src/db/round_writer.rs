@@ -59,7 +59,7 @@ impl RoundWrite {
     }
 }
 
-/// Writes whole rounds, one row per round of `$1`..`$26` (arrays of equal length, one per
+/// Writes whole rounds, one row per round of `$1`..`$27` (arrays of equal length, one per
 /// column). A round is written only if, under lock, its shift is still open (the shift is
 /// locked, so a sign-off or other change to it in progress is waited for), its table still has
 /// the currency, limits and rule profile it was validated under and no newer profile version,
