@@ -114,13 +114,9 @@ where
     T: Send + 'static,
 {
     let addr = client_addr(req);
-    let tokens = state.checked_tokens.clone();
     let outcome = state
         .db(move |conn| {
             Ok(caller.user(conn)?.map(|user| {
-                if let Caller::Token(token) = &caller {
-                    tokens.remember(token, &user);
-                }
                 let actor = user.actor_at(addr);
                 f(conn, &user, actor)
             }))
@@ -475,7 +471,15 @@ pub async fn record_round(
         return Ok(settled_response(written, true));
     }
     let memos = state.table_memos.clone();
+    // A token found good here is remembered, for this caller's next rounds.
+    let token = match &caller {
+        Caller::Token(token) => Some((state.checked_tokens.clone(), token.clone())),
+        Caller::SignedIn(_) => None,
+    };
     let (body, created) = run_as(&state, &req, caller, move |conn, user, actor| {
+        if let Some((tokens, token)) = &token {
+            tokens.remember(token, user);
+        }
         // Read once the caller is known: a bad token hears 401, not what is wrong with its round.
         check_key(&key)?;
         let entered: RoundBody = serde_json::from_slice(&body).map_err(|e| unreadable(&e))?;
