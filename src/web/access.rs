@@ -243,7 +243,7 @@ impl CheckedTokens {
     pub fn recall(&self, token: &PendingToken) -> Option<(CurrentUser, TokenToCheck)> {
         let hash = api_tokens::hash(&token.token);
         let user = self.users.lock().ok()?.get(&hash)?.clone();
-        if !token.roles.contains(&user.role) {
+        if !token.allows(user.role) {
             return None;
         }
         let role = user.role;
@@ -258,12 +258,17 @@ impl CheckedTokens {
 }
 
 impl PendingToken {
+    /// Whether the route allows an account of `role`.
+    fn allows(&self, role: Role) -> bool {
+        self.roles.contains(&role)
+    }
+
     /// The token's account, if the token is good and the account's role may use the route: one
     /// query on `conn`. [`authorize`] and [`Caller::user`] both check tokens with it.
     fn check(&self, conn: &mut PgConnection) -> QueryResult<Result<User, Refusal>> {
         Ok(match api_tokens::authenticate(conn, &self.token)? {
             None => Err(Refusal::BadToken),
-            Some((_, user)) if !self.roles.contains(&user.role) => Err(Refusal::Role(user)),
+            Some((_, user)) if !self.allows(user.role) => Err(Refusal::Role(user)),
             Some((_, user)) => Ok(user),
         })
     }
