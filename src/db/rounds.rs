@@ -591,53 +591,36 @@ fn read_entry(
         .optional()
 }
 
-/// Locks the open shift `$19` (with [`CONFIRM_WRITE`]'s binds). A sign-off in progress is waited
-/// for, and then the shift has ended and the CTE is empty.
-macro_rules! shift_still_open {
-    () => {
-        "shift AS ( \
-            SELECT 1 FROM dealer_shifts WHERE id = $19 AND signed_off_at IS NULL \
-            FOR NO KEY UPDATE \
-        )"
-    };
-}
-
-/// Writes the round numbered `$17` (the day's last number that was read, plus one) once the
-/// other locks are held (`head`): the CTE `go` has a row only if the table's chain head has not
-/// moved since that read. Every round moves its table's chain head, so an unmoved head means no
-/// round was written at the table in between, and the number is still the next one: a table's
-/// rounds of one day are numbered one after another without gaps (and the unique index on
-/// table, day and number refuses a number taken twice in any case).
-macro_rules! number_round_then_write {
-    () => {
-        concat!(
-            chain_head_unmoved!(),
-            ", go AS (SELECT 1 FROM head), settled AS ( \
-                INSERT INTO rounds (id, table_id, gaming_day, round_no, draft_key, shift_id, \
-                    dealer_id, rule_profile_version_id, currency, dealer_result, settled_at, \
-                    places) \
-                SELECT $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $3, $24::jsonb FROM go \
-            ), ",
-            sealed_event_ctes!()
-        )
-    };
-}
-
 /// Settles a draft: `$1`-`$13` its `round.settled` event ([`SealedEvent`]), `$14` round id,
 /// `$15` table, `$16` gaming day, `$17` round number, `$18` key, `$19` shift, `$20` dealer,
 /// `$21` profile version, `$22` currency, `$23` the dealer's result, `$24` places (serialised
 /// [`PlaceRow`]s), for the draft `$25` still at revision `$26` and unsettled, which it marks
 /// settled. The round is settled at the event's time (`$3`). Returns how many rounds it wrote:
 /// 0 when something moved since the read.
+///
+/// It locks the open shift `$19` (a sign-off in progress is waited for, and then the shift has
+/// ended and `shift` is empty) and the draft, then the chain head (`head`). The round numbered
+/// `$17` (the day's last number that was read, plus one) is written only if the table's chain
+/// head has not moved since that read: every round moves its table's chain head, so an unmoved
+/// head means no round was written at the table in between, and the number is still the next
+/// one. A table's rounds of one day are so numbered one after another without gaps (and the
+/// unique index on table, day and number refuses a number taken twice in any case).
 const CONFIRM_WRITE: &str = concat!(
-    "WITH ",
-    shift_still_open!(),
-    ", ready AS ( \
+    "WITH shift AS ( \
+        SELECT 1 FROM dealer_shifts WHERE id = $19 AND signed_off_at IS NULL \
+        FOR NO KEY UPDATE \
+    ), ready AS ( \
         SELECT 1 FROM round_drafts, shift \
         WHERE id = $25 AND revision = $26 AND settled_round_id IS NULL \
         FOR UPDATE OF round_drafts \
     ), ",
-    number_round_then_write!(),
+    chain_head_unmoved!(),
+    ", go AS (SELECT 1 FROM head), settled AS ( \
+        INSERT INTO rounds (id, table_id, gaming_day, round_no, draft_key, shift_id, dealer_id, \
+            rule_profile_version_id, currency, dealer_result, settled_at, places) \
+        SELECT $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $3, $24::jsonb FROM go \
+    ), ",
+    sealed_event_ctes!(),
     ", draft AS ( \
         UPDATE round_drafts SET settled_round_id = $14, shift_id = $19, updated_at = $3 \
         WHERE id = $25 AND EXISTS (SELECT 1 FROM go) \
