@@ -1,10 +1,9 @@
 DROP TABLE api_tokens;
-DROP TABLE round_places;
-ALTER TABLE round_drafts DROP CONSTRAINT round_drafts_settled_round_fk;
-DROP TABLE rounds;
-DROP FUNCTION reject_change_to_settled_round() CASCADE;
-DROP TABLE round_counters;
+DROP VIEW round_places;
 DROP TABLE round_drafts;
+DROP TABLE rounds;
+DROP FUNCTION reject_change_to_settled_round();
+DROP FUNCTION round_places_fit(JSONB, BIGINT);
 DROP TABLE dealer_shifts;
 DROP TABLE gaming_tables;
 DROP TABLE rule_profile_versions;

@@ -16,7 +16,6 @@ use rand::distr::{Alphanumeric, SampleString};
 use reqwest::header::{HeaderMap, LOCATION, SET_COOKIE};
 use reqwest::{Response, StatusCode};
 
-const TEMPLATE: &str = "pusoy_template";
 /// The advisory lock serialising template migration and database creation across processes.
 const TEMPLATE_LOCK: i64 = 0x7075_736f_7900;
 
@@ -28,14 +27,45 @@ fn cluster() -> &'static Cluster {
         let cluster = embedded::ensure_running(&layout).expect("private PostgreSQL cluster");
         let mut admin = cluster.connect("postgres").unwrap();
         with_lock(&mut admin, |admin| {
-            cluster.ensure_database(TEMPLATE).unwrap();
+            cluster.ensure_database(template()).unwrap();
             {
-                let mut template = cluster.connect(TEMPLATE).unwrap();
+                let mut template = cluster.connect(template()).unwrap();
                 pusoy_pit::db::migrate(&mut template).unwrap();
             }
             embedded::drop_finished_test_databases(admin).unwrap();
         });
         cluster
+    })
+}
+
+/// The template database's name, which names the migrations it was made from: a template made
+/// from other migrations (another branch, or before a migration was squashed) is never reused.
+fn template() -> &'static str {
+    static NAME: OnceLock<String> = OnceLock::new();
+    NAME.get_or_init(|| {
+        use sha2::{Digest, Sha256};
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flat_map(|migration| {
+                std::fs::read_dir(migration.unwrap().path())
+                    .into_iter()
+                    .flatten()
+            })
+            .map(|file| file.unwrap().path())
+            .collect();
+        files.sort();
+        let mut hash = Sha256::new();
+        for file in files {
+            hash.update(
+                file.strip_prefix(&dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .as_bytes(),
+            );
+            hash.update(std::fs::read(&file).unwrap());
+        }
+        format!("pusoy_template_{}", &hex::encode(hash.finalize())[..12])
     })
 }
 
@@ -61,8 +91,9 @@ fn fresh_database() -> String {
     let mut admin = cluster.connect("postgres").unwrap();
     with_lock(&mut admin, |admin| {
         diesel::sql_query(format!(
-            "CREATE DATABASE {} TEMPLATE {TEMPLATE}",
-            quote_ident(&name)
+            "CREATE DATABASE {} TEMPLATE {}",
+            quote_ident(&name),
+            quote_ident(template())
         ))
         .execute(admin)
         .unwrap();
