@@ -134,8 +134,8 @@ fn seed(clients: usize, config: &Config) -> Result<Seeded> {
     let db = quote_ident(DATABASE);
     diesel::sql_query(format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)")).execute(&mut admin)?;
     diesel::sql_query(format!("CREATE DATABASE {db}")).execute(&mut admin)?;
-    // The private cluster defaults to asynchronous commit for fast tests; a confirmed round
-    // must be on disk before the dealer is told so, and that is what is measured here.
+    // A confirmed round must be on disk before the dealer is told so, and that is what is
+    // measured here: the cluster's own setting, made explicit for this database.
     diesel::sql_query(format!("ALTER DATABASE {db} SET synchronous_commit = on"))
         .execute(&mut admin)?;
     let url = cluster.url(DATABASE);

@@ -193,6 +193,10 @@ fn connect(config: &Config) -> anyhow::Result<db::PgPool> {
     if !done.is_empty() {
         tracing::info!(migrations = ?done, "database migrated");
     }
+    let off = embedded::not_durable(&mut conn)?;
+    if !off.is_empty() {
+        tracing::warn!(settings = %off.join(", "), "the database does not commit durably: a crash can lose rounds already confirmed to dealers");
+    }
     Ok(pool)
 }
 

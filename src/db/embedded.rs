@@ -7,6 +7,11 @@
 //!
 //! Two processes may ask for it at once (a test run and `serve`): a file lock beside the data
 //! directory serialises `initdb` and `pg_ctl start`, and a cluster found running is reused.
+//!
+//! The cluster is durable: a commit is on disk before it is acknowledged ([`DURABLE`]), and
+//! [`ensure_running`] puts those settings back on a cluster that lacks them (one made before
+//! they were the default). Only the test suite relaxes it, per connection (its URLs carry
+//! `options=-c synchronous_commit=off`).
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
@@ -20,6 +25,15 @@ use rand::distr::{Alphanumeric, SampleString};
 
 /// The superuser the private cluster is created with.
 const SUPERUSER: &str = "pusoy";
+
+/// The settings that keep an acknowledged commit through a crash of PostgreSQL or of the
+/// machine: WAL flushed at each commit, fsync honoured, whole pages logged after a checkpoint.
+/// A production server must keep all three (README, Production).
+pub const DURABLE: [(&str, &str); 3] = [
+    ("synchronous_commit", "on"),
+    ("fsync", "on"),
+    ("full_page_writes", "on"),
+];
 
 #[derive(Debug, thiserror::Error)]
 pub enum EmbeddedError {
@@ -49,6 +63,8 @@ pub enum EmbeddedError {
     Query(#[from] diesel::result::Error),
     #[error("postmaster.pid in {} has no port line", .0.display())]
     NoPort(PathBuf),
+    #[error("the private cluster still runs with {0} after a reload; see its log")]
+    NotDurable(String),
 }
 
 /// Where one checkout keeps its cluster: `<base>/pg` plus the password, log and lock files.
@@ -180,11 +196,57 @@ pub fn ensure_running(layout: &Layout) -> Result<Cluster, EmbeddedError> {
     let socket_dir = layout
         .socket_dir()
         .filter(|dir| dir.join(format!(".s.PGSQL.{port}")).exists());
-    Ok(Cluster {
+    let cluster = Cluster {
         port,
         password,
         socket_dir,
-    })
+    };
+    make_durable(&cluster)?;
+    Ok(cluster)
+}
+
+/// The settings of [`DURABLE`] that `conn`'s session does not have, as `name=value`.
+pub fn not_durable(conn: &mut PgConnection) -> QueryResult<Vec<String>> {
+    #[derive(QueryableByName)]
+    struct Setting {
+        #[diesel(sql_type = Text)]
+        value: String,
+    }
+    let mut off = Vec::new();
+    for (name, durable) in DURABLE {
+        let setting: Setting = diesel::sql_query("SELECT current_setting($1) AS value")
+            .bind::<Text, _>(name)
+            .get_result(conn)?;
+        if setting.value != durable {
+            off.push(format!("{name}={}", setting.value));
+        }
+    }
+    Ok(off)
+}
+
+/// Turns the [`DURABLE`] settings on for the whole cluster if any is off (`ALTER SYSTEM`, which
+/// outranks `postgresql.conf`, and a reload), and waits until new sessions have them.
+fn make_durable(cluster: &Cluster) -> Result<(), EmbeddedError> {
+    let mut conn = cluster.connect("postgres")?;
+    if not_durable(&mut conn)?.is_empty() {
+        return Ok(());
+    }
+    tracing::warn!("the private cluster was not durable; turning synchronous_commit, fsync and full_page_writes on");
+    for (name, value) in DURABLE {
+        diesel::sql_query(format!("ALTER SYSTEM SET {name} = {value}")).execute(&mut conn)?;
+    }
+    diesel::sql_query("SELECT pg_reload_conf()").execute(&mut conn)?;
+    // The postmaster rereads its settings when it gets to the signal; sessions started after
+    // that have them.
+    let mut off = Vec::new();
+    for _ in 0..100 {
+        off = not_durable(&mut cluster.connect("postgres")?)?;
+        if off.is_empty() {
+            return Ok(());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    Err(EmbeddedError::NotDurable(off.join(", ")))
 }
 
 /// Stops the cluster if it runs. Returns whether it was running.
@@ -268,7 +330,8 @@ fn init_cluster(layout: &Layout, bin: &Path) -> Result<(), EmbeddedError> {
     // Settings live in the cluster's own file so every later `pg_ctl start` gets them.
     let settings = format!(
         "\n# pusoy-pit private cluster\nlisten_addresses = '127.0.0.1'\nport = {}\n\
-         unix_socket_directories = ''\nmax_connections = 200\nsynchronous_commit = off\n",
+         unix_socket_directories = ''\nmax_connections = 200\n\
+         synchronous_commit = on\nfsync = on\nfull_page_writes = on\n",
         std::env::var("PUSOY_PG_PORT")
             .ok()
             .and_then(|p| p.parse::<u16>().ok())

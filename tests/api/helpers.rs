@@ -19,7 +19,7 @@ use reqwest::{Response, StatusCode};
 /// The advisory lock serialising template migration and database creation across processes.
 const TEMPLATE_LOCK: i64 = 0x7075_736f_7900;
 
-fn cluster() -> &'static Cluster {
+pub fn cluster() -> &'static Cluster {
     static CLUSTER: OnceLock<Cluster> = OnceLock::new();
     CLUSTER.get_or_init(|| {
         let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("var");
@@ -98,7 +98,15 @@ fn fresh_database() -> String {
         .execute(admin)
         .unwrap();
     });
-    cluster.url(&name)
+    relaxed(&cluster.url(&name))
+}
+
+/// The test suite, and only it, trades durability for speed: its connections commit without
+/// waiting for the WAL to reach the disk (`synchronous_commit=off` for the session; the cluster
+/// itself stays durable). A crash would lose the last tests' rows, which nobody needs.
+fn relaxed(url: &str) -> String {
+    let separator = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{separator}options=-c%20synchronous_commit%3Doff")
 }
 
 pub struct TestApp {

@@ -4,6 +4,7 @@
 mod access;
 mod admin;
 mod audit;
+mod durability;
 mod headers;
 mod helpers;
 mod prepared;
