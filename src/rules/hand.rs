@@ -586,8 +586,9 @@ fn reference_value(counts: &[u8; 13], flush: bool) -> HandValue {
     }
 }
 
-/// Evaluates any 3 or 5 cards the slow way (used by tests and by the `eval` command's checks).
-pub fn evaluate_reference(cards: &[Card], wheel: Wheel) -> HandValue {
+/// Evaluates any 3 or 5 cards the slow way: the oracle the tables are tested against.
+#[cfg(test)]
+pub(crate) fn evaluate_reference(cards: &[Card], wheel: Wheel) -> HandValue {
     let mut counts = [0u8; 13];
     for card in cards {
         counts[usize::from(card.rank().index())] += 1;

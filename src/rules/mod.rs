@@ -6,7 +6,10 @@ pub mod hand;
 pub mod money;
 pub mod place;
 pub mod profile;
+pub mod round;
 pub mod royalty;
 pub mod set_hand;
 pub mod settle;
+#[cfg(test)]
+pub(crate) mod test_support;
 pub mod wire;

@@ -13,12 +13,10 @@ use crate::rules::card::{
 use crate::rules::money::Money;
 use crate::rules::place::{Place, SeatNo};
 use crate::rules::profile::RuleProfile;
+use crate::rules::round::{DealerPlay, Declaration, Round, SeatPlay, SettlementError};
 use crate::rules::royalty::Royalty;
 use crate::rules::set_hand::{SetHand, SetHandError, Slot};
-use crate::rules::settle::{
-    settle, DealerPlay, Declaration, HandWinners, Outcome, Round, SeatPlay, Settlement,
-    SettlementError, Winner,
-};
+use crate::rules::settle::{settle, HandWinners, Outcome, Settlement};
 
 /// An optional text field that borrows from the input when it holds no escapes. serde's
 /// `borrow` attribute does that only for a bare `Cow`; an `Option<Cow>` came out owned, one
@@ -192,17 +190,6 @@ pub fn settle_json(line: &str) -> Result<SettlementOut, WireError> {
     let round = round_in.to_round()?;
     let settlement = settle(&round)?;
     Ok(SettlementOut::new(&round, &settlement))
-}
-
-/// Parses one line, settles it and appends the [`SettlementOut`] JSON to `out` (the same bytes
-/// as `serde_json::to_writer(out, &settle_json(line)?)`, without building it). On an error
-/// nothing is appended.
-pub fn settle_json_into(line: &str, out: &mut Vec<u8>) -> Result<(), WireError> {
-    let round_in: RoundIn<'_> = serde_json::from_str(line)?;
-    let round = round_in.to_round()?;
-    let settlement = settle(&round)?;
-    write_settlement_json(&round, &settlement, out);
-    Ok(())
 }
 
 impl RoundIn<'_> {
@@ -459,161 +446,4 @@ impl SettlementOut {
             seats,
         }
     }
-}
-
-/// Appends the JSON of `SettlementOut::new(round, settlement)` to `out`, byte for byte what
-/// serde_json writes for it (tested), without building it: no allocation, hand names copied
-/// straight from the name table (they never need escaping, see the hand module's tests).
-pub fn write_settlement_json(round: &Round, settlement: &Settlement, out: &mut Vec<u8>) {
-    let profile = round.profile();
-    let dealer = round.dealer();
-    out.extend_from_slice(b"{\"dealer\":{");
-    write_place_json(
-        out,
-        PlaceJson {
-            royalty: round.royalty(Place::Dealer),
-            fouled: settlement.dealer.fouled,
-            hands: dealer.hands.as_ref(),
-            result: settlement.dealer.result,
-        },
-        profile,
-        |_| {},
-    );
-    out.extend_from_slice(b"},\"seats\":[");
-    for (i, (play, result)) in round.seats().zip(settlement.seats()).enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(b"{\"seat\":");
-        write_integer(out, i64::from(result.seat.number()));
-        out.extend_from_slice(b",\"outcome\":\"");
-        out.extend_from_slice(outcome_word(result.outcome).as_bytes());
-        out.extend_from_slice(b"\",");
-        let place = PlaceJson {
-            royalty: round.royalty(Place::Seat(play.seat)),
-            fouled: result.fouled,
-            hands: play.hands.as_ref(),
-            result: result.result,
-        };
-        write_place_json(out, place, profile, |out| {
-            if let Some(won) = result.hands_won {
-                out.extend_from_slice(b"\"hands_won\":");
-                write_integer(out, i64::from(won));
-                out.push(b',');
-            }
-            if let Some(winners) = result.winners {
-                out.extend_from_slice(b"\"winners\":{\"back\":\"");
-                out.extend_from_slice(winner_word(winners.back).as_bytes());
-                out.extend_from_slice(b"\",\"middle\":\"");
-                out.extend_from_slice(winner_word(winners.middle).as_bytes());
-                out.extend_from_slice(b"\",\"front\":\"");
-                out.extend_from_slice(winner_word(winners.front).as_bytes());
-                out.extend_from_slice(b"\"},");
-            }
-        });
-        out.push(b'}');
-    }
-    out.extend_from_slice(b"]}");
-}
-
-/// The fields a dealer's and a seat's line share.
-struct PlaceJson<'a> {
-    royalty: Option<Royalty>,
-    fouled: Option<bool>,
-    hands: Option<&'a SetHand>,
-    result: Money,
-}
-
-/// Writes `royalty`, `fouled`, `foul`, then the seat-only fields `before_result` adds (each
-/// followed by a comma), then `result` and `hands`: the order of the `*Out` structs' fields.
-fn write_place_json(
-    out: &mut Vec<u8>,
-    place: PlaceJson<'_>,
-    profile: &RuleProfile,
-    before_result: impl FnOnce(&mut Vec<u8>),
-) {
-    if let Some(royalty) = place.royalty {
-        out.extend_from_slice(b"\"royalty\":\"");
-        out.extend_from_slice(royalty_word(royalty).as_bytes());
-        out.extend_from_slice(b"\",");
-    }
-    if let Some(fouled) = place.fouled {
-        out.extend_from_slice(if fouled {
-            b"\"fouled\":true,"
-        } else {
-            b"\"fouled\":false,"
-        });
-    }
-    if let Some(foul) = place.hands.and_then(|set| set.foul(profile)) {
-        // Slot and suit words and hand names only, none of which needs escaping (the hand
-        // module tests every name; the writer's tests compare with serde_json).
-        out.extend_from_slice(b"\"foul\":\"");
-        for piece in foul.pieces() {
-            out.extend_from_slice(piece.as_bytes());
-        }
-        out.extend_from_slice(b"\",");
-    }
-    before_result(out);
-    out.extend_from_slice(b"\"result\":");
-    write_integer(out, place.result.minor_units());
-    if let Some(set) = place.hands {
-        out.extend_from_slice(b",\"hands\":{\"back\":\"");
-        out.extend_from_slice(set.name(Slot::Back).as_bytes());
-        out.extend_from_slice(b"\",\"middle\":\"");
-        out.extend_from_slice(set.name(Slot::Middle).as_bytes());
-        out.extend_from_slice(b"\",\"front\":\"");
-        out.extend_from_slice(set.name(Slot::Front).as_bytes());
-        out.extend_from_slice(b"\"}");
-    }
-}
-
-/// Writes an integer in decimal, as serde_json does.
-fn write_integer(out: &mut Vec<u8>, value: i64) {
-    let mut digits = [0u8; 20];
-    let mut rest = value.unsigned_abs();
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    if value < 0 {
-        out.push(b'-');
-    }
-    out.extend_from_slice(&digits[at..]);
-}
-
-/// The serde names of the wire enums (`rename_all = "snake_case"`); tested against serde_json.
-fn outcome_word(outcome: Outcome) -> &'static str {
-    match outcome {
-        Outcome::Played => "played",
-        Outcome::Surrendered => "surrendered",
-        Outcome::Royalty => "royalty",
-        Outcome::DealerRoyalty => "dealer_royalty",
-        Outcome::DealerSurrendered => "dealer_surrendered",
-    }
-}
-
-fn winner_word(winner: Winner) -> &'static str {
-    match winner {
-        Winner::Player => "player",
-        Winner::Dealer => "dealer",
-    }
-}
-
-fn royalty_word(royalty: Royalty) -> &'static str {
-    match royalty {
-        Royalty::SixPairs => "six_pairs",
-        Royalty::FourOfAKind => "four_of_a_kind",
-        Royalty::StraightFlush => "straight_flush",
-    }
-}
-
-/// The line printed for a round that cannot be settled.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ErrorOut {
-    pub error: String,
 }
