@@ -309,12 +309,6 @@ impl Breach {
     }
 }
 
-impl fmt::Display for Breach {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.pieces().try_for_each(|piece| f.write_str(piece))
-    }
-}
-
 impl Foul {
     /// The explanation as pieces of static text, in order: what `Display` prints.
     pub fn pieces(&self) -> impl Iterator<Item = &'static str> {
@@ -488,5 +482,18 @@ mod tests {
         assert_eq!(set.name(Slot::Middle), "full house, nines over fours");
         assert_eq!(set.name(Slot::Front), "high card, ace-king-two");
         assert_eq!(set.all_cards().count(), 13);
+    }
+
+    #[test]
+    fn an_exact_back_middle_tie_is_legal_under_dealer_wins_whatever_the_suits() {
+        // The default suit order is diamonds, clubs, hearts, spades: these kings are clubs and
+        // diamonds in one hand, spades and hearts in the other.
+        let stronger_back = set("Kc Kd 7h 5s 3c", "Ks Kh 7c 5d 3h", "Qc Jd 9h").expect("valid set");
+        let stronger_middle =
+            set("Ks Kh 7c 5d 3h", "Kc Kd 7h 5s 3c", "Qc Jd 9h").expect("valid set");
+        for set in [stronger_back, stronger_middle] {
+            assert!(!set.is_fouled(&legal_profile()), "{:?}", set.middle());
+            assert_eq!(set.foul(&legal_profile()), None, "{:?}", set.middle());
+        }
     }
 }

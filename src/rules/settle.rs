@@ -78,10 +78,6 @@ impl Settlement {
     pub fn seats(&self) -> impl Iterator<Item = &SeatResult> {
         self.seats.iter().flatten()
     }
-
-    pub fn seat(&self, seat: SeatNo) -> Option<&SeatResult> {
-        self.seats[seat.slot()].as_ref()
-    }
 }
 
 /// Settles a validated round (RULES.md sections 4 and 5).
@@ -345,5 +341,143 @@ mod tests {
             let renamed = settle(&build_round(profile, &relabelled, &bets, &[false; 3], legal)).expect("settles");
             prop_assert_eq!(original, renamed);
         }
+    }
+
+    #[test]
+    fn a_place_out_of_the_round_before_setting_may_not_set_hands() {
+        const AWAY_FROM_STRAIGHT_FLUSH: &str =
+            r#""back": "As Ks Qs Js 9s", "middle": "2h 3h 4h 5h 7h", "front": "8c 9c Tc""#;
+        let surrender = format!(r#""action": "surrender", {WINS_ALL}"#);
+        let royalty = format!(
+            r#""action": "royalty", "dealt": "{QUADS_DEALT}", "back": "6c 6d 6h 6s 9h", "middle": "9s Th Ts Jd Jh", "front": "Js Ah Ad""#
+        );
+        let dealer_royalty = format!(r#""action": "royalty", "dealt": "{STRAIGHT_FLUSH_DEALT}""#);
+        let dealer_royalty_set = format!(
+            r#"{dealer_royalty}, "back": "2c 3c 4c 5c 6c", "middle": "7d 8d 9d Td Jd", "front": "Qh Kh Ah""#
+        );
+        let dealer_surrender_set = format!(r#""action": "surrender", {DEALER}"#);
+        let cases: Vec<(&str, String, Expected)> = vec![
+            (
+                "a surrendered seat",
+                line("", DEALER, &[seat(2, 50, &surrender)]),
+                Err("seat 2 set hands, but a surrendered seat sets no hands"),
+            ),
+            (
+                "a seat that declared a royalty",
+                line("", DEALER, &[seat(3, 50, &royalty)]),
+                Err("seat 3 set hands, but a seat that declared a royalty is out of the round"),
+            ),
+            (
+                "a seat after the dealer surrendered",
+                line("", r#""action": "surrender""#, &[seat(1, 50, WINS_ALL)]),
+                Err("seat 1 set hands, but the dealer's surrender ended the round before setting"),
+            ),
+            (
+                "a seat after the dealer's royalty",
+                line(
+                    "",
+                    &dealer_royalty,
+                    &[seat(1, 50, AWAY_FROM_STRAIGHT_FLUSH)],
+                ),
+                Err("seat 1 set hands, but the dealer's royalty ended the round before setting"),
+            ),
+            (
+                "a surrendered dealer",
+                line(
+                    "",
+                    &dealer_surrender_set,
+                    &[seat(1, 50, r#""action": "play""#)],
+                ),
+                Err("dealer set hands, but a dealer who surrenders sets no hands"),
+            ),
+            (
+                "a dealer who declared a royalty",
+                line(
+                    "",
+                    &dealer_royalty_set,
+                    &[seat(1, 50, r#""action": "play""#)],
+                ),
+                Err("dealer set hands, but a dealer who declares a royalty ends the round"),
+            ),
+        ];
+        for (name, json, expected) in cases {
+            check(name, &json, expected);
+        }
+    }
+
+    #[test]
+    fn a_dealer_still_in_must_set_unless_every_seat_is_out() {
+        check(
+            "a seat plays",
+            &line("", r#""action": "play""#, &[seat(1, 50, WINS_ALL)]),
+            Err("dealer is still in the round but set no hands"),
+        );
+        check(
+            "every seat surrendered",
+            &line(
+                "",
+                r#""action": "play""#,
+                &[seat(1, 50, r#""action": "surrender""#)],
+            ),
+            Ok((vec![(1, Outcome::Surrendered, -50)], 50)),
+        );
+    }
+
+    #[test]
+    fn a_declared_royalty_is_recorded_as_claimed_or_as_the_best_the_cards_hold() {
+        let royalty = |rest: &str, seat_number: u8| {
+            let out =
+                settle_json(&line("", DEALER, &[seat(seat_number, 10, rest)])).expect("settles");
+            out.seats[0].royalty
+        };
+        let quads = format!(r#""action": "royalty", "dealt": "{QUADS_DEALT}""#);
+        assert_eq!(royalty(&quads, 2), Some(Royalty::FourOfAKind));
+        // Four sixes and four more pairs hold six pairs too: the claim is what is recorded.
+        let claimed =
+            format!(r#""action": "royalty", "royalty": "six_pairs", "dealt": "{QUADS_DEALT}""#);
+        assert_eq!(royalty(&claimed, 3), Some(Royalty::SixPairs));
+        assert_eq!(royalty(WINS_ALL, 1), None);
+
+        let dealer_royalty = format!(r#""action": "royalty", "dealt": "{STRAIGHT_FLUSH_DEALT}""#);
+        let out = settle_json(&line(
+            "",
+            &dealer_royalty,
+            &[seat(1, 10, r#""action": "play""#)],
+        ))
+        .expect("settles");
+        assert_eq!(out.dealer.royalty, Some(Royalty::StraightFlush));
+        assert_eq!(out.seats[0].royalty, None);
+    }
+
+    #[test]
+    fn a_set_must_be_made_of_its_places_deal_and_the_first_stray_card_is_named() {
+        // Cards neither in WINS_ALL nor in DEALER.
+        let disjoint = format!(r#"{WINS_ALL}, "dealt": "2h 2s 3h 3s 4c 4d 4s 5c 5d 5h 6c 7c 7s""#);
+        // WINS_ALL's cards with 7c dealt instead of 7d, the last card set.
+        let one_stray = format!(r#"{WINS_ALL}, "dealt": "As Ah Ac 9d 9c 6s 6h 6d 2d 3d Kh Ks 7c""#);
+        let cases: Vec<(&str, String, Expected)> = vec![
+            (
+                "a set sharing no card with its deal",
+                line("", DEALER, &[seat(1, 100, &disjoint)]),
+                Err("seat 1 set As, which was not dealt to seat 1"),
+            ),
+            (
+                "a set with one card not dealt",
+                line("", DEALER, &[seat(1, 100, &one_stray)]),
+                Err("seat 1 set 7d, which was not dealt to seat 1"),
+            ),
+        ];
+        for (name, json, expected) in cases {
+            check(name, &json, expected);
+        }
+    }
+
+    #[test]
+    fn a_seat_holding_exactly_the_dealers_cards_is_refused() {
+        check(
+            "the dealer's set again",
+            &line("", DEALER, &[seat(1, 100, DEALER)]),
+            Err("Kc was dealt twice: to dealer and to seat 1"),
+        );
     }
 }
