@@ -208,6 +208,7 @@ mod tests {
     use super::*;
     use crate::rules::card::{Card, Suit};
     use crate::rules::profile::TieRule;
+    use crate::rules::royalty::Royalty;
     use crate::rules::test_support::*;
     use crate::rules::wire::settle_json;
     use proptest::prelude::*;
