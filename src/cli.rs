@@ -9,7 +9,7 @@ use crate::rules::hand::{evaluate, evaluate_front};
 use crate::rules::profile::Wheel;
 
 mod settle_json;
-use settle_json::{settle_json_into, ErrorOut};
+use settle_json::{settle_line_into, ErrorOut};
 
 /// Reads one round per line and writes one JSON line per input line, in order: the settlement
 /// or `{"error": "..."}`. Blank lines are echoed as errors too, so output lines match input
@@ -54,7 +54,7 @@ fn settle_lines(
             )
         })?;
         number += 1;
-        if let Err(error) = settle_json_into(line.trim_end_matches(['\n', '\r']), out) {
+        if let Err(error) = settle_line_into(line.trim_end_matches(['\n', '\r']), out) {
             any_failed = true;
             let error = ErrorOut {
                 error: format!("line {number}: {error}"),

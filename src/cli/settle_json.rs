@@ -1,12 +1,16 @@
 //! The JSON lines of `pusoy-pit settle`: each input line settled and its answer appended to
-//! the output buffer. Banking settlements are written straight from the engine's types, byte
-//! for byte what serde_json writes for `rules::wire::SettlementOut` (tested), because this
-//! writer is most of the command's time budget.
+//! the output buffer. Lines with `"game": "points"` are points rounds; all others are banking
+//! rounds. Banking settlements are written straight from the engine's types, byte for byte what
+//! serde_json writes for `rules::wire::SettlementOut` (tested), because this writer is most of
+//! the command's time budget.
 
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 
+use crate::rules::game::Game;
 use crate::rules::money::Money;
 use crate::rules::place::Place;
+use crate::rules::points::wire::{settle_points_json, PointsWireError};
 use crate::rules::profile::RuleProfile;
 use crate::rules::round::Round;
 use crate::rules::royalty::Royalty;
@@ -14,9 +18,55 @@ use crate::rules::set_hand::{SetHand, Slot};
 use crate::rules::settle::{settle, Outcome, Settlement, Winner};
 use crate::rules::wire::{RoundIn, WireError};
 
-/// Parses one line, settles it and appends the `SettlementOut` JSON to `out` (the same bytes
-/// as `serde_json::to_writer(out, &settle_json(line)?)`, without building it). On an error
-/// nothing is appended.
+/// Why a line cannot be settled: as a banking round or as a points round.
+#[derive(Debug, Error)]
+pub enum LineError {
+    #[error(transparent)]
+    Banking(#[from] WireError),
+    #[error(transparent)]
+    Points(#[from] PointsWireError),
+}
+
+/// Settles one line of either game and appends its answer to `out`; on an error nothing is
+/// appended.
+pub fn settle_line_into(line: &str, out: &mut Vec<u8>) -> Result<(), LineError> {
+    // Only a line that mentions "game" can be a points round; the others (every banking line
+    // so far) go straight to the banking reader without a second parse.
+    if !line.contains("\"game\"") {
+        return Ok(settle_json_into(line, out)?);
+    }
+    #[derive(Deserialize)]
+    struct GameField {
+        #[serde(default)]
+        game: Game,
+    }
+    let game = serde_json::from_str::<GameField>(line)
+        .map_err(WireError::from)?
+        .game;
+    match game {
+        Game::Points => {
+            let settled = settle_points_json(line)?;
+            serde_json::to_writer(&mut *out, &settled).map_err(WireError::from)?;
+        }
+        Game::Banking => {
+            // A banking round that names its game: read it without the `game` field.
+            let mut value: serde_json::Value =
+                serde_json::from_str(line).map_err(WireError::from)?;
+            if let Some(fields) = value.as_object_mut() {
+                fields.remove("game");
+            }
+            let round_in = RoundIn::deserialize(&value).map_err(WireError::from)?;
+            let round = round_in.to_round()?;
+            let settlement = settle(&round).map_err(WireError::from)?;
+            write_settlement_json(&round, &settlement, out);
+        }
+    }
+    Ok(())
+}
+
+/// Parses one banking line, settles it and appends the `SettlementOut` JSON to `out` (the same
+/// bytes as `serde_json::to_writer(out, &settle_json(line)?)`, without building it). On an
+/// error nothing is appended.
 pub fn settle_json_into(line: &str, out: &mut Vec<u8>) -> Result<(), WireError> {
     let round_in: RoundIn<'_> = serde_json::from_str(line)?;
     let round = round_in.to_round()?;

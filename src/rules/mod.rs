@@ -2,9 +2,11 @@
 //! Pure: no database, web, clock, randomness or I/O.
 
 pub mod card;
+pub mod game;
 pub mod hand;
 pub mod money;
 pub mod place;
+pub mod points;
 pub mod profile;
 pub mod round;
 pub mod royalty;

@@ -1,4 +1,5 @@
-//! Places at the table: the dealer and player seats 1 to 3.
+//! Places at the table: the dealer and player seats 1 to 3 of the banking game, and the
+//! player seats 1 to 4 of the points game.
 
 use std::fmt;
 
@@ -55,6 +56,56 @@ impl fmt::Display for SeatNo {
     }
 }
 
+/// A seat of the points game, 1 to 4: there is no dealer hand, so every seat holds a player.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "u8", into = "u8")]
+pub struct PlayerSeat(u8);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+#[error("there is no seat {0}: the points game seats players 1, 2, 3 and 4")]
+pub struct BadPlayerSeat(pub i64);
+
+impl PlayerSeat {
+    /// Seats 1 to 4 in seat order.
+    pub const ALL: [PlayerSeat; 4] = [PlayerSeat(1), PlayerSeat(2), PlayerSeat(3), PlayerSeat(4)];
+
+    pub fn new(number: i64) -> Result<PlayerSeat, BadPlayerSeat> {
+        match number {
+            1..=4 => Ok(PlayerSeat(number as u8)),
+            _ => Err(BadPlayerSeat(number)),
+        }
+    }
+
+    pub const fn number(self) -> u8 {
+        self.0
+    }
+
+    /// 0 for seat 1 up to 3 for seat 4, for indexing per-seat arrays.
+    pub const fn slot(self) -> usize {
+        (self.0 - 1) as usize
+    }
+}
+
+impl TryFrom<u8> for PlayerSeat {
+    type Error = BadPlayerSeat;
+
+    fn try_from(number: u8) -> Result<PlayerSeat, BadPlayerSeat> {
+        PlayerSeat::new(i64::from(number))
+    }
+}
+
+impl From<PlayerSeat> for u8 {
+    fn from(seat: PlayerSeat) -> u8 {
+        seat.0
+    }
+}
+
+impl fmt::Display for PlayerSeat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "seat {}", self.0)
+    }
+}
+
 /// Where a hand or a card is: the dealer or a player seat.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Place {
@@ -81,6 +132,15 @@ mod tests {
             assert_eq!(SeatNo::new(number).is_ok(), ok, "seat {number}");
         }
         assert!(serde_json::from_str::<SeatNo>("4").is_err());
+    }
+
+    #[test]
+    fn the_points_game_seats_players_one_to_four() {
+        for (number, ok) in [(0, false), (1, true), (4, true), (5, false)] {
+            assert_eq!(PlayerSeat::new(number).is_ok(), ok, "seat {number}");
+        }
+        assert!(serde_json::from_str::<PlayerSeat>("5").is_err());
+        assert_eq!(PlayerSeat::ALL[3].to_string(), "seat 4");
     }
 
     #[test]

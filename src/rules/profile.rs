@@ -43,6 +43,12 @@ impl Default for RuleProfile {
 }
 
 impl RuleProfile {
+    /// The suit order when exact ties go by suit, `None` when they go to the dealer.
+    #[inline]
+    pub fn suit_ties(&self) -> Option<&SuitOrder> {
+        (self.ties == TieRule::SuitOrder).then_some(&self.suit_order)
+    }
+
     /// The profile in plain words for the dealer screen, e.g.
     /// "surrender on, royalties on (dealer too), ties to the dealer, both fouled: push, wheel lowest".
     pub fn describe(&self) -> String {

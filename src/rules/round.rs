@@ -2,6 +2,8 @@
 //! validated once: [`Round::new`] checks bets, cards and declarations against the profile, so
 //! a [`Round`] that exists can be settled (see `settle`).
 
+use std::fmt;
+
 use thiserror::Error;
 
 use crate::rules::card::{Card, Rank, Suit};
@@ -39,21 +41,18 @@ pub struct SeatPlay {
     pub dealt: Option<[Card; 13]>,
 }
 
-/// Cards that cannot have been dealt that way.
+/// Cards that cannot have been dealt that way. `P` names a place: the dealer or a seat in the
+/// banking game, a player seat in the points game.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum DealError {
+pub enum DealError<P: fmt::Display = Place> {
     #[error("{card} was dealt twice: to {first} and to {second}")]
-    DuplicateCard {
-        card: Card,
-        first: Place,
-        second: Place,
-    },
+    DuplicateCard { card: Card, first: P, second: P },
     #[error("{place} was dealt {card} twice")]
-    RepeatedInDealt { place: Place, card: Card },
+    RepeatedInDealt { place: P, card: Card },
     #[error("{place} set {card}, which was not dealt to {place}")]
-    SetNotDealt { place: Place, card: Card },
+    SetNotDealt { place: P, card: Card },
     #[error("{place} was dealt {count} cards; a deal is 13")]
-    WrongDealtCount { place: Place, count: usize },
+    WrongDealtCount { place: P, count: usize },
 }
 
 /// A round that breaks the rules, or cannot be paid.
@@ -124,7 +123,15 @@ impl Round {
             }
             *slot = Some(play);
         }
-        check_cards(&dealer, &seats)?;
+        let places = std::iter::once((Place::Dealer, dealer.hands.as_ref(), dealer.dealt.as_ref()))
+            .chain(seats.iter().flatten().map(|play| {
+                (
+                    Place::Seat(play.seat),
+                    play.hands.as_ref(),
+                    play.dealt.as_ref(),
+                )
+            }));
+        check_cards(places)?;
 
         let mut royalties = [None; 4];
         for play in seats.iter().flatten() {
@@ -249,17 +256,14 @@ fn check_declaration(
     }
 }
 
-/// Every card seen is seen once in the round, and a set matches its place's deal.
-fn check_cards(dealer: &DealerPlay, seats: &[Option<SeatPlay>; 3]) -> Result<(), DealError> {
+/// Every card seen is seen once in the round, and a set matches its place's deal. Places come
+/// as (place, set hands, cards dealt), at most four of them.
+pub(crate) fn check_cards<'a, P: fmt::Display + Copy>(
+    places: impl Iterator<Item = (P, Option<&'a SetHand>, Option<&'a [Card; 13]>)>,
+) -> Result<(), DealError<P>> {
     // Cards as bit masks (`1 << Card::index`); the errors are worked out only on a clash.
     let mut taken = 0u64;
-    let mut owners: [(Place, u64); 4] = [(Place::Dealer, 0); 4];
-    let places = std::iter::once((Place::Dealer, &dealer.hands, &dealer.dealt)).chain(
-        seats
-            .iter()
-            .flatten()
-            .map(|play| (Place::Seat(play.seat), &play.hands, &play.dealt)),
-    );
+    let mut owners: [Option<(P, u64)>; 4] = [None; 4];
     for (i, (place, hands, dealt)) in places.enumerate() {
         let mut dealt_mask = 0u64;
         if let Some(dealt) = dealt {
@@ -271,7 +275,7 @@ fn check_cards(dealer: &DealerPlay, seats: &[Option<SeatPlay>; 3]) -> Result<(),
                 dealt_mask |= bit;
             }
         }
-        let set_mask = hands.as_ref().map_or(0, |set| {
+        let set_mask = hands.map_or(0, |set| {
             set.all_cards()
                 .fold(0u64, |mask, card| mask | 1u64 << card.index())
         });
@@ -287,13 +291,14 @@ fn check_cards(dealer: &DealerPlay, seats: &[Option<SeatPlay>; 3]) -> Result<(),
         // What this place holds: its deal when recorded, else its set.
         let (held, held_mask) = match dealt {
             Some(cards) => (Some(*cards), dealt_mask),
-            None => (hands.as_ref().map(set_cards), set_mask),
+            None => (hands.map(set_cards), set_mask),
         };
         if taken & held_mask != 0 {
             // The first card (in this place's order) that an earlier place already holds.
             for card in held.into_iter().flatten() {
                 let bit = 1u64 << card.index();
-                if let Some(&(first, _)) = owners[..i].iter().find(|(_, mask)| mask & bit != 0) {
+                let earlier = owners[..i.min(4)].iter().flatten();
+                if let Some(&(first, _)) = earlier.clone().find(|(_, mask)| mask & bit != 0) {
                     return Err(DealError::DuplicateCard {
                         card,
                         first,
@@ -304,7 +309,7 @@ fn check_cards(dealer: &DealerPlay, seats: &[Option<SeatPlay>; 3]) -> Result<(),
         }
         taken |= held_mask;
         if let Some(owner) = owners.get_mut(i) {
-            *owner = (place, held_mask);
+            *owner = Some((place, held_mask));
         }
     }
     Ok(())

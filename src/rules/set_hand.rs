@@ -7,7 +7,7 @@ use thiserror::Error;
 
 use crate::rules::card::{Card, Suit};
 use crate::rules::hand::{self, compare_front_with_middle, evaluate_front, HandValue};
-use crate::rules::profile::{RuleProfile, TieRule, Wheel};
+use crate::rules::profile::{RuleProfile, SuitOrder, Wheel};
 
 /// One of the three hands of a set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -188,13 +188,18 @@ impl SetHand {
 
     /// The foul verdict under a profile: `None` when the set is legal.
     pub fn foul(&self, profile: &RuleProfile) -> Option<Foul> {
-        let back = self.value(Slot::Back, profile.wheel);
-        let middle = self.value(Slot::Middle, profile.wheel);
-        let front = self.value(Slot::Front, profile.wheel);
-        let middle_over_back = match middle.cmp(&back) {
-            Ordering::Greater => Some(Breach::new(Slot::Middle, middle, Slot::Back, back)),
-            Ordering::Equal if profile.ties == TieRule::SuitOrder => {
-                let order = &profile.suit_order;
+        self.foul_by(profile.wheel, profile.suit_ties())
+    }
+
+    /// The foul verdict under a wheel option and, when ties go by suit, the suit order (RULES.md
+    /// section 3: suits decide back against middle only then). Both games use it.
+    pub fn foul_by(&self, wheel: Wheel, suit_ties: Option<&SuitOrder>) -> Option<Foul> {
+        let back = self.value(Slot::Back, wheel);
+        let middle = self.value(Slot::Middle, wheel);
+        let front = self.value(Slot::Front, wheel);
+        let middle_over_back = match (middle.cmp(&back), suit_ties) {
+            (Ordering::Greater, _) => Some(Breach::new(Slot::Middle, middle, Slot::Back, back)),
+            (Ordering::Equal, Some(order)) => {
                 let middle_suit = hand::tie_strength(middle, &self.middle, order);
                 let back_suit = hand::tie_strength(back, &self.back, order);
                 (middle_suit > back_suit).then(|| Breach {
@@ -222,11 +227,17 @@ impl SetHand {
     /// Whether the set is fouled under a profile (the same verdict as [`SetHand::foul`]).
     #[inline]
     pub fn is_fouled(&self, profile: &RuleProfile) -> bool {
-        let [back, middle, front] = self.values(profile.wheel);
+        self.is_fouled_by(profile.wheel, profile.suit_ties())
+    }
+
+    /// Whether the set is fouled (the same verdict as [`SetHand::foul_by`]).
+    #[inline]
+    pub fn is_fouled_by(&self, wheel: Wheel, suit_ties: Option<&SuitOrder>) -> bool {
+        let [back, middle, front] = self.values(wheel);
         if middle > back || compare_front_with_middle(front, middle) == Ordering::Greater {
             return true;
         }
-        middle == back && profile.ties == TieRule::SuitOrder && self.foul(profile).is_some()
+        middle == back && suit_ties.is_some() && self.foul_by(wheel, suit_ties).is_some()
     }
 }
 

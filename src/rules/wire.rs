@@ -21,7 +21,7 @@ use crate::rules::settle::{settle, HandWinners, Outcome, Settlement};
 /// An optional text field that borrows from the input when it holds no escapes. serde's
 /// `borrow` attribute does that only for a bare `Cow`; an `Option<Cow>` came out owned, one
 /// allocation per card list.
-fn borrowed_text<'de: 'a, 'a, D: serde::Deserializer<'de>>(
+pub(crate) fn borrowed_text<'de: 'a, 'a, D: serde::Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<Cow<'a, str>>, D::Error> {
     #[derive(Deserialize)]
@@ -274,6 +274,85 @@ impl CardList {
     }
 }
 
+/// Why the card texts of one place make no deal or set; the caller names the place.
+#[derive(Debug)]
+pub(crate) enum CardsError {
+    Cards {
+        hand: &'static str,
+        source: ParseCardError,
+    },
+    Set(SetHandError),
+    PartialSet(Slot),
+    DealtCount(usize),
+}
+
+impl CardsError {
+    fn at(self, place: Place) -> WireError {
+        match self {
+            CardsError::Cards { hand, source } => WireError::Cards {
+                place,
+                hand,
+                source,
+            },
+            CardsError::Set(source) => WireError::Set { place, source },
+            CardsError::PartialSet(missing) => WireError::PartialSet { place, missing },
+            CardsError::DealtCount(count) => WireError::DealtCount { place, count },
+        }
+    }
+}
+
+/// One place's card texts parsed: its set and its deal, each when given (the deal is read
+/// first). Both games' wire types use it.
+pub(crate) fn place_cards(
+    back: Option<&str>,
+    middle: Option<&str>,
+    front: Option<&str>,
+    dealt: Option<&str>,
+) -> Result<(Option<SetHand>, Option<[Card; 13]>), CardsError> {
+    let cards = |text: &str, hand: &'static str| {
+        CardList::parse(text).map_err(|source| CardsError::Cards { hand, source })
+    };
+    let dealt = match dealt {
+        None => None,
+        Some(text) => {
+            let dealt = cards(text, "dealt")?;
+            match dealt.count {
+                13 => Some(dealt.cards),
+                count => return Err(CardsError::DealtCount(count)),
+            }
+        }
+    };
+    let hands = match (back, middle, front) {
+        (None, None, None) => None,
+        (Some(back_text), Some(middle_text), Some(front_text)) => {
+            let back = cards(back_text, "back")?;
+            let middle = cards(middle_text, "middle")?;
+            let front = cards(front_text, "front")?;
+            let set = match (back.as_slice(), middle.as_slice(), front.as_slice()) {
+                (Some(back), Some(middle), Some(front)) => SetHand::new(back, middle, front),
+                // More than 13 cards in one hand: wrong anyway, but the error names the
+                // real count, so take the allocating path. The texts parsed above.
+                _ => {
+                    let all = |text: &str| parse_cards(text).unwrap_or_default();
+                    SetHand::new(&all(back_text), &all(middle_text), &all(front_text))
+                }
+            };
+            Some(set.map_err(CardsError::Set)?)
+        }
+        (back, middle, _) => {
+            let missing = if back.is_none() {
+                Slot::Back
+            } else if middle.is_none() {
+                Slot::Middle
+            } else {
+                Slot::Front
+            };
+            return Err(CardsError::PartialSet(missing));
+        }
+    };
+    Ok((hands, dealt))
+}
+
 impl PlaceIn<'_> {
     fn to_engine(&self, place: Place) -> Result<EngineParts, WireError> {
         let declaration = match self.action {
@@ -281,51 +360,13 @@ impl PlaceIn<'_> {
             Action::Surrender => Declaration::Surrender,
             Action::Royalty => Declaration::Royalty(self.royalty),
         };
-        let cards = |text: &str, hand: &'static str| {
-            CardList::parse(text).map_err(|source| WireError::Cards {
-                place,
-                hand,
-                source,
-            })
-        };
-        let dealt = match &self.dealt {
-            None => None,
-            Some(text) => {
-                let dealt = cards(text, "dealt")?;
-                match dealt.count {
-                    13 => Some(dealt.cards),
-                    count => return Err(WireError::DealtCount { place, count }),
-                }
-            }
-        };
-        let hands = match (&self.back, &self.middle, &self.front) {
-            (None, None, None) => None,
-            (Some(back_text), Some(middle_text), Some(front_text)) => {
-                let back = cards(back_text, "back")?;
-                let middle = cards(middle_text, "middle")?;
-                let front = cards(front_text, "front")?;
-                let set = match (back.as_slice(), middle.as_slice(), front.as_slice()) {
-                    (Some(back), Some(middle), Some(front)) => SetHand::new(back, middle, front),
-                    // More than 13 cards in one hand: wrong anyway, but the error names the
-                    // real count, so take the allocating path. The texts parsed above.
-                    _ => {
-                        let all = |text: &str| parse_cards(text).unwrap_or_default();
-                        SetHand::new(&all(back_text), &all(middle_text), &all(front_text))
-                    }
-                };
-                Some(set.map_err(|source| WireError::Set { place, source })?)
-            }
-            (back, middle, _) => {
-                let missing = if back.is_none() {
-                    Slot::Back
-                } else if middle.is_none() {
-                    Slot::Middle
-                } else {
-                    Slot::Front
-                };
-                return Err(WireError::PartialSet { place, missing });
-            }
-        };
+        let (hands, dealt) = place_cards(
+            self.back.as_deref(),
+            self.middle.as_deref(),
+            self.front.as_deref(),
+            self.dealt.as_deref(),
+        )
+        .map_err(|error| error.at(place))?;
         Ok((declaration, hands, dealt))
     }
 
@@ -361,7 +402,7 @@ pub struct HandsOut {
 }
 
 impl HandsOut {
-    fn of(set: &SetHand) -> HandsOut {
+    pub(crate) fn of(set: &SetHand) -> HandsOut {
         HandsOut {
             back: Cow::Borrowed(set.name(Slot::Back)),
             middle: Cow::Borrowed(set.name(Slot::Middle)),

@@ -1,0 +1,132 @@
+//! Which game a table plays, and a rule profile as stored: its game and that game's options.
+
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::rules::points::profile::PointsProfile;
+use crate::rules::profile::RuleProfile;
+
+/// The casino banking game (RULES.md sections 1-6) or the players' points game (section 7).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Game {
+    #[default]
+    Banking,
+    Points,
+}
+
+/// A rule profile: the game and every option of that game. On the wire one object, `game`
+/// beside the options (`{"game": "points", "scoop_bonus": 3}`); without `game` it is the
+/// banking game, written exactly as a banking profile always was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GameRules {
+    Banking(RuleProfile),
+    Points(PointsProfile),
+}
+
+impl Default for GameRules {
+    fn default() -> Self {
+        GameRules::Banking(RuleProfile::default())
+    }
+}
+
+impl GameRules {
+    pub fn game(&self) -> Game {
+        match self {
+            GameRules::Banking(_) => Game::Banking,
+            GameRules::Points(_) => Game::Points,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Tagged<'a, T> {
+    game: Game,
+    #[serde(flatten)]
+    options: &'a T,
+}
+
+impl Serialize for GameRules {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            GameRules::Banking(options) => options.serialize(serializer),
+            GameRules::Points(options) => Tagged {
+                game: Game::Points,
+                options,
+            }
+            .serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for GameRules {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // Profiles are read rarely (not per round), so going through a JSON map is fine.
+        let mut options = serde_json::Map::deserialize(deserializer)?;
+        let game = match options.remove("game") {
+            None => Game::Banking,
+            Some(game) => Game::deserialize(game).map_err(D::Error::custom)?,
+        };
+        let options = serde_json::Value::Object(options);
+        match game {
+            Game::Banking => RuleProfile::deserialize(options).map(GameRules::Banking),
+            Game::Points => PointsProfile::deserialize(options).map(GameRules::Points),
+        }
+        .map_err(D::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_profile_is_the_banking_game_unless_it_says_points() {
+        let read = |json: &str| serde_json::from_str::<GameRules>(json);
+        assert_eq!(read("{}").expect("empty"), GameRules::default());
+        assert_eq!(
+            read(r#"{"game": "banking", "surrender": false}"#).expect("banking"),
+            GameRules::Banking(RuleProfile {
+                surrender: false,
+                ..RuleProfile::default()
+            })
+        );
+        assert_eq!(
+            read(r#"{"game": "points"}"#).expect("points"),
+            GameRules::Points(PointsProfile::default())
+        );
+        let scoop = read(r#"{"game": "points", "scoop_bonus": 6}"#).expect("points");
+        assert_eq!(scoop.game(), Game::Points);
+        // Each game's options only.
+        for (json, message) in [
+            (
+                r#"{"game": "points", "both_fouled": "push"}"#,
+                "unknown field `both_fouled`",
+            ),
+            (r#"{"scoop_bonus": 3}"#, "unknown field `scoop_bonus`"),
+            (r#"{"game": "poker"}"#, "unknown variant `poker`"),
+        ] {
+            let error = read(json).expect_err(json).to_string();
+            assert!(error.contains(message), "{json}: {error}");
+        }
+    }
+
+    #[test]
+    fn a_banking_profile_is_written_as_before_and_a_points_profile_with_its_game() {
+        let banking = serde_json::to_value(GameRules::default()).expect("banking");
+        assert_eq!(
+            banking,
+            serde_json::to_value(RuleProfile::default()).expect("profile")
+        );
+        let points = GameRules::Points(PointsProfile::default());
+        let text = serde_json::to_string(&points).expect("points");
+        assert!(
+            text.starts_with(r#"{"game":"points","ties":"suit_order""#),
+            "{text}"
+        );
+        assert_eq!(
+            serde_json::from_str::<GameRules>(&text).expect("reads back"),
+            points
+        );
+    }
+}

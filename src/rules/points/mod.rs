@@ -1,0 +1,8 @@
+//! The points game (RULES.md section 7): two to four players against each other, no dealer
+//! hand, points per hand won, naturals, surrender, mis-sets, scoops and the pusoy bonus.
+
+pub mod natural;
+pub mod profile;
+pub mod round;
+pub mod settle;
+pub mod wire;
