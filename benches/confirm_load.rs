@@ -29,22 +29,19 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context, Result};
-use diesel::prelude::*;
 use pusoy_pit::config::Config;
-use pusoy_pit::db::audit_log::Actor;
-use pusoy_pit::db::embedded::{self, quote_ident, Layout};
-use pusoy_pit::db::users::{self, NewUser, Role};
-use pusoy_pit::db::{api_tokens, profiles, shifts, tables};
-use pusoy_pit::password::{self, HashParams};
-use pusoy_pit::rules::profile::RuleProfile;
+use pusoy_pit::db::embedded::{self, Layout};
 use serde_json::{json, Value};
+
+#[path = "support/load.rs"]
+mod load;
+use load::{check_written, seed, the_round, Seeded, PASSWORD};
 
 /// The allocator the `pusoy-pit` binary uses, so the server measured here allocates as it does.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const DATABASE: &str = "bench_confirm_load";
-const PASSWORD: &str = "felt-table-7-shuffle";
 
 struct Options {
     flows: Vec<Flow>,
@@ -104,95 +101,6 @@ fn options() -> Result<Options> {
         }
     }
     Ok(options)
-}
-
-/// A round with a fouled seat, a surrender and a seat that wins two hands of three.
-fn the_round() -> Value {
-    json!({
-        "dealer": {"back": "2c 2d 2h 5s 6s", "middle": "7c 7d 8h 9s Tc", "front": "Jc Qd Kh"},
-        "seats": [
-            {"seat": 1, "bet": 500, "back": "8c 8d 9h Ts Jd", "middle": "Ac Ad Ah 3s 4s", "front": "Qc Kd As"},
-            {"seat": 2, "bet": 200, "action": "surrender"},
-            {"seat": 3, "bet": 300, "back": "3d 3h 3c 4d 5d", "middle": "9c 9d Qh Js Td", "front": "Qs Jh 6h"}
-        ]
-    })
-}
-
-struct Seeded {
-    url: String,
-    /// Per table: its code, the dealer's user name and an API token acting as that dealer.
-    tables: Vec<(String, String, String)>,
-}
-
-/// A fresh database with one rule profile, and per client a table, a dealer signed on at it
-/// and an API token for that dealer.
-fn seed(clients: usize, config: &Config) -> Result<Seeded> {
-    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("var");
-    let cluster = embedded::ensure_running(&Layout::resolve(&base)?)?;
-    let mut admin = cluster.connect("postgres")?;
-    embedded::drop_finished_test_databases(&mut admin)?;
-    let db = quote_ident(DATABASE);
-    diesel::sql_query(format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)")).execute(&mut admin)?;
-    diesel::sql_query(format!("CREATE DATABASE {db}")).execute(&mut admin)?;
-    // A confirmed round must be on disk before the dealer is told so, and that is what is
-    // measured here: the cluster's own setting, made explicit for this database.
-    diesel::sql_query(format!("ALTER DATABASE {db} SET synchronous_commit = on"))
-        .execute(&mut admin)?;
-    let url = cluster.url(DATABASE);
-    let mut conn = PgConnection::establish(&url)?;
-    pusoy_pit::db::migrate(&mut conn).map_err(|e| anyhow!("{e}"))?;
-    let system = Actor::system("bench");
-    let (profile, _) =
-        profiles::create_profile(&mut conn, "Bench rules", &RuleProfile::default(), &system)?;
-    let hash = password::hash(PASSWORD, HashParams::FLOOR)?;
-    let boss = users::create(
-        &mut conn,
-        &NewUser {
-            username: "bench-admin".to_owned(),
-            display_name: "Bench Admin".to_owned(),
-            role: Role::Admin,
-            password_hash: hash.clone(),
-            must_change_password: false,
-        },
-        &system,
-    )?;
-    let boss = Actor::user(boss.id, &boss.username, None);
-    let day = config.gaming_day(chrono::Utc::now());
-    let mut seeded = Vec::with_capacity(clients);
-    for n in 1..=clients {
-        let code = format!("LOAD-{n:02}");
-        let table = tables::create_table(
-            &mut conn,
-            &tables::TableInput {
-                code: code.clone(),
-                name: format!("Load table {n}"),
-                currency: "PHP".to_owned(),
-                min_bet: 100,
-                max_bet: 100_000,
-                rule_profile_id: profile.id,
-            },
-            &system,
-        )?;
-        let dealer = users::create(
-            &mut conn,
-            &NewUser {
-                username: format!("load-dealer-{n}"),
-                display_name: format!("Load Dealer {n}"),
-                role: Role::Dealer,
-                password_hash: hash.clone(),
-                must_change_password: false,
-            },
-            &system,
-        )?;
-        let dealer_actor = Actor::user(dealer.id, &dealer.username, None);
-        shifts::sign_on(&mut conn, table.table_id(), &dealer_actor, day)?;
-        let (_, token) = api_tokens::issue(&mut conn, &format!("Load {n}"), dealer.id, &boss)?;
-        seeded.push((code, dealer.username, token));
-    }
-    Ok(Seeded {
-        url,
-        tables: seeded,
-    })
 }
 
 #[derive(Default)]
@@ -627,66 +535,17 @@ async fn run_flow(
     Ok(errors)
 }
 
-/// After the runs: every table's rounds are numbered without gaps and every table's audit chain
-/// verifies, so that the figures are those of rounds written right.
-fn check_written(url: &str) -> Result<String> {
-    use diesel::sql_types::BigInt;
-    use pusoy_pit::db::audit_log::{self, ChainCheck};
-
-    #[derive(QueryableByName)]
-    struct Tally {
-        #[diesel(sql_type = BigInt)]
-        tables: i64,
-        #[diesel(sql_type = BigInt)]
-        rounds: i64,
-        #[diesel(sql_type = BigInt)]
-        gapped: i64,
-    }
-    let mut conn = PgConnection::establish(url)?;
-    let tally: Tally = diesel::sql_query(
-        "SELECT count(*) AS tables, coalesce(sum(n), 0)::int8 AS rounds, \
-                count(*) FILTER (WHERE n <> last OR first <> 1) AS gapped \
-         FROM (SELECT count(*) AS n, max(round_no) AS last, min(round_no) AS first \
-               FROM rounds GROUP BY table_id, gaming_day) per_day",
-    )
-    .get_result(&mut conn)?;
-    if tally.gapped > 0 {
-        return Err(anyhow!(
-            "{} tables have gaps in their round numbers",
-            tally.gapped
-        ));
-    }
-    let chains: Vec<String> = audit_log_chains(&mut conn)?;
-    let mut events = 0;
-    for chain in &chains {
-        match audit_log::verify_chain(&mut conn, chain)? {
-            ChainCheck::Intact { events: n } => events += n,
-            broken => return Err(anyhow!("audit chain {chain} is broken: {broken:?}")),
-        }
-    }
-    Ok(format!(
-        "checked                {} rounds on {} tables numbered without gaps; {} audit chains \
-         intact ({events} events)",
-        tally.rounds,
-        tally.tables,
-        chains.len()
-    ))
-}
-
-fn audit_log_chains(conn: &mut PgConnection) -> Result<Vec<String>> {
-    use pusoy_pit::db::schema::audit_chain_heads;
-    Ok(audit_chain_heads::table
-        .select(audit_chain_heads::chain)
-        .load(conn)?)
-}
-
 fn main() -> Result<()> {
     let mut options = options()?;
     let mut config = Config::from_lookup(|_| None)?;
     config.workers = options.workers;
     config.db_pool_size = pool_size(&options, &config);
     options.pool_size = config.db_pool_size;
-    let seeded = seed(options.clients, &config)?;
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("var");
+    let cluster = embedded::ensure_running(&Layout::resolve(&base)?)?;
+    let day = config.gaming_day(chrono::Utc::now());
+    // A confirmed round must be on disk before the dealer is told so: what is measured here.
+    let seeded = seed(&cluster, DATABASE, "on", options.clients, day)?;
     config.database_url = Some(seeded.url.clone());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -251,6 +251,16 @@ fn make_durable(cluster: &Cluster) -> Result<(), EmbeddedError> {
 
 /// Stops the cluster if it runs. Returns whether it was running.
 pub fn stop(layout: &Layout) -> Result<bool, EmbeddedError> {
+    stop_in(layout, "fast")
+}
+
+/// Stops the cluster as a crash would (`pg_ctl stop -m immediate`: no checkpoint, what is not in
+/// the WAL on disk is gone), for the fault-injection test. [`ensure_running`] recovers it.
+pub fn crash(layout: &Layout) -> Result<bool, EmbeddedError> {
+    stop_in(layout, "immediate")
+}
+
+fn stop_in(layout: &Layout, mode: &str) -> Result<bool, EmbeddedError> {
     let bin = find_bin_dir()?;
     let data_dir = layout.data_dir();
     if !data_dir.join("PG_VERSION").exists() || !is_running(&bin, &data_dir)? {
@@ -260,7 +270,7 @@ pub fn stop(layout: &Layout) -> Result<bool, EmbeddedError> {
     cmd.arg("stop")
         .arg("-D")
         .arg(&data_dir)
-        .args(["-m", "fast", "-w"]);
+        .args(["-m", mode, "-w"]);
     run(cmd, "pg_ctl stop")?;
     Ok(true)
 }
