@@ -2,6 +2,7 @@
 //! Pure: no database, web, clock, randomness or I/O.
 
 pub mod card;
+pub mod gaming_day;
 pub mod hand;
 pub mod money;
 pub mod place;
