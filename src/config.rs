@@ -8,7 +8,6 @@ use std::str::FromStr;
 use chrono::{DateTime, FixedOffset, NaiveDate, NaiveTime, TimeDelta, Utc};
 use rand::RngCore;
 
-use crate::db::sessions::Timeouts;
 use crate::password::HashParams;
 
 /// Bytes in the session key that signs session cookies.
@@ -195,7 +194,7 @@ impl Config {
 
     /// The gaming day `now` belongs to at this casino.
     pub fn gaming_day(&self, now: DateTime<Utc>) -> NaiveDate {
-        crate::db::shifts::gaming_day(now, self.utc_offset, self.gaming_day_start)
+        crate::rules::gaming_day::gaming_day(now, self.utc_offset, self.gaming_day_start)
     }
 
     /// The session cookie's name. Browsers accept `__Host-` cookies only when Secure, so plain
@@ -257,6 +256,30 @@ fn positive(
         });
     }
     Ok(value)
+}
+
+/// How long sessions may live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    /// Idle limit for dealers (shared table-side tablets).
+    pub dealer_idle: TimeDelta,
+    /// Idle limit for every other role.
+    pub staff_idle: TimeDelta,
+    /// Limit from sign-in, whatever the activity.
+    pub absolute: TimeDelta,
+    /// Lifetime of a session with nobody signed in (it only carries the sign-in form's token).
+    pub anonymous: TimeDelta,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            dealer_idle: TimeDelta::minutes(15),
+            staff_idle: TimeDelta::minutes(30),
+            absolute: TimeDelta::hours(8),
+            anonymous: TimeDelta::hours(1),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -3,6 +3,6 @@ pub mod cli;
 pub mod config;
 pub mod db;
 pub mod password;
-pub mod round_entry;
+pub mod recording;
 pub mod rules;
 pub mod web;

@@ -99,7 +99,7 @@ pub fn seed(
             &system,
         )?;
         let dealer_actor = Actor::user(dealer.id, &dealer.username, None);
-        shifts::sign_on(&mut conn, table.table_id(), &dealer_actor, day)?;
+        shifts::sign_on(&mut conn, table.id, &dealer_actor, day)?;
         let (_, token) = api_tokens::issue(&mut conn, &format!("Load {n}"), dealer.id, &boss)?;
         seeded.push((code, dealer.username, token));
     }

@@ -10,8 +10,9 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
+use crate::db::ids::UserId;
 use crate::db::schema::{api_tokens, users};
-use crate::db::users::{User, UserId};
+use crate::db::users::User;
 
 /// Every token starts with this, so a leaked one is recognisable in logs and scanners.
 pub const PREFIX: &str = "ppt_";

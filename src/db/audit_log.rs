@@ -1,7 +1,8 @@
 //! The audit trail: append-only, hash-chained events.
 //!
-//! Events live on named chains (`system` for sign-in and staff-account events; later one chain
-//! per table, so unrelated tables never wait on one lock). Each event stores the hash of the
+//! Events live on named chains: `system` for sign-in, session and staff-account events, and one
+//! chain per table ([`table_chain`]) for its settings, shifts and rounds, so unrelated tables
+//! never wait on one lock. Each event stores the hash of the
 //! previous event on its chain and its own hash, `sha256(prev_hash || canonical(event))`, so a
 //! changed, removed or reordered row is detected by [`verify_chain`]. A trigger refuses UPDATE,
 //! DELETE and TRUNCATE on `audit_events`.
@@ -12,12 +13,26 @@ use diesel::sql_types::{BigInt, Bytea, Date, Jsonb, Nullable, Text, Timestamptz}
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use crate::db::ids::{TableId, UserId};
 use crate::db::prepared::Sql;
 use crate::db::schema::{audit_chain_heads, audit_events};
-use crate::db::users::UserId;
 
 /// The chain for sign-in, session and staff-account events.
 pub const SYSTEM_CHAIN: &str = "system";
+
+/// The chain of a table's events (its settings, shifts and rounds).
+pub fn table_chain(table: TableId) -> String {
+    format!("table:{table}")
+}
+
+/// The columns of `audit_events` every insert fills, in the order of [`SealedEvent::bind`].
+macro_rules! audit_event_columns {
+    () => {
+        "chain, seq, at, actor_user_id, actor_name, action, target, details, client_addr, \
+         gaming_day, table_id, prev_hash, hash"
+    };
+}
+pub(crate) use audit_event_columns;
 /// The `prev_hash` of the first event on every chain.
 pub const GENESIS_HASH: [u8; 32] = [0; 32];
 
@@ -66,7 +81,7 @@ pub struct NewAuditEvent<'a> {
     pub target: String,
     pub details: Value,
     pub gaming_day: Option<NaiveDate>,
-    pub table_id: Option<i64>,
+    pub table_id: Option<TableId>,
 }
 
 impl<'a> NewAuditEvent<'a> {
@@ -96,14 +111,14 @@ pub struct AuditEvent {
     pub chain: String,
     pub seq: i64,
     pub at: DateTime<Utc>,
-    pub actor_user_id: Option<i64>,
+    pub actor_user_id: Option<UserId>,
     pub actor_name: String,
     pub action: String,
     pub target: String,
     pub details: Value,
     pub client_addr: Option<String>,
     pub gaming_day: Option<NaiveDate>,
-    pub table_id: Option<i64>,
+    pub table_id: Option<TableId>,
     pub prev_hash: Vec<u8>,
     pub hash: Vec<u8>,
 }
@@ -131,6 +146,16 @@ pub fn append(conn: &mut PgConnection, event: &NewAuditEvent<'_>) -> QueryResult
 pub struct ChainHead {
     pub last_seq: i64,
     pub last_hash: Vec<u8>,
+}
+
+impl ChainHead {
+    /// The head of a chain with no event yet.
+    pub fn genesis() -> ChainHead {
+        ChainHead {
+            last_seq: 0,
+            last_hash: GENESIS_HASH.to_vec(),
+        }
+    }
 }
 
 /// Locks the chain's head row (creating it on the chain's first event) and returns it, so
@@ -180,14 +205,14 @@ pub struct SealedEvent {
     pub seq: i64,
     /// When it happened, to the microsecond PostgreSQL keeps, so the hash covers what is stored.
     pub at: DateTime<Utc>,
-    pub actor_user_id: Option<i64>,
+    pub actor_user_id: Option<UserId>,
     pub actor_name: String,
     pub action: String,
     pub target: String,
     pub details: Value,
     pub client_addr: Option<String>,
     pub gaming_day: Option<NaiveDate>,
-    pub table_id: Option<i64>,
+    pub table_id: Option<TableId>,
     pub prev_hash: Vec<u8>,
     pub hash: [u8; 32],
 }
@@ -196,7 +221,7 @@ impl SealedEvent {
     pub fn after(head: ChainHead, event: NewAuditEvent<'_>) -> Self {
         let seq = head.last_seq + 1;
         let at = Utc::now().trunc_subsecs(6);
-        let actor_user_id = event.actor.user_id.map(|id| id.0);
+        let actor_user_id = event.actor.user_id;
         let hash = event_hash(
             &head.last_hash,
             &HashedFields {
@@ -274,14 +299,15 @@ pub(crate) use chain_head_unmoved;
 /// `go` has a row (the statement's condition that everything it writes goes ahead).
 macro_rules! sealed_event_ctes {
     () => {
-        "event AS ( \
-            INSERT INTO audit_events (chain, seq, at, actor_user_id, actor_name, action, target, \
-                                      details, client_addr, gaming_day, table_id, prev_hash, hash) \
-            SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13 FROM go \
-        ), moved AS ( \
-            UPDATE audit_chain_heads SET last_seq = $2, last_hash = $13 \
-            WHERE chain = $1 AND EXISTS (SELECT 1 FROM go) \
-        )"
+        concat!(
+            "event AS (INSERT INTO audit_events (",
+            $crate::db::audit_log::audit_event_columns!(),
+            ") SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13 FROM go \
+            ), moved AS ( \
+                UPDATE audit_chain_heads SET last_seq = $2, last_hash = $13 \
+                WHERE chain = $1 AND EXISTS (SELECT 1 FROM go) \
+            )"
+        )
     };
 }
 pub(crate) use sealed_event_ctes;
@@ -366,7 +392,7 @@ pub fn recent_by_actor(
     limit: i64,
 ) -> QueryResult<Vec<AuditEvent>> {
     audit_events::table
-        .filter(audit_events::actor_user_id.eq(user.0))
+        .filter(audit_events::actor_user_id.eq(user))
         .order(audit_events::id.desc())
         .limit(limit)
         .select(AuditEvent::as_select())
@@ -378,14 +404,14 @@ struct HashedFields<'a> {
     chain: &'a str,
     seq: i64,
     at: DateTime<Utc>,
-    actor_user_id: Option<i64>,
+    actor_user_id: Option<UserId>,
     actor_name: &'a str,
     action: &'a str,
     target: &'a str,
     details: &'a Value,
     client_addr: Option<&'a str>,
     gaming_day: Option<NaiveDate>,
-    table_id: Option<i64>,
+    table_id: Option<TableId>,
 }
 
 impl<'a> HashedFields<'a> {
@@ -421,7 +447,9 @@ fn canonical(fields: &HashedFields<'_>) -> String {
         Value::from(fields.chain),
         Value::from(fields.seq),
         Value::from(fields.at.to_rfc3339_opts(SecondsFormat::Micros, true)),
-        fields.actor_user_id.map_or(Value::Null, Value::from),
+        fields
+            .actor_user_id
+            .map_or(Value::Null, |id| Value::from(id.0)),
         Value::from(fields.actor_name),
         Value::from(fields.action),
         Value::from(fields.target),
@@ -429,7 +457,7 @@ fn canonical(fields: &HashedFields<'_>) -> String {
         fields.gaming_day.map_or(Value::Null, |d| {
             Value::from(d.format("%Y-%m-%d").to_string())
         }),
-        fields.table_id.map_or(Value::Null, Value::from),
+        fields.table_id.map_or(Value::Null, |id| Value::from(id.0)),
     ];
     // The details (a settled round's are about 1.5 KB) go eighth, written in place, not copied.
     let (before, after) = items.split_at(7);
@@ -526,14 +554,14 @@ mod tests {
             seq: 5,
             at: Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap()
                 + chrono::Duration::microseconds(123_456),
-            actor_user_id: Some(7),
+            actor_user_id: Some(UserId(7)),
             actor_name: "ann",
             action: "round.settled",
             target: "round:9",
             details: &details,
             client_addr: None,
             gaming_day: NaiveDate::from_ymd_opt(2026, 1, 1),
-            table_id: Some(3),
+            table_id: Some(TableId(3)),
         };
         assert_eq!(
             canonical(&fields),

@@ -219,7 +219,7 @@ mod tests {
                 currency: "PHP".to_owned(),
                 min_bet,
                 max_bet,
-                rule_profile_id: 1,
+                rule_profile_id: crate::db::ids::ProfileId(1),
             };
             assert!(tables::validate(&input).is_ok(), "{code}");
             assert!(names.contains(&profile), "{code}");

@@ -1,14 +1,15 @@
 //! The database: connection pool, embedded migrations, row types and the queries on them.
-//! Every function that changes a row takes `&mut PgConnection` and writes its audit event in
-//! the same transaction.
+//! Functions take `&mut PgConnection`; a change that is recorded in the audit trail writes its
+//! event in the same transaction (round drafts' saves and session bookkeeping are not
+//! recorded).
 
 pub mod api_tokens;
 pub mod audit_log;
 pub mod demo;
 pub mod embedded;
+pub mod ids;
 pub mod prepared;
 pub mod profiles;
-pub mod round_writer;
 pub mod rounds;
 pub mod schema;
 pub mod sessions;

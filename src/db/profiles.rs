@@ -5,20 +5,17 @@
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
-use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
+use crate::db::ids::{ProfileId, ProfileVersionId, UserId};
 use crate::db::schema::{rule_profile_versions, rule_profiles};
 use crate::rules::profile::RuleProfile;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct ProfileId(pub i64);
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
 #[diesel(table_name = rule_profiles)]
 pub struct Profile {
-    pub id: i64,
+    pub id: ProfileId,
     pub name: String,
     pub created_at: DateTime<Utc>,
 }
@@ -26,19 +23,19 @@ pub struct Profile {
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
 #[diesel(table_name = rule_profile_versions)]
 pub struct VersionRow {
-    pub id: i64,
-    pub profile_id: i64,
+    pub id: ProfileVersionId,
+    pub profile_id: ProfileId,
     pub version: i32,
     pub options: serde_json::Value,
-    pub created_by: Option<i64>,
+    pub created_by: Option<UserId>,
     pub created_at: DateTime<Utc>,
 }
 
 /// One stored version with its options parsed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Version {
-    pub id: i64,
-    pub profile_id: i64,
+    pub id: ProfileVersionId,
+    pub profile_id: ProfileId,
     pub version: i32,
     pub options: RuleProfile,
     pub created_at: DateTime<Utc>,
@@ -58,10 +55,10 @@ pub enum ProfileError {
     #[error("A profile named {0:?} already exists.")]
     NameTaken(String),
     #[error("No rule profile with id {0}.")]
-    NotFound(i64),
+    NotFound(ProfileId),
     #[error("stored options of profile version {id} do not parse")]
     BadStoredOptions {
-        id: i64,
+        id: ProfileVersionId,
         #[source]
         source: serde_json::Error,
     },
@@ -92,7 +89,7 @@ fn options_json(options: &RuleProfile) -> serde_json::Value {
 
 fn insert_version(
     conn: &mut PgConnection,
-    profile_id: i64,
+    profile_id: ProfileId,
     version: i32,
     options: &RuleProfile,
     actor: &Actor,
@@ -102,7 +99,7 @@ fn insert_version(
             rule_profile_versions::profile_id.eq(profile_id),
             rule_profile_versions::version.eq(version),
             rule_profile_versions::options.eq(options_json(options)),
-            rule_profile_versions::created_by.eq(actor.user_id.map(|u| u.0)),
+            rule_profile_versions::created_by.eq(actor.user_id),
         ))
         .returning(VersionRow::as_returning())
         .get_result(conn)?;
@@ -156,12 +153,12 @@ pub fn new_version(
     conn.transaction(|conn| {
         // Lock the profile so two editors cannot both pick the same next number.
         let profile: Profile = rule_profiles::table
-            .find(profile_id.0)
+            .find(profile_id)
             .select(Profile::as_select())
             .for_update()
             .first(conn)
             .optional()?
-            .ok_or(ProfileError::NotFound(profile_id.0))?;
+            .ok_or(ProfileError::NotFound(profile_id))?;
         let before = latest_version(conn, profile_id)?;
         let next = before.as_ref().map_or(1, |v| v.version + 1);
         let version = insert_version(conn, profile.id, next, options, actor)?;
@@ -189,7 +186,7 @@ pub fn latest_version(
     profile_id: ProfileId,
 ) -> Result<Option<Version>, ProfileError> {
     rule_profile_versions::table
-        .filter(rule_profile_versions::profile_id.eq(profile_id.0))
+        .filter(rule_profile_versions::profile_id.eq(profile_id))
         .order(rule_profile_versions::version.desc())
         .select(VersionRow::as_select())
         .first(conn)
@@ -204,7 +201,7 @@ pub fn versions(
     profile_id: ProfileId,
 ) -> Result<Vec<Version>, ProfileError> {
     rule_profile_versions::table
-        .filter(rule_profile_versions::profile_id.eq(profile_id.0))
+        .filter(rule_profile_versions::profile_id.eq(profile_id))
         .order(rule_profile_versions::version.asc())
         .select(VersionRow::as_select())
         .load(conn)?
@@ -222,7 +219,7 @@ pub fn list(conn: &mut PgConnection) -> Result<Vec<ProfileWithLatest>, ProfileEr
     let mut out = Vec::with_capacity(profiles.len());
     for profile in profiles {
         // Every profile is created with version 1 in the same transaction.
-        let Some(latest) = latest_version(conn, ProfileId(profile.id))? else {
+        let Some(latest) = latest_version(conn, profile.id)? else {
             continue;
         };
         out.push(ProfileWithLatest { profile, latest });

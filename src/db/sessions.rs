@@ -10,43 +10,20 @@ use diesel::prelude::*;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
+use crate::config::Timeouts;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
+use crate::db::ids::UserId;
 use crate::db::schema::{sessions, users};
-use crate::db::users::{Role, UserId};
+use crate::db::users::Role;
 
 /// The session-state key under which the signed-in user's id is kept.
 pub const USER_ID_KEY: &str = "user_id";
 
-/// How long sessions may live.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Timeouts {
-    /// Idle limit for dealers (shared table-side tablets).
-    pub dealer_idle: TimeDelta,
-    /// Idle limit for every other role.
-    pub staff_idle: TimeDelta,
-    /// Limit from sign-in, whatever the activity.
-    pub absolute: TimeDelta,
-    /// Lifetime of a session with nobody signed in (it only carries the sign-in form's token).
-    pub anonymous: TimeDelta,
-}
-
-impl Timeouts {
-    pub fn idle_for(&self, role: Role) -> TimeDelta {
-        match role {
-            Role::Dealer => self.dealer_idle,
-            Role::Supervisor | Role::Auditor | Role::Admin => self.staff_idle,
-        }
-    }
-}
-
-impl Default for Timeouts {
-    fn default() -> Self {
-        Timeouts {
-            dealer_idle: TimeDelta::minutes(15),
-            staff_idle: TimeDelta::minutes(30),
-            absolute: TimeDelta::hours(8),
-            anonymous: TimeDelta::hours(1),
-        }
+/// The idle limit of a session of an account of `role`.
+pub fn idle_limit(timeouts: &Timeouts, role: Role) -> TimeDelta {
+    match role {
+        Role::Dealer => timeouts.dealer_idle,
+        Role::Supervisor | Role::Auditor | Role::Admin => timeouts.staff_idle,
     }
 }
 
@@ -156,7 +133,7 @@ pub fn load_live(
             .role
             .as_deref()
             .and_then(|r| r.parse::<Role>().ok())
-            .map(|role| timeouts.idle_for(role));
+            .map(|role| idle_limit(timeouts, role));
         let ended = if now >= row.expires_at {
             Some("absolute time-out")
         } else if row.disabled_at.is_some() {

@@ -2,29 +2,22 @@
 //! per dealer at a time (the database enforces both with partial unique indexes; the checks here
 //! give the clear message). Sign-on and sign-off are recorded on the table's audit chain.
 
-use chrono::{DateTime, FixedOffset, NaiveDate, NaiveTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use serde_json::json;
 
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
+use crate::db::ids::{ShiftId, TableId, UserId};
 use crate::db::schema::{dealer_shifts, gaming_tables, users};
-use crate::db::tables::{self, GamingTable, TableId};
-use crate::db::users::UserId;
-
-/// The gaming day `now` belongs to: the local date (at `utc_offset`), minus one day before
-/// `start` (so 02:00 after a busy night still counts toward the day that began at 06:00).
-pub fn gaming_day(now: DateTime<Utc>, utc_offset: FixedOffset, start: NaiveTime) -> NaiveDate {
-    let local = now.with_timezone(&utc_offset).naive_local();
-    (local - (start - NaiveTime::MIN)).date()
-}
+use crate::db::tables::{self, GamingTable, TableError, TableListing};
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
 #[diesel(table_name = dealer_shifts)]
 pub struct Shift {
-    pub id: i64,
-    pub table_id: i64,
-    pub dealer_id: i64,
+    pub id: ShiftId,
+    pub table_id: TableId,
+    pub dealer_id: UserId,
     pub gaming_day: NaiveDate,
     pub signed_on_at: DateTime<Utc>,
     pub signed_off_at: Option<DateTime<Utc>>,
@@ -69,7 +62,7 @@ pub fn current_shift(
 ) -> QueryResult<Option<CurrentShift>> {
     let row: Option<(Shift, String, String)> = dealer_shifts::table
         .inner_join(users::table)
-        .filter(dealer_shifts::table_id.eq(table_id.0))
+        .filter(dealer_shifts::table_id.eq(table_id))
         .filter(dealer_shifts::signed_off_at.is_null())
         .select((Shift::as_select(), users::username, users::display_name))
         .first(conn)
@@ -90,24 +83,29 @@ pub fn dealer_table(
 ) -> QueryResult<Option<(Shift, GamingTable)>> {
     dealer_shifts::table
         .inner_join(gaming_tables::table)
-        .filter(dealer_shifts::dealer_id.eq(dealer.0))
+        .filter(dealer_shifts::dealer_id.eq(dealer))
         .filter(dealer_shifts::signed_off_at.is_null())
         .select((Shift::as_select(), GamingTable::as_select()))
         .first(conn)
         .optional()
 }
 
-/// Locks the table row against other sign-ons and sign-offs. `FOR NO KEY UPDATE`, not
-/// `FOR UPDATE`: a confirm holding the table's open shift inserts rows whose foreign keys take
-/// key-share locks on the table row, and must not wait for a sign-off that waits for it.
+/// Locks the table row against other sign-ons and sign-offs ([`tables::lock`]).
 fn lock_table(conn: &mut PgConnection, table_id: TableId) -> Result<GamingTable, ShiftError> {
-    gaming_tables::table
-        .find(table_id.0)
-        .select(GamingTable::as_select())
-        .for_no_key_update()
-        .first(conn)
-        .optional()?
-        .ok_or(ShiftError::NoSuchTable)
+    tables::lock(conn, table_id)?.ok_or(ShiftError::NoSuchTable)
+}
+
+/// Every table by code, with its current profile version and the dealer signed on, if any.
+pub fn tables_with_dealers(
+    conn: &mut PgConnection,
+) -> Result<Vec<(TableListing, Option<CurrentShift>)>, TableError> {
+    let listings = tables::list_tables(conn)?;
+    let mut out = Vec::with_capacity(listings.len());
+    for listing in listings {
+        let shift = current_shift(conn, listing.table.id)?;
+        out.push((listing, shift));
+    }
+    Ok(out)
 }
 
 /// Signs `dealer` on at a table for `gaming_day`; records `table.sign_on` on the table chain.
@@ -133,8 +131,8 @@ pub fn sign_on(
         }
         let shift = diesel::insert_into(dealer_shifts::table)
             .values((
-                dealer_shifts::table_id.eq(table_id.0),
-                dealer_shifts::dealer_id.eq(dealer_id.0),
+                dealer_shifts::table_id.eq(table_id),
+                dealer_shifts::dealer_id.eq(dealer_id),
                 dealer_shifts::gaming_day.eq(gaming_day),
             ))
             .returning(Shift::as_returning())
@@ -148,17 +146,16 @@ pub fn sign_on(
                 }
                 other => ShiftError::Query(other),
             })?;
-        let chain = tables::chain(table_id);
         audit_log::append(
             conn,
             &NewAuditEvent {
-                chain: &chain,
+                chain: &audit_log::table_chain(table_id),
                 actor: dealer,
                 action: "table.sign_on",
                 target: format!("table:{}", table.code),
-                details: json!({ "shift_id": shift.id, "dealer_id": dealer_id.0 }),
+                details: json!({ "shift_id": shift.id, "dealer_id": dealer_id }),
                 gaming_day: Some(gaming_day),
-                table_id: Some(table_id.0),
+                table_id: Some(table_id),
             },
         )?;
         Ok(shift)
@@ -176,8 +173,8 @@ pub fn sign_off(
         let table = lock_table(conn, table_id)?;
         let shift: Shift = diesel::update(
             dealer_shifts::table
-                .filter(dealer_shifts::table_id.eq(table_id.0))
-                .filter(dealer_shifts::dealer_id.eq(dealer_id.0))
+                .filter(dealer_shifts::table_id.eq(table_id))
+                .filter(dealer_shifts::dealer_id.eq(dealer_id))
                 .filter(dealer_shifts::signed_off_at.is_null()),
         )
         .set(dealer_shifts::signed_off_at.eq(diesel::dsl::now))
@@ -187,56 +184,18 @@ pub fn sign_off(
         .ok_or_else(|| ShiftError::NotSignedOn {
             code: table.code.clone(),
         })?;
-        let chain = tables::chain(table_id);
         audit_log::append(
             conn,
             &NewAuditEvent {
-                chain: &chain,
+                chain: &audit_log::table_chain(table_id),
                 actor: dealer,
                 action: "table.sign_off",
                 target: format!("table:{}", table.code),
-                details: json!({ "shift_id": shift.id, "dealer_id": dealer_id.0 }),
+                details: json!({ "shift_id": shift.id, "dealer_id": dealer_id }),
                 gaming_day: Some(shift.gaming_day),
-                table_id: Some(table_id.0),
+                table_id: Some(table_id),
             },
         )?;
         Ok(shift)
     })
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod tests {
-    use chrono::TimeZone;
-
-    use super::*;
-
-    fn day(y: i32, m: u32, d: u32) -> NaiveDate {
-        NaiveDate::from_ymd_opt(y, m, d).unwrap()
-    }
-
-    #[test]
-    fn gaming_day_follows_local_time_and_the_start_hour() {
-        let manila = FixedOffset::east_opt(8 * 3600).unwrap();
-        let six = NaiveTime::from_hms_opt(6, 0, 0).unwrap();
-        let cases = [
-            // (UTC time, gaming day)
-            ((2026, 3, 1, 22, 0), day(2026, 3, 2)), // 06:00 local: a new day starts
-            ((2026, 3, 1, 21, 59), day(2026, 3, 1)), // 05:59 local: still the day before
-            ((2026, 3, 1, 16, 0), day(2026, 3, 1)), // local midnight belongs to the day before
-            ((2026, 3, 2, 3, 0), day(2026, 3, 2)),  // 11:00 local
-            ((2026, 12, 31, 21, 0), day(2026, 12, 31)), // 05:00 on 1 January local
-        ];
-        for ((y, mo, d, h, mi), expected) in cases {
-            let now = Utc.with_ymd_and_hms(y, mo, d, h, mi, 0).unwrap();
-            assert_eq!(gaming_day(now, manila, six), expected, "{now}");
-        }
-    }
-
-    #[test]
-    fn a_midnight_start_is_the_local_date() {
-        let utc = FixedOffset::east_opt(0).unwrap();
-        let now = Utc.with_ymd_and_hms(2026, 5, 5, 0, 0, 0).unwrap();
-        assert_eq!(gaming_day(now, utc, NaiveTime::MIN), day(2026, 5, 5));
-    }
 }

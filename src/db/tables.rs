@@ -1,48 +1,141 @@
-//! Gaming tables: code, name, currency, bet limits and the rule profile they play under.
-//! Input is validated here, once, into field errors a form can show next to each field.
+//! Gaming tables: code, name, currency, bet limits and the rule profile they play under, and
+//! every read of them (with the rules in force, for round entry). Input is validated here,
+//! once, into field errors a form can show next to each field.
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::json;
 
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
-use crate::db::profiles::{self, ProfileError, ProfileId, Version};
-use crate::db::schema::{gaming_tables, rule_profiles};
-use crate::db::shifts::{self, CurrentShift};
+use crate::db::ids::{ProfileId, ProfileVersionId, TableId};
+use crate::db::profiles::{self, ProfileError, Version};
+use crate::db::schema::{gaming_tables, rule_profile_versions, rule_profiles};
+use crate::rules::money::Money;
+use crate::rules::profile::RuleProfile;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct TableId(pub i64);
-
-#[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Serialize)]
 #[diesel(table_name = gaming_tables)]
 pub struct GamingTable {
-    pub id: i64,
+    pub id: TableId,
     pub code: String,
     pub name: String,
     pub currency: String,
-    pub min_bet: i64,
-    pub max_bet: i64,
-    pub rule_profile_id: i64,
+    #[diesel(deserialize_as = i64)]
+    pub min_bet: Money,
+    #[diesel(deserialize_as = i64)]
+    pub max_bet: Money,
+    pub rule_profile_id: ProfileId,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
 
-impl GamingTable {
-    pub fn table_id(&self) -> TableId {
-        TableId(self.id)
-    }
+/// A gaming table with the rule-profile version in force: what a round is entered under.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlayingTable {
+    pub table: GamingTable,
+    pub profile_version_id: ProfileVersionId,
+    pub profile: RuleProfile,
+}
 
-    /// The audit chain of this table's events.
-    pub fn chain(&self) -> String {
-        chain(TableId(self.id))
+/// Why a table cannot take rounds.
+#[derive(Debug, thiserror::Error)]
+pub enum TableRulesError {
+    #[error("table {0} has no rule profile version")]
+    NoProfileVersion(String),
+    #[error("rule profile version {id} cannot be read: {source}")]
+    BadProfile {
+        id: ProfileVersionId,
+        source: serde_json::Error,
+    },
+    #[error("database query failed")]
+    Query(#[from] DieselError),
+}
+
+impl PlayingTable {
+    /// `table` under its latest profile version (`version`: its id and options), if it has one.
+    pub fn new(
+        table: GamingTable,
+        version: Option<(ProfileVersionId, serde_json::Value)>,
+    ) -> Result<PlayingTable, TableRulesError> {
+        let Some((id, options)) = version else {
+            return Err(TableRulesError::NoProfileVersion(table.code));
+        };
+        let profile = serde_json::from_value(options)
+            .map_err(|source| TableRulesError::BadProfile { id, source })?;
+        Ok(PlayingTable {
+            table,
+            profile_version_id: id,
+            profile,
+        })
     }
 }
 
-/// The audit chain for a table.
-pub fn chain(id: TableId) -> String {
-    format!("table:{}", id.0)
+/// The tables matching `$filter` with their profiles' versions, newest version first: the first
+/// row of a table is its current version. Built with diesel's DSL so that it is prepared once
+/// per connection (it runs on every round request).
+macro_rules! table_with_versions {
+    ($filter:expr) => {
+        gaming_tables::table
+            .left_join(
+                rule_profile_versions::table
+                    .on(rule_profile_versions::profile_id.eq(gaming_tables::rule_profile_id)),
+            )
+            .filter($filter)
+            .order(rule_profile_versions::version.desc())
+            .select((
+                GamingTable::as_select(),
+                rule_profile_versions::id.nullable(),
+                rule_profile_versions::options.nullable(),
+            ))
+    };
+}
+
+type VersionedRow = (
+    GamingTable,
+    Option<ProfileVersionId>,
+    Option<serde_json::Value>,
+);
+
+fn playing(row: Option<VersionedRow>) -> Result<Option<PlayingTable>, TableRulesError> {
+    row.map(|(table, id, options)| PlayingTable::new(table, id.zip(options)))
+        .transpose()
+}
+
+/// The table with this code and the rules in force.
+pub fn playing_by_code(
+    conn: &mut PgConnection,
+    code: &str,
+) -> Result<Option<PlayingTable>, TableRulesError> {
+    let row = table_with_versions!(gaming_tables::code.eq(code))
+        .first(conn)
+        .optional()?;
+    playing(row)
+}
+
+/// The table with this id and the rules in force.
+pub fn playing_by_id(
+    conn: &mut PgConnection,
+    id: TableId,
+) -> Result<Option<PlayingTable>, TableRulesError> {
+    let row = table_with_versions!(gaming_tables::id.eq(id))
+        .first(conn)
+        .optional()?;
+    playing(row)
+}
+
+/// The table, locked against other sign-ons and sign-offs until the transaction ends.
+/// `FOR NO KEY UPDATE`, not `FOR UPDATE`: a confirm holding the table's open shift inserts rows
+/// whose foreign keys take key-share locks on the table row, and must not wait for a sign-off
+/// that waits for it.
+pub fn lock(conn: &mut PgConnection, id: TableId) -> QueryResult<Option<GamingTable>> {
+    gaming_tables::table
+        .find(id)
+        .select(GamingTable::as_select())
+        .for_no_key_update()
+        .first(conn)
+        .optional()
 }
 
 /// What a create or edit form submits (the code is fixed once created).
@@ -53,7 +146,7 @@ pub struct TableInput {
     pub currency: String,
     pub min_bet: i64,
     pub max_bet: i64,
-    pub rule_profile_id: i64,
+    pub rule_profile_id: ProfileId,
 }
 
 /// One message per field that is wrong.
@@ -134,8 +227,8 @@ pub fn validate(input: &TableInput) -> Result<TableInput, Box<TableFieldErrors>>
     }
 }
 
-fn check_profile(conn: &mut PgConnection, id: i64) -> Result<(), TableError> {
-    let exists: Option<i64> = rule_profiles::table
+fn check_profile(conn: &mut PgConnection, id: ProfileId) -> Result<(), TableError> {
+    let exists: Option<ProfileId> = rule_profiles::table
         .find(id)
         .select(rule_profiles::id)
         .first(conn)
@@ -189,11 +282,10 @@ pub fn create_table(
                 }
                 other => TableError::Query(other),
             })?;
-        let chain = table.chain();
         audit_log::append(
             conn,
             &NewAuditEvent {
-                chain: &chain,
+                chain: &audit_log::table_chain(table.id),
                 actor,
                 action: "table.create",
                 target: format!("table:{}", table.code),
@@ -216,7 +308,7 @@ pub fn update_table(
 ) -> Result<GamingTable, TableError> {
     conn.transaction(|conn| {
         let before: GamingTable = gaming_tables::table
-            .find(id.0)
+            .find(id)
             .select(GamingTable::as_select())
             .for_update()
             .first(conn)
@@ -228,7 +320,7 @@ pub fn update_table(
         })
         .map_err(TableError::Invalid)?;
         check_profile(conn, input.rule_profile_id)?;
-        let after = diesel::update(gaming_tables::table.find(id.0))
+        let after = diesel::update(gaming_tables::table.find(id))
             .set((
                 gaming_tables::name.eq(&input.name),
                 gaming_tables::currency.eq(&input.currency),
@@ -239,11 +331,10 @@ pub fn update_table(
             ))
             .returning(GamingTable::as_returning())
             .get_result(conn)?;
-        let chain = after.chain();
         audit_log::append(
             conn,
             &NewAuditEvent {
-                chain: &chain,
+                chain: &audit_log::table_chain(after.id),
                 actor,
                 action: "table.update",
                 target: format!("table:{}", after.code),
@@ -258,7 +349,7 @@ pub fn update_table(
 
 pub fn find(conn: &mut PgConnection, id: TableId) -> QueryResult<Option<GamingTable>> {
     gaming_tables::table
-        .find(id.0)
+        .find(id)
         .select(GamingTable::as_select())
         .first(conn)
         .optional()
@@ -272,16 +363,15 @@ pub fn find_by_code(conn: &mut PgConnection, code: &str) -> QueryResult<Option<G
         .optional()
 }
 
-/// A table as the lists show it: its profile's name and newest version, and who is on it.
+/// A table as the lists show it: its profile's name and newest version.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableListing {
     pub table: GamingTable,
     pub profile_name: String,
     pub profile: Version,
-    pub shift: Option<CurrentShift>,
 }
 
-/// Every table by code, with its current profile version and the dealer signed on, if any.
+/// Every table by code, with its current profile version.
 pub fn list_tables(conn: &mut PgConnection) -> Result<Vec<TableListing>, TableError> {
     let rows: Vec<(GamingTable, String)> = gaming_tables::table
         .inner_join(rule_profiles::table)
@@ -290,16 +380,13 @@ pub fn list_tables(conn: &mut PgConnection) -> Result<Vec<TableListing>, TableEr
         .load(conn)?;
     let mut out = Vec::with_capacity(rows.len());
     for (table, profile_name) in rows {
-        let Some(profile) = profiles::latest_version(conn, ProfileId(table.rule_profile_id))?
-        else {
+        let Some(profile) = profiles::latest_version(conn, table.rule_profile_id)? else {
             continue;
         };
-        let shift = shifts::current_shift(conn, table.table_id())?;
         out.push(TableListing {
             table,
             profile_name,
             profile,
-            shift,
         });
     }
     Ok(out)
@@ -316,7 +403,7 @@ mod tests {
             currency: "php".to_owned(),
             min_bet: 10_000,
             max_bet: 5_000_000,
-            rule_profile_id: 1,
+            rule_profile_id: ProfileId(1),
         }
     }
 
@@ -353,7 +440,7 @@ mod tests {
             currency: "PESO".to_owned(),
             min_bet: 0,
             max_bet: -1,
-            rule_profile_id: 1,
+            rule_profile_id: ProfileId(1),
         })
         .err()
         .unwrap_or_default();

@@ -10,25 +10,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
+use crate::db::ids::UserId;
 use crate::db::schema::{sessions, users};
 
 /// Consecutive failed sign-ins that lock an account.
 pub const LOCKOUT_THRESHOLD: i32 = 5;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct UserId(pub i64);
-
-impl From<i64> for UserId {
-    fn from(id: i64) -> Self {
-        UserId(id)
-    }
-}
-
-impl fmt::Display for UserId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -95,7 +81,6 @@ impl TryFrom<String> for Role {
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
 #[diesel(table_name = users)]
 pub struct User {
-    #[diesel(deserialize_as = i64)]
     pub id: UserId,
     pub username: String,
     pub display_name: String,

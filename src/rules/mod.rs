@@ -3,6 +3,7 @@
 
 pub mod card;
 pub mod game;
+pub mod gaming_day;
 pub mod hand;
 pub mod money;
 pub mod place;

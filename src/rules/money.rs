@@ -57,11 +57,53 @@ impl Money {
         }
     }
 
+    /// Major units as a form field holds them, without separators: `1234.50`.
+    pub fn plain_text(self) -> String {
+        let sign = if self.0 < 0 { "-" } else { "" };
+        let abs = self.0.unsigned_abs();
+        format!("{sign}{}.{:02}", abs / 100, abs % 100)
+    }
+
+    /// [`Money::plain_text`] as a person types a bet: `500`, or `500.50` with minor units.
+    pub fn typed_text(self) -> String {
+        if self.0 % 100 == 0 {
+            (self.0 / 100).to_string()
+        } else {
+            self.plain_text()
+        }
+    }
+
+    /// An amount a person typed in major units (`100`, `100.5`, `50,000.00`); `None` unless it
+    /// is a non-negative amount with at most two decimals.
+    pub fn parse_major(text: &str) -> Option<Money> {
+        let text = text.trim().replace(',', "");
+        let (whole, frac) = text.split_once('.').unwrap_or((&text, ""));
+        if whole.is_empty() || !whole.bytes().all(|b| b.is_ascii_digit()) || frac.len() > 2 {
+            return None;
+        }
+        if !frac.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let cents: i64 = format!("{frac:0<2}").parse().ok()?;
+        whole
+            .parse::<i64>()
+            .ok()?
+            .checked_mul(100)?
+            .checked_add(cents)
+            .map(Money)
+    }
+
     pub const fn checked_mul(self, factor: i64) -> Option<Money> {
         match self.0.checked_mul(factor) {
             Some(product) => Some(Money(product)),
             None => None,
         }
+    }
+}
+
+impl From<i64> for Money {
+    fn from(minor_units: i64) -> Self {
+        Money(minor_units)
     }
 }
 
@@ -74,6 +116,35 @@ impl fmt::Display for Money {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn amounts_are_read_in_major_units() {
+        assert_eq!(Money::parse_major("100"), Some(Money(10_000)));
+        assert_eq!(Money::parse_major("100.5"), Some(Money(10_050)));
+        assert_eq!(Money::parse_major(" 50,000.00 "), Some(Money(5_000_000)));
+        for bad in ["", "-1", "1.234", "abc", "1.x", ".5"] {
+            assert_eq!(Money::parse_major(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn amounts_are_written_as_typed_in_form_fields() {
+        // (minor units, plain, typed)
+        let cases = [
+            (10_000, "100.00", "100"),
+            (50_050, "500.50", "500.50"),
+            (5, "0.05", "0.05"),
+            (-150, "-1.50", "-1.50"),
+        ];
+        for (minor, plain, typed) in cases {
+            assert_eq!(Money(minor).plain_text(), plain, "{minor}");
+            assert_eq!(Money(minor).typed_text(), typed, "{minor}");
+            assert_eq!(
+                Money::parse_major(typed).filter(|_| minor >= 0),
+                (minor >= 0).then_some(Money(minor))
+            );
+        }
+    }
 
     #[test]
     fn amounts_read_in_major_units_with_separators_and_sign() {

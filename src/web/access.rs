@@ -9,12 +9,10 @@
 //! by the middleware, or on the routes that take rounds by their handler, on the same database
 //! call as its work and before it reads the body ([`TokenCheck`]). A whole round sent with a
 //! token found good before is written by a statement that checks the token again
-//! ([`CheckedTokens`]); if it is no longer good, nothing is written and the request is checked
+//! ([`RememberedTokens`](crate::recording::tokens::RememberedTokens)); if it is no longer good, nothing is written and the request is checked
 //! as above.
 
-use std::collections::HashMap;
 use std::future::{ready, Ready};
-use std::sync::Mutex;
 
 use actix_session::SessionExt;
 use actix_web::body::{BoxBody, MessageBody};
@@ -22,18 +20,17 @@ use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::http::header;
 use actix_web::middleware::Next;
 use actix_web::{web, Error, FromRequest, HttpMessage, HttpRequest, HttpResponse};
-use chrono::{DateTime, Utc};
 use diesel::{PgConnection, QueryResult};
 use governor::clock::{Clock, DefaultClock};
 use serde_json::json;
 
 use crate::db::api_tokens;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
-use crate::db::round_writer::TokenToCheck;
-use crate::db::users::{self, Role, User, UserId};
+use crate::db::users::{self, Role, User};
 use crate::web::error::AppError;
 use crate::web::session;
-use crate::web::AppState;
+use crate::web::state::AppState;
+use crate::web::user::{client_addr, CurrentUser};
 
 /// Who may use a route.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -216,51 +213,15 @@ pub enum Refusal {
     Role(User),
 }
 
-/// API tokens this process found good, with their accounts as found then, so that a whole
-/// round sent with one can be written without a check first: the write itself checks that the
-/// token is still good and still its account's, with the same role ([`TokenToCheck`]), and
-/// writes nothing otherwise. Only ever a guess; the database decides.
-#[derive(Debug, Default)]
-pub struct CheckedTokens {
-    users: Mutex<HashMap<Vec<u8>, CurrentUser>>,
-}
-
-/// Tokens remembered at most (there is one per integration); beyond, the memory starts afresh.
-const MOST_CHECKED_TOKENS: usize = 1024;
-
-impl CheckedTokens {
-    pub fn remember(&self, token: &PendingToken, user: &CurrentUser) {
-        if let Ok(mut users) = self.users.lock() {
-            if users.len() >= MOST_CHECKED_TOKENS {
-                users.clear();
-            }
-            users.insert(api_tokens::hash(&token.token), user.clone());
-        }
-    }
-
-    /// The account `token` was last found good for, if the route allows its role, with what
-    /// the write must check.
-    pub fn recall(&self, token: &PendingToken) -> Option<(CurrentUser, TokenToCheck)> {
-        let hash = api_tokens::hash(&token.token);
-        let user = self.users.lock().ok()?.get(&hash)?.clone();
-        if !token.allows(user.role) {
-            return None;
-        }
-        let role = user.role;
-        Some((user, TokenToCheck { hash, role }))
-    }
-
-    pub fn forget(&self, token: &PendingToken) {
-        if let Ok(mut users) = self.users.lock() {
-            users.remove(&api_tokens::hash(&token.token));
-        }
-    }
-}
-
 impl PendingToken {
     /// Whether the route allows an account of `role`.
-    fn allows(&self, role: Role) -> bool {
+    pub fn allows(&self, role: Role) -> bool {
         self.roles.contains(&role)
+    }
+
+    /// The token as sent (never logged).
+    pub fn secret(&self) -> &str {
+        &self.token
     }
 
     /// The token's account, if the token is good and the account's role may use the route: one
@@ -294,64 +255,6 @@ fn bearer_token(req: &ServiceRequest) -> Option<String> {
     scheme
         .eq_ignore_ascii_case("bearer")
         .then(|| token.trim().to_owned())
-}
-
-/// The signed-in user of the current request, put there by [`authorize`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CurrentUser {
-    pub id: UserId,
-    pub username: String,
-    pub display_name: String,
-    pub role: Role,
-    pub signed_in_at: Option<DateTime<Utc>>,
-}
-
-impl CurrentUser {
-    fn of(user: &User, signed_in_at: Option<DateTime<Utc>>) -> CurrentUser {
-        CurrentUser {
-            id: user.id,
-            username: user.username.clone(),
-            display_name: user.display_name.clone(),
-            role: user.role,
-            signed_in_at,
-        }
-    }
-
-    pub fn actor(&self, req: &HttpRequest) -> Actor {
-        self.actor_at(client_addr(req))
-    }
-
-    /// The actor for an audit event about a request from `client_addr`.
-    pub fn actor_at(&self, client_addr: Option<String>) -> Actor {
-        Actor::user(self.id, &self.username, client_addr)
-    }
-}
-
-impl FromRequest for CurrentUser {
-    type Error = AppError;
-    type Future = Ready<Result<Self, AppError>>;
-
-    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(
-            req.extensions()
-                .get::<CurrentUser>()
-                .cloned()
-                .ok_or(AppError::SignInRequired { api: false }),
-        )
-    }
-}
-
-/// The client's address as the server saw it (no proxy headers are trusted).
-pub fn client_addr(req: &HttpRequest) -> Option<String> {
-    req.peer_addr().map(|addr| addr.ip().to_string())
-}
-
-/// The actor for an audit event about this request.
-pub fn actor_of(user: Option<&CurrentUser>, req: &HttpRequest) -> Actor {
-    match user {
-        Some(user) => user.actor(req),
-        None => Actor::anonymous(client_addr(req)),
-    }
 }
 
 pub async fn authorize(

@@ -8,11 +8,13 @@ use serde::Deserialize;
 
 use crate::db::users::{self, PasswordChange};
 use crate::password;
-use crate::web::access::CurrentUser;
 use crate::web::error::AppError;
-use crate::web::pages::{redirect, render, Nav};
+use crate::web::format::capitalised;
+use crate::web::layout::Nav;
+use crate::web::respond::{redirect, render};
 use crate::web::session;
-use crate::web::AppState;
+use crate::web::state::AppState;
+use crate::web::user::CurrentUser;
 
 #[derive(Default)]
 pub struct FieldErrors {
@@ -56,7 +58,7 @@ pub async fn password_form(
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
     let page = PasswordPage {
-        nav: Nav::new(&session, Some(&user))?,
+        nav: session::nav(&session, Some(&user))?,
         must_change: must_change(&state, &user).await?,
         errors: FieldErrors::default(),
     };
@@ -91,7 +93,7 @@ pub async fn change_password(
     }
     if errors.any() {
         let page = PasswordPage {
-            nav: Nav::new(&session, Some(&user))?,
+            nav: session::nav(&session, Some(&user))?,
             must_change: stored.must_change_password,
             errors,
         };
@@ -115,12 +117,4 @@ pub async fn change_password(
     session.renew();
     session::set_flash(&session, "Your password has been changed.")?;
     Ok(redirect("/"))
-}
-
-pub fn capitalised(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => format!("{}{}.", first.to_uppercase(), chars.as_str()),
-        None => String::new(),
-    }
 }

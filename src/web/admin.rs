@@ -8,15 +8,17 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use serde::Deserialize;
 
-use crate::db::users::{self, CreateUserError, NewUser, PasswordChange, Role, User, UserId};
+use crate::db::ids::UserId;
+use crate::db::users::{self, CreateUserError, NewUser, PasswordChange, Role, User};
 use crate::password;
-use crate::web::access::CurrentUser;
-use crate::web::account::capitalised;
 use crate::web::error::AppError;
-use crate::web::home::when;
-use crate::web::pages::{redirect, render, Nav};
+use crate::web::format::capitalised;
+use crate::web::format::when;
+use crate::web::layout::Nav;
+use crate::web::respond::{redirect, render};
 use crate::web::session;
-use crate::web::AppState;
+use crate::web::state::AppState;
+use crate::web::user::CurrentUser;
 
 pub struct UserRow {
     pub id: i64,
@@ -117,7 +119,7 @@ async fn users_page(
         })
         .collect();
     Ok(UsersPage {
-        nav: Nav::new(session, Some(viewer))?,
+        nav: session::nav(session, Some(viewer))?,
         can_manage: viewer.role == Role::Admin,
         can_unlock: matches!(viewer.role, Role::Admin | Role::Supervisor),
         rows,

@@ -7,15 +7,17 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use serde::Deserialize;
 
-use crate::db::profiles::{self, ProfileError, ProfileId};
+use crate::db::ids::ProfileId;
+use crate::db::profiles::{self, ProfileError};
 use crate::db::tables::TableError;
 use crate::db::users::Role;
 use crate::rules::profile::{BothFouled, RuleProfile, SuitOrder, TieRule, Wheel};
-use crate::web::access::CurrentUser;
 use crate::web::error::AppError;
-use crate::web::pages::{redirect, render, Nav};
+use crate::web::layout::Nav;
+use crate::web::respond::{redirect, render};
 use crate::web::session;
-use crate::web::AppState;
+use crate::web::state::AppState;
+use crate::web::user::CurrentUser;
 
 pub struct ProfileRow {
     pub id: i64,
@@ -89,12 +91,12 @@ async fn page(
         .db(|conn| Ok(profiles::list(conn).map_err(TableError::from)?))
         .await?;
     Ok(ProfilesPage {
-        nav: Nav::new(session, Some(viewer))?,
+        nav: session::nav(session, Some(viewer))?,
         can_manage: viewer.role == Role::Admin,
         rows: all
             .iter()
             .map(|p| ProfileRow {
-                id: p.profile.id,
+                id: p.profile.id.0,
                 prefix: format!("p{}", p.profile.id),
                 name: p.profile.name.clone(),
                 version: p.latest.version,

@@ -7,14 +7,17 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use serde::Deserialize;
 
+use crate::db::ids::{ProfileId, TableId};
 use crate::db::profiles;
-use crate::db::tables::{self, TableError, TableFieldErrors, TableId, TableInput};
+use crate::db::tables::{self, TableError, TableFieldErrors, TableInput};
 use crate::db::users::Role;
-use crate::web::access::CurrentUser;
+use crate::rules::money::Money;
 use crate::web::error::AppError;
-use crate::web::pages::{redirect, render, Nav};
+use crate::web::layout::Nav;
+use crate::web::respond::{redirect, render};
 use crate::web::session;
-use crate::web::AppState;
+use crate::web::state::AppState;
+use crate::web::user::CurrentUser;
 
 pub struct AdminTableRow {
     pub id: i64,
@@ -53,29 +56,6 @@ struct AdminTablesPage {
     errors: TableFieldErrors,
 }
 
-/// Minor units as plain major units (`10000` → `100.00`) for form fields.
-fn major(minor: i64) -> String {
-    format!("{}.{:02}", minor / 100, (minor % 100).abs())
-}
-
-/// Parses `100`, `100.5` or `100.50` (major units) into minor units.
-pub fn parse_amount(text: &str) -> Option<i64> {
-    let text = text.trim().replace(',', "");
-    let (whole, frac) = text.split_once('.').unwrap_or((&text, ""));
-    if whole.is_empty() || !whole.bytes().all(|b| b.is_ascii_digit()) || frac.len() > 2 {
-        return None;
-    }
-    if !frac.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let cents: i64 = format!("{frac:0<2}").parse().ok()?;
-    whole
-        .parse::<i64>()
-        .ok()?
-        .checked_mul(100)?
-        .checked_add(cents)
-}
-
 async fn page(
     session: &Session,
     state: &AppState,
@@ -91,25 +71,25 @@ async fn page(
         })
         .await?;
     Ok(AdminTablesPage {
-        nav: Nav::new(session, Some(viewer))?,
+        nav: session::nav(session, Some(viewer))?,
         can_manage: viewer.role == Role::Admin,
         rows: listings
             .iter()
             .map(|l| AdminTableRow {
-                id: l.table.id,
+                id: l.table.id.0,
                 code: l.table.code.clone(),
                 name: l.table.name.clone(),
                 currency: l.table.currency.clone(),
-                min_bet: major(l.table.min_bet),
-                max_bet: major(l.table.max_bet),
-                rule_profile_id: l.table.rule_profile_id,
+                min_bet: l.table.min_bet.plain_text(),
+                max_bet: l.table.max_bet.plain_text(),
+                rule_profile_id: l.table.rule_profile_id.0,
                 profile: format!("{} v{}", l.profile_name, l.profile.version),
             })
             .collect(),
         profiles: all_profiles
             .iter()
             .map(|p| ProfileOption {
-                id: p.profile.id,
+                id: p.profile.id.0,
                 label: format!("{} (v{})", p.profile.name, p.latest.version),
             })
             .collect(),
@@ -151,21 +131,25 @@ pub struct TableForm {
 /// The form as input, or the amount errors the database layer cannot see.
 fn input(form: &TableForm) -> (TableInput, TableFieldErrors) {
     let mut errors = TableFieldErrors::default();
-    let min_bet = parse_amount(&form.min_bet).unwrap_or_else(|| {
-        errors.min_bet = Some("Enter an amount such as 100 or 100.50.".to_owned());
-        1
-    });
-    let max_bet = parse_amount(&form.max_bet).unwrap_or_else(|| {
-        errors.max_bet = Some("Enter an amount such as 50000 or 50000.00.".to_owned());
-        min_bet
-    });
+    let min_bet = Money::parse_major(&form.min_bet)
+        .map(Money::minor_units)
+        .unwrap_or_else(|| {
+            errors.min_bet = Some("Enter an amount such as 100 or 100.50.".to_owned());
+            1
+        });
+    let max_bet = Money::parse_major(&form.max_bet)
+        .map(Money::minor_units)
+        .unwrap_or_else(|| {
+            errors.max_bet = Some("Enter an amount such as 50000 or 50000.00.".to_owned());
+            min_bet
+        });
     let input = TableInput {
         code: form.code.clone(),
         name: form.name.clone(),
         currency: form.currency.clone(),
         min_bet,
         max_bet,
-        rule_profile_id: form.rule_profile_id.trim().parse().unwrap_or(0),
+        rule_profile_id: ProfileId(form.rule_profile_id.trim().parse().unwrap_or(0)),
     };
     (input, errors)
 }
@@ -196,7 +180,7 @@ pub async fn create(
         currency: form.currency.clone(),
         min_bet: form.min_bet.clone(),
         max_bet: form.max_bet.clone(),
-        rule_profile_id: new.rule_profile_id,
+        rule_profile_id: new.rule_profile_id.0,
     };
     let errors = if amount_errors.any() {
         let checked = tables::validate(&new).err().map(|e| *e).unwrap_or_default();
@@ -270,19 +254,4 @@ pub async fn update(
     };
     session::set_flash(&session, &message)?;
     Ok(redirect("/admin/tables"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_amount;
-
-    #[test]
-    fn amounts_are_read_in_major_units() {
-        assert_eq!(parse_amount("100"), Some(10_000));
-        assert_eq!(parse_amount("100.5"), Some(10_050));
-        assert_eq!(parse_amount(" 50,000.00 "), Some(5_000_000));
-        for bad in ["", "-1", "1.234", "abc", "1.x", ".5"] {
-            assert_eq!(parse_amount(bad), None, "{bad}");
-        }
-    }
 }

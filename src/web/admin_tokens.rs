@@ -10,13 +10,15 @@ use askama::Template;
 use serde::Deserialize;
 
 use crate::db::api_tokens::{self, IssueError, Revoked};
-use crate::db::users::{self, Role, UserId};
-use crate::web::access::CurrentUser;
+use crate::db::ids::UserId;
+use crate::db::users::{self, Role};
 use crate::web::error::AppError;
-use crate::web::home::when;
-use crate::web::pages::{redirect, render, Nav};
+use crate::web::format::when;
+use crate::web::layout::Nav;
+use crate::web::respond::{redirect, render};
 use crate::web::session;
-use crate::web::AppState;
+use crate::web::state::AppState;
+use crate::web::user::CurrentUser;
 
 pub struct TokenView {
     pub id: i64,
@@ -93,7 +95,7 @@ async fn page(
         })
         .collect();
     Ok(TokensPage {
-        nav: Nav::new(session, Some(viewer))?,
+        nav: session::nav(session, Some(viewer))?,
         can_manage: viewer.role == Role::Admin,
         tokens,
         accounts,
@@ -182,7 +184,7 @@ pub async fn issue(
             let errors = IssueErrors {
                 user: Some(format!(
                     "{}.",
-                    crate::web::account::capitalised(&err.to_string())
+                    crate::web::format::capitalised(&err.to_string())
                 )),
                 ..IssueErrors::default()
             };

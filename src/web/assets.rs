@@ -8,6 +8,7 @@ use crate::web::error::AppError;
 const APP_CSS: &str = include_str!("../../templates/static/app.css");
 const TABLE_CSS: &str = include_str!("../../templates/static/table.css");
 const TABLE_JS: &str = include_str!("../../templates/static/table.js");
+const CARDS_JS: &str = include_str!("../../templates/static/cards.js");
 const FAVICON: &str = include_str!("../../templates/static/favicon.svg");
 
 pub async fn serve(file: web::Path<String>) -> Result<HttpResponse, AppError> {
@@ -15,6 +16,7 @@ pub async fn serve(file: web::Path<String>) -> Result<HttpResponse, AppError> {
         "app.css" => (APP_CSS, "text/css; charset=utf-8"),
         "table.css" => (TABLE_CSS, "text/css; charset=utf-8"),
         "table.js" => (TABLE_JS, "text/javascript; charset=utf-8"),
+        "cards.js" => (CARDS_JS, "text/javascript; charset=utf-8"),
         "favicon.svg" => (FAVICON, "image/svg+xml"),
         _ => return Err(AppError::NotFound),
     };

@@ -9,11 +9,12 @@ use serde::Deserialize;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::users::{self, FailedSignIn, User};
 use crate::password;
-use crate::web::access::{client_addr, CurrentUser};
 use crate::web::error::AppError;
-use crate::web::pages::{redirect, render, Nav};
+use crate::web::layout::Nav;
+use crate::web::respond::{redirect, render};
 use crate::web::session;
-use crate::web::AppState;
+use crate::web::state::AppState;
+use crate::web::user::{client_addr, CurrentUser};
 
 /// One message for every refusal, so the page does not tell which names exist or are locked.
 const REFUSED: &str = "Wrong user name or password, or the account is locked or disabled. \
@@ -38,7 +39,7 @@ pub async fn login_form(session: Session) -> Result<HttpResponse, AppError> {
         return Ok(redirect("/"));
     }
     let page = LoginPage {
-        nav: Nav::new(&session, None)?,
+        nav: session::nav(&session, None)?,
         username: String::new(),
         error: None,
     };
@@ -121,7 +122,7 @@ pub async fn login(
         }
         Outcome::Refused => {
             let page = LoginPage {
-                nav: Nav::new(&session, None)?,
+                nav: session::nav(&session, None)?,
                 username: shown,
                 error: Some(REFUSED),
             };

@@ -14,10 +14,11 @@ use serde_json::json;
 use subtle::ConstantTimeEq;
 
 use crate::db::audit_log::{self, NewAuditEvent};
-use crate::web::access::{actor_of, ApiTokenAuth, CurrentUser};
+use crate::web::access::ApiTokenAuth;
 use crate::web::error::AppError;
 use crate::web::session;
-use crate::web::AppState;
+use crate::web::state::AppState;
+use crate::web::user::{actor_of, CurrentUser};
 
 pub const FIELD: &str = "csrf_token";
 pub const HEADER: &str = "x-csrf-token";

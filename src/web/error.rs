@@ -1,14 +1,21 @@
-//! `AppError`: every way a request can fail, and the friendly page each one renders. Causes of
-//! internal errors are logged, never shown.
+//! `AppError`: every way a request can fail, the friendly page each one renders, and the JSON
+//! it answers instead under `/api/` and to requests that accept only JSON ([`json_errors`]).
+//! Causes of internal errors are logged, never shown.
 
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, ContentType};
 use actix_web::http::StatusCode;
-use actix_web::{HttpResponse, ResponseError};
+use actix_web::middleware::Next;
+use actix_web::{Error, HttpResponse, ResponseError};
 use askama::Template;
+use serde_json::json;
 
+use crate::db::tables::TableRulesError;
 use crate::db::DbError;
 use crate::password::HashError;
-use crate::web::pages::Nav;
+use crate::recording::RoundsError;
+use crate::web::layout::Nav;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
@@ -40,6 +47,15 @@ pub enum AppError {
     Table(#[from] crate::db::tables::TableError),
     #[error(transparent)]
     Shift(#[from] crate::db::shifts::ShiftError),
+    /// A round that cannot be entered: see [`AppError::round_code`].
+    #[error(transparent)]
+    Round(#[from] RoundsError),
+}
+
+impl From<TableRulesError> for AppError {
+    fn from(err: TableRulesError) -> Self {
+        AppError::Round(err.into())
+    }
 }
 
 impl From<diesel::result::Error> for AppError {
@@ -87,25 +103,94 @@ impl ResponseError for AppError {
             | AppError::Session(_)
             | AppError::Table(_)
             | AppError::Shift(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            AppError::Round(err) => match err {
+                RoundsError::NoDraft(_) | RoundsError::NoTable(_) => StatusCode::NOT_FOUND,
+                RoundsError::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
+                RoundsError::Query(_) | RoundsError::TableRules(TableRulesError::Query(_)) => {
+                    StatusCode::INTERNAL_SERVER_ERROR
+                }
+                _ => StatusCode::CONFLICT,
+            },
         }
     }
 
     fn error_response(&self) -> HttpResponse {
+        self.page_response()
+    }
+}
+
+impl AppError {
+    /// What a 409 means, for programs (`table.js` and integrations): the writer is not on
+    /// shift at the table, or the round moved on (changed elsewhere, settled, its key used) and
+    /// must be read again, or the table is busy or cannot take rounds.
+    pub fn round_code(&self) -> Option<&'static str> {
+        let AppError::Round(err) = self else {
+            return None;
+        };
+        Some(match err {
+            RoundsError::NotSignedOn { .. } | RoundsError::NobodyOnShift { .. } => "not_on_shift",
+            RoundsError::RevisionMismatch { .. } => "changed",
+            RoundsError::AlreadySettled => "settled",
+            RoundsError::KeyTaken(_) => "key_taken",
+            RoundsError::Busy(_) => "busy",
+            RoundsError::TableRules(_) => "table_not_ready",
+            RoundsError::NoDraft(_)
+            | RoundsError::NoTable(_)
+            | RoundsError::Invalid(_)
+            | RoundsError::Query(_) => return None,
+        })
+    }
+
+    /// The error as JSON: `{"error": message}`, with `field_errors` for an invalid round and
+    /// `code` for a conflict ([`AppError::round_code`]).
+    pub fn json_response(&self) -> HttpResponse {
+        let status = self.status_code();
+        let mut res = HttpResponse::build(status);
+        match self {
+            AppError::TooManyInvalidTokens { retry_after_secs } => {
+                res.insert_header((header::RETRY_AFTER, retry_after_secs.to_string()));
+            }
+            AppError::InvalidApiToken => {
+                res.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
+            }
+            _ => {}
+        }
+        let body = match self {
+            AppError::Round(RoundsError::Invalid(errors)) => {
+                json!({ "error": errors.summary(), "field_errors": errors })
+            }
+            AppError::Round(RoundsError::NoDraft(_) | RoundsError::NoTable(_)) => {
+                json!({ "error": "There is no such table or round." })
+            }
+            _ if status == StatusCode::INTERNAL_SERVER_ERROR => {
+                tracing::error!(error = %self, cause = ?self, "request failed");
+                json!({ "error": "The application hit an error; it has been logged." })
+            }
+            _ => match self.round_code() {
+                Some(code) => json!({ "error": self.to_string(), "code": code }),
+                None => json!({ "error": self.to_string() }),
+            },
+        };
+        if let AppError::Round(RoundsError::TableRules(err)) = self {
+            tracing::error!(error = %err, "table cannot take rounds");
+        }
+        res.json(body)
+    }
+
+    /// The error as a page.
+    fn page_response(&self) -> HttpResponse {
         let status = self.status_code();
         if let AppError::SignInRequired { api: false } = self {
             return HttpResponse::SeeOther()
                 .insert_header((header::LOCATION, "/login"))
                 .finish();
         }
-        if let AppError::TooManyInvalidTokens { retry_after_secs } = self {
-            return HttpResponse::build(status)
-                .insert_header((header::RETRY_AFTER, retry_after_secs.to_string()))
-                .json(serde_json::json!({ "error": self.to_string() }));
-        }
-        if let AppError::InvalidApiToken = self {
-            return HttpResponse::build(status)
-                .insert_header((header::WWW_AUTHENTICATE, "Bearer"))
-                .json(serde_json::json!({ "error": self.to_string() }));
+        // Only API requests meet these.
+        if matches!(
+            self,
+            AppError::TooManyInvalidTokens { .. } | AppError::InvalidApiToken
+        ) {
+            return self.json_response();
         }
         let (title, message) = match status {
             StatusCode::INTERNAL_SERVER_ERROR => {
@@ -140,4 +225,31 @@ impl ResponseError for AppError {
             }
         }
     }
+}
+
+/// Middleware: a request under `/api/`, or one that accepts only JSON (`table.js`'s checks),
+/// that fails with an [`AppError`] is answered with [`AppError::json_response`].
+pub async fn json_errors(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, Error> {
+    let wants_json = req.path().starts_with("/api/")
+        || req
+            .headers()
+            .get(header::ACCEPT)
+            .and_then(|accept| accept.to_str().ok())
+            .is_some_and(|accept| accept.trim() == "application/json");
+    let res = next.call(req).await?.map_into_boxed_body();
+    if !wants_json {
+        return Ok(res);
+    }
+    let json = res
+        .response()
+        .error()
+        .and_then(|err| err.as_error::<AppError>())
+        .map(AppError::json_response);
+    Ok(match json {
+        Some(json) => res.into_response(json),
+        None => res,
+    })
 }

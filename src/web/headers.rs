@@ -6,7 +6,7 @@ use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{web, Error};
 
-use crate::web::AppState;
+use crate::web::state::AppState;
 
 /// No inline script or style anywhere; every asset comes from this origin.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \

@@ -6,15 +6,17 @@ use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpResponse};
 use askama::Template;
-use chrono::{DateTime, Utc};
 
 use crate::db::audit_log::{self, AuditEvent, ChainCheck, SYSTEM_CHAIN};
 use crate::db::shifts;
 use crate::db::users::{self, Role};
-use crate::web::access::CurrentUser;
 use crate::web::error::AppError;
-use crate::web::pages::{render, Nav};
-use crate::web::AppState;
+use crate::web::format::when;
+use crate::web::layout::Nav;
+use crate::web::respond::render;
+use crate::web::session;
+use crate::web::state::AppState;
+use crate::web::user::CurrentUser;
 
 pub struct EventRow {
     pub at: String,
@@ -69,10 +71,6 @@ struct HomePage {
     is_dealer: bool,
     /// The dealer's table, e.g. "PUSOY-03 (Pusoy 3) since 2026-03-01 14:02 UTC".
     my_table: Option<String>,
-}
-
-pub fn when(at: DateTime<Utc>) -> String {
-    at.format("%Y-%m-%d %H:%M UTC").to_string()
 }
 
 struct Loaded {
@@ -163,7 +161,7 @@ pub async fn show(
         Vec::new()
     };
     let page = HomePage {
-        nav: Nav::new(&session, Some(&user))?,
+        nav: session::nav(&session, Some(&user))?,
         display_name: user.display_name.clone(),
         username: user.username.clone(),
         role_title: role.title(),
@@ -171,7 +169,7 @@ pub async fn show(
         session_ends_at: signed_in_at
             .map(|at| when(at + timeouts.absolute))
             .unwrap_or_default(),
-        idle_minutes: timeouts.idle_for(role).num_minutes(),
+        idle_minutes: crate::db::sessions::idle_limit(&timeouts, role).num_minutes(),
         my_activity: loaded.my_activity.iter().map(EventRow::from).collect(),
         show_locked: matches!(role, Role::Supervisor | Role::Admin),
         locked: loaded

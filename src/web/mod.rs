@@ -1,9 +1,10 @@
 //! The web application: builds the actix-web `App` (routes, middleware) and starts the server.
 //!
-//! Middleware, outermost first: security headers → server-side session → authorisation (every
-//! route's roles are declared in [`access::RULES`]; anything undeclared is refused) → CSRF check
-//! on every state-changing request → the handler. Handlers hold no SQL: they call `db`
-//! functions inside `web::block`.
+//! Middleware, outermost first: security headers → server-side session → JSON errors under
+//! `/api/` ([`error::json_errors`]) → authorisation (every route's roles are declared in
+//! [`access::RULES`]; anything undeclared is refused) → CSRF check on every state-changing
+//! request → the handler. Handlers hold no SQL and no rules: they read the request, call
+//! `recording` or `db` inside `web::block` ([`state::AppState::db`]) and render.
 
 pub mod access;
 mod account;
@@ -16,94 +17,37 @@ mod assets;
 mod auth;
 mod csrf;
 pub mod error;
+mod format;
 mod headers;
 mod home;
-mod pages;
+mod layout;
+mod respond;
 pub mod session;
+pub mod state;
 mod table_screen;
 mod tables;
+pub mod user;
 
 use std::net::TcpListener;
-use std::num::NonZeroU32;
-use std::sync::Arc;
 
 use actix_governor::{Governor, GovernorConfigBuilder};
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
 use actix_web::{web, App, HttpResponse, HttpServer};
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
-use tokio::sync::Semaphore;
 
 use crate::config::Config;
-use crate::db::round_writer::RoundWriter;
-use crate::db::rounds::TableMemos;
 use crate::db::{DbError, PgPool};
 use crate::web::error::AppError;
-
-/// What every handler can reach.
-#[derive(Clone)]
-pub struct AppState {
-    pub pool: PgPool,
-    pub config: Arc<Config>,
-    /// One permit per pooled connection: requests wait for the database here, first come first
-    /// served, instead of as blocked threads on the pool, which wakes them in no fixed order.
-    db_turns: Arc<Semaphore>,
-    /// Requests refused for a bad API token, per client address (limited like sign-ins).
-    pub refused_tokens: Arc<DefaultKeyedRateLimiter<String>>,
-    /// Each table's state after this process's last whole round there.
-    pub table_memos: Arc<TableMemos>,
-    /// Writes whole rounds made from `table_memos`, many tables at a time.
-    pub round_writer: Arc<RoundWriter>,
-    /// API tokens found good, for whole rounds written from memory.
-    pub checked_tokens: Arc<access::CheckedTokens>,
-}
-
-impl AppState {
-    pub fn new(pool: PgPool, config: Config) -> Self {
-        let connections = usize::try_from(pool.max_size()).unwrap_or(1);
-        // Two round writers from 8 connections up, one below; the other connections serve
-        // requests in turn.
-        let writers = (connections / 4).clamp(1, 2);
-        let turns = connections.saturating_sub(writers).max(1);
-        let table_memos = Arc::new(TableMemos::default());
-        let limit = &config.login_rate_limit;
-        let quota = Quota::per_minute(NonZeroU32::new(limit.per_minute).unwrap_or(NonZeroU32::MIN))
-            .allow_burst(NonZeroU32::new(limit.burst).unwrap_or(NonZeroU32::MIN));
-        AppState {
-            round_writer: Arc::new(RoundWriter::new(pool.clone(), table_memos.clone(), writers)),
-            pool,
-            config: Arc::new(config),
-            db_turns: Arc::new(Semaphore::new(turns)),
-            refused_tokens: Arc::new(RateLimiter::keyed(quota)),
-            table_memos,
-            checked_tokens: Arc::new(access::CheckedTokens::default()),
-        }
-    }
-
-    /// Runs `f` with a pooled connection on the blocking thread pool, in its turn.
-    pub async fn db<T, F>(&self, f: F) -> Result<T, AppError>
-    where
-        F: FnOnce(&mut diesel::PgConnection) -> Result<T, AppError> + Send + 'static,
-        T: Send + 'static,
-    {
-        let _turn = self
-            .db_turns
-            .acquire()
-            .await
-            .map_err(|_| AppError::Session("database turns closed".to_owned()))?;
-        let pool = self.pool.clone();
-        web::block(move || {
-            let mut conn = pool.get().map_err(DbError::from)?;
-            f(&mut conn)
-        })
-        .await?
-    }
-}
+use crate::web::state::AppState;
 
 /// Starts serving on `listener`; the returned server runs until stopped.
 pub fn run(listener: TcpListener, pool: PgPool, config: Config) -> std::io::Result<Server> {
-    let workers = config.workers;
-    let state = AppState::new(pool, config);
+    serve(listener, AppState::new(pool, config))
+}
+
+/// Starts serving `state` on `listener` (tests keep the state to look at what it remembers).
+pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> {
+    let workers = state.config.workers;
     let limit = &state.config.login_rate_limit;
     // One limiter shared by all workers; per client address.
     let login_limiter = GovernorConfigBuilder::default()
@@ -124,6 +68,7 @@ pub fn run(listener: TcpListener, pool: PgPool, config: Config) -> std::io::Resu
             .app_data(web::PathConfig::default().error_handler(|_, _| AppError::NotFound.into()))
             .wrap(from_fn(csrf::verify))
             .wrap(from_fn(access::authorize))
+            .wrap(from_fn(error::json_errors))
             .wrap(session)
             .wrap(from_fn(headers::security_headers))
             // Routes are matched in this order, each pattern with parameters by a regex (twice

@@ -12,11 +12,14 @@ use actix_web::web;
 use chrono::{DateTime, Utc};
 use rand::distr::{Alphanumeric, SampleString};
 
-use crate::db::sessions::{self, State, Timeouts, USER_ID_KEY};
-use crate::db::users::UserId;
+use crate::config::Timeouts;
+use crate::db::ids::UserId;
+use crate::db::sessions::{self, State, USER_ID_KEY};
 use crate::db::PgPool;
 use crate::web::error::AppError;
-use crate::web::AppState;
+use crate::web::layout::Nav;
+use crate::web::state::AppState;
+use crate::web::user::CurrentUser;
 
 const CSRF_KEY: &str = "csrf";
 const FLASH_KEY: &str = "flash";
@@ -166,4 +169,14 @@ pub fn set_flash(session: &Session, message: &str) -> Result<(), AppError> {
 
 pub fn take_flash(session: &Session) -> Option<String> {
     session.remove_as::<String>(FLASH_KEY).and_then(Result::ok)
+}
+
+/// The base layout's data for a page of `user` (or of nobody signed in): the session's CSRF
+/// token and its flash message, taken.
+pub fn nav(session: &Session, user: Option<&CurrentUser>) -> Result<Nav, AppError> {
+    Ok(Nav::new(
+        user.map(|u| (u.display_name.as_str(), u.role)),
+        csrf_token(session)?,
+        take_flash(session),
+    ))
 }

@@ -1,7 +1,7 @@
 //! The dealer's table screen: the round form (kept in the table's draft), preview, confirm,
 //! the latest rounds and the house result of the dealer's shift and of the day. Only the dealer
-//! signed on at the table (or a pit manager, for that dealer's shift) may use it. Reuses the
-//! JSON API's validation and settlement (`api::validate`, `api::settle_draft`) and `db::rounds`.
+//! signed on at the table (or a pit manager, for that dealer's shift) may use it. The round's
+//! use-cases are [`crate::recording::drafts`]', as for the JSON API.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -12,19 +12,25 @@ use askama::Template;
 use chrono::{NaiveDate, Utc};
 use serde_json::json;
 
-use crate::db::rounds::{self, Draft, RoundsError, SettledRound, TableInfo};
+use crate::db::audit_log::Actor;
+use crate::db::ids::RoundId;
+use crate::db::rounds::drafts::Draft;
+use crate::db::rounds::rows::{self, SettledRound};
 use crate::db::shifts::CurrentShift;
-use crate::round_entry::{place_note, FieldErrors, PlaceBody, PlaceNote, RoundBody, SeatBody};
+use crate::db::tables::PlayingTable;
+use crate::recording::drafts;
+use crate::recording::entry::{place_note, FieldErrors, PlaceBody, PlaceNote, RoundBody, SeatBody};
+use crate::recording::{RoundsError, Writer};
+use crate::rules::money::Money;
 use crate::rules::settle::{Outcome, Winner};
 use crate::rules::wire::{Action, SettlementOut};
-use crate::web::access::CurrentUser;
-use crate::web::admin_tables::parse_amount;
-use crate::web::api::{self, run, ApiError};
 use crate::web::error::AppError;
-use crate::web::home::when;
-use crate::web::pages::{redirect, render, Nav};
-use crate::web::session as web_session;
-use crate::web::AppState;
+use crate::web::format::when;
+use crate::web::layout::Nav;
+use crate::web::respond::{redirect, render};
+use crate::web::session;
+use crate::web::state::AppState;
+use crate::web::user::CurrentUser;
 
 const SLOTS: [(&str, &str, u8); 4] = [
     ("dealt", "Dealt (13, optional; needed for a royalty)", 13),
@@ -76,17 +82,17 @@ pub struct PreviewView {
 }
 
 pub struct RecentRow {
-    pub id: i64,
+    pub id: RoundId,
     pub round_no: i32,
     pub at: String,
-    pub dealer_result: i64,
+    pub dealer_result: Money,
 }
 
 #[derive(Template)]
 #[template(path = "table.html")]
 struct TablePage {
     nav: Nav,
-    table: TableInfo,
+    table: PlayingTable,
     profile_words: String,
     draft_key: String,
     revision: i32,
@@ -94,16 +100,16 @@ struct TablePage {
     round_error: String,
     preview: Option<PreviewView>,
     recent: Vec<RecentRow>,
-    house_today: i64,
+    house_today: Money,
     shift_dealer: String,
-    house_shift: i64,
+    house_shift: Money,
 }
 
 #[derive(Template)]
 #[template(path = "table_round.html")]
 struct RoundPage {
     nav: Nav,
-    table: TableInfo,
+    table: PlayingTable,
     round: SettledRound,
     settled_at: String,
 }
@@ -141,31 +147,24 @@ fn fields_of(draft: &Draft) -> Fields {
     }
     for seat in &body.seats {
         // Dealers enter and see bets in major units (pesos); the round keeps minor units.
-        fields.insert(format!("seat{}_bet", seat.seat), major_plain(seat.bet));
+        fields.insert(
+            format!("seat{}_bet", seat.seat),
+            Money(seat.bet).typed_text(),
+        );
     }
     fields
-}
-
-/// Minor units as the plain major-unit amount a bet field holds (`50000` → `500`, `50050` →
-/// `500.50`).
-fn major_plain(minor: i64) -> String {
-    if minor % 100 == 0 {
-        (minor / 100).to_string()
-    } else {
-        format!("{}.{:02}", minor / 100, (minor % 100).abs())
-    }
 }
 
 /// Amounts in templates: `{{ x|amount }}` is `1,234.50`, `{{ x|signed }}` is `+1,234.50`.
 mod filters {
     use crate::rules::money::Money;
 
-    pub fn amount(minor: &i64, _: &dyn askama::Values) -> askama::Result<String> {
-        Ok(Money(*minor).major_text())
+    pub fn amount(money: &Money, _: &dyn askama::Values) -> askama::Result<String> {
+        Ok(money.major_text())
     }
 
-    pub fn signed(minor: &i64, _: &dyn askama::Values) -> askama::Result<String> {
-        Ok(Money(*minor).signed_text())
+    pub fn signed(money: &Money, _: &dyn askama::Values) -> askama::Result<String> {
+        Ok(money.signed_text())
     }
 }
 
@@ -203,8 +202,8 @@ fn body_of(fields: &Fields) -> Result<RoundBody, FieldErrors> {
             continue;
         }
         let play = place(&format!("seat{n}"), &mut errors);
-        let bet = match get(format!("seat{n}_bet")).map(|b| parse_amount(&b)) {
-            Some(Some(bet)) => bet,
+        let bet = match get(format!("seat{n}_bet")).map(|b| Money::parse_major(&b)) {
+            Some(Some(bet)) => bet.minor_units(),
             Some(None) => {
                 errors.add(
                     format!("seat{n}_bet"),
@@ -227,7 +226,7 @@ fn body_of(fields: &Fields) -> Result<RoundBody, FieldErrors> {
     }
 }
 
-fn places_view(table: &TableInfo, fields: &Fields, errors: &FieldErrors) -> Vec<PlaceView> {
+fn places_view(table: &PlayingTable, fields: &Fields, errors: &FieldErrors) -> Vec<PlaceView> {
     let value = |name: &str| fields.get(name).cloned().unwrap_or_default();
     let error = |name: &str| errors.0.get(name).cloned().unwrap_or_default();
     let field = |name: String, label: &'static str, count: u8| FieldView {
@@ -357,19 +356,18 @@ fn preview_view(settlement: &SettlementOut) -> PreviewView {
 /// Everything the page shows besides the form itself.
 struct Side {
     recent: Vec<RecentRow>,
-    house_today: i64,
+    house_today: Money,
     shift_dealer: String,
-    house_shift: i64,
+    house_shift: Money,
 }
 
 fn side(
     conn: &mut diesel::PgConnection,
-    table: &TableInfo,
+    table: &PlayingTable,
     day: NaiveDate,
     shift: &CurrentShift,
-) -> Result<Side, ApiError> {
-    let recent = rounds::recent_for_table(conn, table.id, 10)
-        .map_err(RoundsError::from)?
+) -> Result<Side, AppError> {
+    let recent = rows::recent_for_table(conn, table.table.id, 10)?
         .into_iter()
         .map(|r| RecentRow {
             id: r.id,
@@ -378,8 +376,7 @@ fn side(
             dealer_result: r.dealer_result,
         })
         .collect();
-    let house =
-        rounds::house_results(conn, table.id, day, &shift.shift).map_err(RoundsError::from)?;
+    let house = rows::house_results(conn, table.table.id, day, &shift.shift)?;
     Ok(Side {
         recent,
         house_today: house.day,
@@ -393,7 +390,7 @@ fn side(
 }
 
 struct Entered {
-    table: TableInfo,
+    table: PlayingTable,
     draft: Draft,
     fields: Fields,
     errors: FieldErrors,
@@ -405,7 +402,7 @@ fn page(nav: Nav, o: Entered) -> TablePage {
     TablePage {
         nav,
         profile_words: o.table.profile.describe(),
-        draft_key: o.draft.draft_key.clone(),
+        draft_key: o.draft.draft_key.0.clone(),
         revision: o.draft.revision,
         places: places_view(&o.table, &o.fields, &o.errors),
         round_error: o
@@ -425,15 +422,23 @@ fn page(nav: Nav, o: Entered) -> TablePage {
     }
 }
 
+/// Who is entering rounds on this request.
+fn writer(user: &CurrentUser) -> Writer {
+    Writer {
+        user: user.id,
+        role: user.role,
+    }
+}
+
 fn open(
     conn: &mut diesel::PgConnection,
     code: &str,
     user: &CurrentUser,
-    actor: &crate::db::audit_log::Actor,
+    actor: &Actor,
     day: NaiveDate,
-) -> Result<(TableInfo, Draft, CurrentShift), ApiError> {
-    let table = rounds::table_by_code(conn, code)?.ok_or(ApiError::NotFound)?;
-    let (draft, shift) = rounds::open_draft(conn, &table, api::writer(user), actor, day)?;
+) -> Result<(PlayingTable, Draft, CurrentShift), RoundsError> {
+    let table = drafts::table(conn, code)?;
+    let (draft, shift) = drafts::open(conn, &table, writer(user), actor, day)?;
     Ok((table, draft, shift))
 }
 
@@ -443,25 +448,26 @@ fn open(
 fn as_page(
     session: &Session,
     back: &str,
-    result: Result<HttpResponse, ApiError>,
+    result: Result<HttpResponse, AppError>,
 ) -> Result<HttpResponse, AppError> {
-    match result {
-        Ok(res) => Ok(res),
-        Err(ApiError::NotFound) => Err(AppError::NotFound),
-        Err(ApiError::App(err)) => Err(err),
-        Err(ApiError::Conflict(message)) => {
-            web_session::set_flash(session, &message)?;
-            Ok(redirect(back))
+    let err = match result {
+        Ok(res) => return Ok(res),
+        Err(AppError::Round(RoundsError::NoDraft(_) | RoundsError::NoTable(_))) => {
+            return Err(AppError::NotFound)
         }
-        Err(ApiError::NotOnShift(message)) => {
-            web_session::set_flash(session, &message)?;
-            Ok(redirect("/tables"))
-        }
-        Err(ApiError::Invalid(errors)) => {
-            web_session::set_flash(session, &errors.summary())?;
-            Ok(redirect(back))
-        }
-    }
+        Err(err) => err,
+    };
+    let to = match (&err, err.round_code()) {
+        (_, Some("not_on_shift")) => "/tables",
+        (AppError::Round(RoundsError::Invalid(_)), _) | (_, Some(_)) => back,
+        _ => return Err(err),
+    };
+    let message = match &err {
+        AppError::Round(RoundsError::Invalid(errors)) => errors.summary(),
+        other => other.to_string(),
+    };
+    session::set_flash(session, &message)?;
+    Ok(redirect(to))
 }
 
 /// `GET /tables/{code}`.
@@ -482,25 +488,26 @@ async fn show_page(
     user: CurrentUser,
     req: HttpRequest,
     path: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, AppError> {
     let code = path.into_inner();
     let actor = user.actor(&req);
     let day = state.config.gaming_day(Utc::now());
-    let nav = Nav::new(&session, Some(&user))?;
-    let outcome = run(&state, move |conn| {
-        let (table, draft, shift) = open(conn, &code, &user, &actor, day)?;
-        let side = side(conn, &table, day, &shift)?;
-        Ok(Entered {
-            fields: fields_of(&draft),
-            table,
-            draft,
-            errors: FieldErrors::default(),
-            preview: None,
-            side,
+    let nav = session::nav(&session, Some(&user))?;
+    let outcome = state
+        .db(move |conn| {
+            let (table, draft, shift) = open(conn, &code, &user, &actor, day)?;
+            let side = side(conn, &table, day, &shift)?;
+            Ok(Entered {
+                fields: fields_of(&draft),
+                table,
+                draft,
+                errors: FieldErrors::default(),
+                preview: None,
+                side,
+            })
         })
-    })
-    .await?;
-    Ok(render(StatusCode::OK, &page(nav, outcome))?)
+        .await?;
+    render(StatusCode::OK, &page(nav, outcome))
 }
 
 /// Saves the form into the table's draft and previews it: errors by field, or the settlement.
@@ -508,10 +515,10 @@ fn save_and_preview(
     conn: &mut diesel::PgConnection,
     code: &str,
     user: &CurrentUser,
-    actor: &crate::db::audit_log::Actor,
+    actor: &Actor,
     fields: Fields,
     day: NaiveDate,
-) -> Result<Entered, ApiError> {
+) -> Result<Entered, AppError> {
     let (table, mut draft, shift) = open(conn, code, user, actor, day)?;
     let revision = fields.get("revision").and_then(|r| r.parse::<i32>().ok());
     let mut errors = FieldErrors::default();
@@ -519,20 +526,14 @@ fn save_and_preview(
     match body_of(&fields) {
         Err(e) => errors = e,
         Ok(body) => {
-            let data = serde_json::to_value(&body)
-                .map_err(|e| ApiError::Invalid(FieldErrors::round(e.to_string())))?;
-            draft = rounds::save_draft(
-                conn,
-                &table,
-                api::writer(user),
-                &draft.draft_key,
-                revision,
-                &data,
-            )?;
-            match api::settle_draft(&draft, &table) {
+            let data =
+                serde_json::to_value(&body).map_err(|e| RoundsError::round(e.to_string()))?;
+            let key = draft.draft_key.0.clone();
+            draft = drafts::save_data(conn, &table, writer(user), &key, revision, &data)?;
+            match drafts::settle_draft(&draft, &table) {
                 Ok((_, settlement)) => preview = Some(preview_view(&settlement)),
-                Err(ApiError::Invalid(e)) => errors = e,
-                Err(other) => return Err(other),
+                Err(RoundsError::Invalid(e)) => errors = e,
+                Err(other) => return Err(other.into()),
             }
         }
     }
@@ -568,46 +569,40 @@ async fn submit_form(
     req: HttpRequest,
     path: web::Path<String>,
     form: web::Form<Fields>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, AppError> {
     let code = path.into_inner();
     let actor = user.actor(&req);
     let day = state.config.gaming_day(Utc::now());
     let fields = form.into_inner();
-    let nav = Nav::new(&session, Some(&user))?;
+    let nav = session::nav(&session, Some(&user))?;
     if fields.get("step").map(String::as_str) == Some("confirm") {
         let key = fields.get("draft_key").cloned().unwrap_or_default();
         let revision = fields.get("revision").and_then(|r| r.parse::<i32>().ok());
-        let code2 = code.clone();
-        let round_id = run(&state, move |conn| {
-            let (draft, table) = api::load(conn, &key)?;
-            if table.code != code2 {
-                return Err(ApiError::NotFound);
-            }
-            if let Some(id) = draft.settled_round_id {
-                return Ok(id);
-            }
-            let (settled, _) =
-                api::confirm_draft(conn, &draft, &table, revision, day, &user, &actor)?;
-            Ok(settled.round.id)
-        })
-        .await?;
+        let at = code.clone();
+        let round_id = state
+            .db(move |conn| {
+                let writer = writer(&user);
+                let (settled, _, _) =
+                    drafts::confirm(conn, &key, Some(&at), revision, day, writer, &actor)?;
+                Ok(settled.round.id)
+            })
+            .await?;
         return Ok(redirect(&format!("/tables/{code}/rounds/{round_id}")));
     }
-    let outcome = run(&state, move |conn| {
-        save_and_preview(conn, &code, &user, &actor, fields, day)
-    })
-    .await?;
+    let outcome = state
+        .db(move |conn| save_and_preview(conn, &code, &user, &actor, fields, day))
+        .await?;
     let status = if outcome.errors.is_empty() {
         StatusCode::OK
     } else {
         StatusCode::UNPROCESSABLE_ENTITY
     };
-    Ok(render(status, &page(nav, outcome))?)
+    render(status, &page(nav, outcome))
 }
 
 /// The note of every occupied place (and the dealer) whose three hands are readable, from
 /// the form as entered, whether or not the round as a whole is complete.
-fn place_hands(fields: &Fields, table: &TableInfo) -> BTreeMap<&'static str, PlaceNote> {
+fn place_hands(fields: &Fields, table: &PlayingTable) -> BTreeMap<&'static str, PlaceNote> {
     let get = |name: String| fields.get(&name).map(|v| v.trim()).unwrap_or_default();
     ["seat1", "seat2", "seat3", "dealer"]
         .into_iter()
@@ -631,17 +626,16 @@ pub async fn check(
     req: HttpRequest,
     path: web::Path<String>,
     form: web::Form<Fields>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, AppError> {
     let code = path.into_inner();
     let actor = user.actor(&req);
     let day = state.config.gaming_day(Utc::now());
     let fields = form.into_inner();
-    let outcome = run(&state, move |conn| {
-        save_and_preview(conn, &code, &user, &actor, fields, day)
-    })
-    .await?;
+    let outcome = state
+        .db(move |conn| save_and_preview(conn, &code, &user, &actor, fields, day))
+        .await?;
     let preview_html = match &outcome.preview {
-        Some(p) => p.render().map_err(|e| ApiError::App(e.into()))?,
+        Some(p) => p.render()?,
         None => String::new(),
     };
     let hands = place_hands(&outcome.fields, &outcome.table);
@@ -677,20 +671,20 @@ async fn round_page(
     session: Session,
     user: CurrentUser,
     path: web::Path<(String, i64)>,
-) -> Result<HttpResponse, ApiError> {
+) -> Result<HttpResponse, AppError> {
     let (code, id) = path.into_inner();
-    let nav = Nav::new(&session, Some(&user))?;
-    let (table, round) = run(&state, move |conn| {
-        let table = rounds::table_by_code(conn, &code)?.ok_or(ApiError::NotFound)?;
-        let round = rounds::get_round(conn, id)
-            .map_err(RoundsError::from)?
-            .filter(|r| r.round.table_id == table.id)
-            .ok_or(ApiError::NotFound)?;
-        Ok((table, round))
-    })
-    .await?;
+    let nav = session::nav(&session, Some(&user))?;
+    let (table, round) = state
+        .db(move |conn| {
+            let table = drafts::table(conn, &code)?;
+            let round = rows::get_round(conn, RoundId(id))?
+                .filter(|r| r.round.table_id == table.table.id)
+                .ok_or(AppError::NotFound)?;
+            Ok((table, round))
+        })
+        .await?;
     let settled_at = when(round.round.settled_at);
-    Ok(render(
+    render(
         StatusCode::OK,
         &RoundPage {
             nav,
@@ -698,5 +692,5 @@ async fn round_page(
             round,
             settled_at,
         },
-    )?)
+    )
 }

@@ -7,16 +7,16 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use chrono::Utc;
 
-use crate::db::shifts::{self, ShiftError};
+use crate::db::shifts::{self, CurrentShift, ShiftError};
 use crate::db::tables::{self, TableListing};
 use crate::db::users::Role;
-use crate::rules::money::Money;
-use crate::web::access::CurrentUser;
 use crate::web::error::AppError;
-use crate::web::home::when;
-use crate::web::pages::{redirect, render, Nav};
+use crate::web::format::when;
+use crate::web::layout::Nav;
+use crate::web::respond::{redirect, render};
 use crate::web::session;
-use crate::web::AppState;
+use crate::web::state::AppState;
+use crate::web::user::CurrentUser;
 
 pub struct TableRow {
     pub code: String,
@@ -37,7 +37,7 @@ struct TablesPage {
     rows: Vec<TableRow>,
 }
 
-fn row(listing: &TableListing, viewer: &CurrentUser) -> TableRow {
+fn row(listing: &TableListing, shift: Option<&CurrentShift>, viewer: &CurrentUser) -> TableRow {
     let t = &listing.table;
     TableRow {
         code: t.code.clone(),
@@ -45,19 +45,13 @@ fn row(listing: &TableListing, viewer: &CurrentUser) -> TableRow {
         limits: format!(
             "{} {} – {}",
             t.currency,
-            Money(t.min_bet).major_text(),
-            Money(t.max_bet).major_text()
+            t.min_bet.major_text(),
+            t.max_bet.major_text()
         ),
         profile_name: format!("{} v{}", listing.profile_name, listing.profile.version),
         rules: listing.profile.options.describe(),
-        dealer: listing
-            .shift
-            .as_ref()
-            .map(|s| format!("{} since {}", s.dealer_name, when(s.shift.signed_on_at))),
-        mine: listing
-            .shift
-            .as_ref()
-            .is_some_and(|s| s.shift.dealer_id == viewer.id.0),
+        dealer: shift.map(|s| format!("{} since {}", s.dealer_name, when(s.shift.signed_on_at))),
+        mine: shift.is_some_and(|s| s.shift.dealer_id == viewer.id),
     }
 }
 
@@ -67,10 +61,15 @@ pub async fn list(
     state: web::Data<AppState>,
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
-    let listings = state.db(|conn| Ok(tables::list_tables(conn)?)).await?;
-    let rows: Vec<TableRow> = listings.iter().map(|l| row(l, &user)).collect();
+    let listings = state
+        .db(|conn| Ok(shifts::tables_with_dealers(conn)?))
+        .await?;
+    let rows: Vec<TableRow> = listings
+        .iter()
+        .map(|(listing, shift)| row(listing, shift.as_ref(), &user))
+        .collect();
     let page = TablesPage {
-        nav: Nav::new(&session, Some(&user))?,
+        nav: session::nav(&session, Some(&user))?,
         is_dealer: user.role == Role::Dealer,
         on_a_table: rows.iter().any(|r| r.mine),
         rows,
@@ -92,7 +91,7 @@ pub async fn sign_on(
     let outcome = state
         .db(move |conn| {
             let table = tables::find_by_code(conn, &code)?.ok_or(AppError::NotFound)?;
-            Ok(match shifts::sign_on(conn, table.table_id(), &actor, day) {
+            Ok(match shifts::sign_on(conn, table.id, &actor, day) {
                 Ok(_) => Ok(format!(
                     "You are signed on at {} for gaming day {day}.",
                     table.code
@@ -121,7 +120,7 @@ pub async fn sign_off(
     let outcome = state
         .db(move |conn| {
             let table = tables::find_by_code(conn, &code)?.ok_or(AppError::NotFound)?;
-            Ok(match shifts::sign_off(conn, table.table_id(), &actor) {
+            Ok(match shifts::sign_off(conn, table.id, &actor) {
                 Ok(_) => Ok(format!("You are signed off at {}.", table.code)),
                 Err(refused @ ShiftError::NotSignedOn { .. }) => Err(refused.to_string()),
                 Err(other) => return Err(other.into()),

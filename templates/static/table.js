@@ -7,8 +7,13 @@
  *
  * Sections below: 1 cards, 2 model (places and fields), 3 validation and
  * rendering, 4 picker, 5 live check, 6 events and start-up.
- * No framework, no modules, no inline styles (CSP: script-src/style-src 'self').
+ * An ES module (it imports the card parser from cards.js); no framework, no inline
+ * styles (CSP: script-src/style-src 'self').
  */
+import {
+  SUIT_NAME, SUIT_SYMBOL, PREFIX, tokenize, parseToken, parseText, cardLabel
+} from './cards.js';
+
 (function () {
   'use strict';
 
@@ -19,53 +24,7 @@
   /* 1. Cards: parsing like the server (RULES.md §1)                     */
   /* ------------------------------------------------------------------ */
 
-  const RANKS = '23456789TJQKA';
-  const SUITS = { c: 'c', d: 'd', h: 'h', s: 's', '\u2663': 'c', '\u2666': 'd', '\u2665': 'h', '\u2660': 's' };
-  const SUIT_SYMBOL = { s: '\u2660', h: '\u2665', d: '\u2666', c: '\u2663' };
-  const SUIT_NAME = { s: 'spades', h: 'hearts', d: 'diamonds', c: 'clubs' };
-  const RANK_NAME = { A: 'Ace', K: 'King', Q: 'Queen', J: 'Jack', T: '10' };
-  const GLUED = /^(?:(?:10|[2-9tjqka])[cdhs\u2660\u2663\u2665\u2666]){2,}$/i;
-  const PREFIX = /^(?:10?|[2-9tjqka])$/i; // what a token looks like half-typed
-
-  function tokenize(text) {
-    return text.split(/[\s,]+/).filter(Boolean);
-  }
-
-  /** One token -> { card } or { hint } (hint explains why it is not a card). */
-  function parseToken(token) {
-    // Some tablet keyboards append U+FE0F (emoji presentation) to suit symbols.
-    const chars = Array.from(token.replace(/\uFE0F/g, ''));
-    if (chars.length === 0) return { hint: 'empty?' };
-    const last = chars[chars.length - 1];
-    const suit = SUITS[last.toLowerCase()];
-    if (chars.length === 1) return { hint: suit ? 'no rank?' : 'no suit?' };
-    const rankText = chars.slice(0, -1).join('');
-    let rank = rankText.toUpperCase();
-    if (rank === '10') rank = 'T';
-    if (rank.length !== 1 || RANKS.indexOf(rank) < 0) {
-      if (GLUED.test(token)) return { hint: 'missing a space?' };
-      return { hint: 'rank ' + rankText + '?' };
-    }
-    if (!suit) return { hint: 'suit ' + last + '?' };
-    return { card: rank + suit };
-  }
-
-  /** Whole field text -> tokens, parsed cards (null where bad), errors. */
-  function parseText(text) {
-    const tokens = tokenize(text);
-    const cards = [];
-    const errors = [];
-    tokens.forEach(function (tok, i) {
-      const r = parseToken(tok);
-      cards.push(r.card || null);
-      if (!r.card) errors.push({ index: i, token: tok, hint: r.hint });
-    });
-    return { tokens: tokens, cards: cards, errors: errors, trailingSep: /[\s,]$/.test(text) };
-  }
-
-  function cardLabel(card) {
-    return (RANK_NAME[card[0]] || card[0]) + ' of ' + SUIT_NAME[card[1]];
-  }
+  // Card parsing (RULES.md §1) is in cards.js, imported above.
 
   /* ------------------------------------------------------------------ */
   /* 2. Model: places and fields, found by name/class/data attributes    */
@@ -713,7 +672,11 @@
       });
       code = res.status;
       if (code === 401 || code === 403) outcome = 'auth';
-      else if (code === 409) outcome = 'conflict';
+      else if (code === 409) {
+        // 409 says why in `code`: not on shift at this table, or the round moved on elsewhere.
+        const why = await res.json().catch(function () { return {}; });
+        outcome = why && why.code === 'not_on_shift' ? 'off-shift' : 'conflict';
+      }
       else if (code >= 500) outcome = 'network';
       else {
         const type = res.headers.get('Content-Type') || '';
@@ -734,6 +697,7 @@
       dirty = true;
       if (outcome === 'auth') { signedOut = true; setStatus('Signed out \u2014 reload the page', 'error'); }
       else if (outcome === 'conflict') { signedOut = true; setStatus('Changed on another screen \u2014 reload the page', 'error'); }
+      else if (outcome === 'off-shift') { signedOut = true; setStatus('Not signed on at this table \u2014 sign on from the tables page', 'error'); }
       else if (outcome === 'refused') setStatus('Not saved \u2014 the server refused the check (' + code + ')', 'error');
       else setStatus('Not saved \u2014 check connection', 'error');
     }

@@ -33,7 +33,7 @@ async fn an_admin_creates_an_account_who_must_then_choose_a_password() {
     let events = app.audit("user.create");
     let last = events.last().unwrap();
     assert_eq!(last.target, "user:newdealer");
-    assert_eq!(last.actor_user_id, Some(admin.id.0));
+    assert_eq!(last.actor_user_id, Some(admin.id));
     let list = app.get("/admin/users").await.text().await.unwrap();
     assert!(list.contains("Nina Newcomer"));
     assert!(list.contains("Created newdealer"));

@@ -3,18 +3,26 @@
 
 use std::net::TcpListener;
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use diesel::prelude::*;
 use diesel::sql_types::BigInt;
 use pusoy_pit::config::Config;
 use pusoy_pit::db::audit_log::{self, Actor};
 use pusoy_pit::db::embedded::{self, quote_ident, Cluster, Layout};
-use pusoy_pit::db::users::{self, NewUser, Role, User, UserId};
+use pusoy_pit::db::ids::UserId;
+use pusoy_pit::db::profiles;
+use pusoy_pit::db::tables::{self, TableInput};
+use pusoy_pit::db::users::{self, NewUser, Role, User};
 use pusoy_pit::password::{self, HashParams};
+use pusoy_pit::recording::memory::TableMemos;
+use pusoy_pit::rules::profile::RuleProfile;
+use pusoy_pit::web::state::AppState;
 use rand::distr::{Alphanumeric, SampleString};
 use reqwest::header::{HeaderMap, LOCATION, SET_COOKIE};
+use reqwest::Method;
 use reqwest::{Response, StatusCode};
+use serde_json::{json, Value};
 
 /// The advisory lock serialising template migration and database creation across processes.
 const TEMPLATE_LOCK: i64 = 0x7075_736f_7900;
@@ -114,6 +122,8 @@ pub struct TestApp {
     pub client: reqwest::Client,
     pub db_url: String,
     pub config: Config,
+    /// What the server remembers of its tables, and how many rounds it wrote from that memory.
+    pub memos: Arc<TableMemos>,
 }
 
 /// The settings every test app starts from: development defaults, a small pool.
@@ -136,13 +146,16 @@ pub async fn spawn_app_with(adjust: impl FnOnce(&mut Config)) -> TestApp {
     let pool = pusoy_pit::db::pool(&db_url, config.db_pool_size).unwrap();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
-    let server = pusoy_pit::web::run(listener, pool, config.clone()).unwrap();
+    let state = AppState::new(pool, config.clone());
+    let memos = state.table_memos.clone();
+    let server = pusoy_pit::web::serve(listener, state).unwrap();
     tokio::spawn(server);
     TestApp {
         address: format!("http://127.0.0.1:{port}"),
         client: new_client(),
         db_url,
         config,
+        memos,
     }
 }
 
@@ -167,6 +180,7 @@ impl TestApp {
             client: new_client(),
             db_url: self.db_url.clone(),
             config: self.config.clone(),
+            memos: self.memos.clone(),
         }
     }
 
@@ -316,4 +330,103 @@ pub fn set_cookies(headers: &HeaderMap) -> Vec<String> {
         .iter()
         .filter_map(|v| v.to_str().ok().map(str::to_owned))
         .collect()
+}
+
+/// Table `code` made as an administrator makes it, with its audit events: a profile of the
+/// default rules (`House {code}`) and the table, PHP 1.00 to 100.00. Returns the table's id.
+pub fn create_table(app: &TestApp, code: &str) -> i64 {
+    let conn = &mut app.conn();
+    let admin = Actor::system("test");
+    let (profile, _) = profiles::create_profile(
+        conn,
+        &format!("House {code}"),
+        &RuleProfile::default(),
+        &admin,
+    )
+    .unwrap();
+    let input = TableInput {
+        code: code.to_owned(),
+        name: "Table".to_owned(),
+        currency: "PHP".to_owned(),
+        min_bet: 100,
+        max_bet: 10_000,
+        rule_profile_id: profile.id,
+    };
+    tables::create_table(conn, &input, &admin).unwrap().id.0
+}
+
+/// A JSON request with this browser's session and CSRF token; the answer's status and JSON
+/// (or its text, as a JSON string).
+pub async fn call(
+    app: &TestApp,
+    method: Method,
+    path: &str,
+    body: Option<Value>,
+) -> (StatusCode, Value) {
+    let token = app.csrf_token().await;
+    let mut req = app
+        .client
+        .request(method, app.url(path))
+        .header("X-CSRF-Token", token);
+    if let Some(body) = body {
+        req = req.json(&body);
+    }
+    let res = req.send().await.unwrap();
+    let status = res.status();
+    let text = res.text().await.unwrap();
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+/// Seat 1 fouls (middle above back), seat 2 surrenders, seat 3 wins two hands of three.
+pub fn the_round() -> Value {
+    json!({
+        "dealer": {"back": "2c 2d 2h 5s 6s", "middle": "7c 7d 8h 9s Tc", "front": "Jc Qd Kh"},
+        "seats": [
+            {"seat": 1, "bet": 500, "back": "8c 8d 9h Ts Jd", "middle": "Ac Ad Ah 3s 4s", "front": "Qc Kd As"},
+            {"seat": 2, "bet": 200, "action": "surrender"},
+            {"seat": 3, "bet": 300, "back": "3d 3h 3c 4d 5d", "middle": "9c 9d Qh Js Td", "front": "Qs Jh 6h"}
+        ]
+    })
+}
+
+pub async fn open(app: &TestApp, code: &str) -> String {
+    let (status, body) = call(
+        app,
+        Method::POST,
+        &format!("/api/v1/tables/{code}/rounds"),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    body["key"].as_str().unwrap().to_owned()
+}
+
+/// Every settled round's number, in order.
+pub fn round_numbers(app: &TestApp) -> Vec<i32> {
+    #[derive(QueryableByName)]
+    struct No {
+        #[diesel(sql_type = diesel::sql_types::Integer)]
+        round_no: i32,
+    }
+    diesel::sql_query("SELECT round_no FROM rounds ORDER BY round_no")
+        .load::<No>(&mut app.conn())
+        .unwrap()
+        .into_iter()
+        .map(|r| r.round_no)
+        .collect()
+}
+
+pub fn count(app: &TestApp, sql: &str) -> i64 {
+    #[derive(QueryableByName)]
+    struct N {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    diesel::sql_query(sql)
+        .get_result::<N>(&mut app.conn())
+        .unwrap()
+        .n
 }

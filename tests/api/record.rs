@@ -1,12 +1,13 @@
 //! A whole round recorded in one call (`PUT /api/v1/tables/{code}/rounds/{key}`) under the
 //! caller's one-time key: settled once, whatever the retries.
 use diesel::RunQueryDsl;
+use pusoy_pit::db::ids::{ProfileId, TableId};
 use pusoy_pit::db::users::Role;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
+use crate::helpers::{call, count, create_table, open, round_numbers, the_round};
 use crate::helpers::{spawn_app, TestApp, PASSWORD};
-use crate::rounds::{call, count, create_table, open, round_numbers, the_round};
 
 const KEY: &str = "cage-7f3a-0001";
 
@@ -96,7 +97,6 @@ async fn the_same_key_sent_twice_at_once_settles_one_round() {
 #[tokio::test]
 async fn many_rounds_sent_to_one_table_at_once_all_settle_without_gaps() {
     use pusoy_pit::db::audit_log::{self, ChainCheck};
-    use pusoy_pit::db::tables::{self, TableId};
 
     let app = spawn_app().await;
     let table_id = create_table(&app, "PUSOY-1");
@@ -114,7 +114,7 @@ async fn many_rounds_sent_to_one_table_at_once_all_settle_without_gaps() {
 
     assert_eq!(round_numbers(&app), (1..=N as i32).collect::<Vec<_>>());
     assert_eq!(app.audit("round.settled").len(), N);
-    let chain = tables::chain(TableId(table_id));
+    let chain = audit_log::table_chain(TableId(table_id));
     match audit_log::verify_chain(&mut app.conn(), &chain).unwrap() {
         ChainCheck::Intact { .. } => {}
         broken => panic!("{chain}: {broken:?}"),
@@ -128,7 +128,6 @@ async fn many_rounds_sent_to_one_table_at_once_all_settle_without_gaps() {
 #[tokio::test]
 async fn rounds_sent_to_many_tables_at_once_all_settle_on_intact_chains() {
     use pusoy_pit::db::audit_log::{self, ChainCheck};
-    use pusoy_pit::db::tables::{self, TableId};
 
     const TABLES: usize = 6;
     const ROUNDS: usize = 5;
@@ -166,11 +165,11 @@ async fn rounds_sent_to_many_tables_at_once_all_settle_on_intact_chains() {
     );
     assert_eq!(app.audit("round.settled").len(), TABLES * ROUNDS);
     for (code, table_id, _) in &dealers {
-        let chain = tables::chain(TableId(*table_id));
+        let chain = audit_log::table_chain(TableId(*table_id));
         match audit_log::verify_chain(&mut app.conn(), &chain).unwrap() {
             ChainCheck::Intact { events } => {
-                // Sign-on, then the rounds.
-                assert_eq!(events, 1 + ROUNDS as u64, "{code}");
+                // The table's creation, the sign-on, then the rounds.
+                assert_eq!(events, 2 + ROUNDS as u64, "{code}");
             }
             broken => panic!("{chain}: {broken:?}"),
         }
@@ -255,7 +254,7 @@ async fn a_dealer_not_on_shift_cannot_record_a_round() {
 async fn a_round_settles_under_the_profile_version_in_force_and_keeps_it() {
     use diesel::prelude::*;
     use pusoy_pit::db::audit_log::Actor;
-    use pusoy_pit::db::profiles::{self, ProfileId};
+    use pusoy_pit::db::profiles;
     use pusoy_pit::db::schema::{gaming_tables, rule_profile_versions};
     use pusoy_pit::rules::profile::RuleProfile;
 
@@ -283,7 +282,7 @@ async fn a_round_settles_under_the_profile_version_in_force_and_keeps_it() {
         &Actor::system("test"),
     )
     .unwrap();
-    assert_ne!(first["rule_profile_version_id"], v2.id);
+    assert_ne!(first["rule_profile_version_id"], v2.id.0);
 
     // The same round now breaks the rules: seat 2 may no longer surrender.
     let (status, body) = record(&app, "PUSOY-1", "cage-7f3a-0002", the_round()).await;
@@ -292,7 +291,7 @@ async fn a_round_settles_under_the_profile_version_in_force_and_keeps_it() {
     round["seats"] = json!([round["seats"][0], round["seats"][2]]);
     let (status, second) = record(&app, "PUSOY-1", "cage-7f3a-0003", round).await;
     assert_eq!(status, StatusCode::CREATED, "{second}");
-    assert_eq!(second["rule_profile_version_id"], v2.id);
+    assert_eq!(second["rule_profile_version_id"], v2.id.0);
     assert_eq!(second["round_no"], 2);
 
     // The first round still names the version it was settled under, which still says surrender.

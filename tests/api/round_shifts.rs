@@ -1,11 +1,12 @@
 //! Rounds belong to a dealer's shift: only the dealer signed on at a table (or a pit manager, for
 //! that dealer) enters rounds there, and a settled round records the shift and its dealer.
+use pusoy_pit::db::ids::TableId;
 use pusoy_pit::db::users::{Role, User};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
+use crate::helpers::{call, count, create_table, open, the_round};
 use crate::helpers::{spawn_app, TestApp, PASSWORD};
-use crate::rounds::{call, count, create_table, open, the_round};
 
 const NOT_SIGNED_ON: &str = "You are not signed on at PUSOY-1; sign on first.";
 
@@ -56,7 +57,7 @@ async fn assert_every_write_refused(app: &TestApp, key: &str, message: &str) {
 }
 
 fn draft_revision(app: &TestApp, key: &str) -> i32 {
-    pusoy_pit::db::rounds::draft_by_key(&mut app.conn(), key)
+    pusoy_pit::db::rounds::drafts::draft_by_key(&mut app.conn(), key)
         .unwrap()
         .unwrap()
         .revision
@@ -145,11 +146,7 @@ async fn a_pit_manager_confirms_for_the_dealer_on_shift() {
     assert_eq!(shown["dealer_id"], dealer.id.0);
     let settled = app.audit("round.settled");
     assert_eq!(settled.len(), 1);
-    assert_eq!(
-        settled[0].actor_user_id,
-        Some(manager.id.0),
-        "who entered it"
-    );
+    assert_eq!(settled[0].actor_user_id, Some(manager.id), "who entered it");
     assert_eq!(settled[0].details["dealer_id"], dealer.id.0);
 
     // Where nobody is signed on, the pit manager is told so and nothing is opened.
@@ -266,7 +263,6 @@ fn hold_with(sql: &'static str, text: String) -> impl FnOnce(&mut diesel::PgConn
 async fn a_confirm_racing_a_sign_off_waits_for_it_and_is_refused() {
     use pusoy_pit::db::audit_log::Actor;
     use pusoy_pit::db::shifts;
-    use pusoy_pit::db::tables::TableId;
 
     let app = spawn_app().await;
     let table_id = create_table(&app, "PUSOY-1");
@@ -340,6 +336,7 @@ async fn rounds_wait_for_a_change_to_their_shift_and_are_refused_when_it_ends() 
     )
     .await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
+    let misses = app.memos.misses();
     let ((status, body), waited) = while_held(
         &app,
         hold_with(end_shift, "PUSOY-1".to_owned()),
@@ -352,6 +349,12 @@ async fn rounds_wait_for_a_change_to_their_shift_and_are_refused_when_it_ends() 
     )
     .await;
     assert!(waited, "the remembered round waited for the shift");
+    assert_eq!(
+        app.memos.misses(),
+        misses + 1,
+        "the round was tried from memory"
+    );
+    assert_eq!(app.memos.rounds_from_memory(), 0);
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
     assert_eq!(body["error"], NOT_SIGNED_ON);
     assert_eq!(count(&app, "SELECT count(*) AS n FROM rounds"), 1);

@@ -2,117 +2,12 @@
 use diesel::prelude::*;
 use pusoy_pit::db::audit_log::{self, ChainCheck};
 use pusoy_pit::db::users::Role;
-use pusoy_pit::rules::profile::RuleProfile;
 use reqwest::{Method, StatusCode};
-use serde_json::{json, Value};
+use serde_json::json;
 
-use crate::helpers::{spawn_app, TestApp};
-
-/// Inserts a profile, its first version (default rules) and table `code`; returns the table id.
-pub(crate) fn create_table(app: &TestApp, code: &str) -> i64 {
-    #[derive(QueryableByName)]
-    struct Id {
-        #[diesel(sql_type = diesel::sql_types::BigInt)]
-        id: i64,
-    }
-    let mut conn = app.conn();
-    let options = serde_json::to_string(&RuleProfile::default()).unwrap();
-    let profile: Id =
-        diesel::sql_query("INSERT INTO rule_profiles (name) VALUES ($1) RETURNING id")
-            .bind::<diesel::sql_types::Text, _>(format!("House {code}"))
-            .get_result(&mut conn)
-            .unwrap();
-    diesel::sql_query(
-        "INSERT INTO rule_profile_versions (profile_id, version, options) VALUES ($1, 1, $2::jsonb)",
-    )
-    .bind::<diesel::sql_types::BigInt, _>(profile.id)
-    .bind::<diesel::sql_types::Text, _>(options)
-    .execute(&mut conn)
-    .unwrap();
-    let table: Id = diesel::sql_query(
-        "INSERT INTO gaming_tables (code, name, currency, min_bet, max_bet, rule_profile_id) \
-         VALUES ($1, 'Table', 'PHP', 100, 10000, $2) RETURNING id",
-    )
-    .bind::<diesel::sql_types::Text, _>(code)
-    .bind::<diesel::sql_types::BigInt, _>(profile.id)
-    .get_result(&mut conn)
-    .unwrap();
-    table.id
-}
-
-pub(crate) async fn call(
-    app: &TestApp,
-    method: Method,
-    path: &str,
-    body: Option<Value>,
-) -> (StatusCode, Value) {
-    let token = app.csrf_token().await;
-    let mut req = app
-        .client
-        .request(method, app.url(path))
-        .header("X-CSRF-Token", token);
-    if let Some(body) = body {
-        req = req.json(&body);
-    }
-    let res = req.send().await.unwrap();
-    let status = res.status();
-    let text = res.text().await.unwrap();
-    (
-        status,
-        serde_json::from_str(&text).unwrap_or(Value::String(text)),
-    )
-}
-
-/// Seat 1 fouls (middle above back), seat 2 surrenders, seat 3 wins two hands of three.
-pub(crate) fn the_round() -> Value {
-    json!({
-        "dealer": {"back": "2c 2d 2h 5s 6s", "middle": "7c 7d 8h 9s Tc", "front": "Jc Qd Kh"},
-        "seats": [
-            {"seat": 1, "bet": 500, "back": "8c 8d 9h Ts Jd", "middle": "Ac Ad Ah 3s 4s", "front": "Qc Kd As"},
-            {"seat": 2, "bet": 200, "action": "surrender"},
-            {"seat": 3, "bet": 300, "back": "3d 3h 3c 4d 5d", "middle": "9c 9d Qh Js Td", "front": "Qs Jh 6h"}
-        ]
-    })
-}
-
-pub(crate) async fn open(app: &TestApp, code: &str) -> String {
-    let (status, body) = call(
-        app,
-        Method::POST,
-        &format!("/api/v1/tables/{code}/rounds"),
-        None,
-    )
-    .await;
-    assert_eq!(status, StatusCode::CREATED, "{body}");
-    body["key"].as_str().unwrap().to_owned()
-}
-
-/// Every settled round's number, in order.
-pub(crate) fn round_numbers(app: &TestApp) -> Vec<i32> {
-    #[derive(QueryableByName)]
-    struct No {
-        #[diesel(sql_type = diesel::sql_types::Integer)]
-        round_no: i32,
-    }
-    diesel::sql_query("SELECT round_no FROM rounds ORDER BY round_no")
-        .load::<No>(&mut app.conn())
-        .unwrap()
-        .into_iter()
-        .map(|r| r.round_no)
-        .collect()
-}
-
-pub(crate) fn count(app: &TestApp, sql: &str) -> i64 {
-    #[derive(QueryableByName)]
-    struct N {
-        #[diesel(sql_type = diesel::sql_types::BigInt)]
-        n: i64,
-    }
-    diesel::sql_query(sql)
-        .get_result::<N>(&mut app.conn())
-        .unwrap()
-        .n
-}
+use crate::helpers::{
+    call, count, create_table, open, round_numbers, spawn_app, the_round, TestApp,
+};
 
 #[tokio::test]
 async fn a_round_with_a_foul_and_a_surrender_settles_and_is_recorded() {
@@ -183,7 +78,8 @@ async fn a_round_with_a_foul_and_a_surrender_settles_and_is_recorded() {
         settled[0].details["settlement"]
     );
     let check = audit_log::verify_chain(&mut app.conn(), &format!("table:{table_id}")).unwrap();
-    assert_eq!(check, ChainCheck::Intact { events: 3 });
+    // The table's creation, the sign-on, the draft opened, the round settled.
+    assert_eq!(check, ChainCheck::Intact { events: 4 });
 
     let (status, shown) = call(&app, Method::GET, &format!("/api/v1/rounds/{key}"), None).await;
     assert_eq!(status, StatusCode::OK);

@@ -1,6 +1,7 @@
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
-use pusoy_pit::db::users::{Role, UserId};
+use pusoy_pit::db::ids::UserId;
+use pusoy_pit::db::users::Role;
 use reqwest::StatusCode;
 
 use crate::helpers::{location, spawn_app, TestApp};

@@ -20,7 +20,7 @@ async fn the_right_password_signs_in_and_is_audited() {
     assert!(html.contains("15 minutes without activity"));
     let events = app.audit("auth.signin");
     assert_eq!(events.len(), 1);
-    assert_eq!(events[0].actor_user_id, Some(dealer.id.0));
+    assert_eq!(events[0].actor_user_id, Some(dealer.id));
     assert_eq!(events[0].target, "user:dana");
     assert_eq!(events[0].client_addr.as_deref(), Some("127.0.0.1"));
     assert_eq!(app.session_count(dealer.id), 1);
@@ -101,7 +101,7 @@ async fn five_failures_lock_the_account_until_a_pit_manager_unlocks_it() {
     assert_eq!(unlocked.failed_attempts, 0);
     let unlocks = app.audit("user.unlock");
     assert_eq!(unlocks.len(), 1);
-    assert_eq!(unlocks[0].actor_user_id, Some(supervisor.id.0));
+    assert_eq!(unlocks[0].actor_user_id, Some(supervisor.id));
     assert_eq!(unlocks[0].target, "user:dana");
 
     assert_eq!(

@@ -4,8 +4,8 @@ use pusoy_pit::db::users::Role;
 use reqwest::StatusCode;
 use serde_json::Value;
 
+use crate::helpers::create_table;
 use crate::helpers::{location, spawn_app, TestApp};
-use crate::rounds::create_table;
 
 /// The error paragraph's text for a field.
 fn error_for(html: &str, field: &str) -> String {

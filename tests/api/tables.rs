@@ -3,11 +3,13 @@
 use chrono::NaiveDate;
 use diesel::prelude::*;
 use pusoy_pit::db::audit_log::{self, Actor, ChainCheck};
-use pusoy_pit::db::profiles::{self, ProfileId};
+use pusoy_pit::db::ids::ProfileId;
+use pusoy_pit::db::profiles;
 use pusoy_pit::db::schema::{gaming_tables, rule_profile_versions};
 use pusoy_pit::db::shifts::{self, ShiftError};
 use pusoy_pit::db::tables::{self, TableError, TableInput};
 use pusoy_pit::db::users::Role;
+use pusoy_pit::rules::money::Money;
 use pusoy_pit::rules::profile::{RuleProfile, TieRule};
 
 use crate::helpers::{spawn_app, TestApp, PASSWORD};
@@ -17,7 +19,7 @@ fn admin_actor(app: &TestApp) -> Actor {
     Actor::user(admin.id, &admin.username, None)
 }
 
-fn table_input(code: &str, profile_id: i64) -> TableInput {
+fn table_input(code: &str, profile_id: ProfileId) -> TableInput {
     TableInput {
         code: code.to_owned(),
         name: format!("Table {code}"),
@@ -51,10 +53,10 @@ async fn editing_a_profile_adds_a_version_and_leaves_the_old_one_unchanged() {
         ties: TieRule::SuitOrder,
         ..RuleProfile::default()
     };
-    let v2 = profiles::new_version(conn, ProfileId(profile.id), &edited, &actor).unwrap();
+    let v2 = profiles::new_version(conn, profile.id, &edited, &actor).unwrap();
 
     assert_eq!(v2.version, 2);
-    let all = profiles::versions(conn, ProfileId(profile.id)).unwrap();
+    let all = profiles::versions(conn, profile.id).unwrap();
     assert_eq!(all.len(), 2);
     assert_eq!(all[0].options, RuleProfile::default());
     let still_v1: serde_json::Value = rule_profile_versions::table
@@ -89,7 +91,7 @@ async fn a_table_with_bad_input_gets_field_errors_and_no_row() {
     };
     assert!(errors.code.is_some() && errors.currency.is_some() && errors.max_bet.is_some());
     let Err(TableError::Invalid(errors)) =
-        tables::create_table(conn, &table_input("PUSOY-09", 999_999), &actor)
+        tables::create_table(conn, &table_input("PUSOY-09", ProfileId(999_999)), &actor)
     else {
         panic!("expected a profile error");
     };
@@ -131,36 +133,34 @@ async fn one_dealer_per_table_with_sign_on_and_off_on_the_table_chain() {
     let t3 = tables::create_table(conn, &table_input("PUSOY-03", profile.id), &actor).unwrap();
     let t4 = tables::create_table(conn, &table_input("PUSOY-04", profile.id), &actor).unwrap();
 
-    shifts::sign_on(conn, t3.table_id(), &maria, day()).unwrap();
-    let refused = shifts::sign_on(conn, t3.table_id(), &jose, day()).unwrap_err();
+    shifts::sign_on(conn, t3.id, &maria, day()).unwrap();
+    let refused = shifts::sign_on(conn, t3.id, &jose, day()).unwrap_err();
     assert!(matches!(refused, ShiftError::TableTaken { .. }));
     let message = refused.to_string();
     assert!(
         message.starts_with("PUSOY-03 already has maria Test signed on since "),
         "{message}"
     );
-    let busy = shifts::sign_on(conn, t4.table_id(), &maria, day()).unwrap_err();
+    let busy = shifts::sign_on(conn, t4.id, &maria, day()).unwrap_err();
     assert_eq!(
         busy.to_string(),
         "You are already signed on at PUSOY-03; sign off there first."
     );
-    let listed = tables::list_tables(conn).unwrap();
+    let listed = shifts::tables_with_dealers(conn).unwrap();
     assert_eq!(
-        listed[0].shift.as_ref().map(|s| s.dealer_name.as_str()),
+        listed[0].1.as_ref().map(|s| s.dealer_name.as_str()),
         Some("maria Test")
     );
 
-    shifts::sign_off(conn, t3.table_id(), &maria).unwrap();
-    assert!(shifts::current_shift(conn, t3.table_id())
-        .unwrap()
-        .is_none());
-    shifts::sign_on(conn, t3.table_id(), &jose, day()).unwrap();
+    shifts::sign_off(conn, t3.id, &maria).unwrap();
+    assert!(shifts::current_shift(conn, t3.id).unwrap().is_none());
+    shifts::sign_on(conn, t3.id, &jose, day()).unwrap();
 
     let on_chain: Vec<String> = audit_log::recent(conn, 100)
         .unwrap()
         .into_iter()
         .rev()
-        .filter(|e| e.chain == t3.chain())
+        .filter(|e| e.chain == audit_log::table_chain(t3.id))
         .map(|e| e.action)
         .collect();
     assert_eq!(
@@ -173,7 +173,7 @@ async fn one_dealer_per_table_with_sign_on_and_off_on_the_table_chain() {
         ]
     );
     assert_eq!(
-        audit_log::verify_chain(conn, &t3.chain()).unwrap(),
+        audit_log::verify_chain(conn, &audit_log::table_chain(t3.id)).unwrap(),
         ChainCheck::Intact { events: 4 }
     );
 }
@@ -188,7 +188,7 @@ async fn updating_a_table_records_before_and_after() {
     let t = tables::create_table(conn, &table_input("PUSOY-01", profile.id), &actor).unwrap();
     let updated = tables::update_table(
         conn,
-        t.table_id(),
+        t.id,
         &TableInput {
             max_bet: 9_000_000,
             ..table_input("IGNORED", profile.id)
@@ -197,7 +197,7 @@ async fn updating_a_table_records_before_and_after() {
     )
     .unwrap();
     assert_eq!(updated.code, "PUSOY-01");
-    assert_eq!(updated.max_bet, 9_000_000);
+    assert_eq!(updated.max_bet, Money(9_000_000));
     let events = app.audit("table.update");
     assert_eq!(events[0].details["before"]["max_bet"], 5_000_000);
     assert_eq!(events[0].details["after"]["max_bet"], 9_000_000);
@@ -283,7 +283,10 @@ async fn an_admin_creates_a_table_from_the_form_and_a_supervisor_cannot() {
     let table = tables::find_by_code(&mut app.conn(), "PUSOY-07")
         .unwrap()
         .unwrap();
-    assert_eq!((table.currency.as_str(), table.min_bet), ("PHP", 10_000));
+    assert_eq!(
+        (table.currency.as_str(), table.min_bet),
+        ("PHP", Money(10_000))
+    );
     let res = admin.post_form("/admin/tables", &good).await;
     assert_eq!(res.status().as_u16(), 422);
     assert!(res
@@ -342,7 +345,7 @@ async fn an_admin_creates_and_edits_a_profile_from_the_form() {
     let profile = profiles::find_by_name(&mut app.conn(), "Night")
         .unwrap()
         .unwrap();
-    let v1 = profiles::latest_version(&mut app.conn(), ProfileId(profile.id))
+    let v1 = profiles::latest_version(&mut app.conn(), profile.id)
         .unwrap()
         .unwrap();
     assert!(v1.options.surrender && !v1.options.dealer_royalties);
@@ -361,7 +364,7 @@ async fn an_admin_creates_and_edits_a_profile_from_the_form() {
     assert!(page.contains("Saved as version 2."), "{page}");
     assert!(page.contains("v2"));
     assert!(page.contains("surrender off, royalties off, ties to the dealer"));
-    let all = profiles::versions(&mut app.conn(), ProfileId(profile.id)).unwrap();
+    let all = profiles::versions(&mut app.conn(), profile.id).unwrap();
     assert_eq!(all.len(), 2);
     assert_eq!(all[0], v1);
 }

@@ -10,8 +10,8 @@ use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
+use crate::helpers::{create_table, the_round};
 use crate::helpers::{new_client, spawn_app, spawn_app_with, TestApp};
-use crate::rounds::{create_table, the_round};
 
 /// A browser signed in as an administrator.
 async fn admin(app: &TestApp) -> TestApp {
@@ -225,22 +225,36 @@ async fn a_token_that_recorded_rounds_is_refused_once_revoked_disabled_or_its_ro
     };
     let mut n = 0;
     let mut written = 0;
+    // Two rounds with `token`: the first checks the token and reads the table, the second is
+    // written from what the server remembers of both.
     let mut two_rounds = async |token: &str| {
+        let from_memory = app.memos.rounds_from_memory();
         for _ in 0..2 {
             n += 1;
             let (status, body) = put_round(&app, token, n).await;
             assert_eq!(status, StatusCode::CREATED, "{body}");
             written += 1;
         }
+        assert_eq!(
+            app.memos.rounds_from_memory(),
+            from_memory + 1,
+            "the second round was written from memory"
+        );
         n += 1;
         (n, written)
+    };
+    // The next round is tried from memory and refused by the write's own check of the token.
+    let tried_from_memory = |misses_before: u64| {
+        assert_eq!(app.memos.misses(), misses_before + 1, "tried from memory");
     };
 
     let token = issue_token(&admin, "Cage system", &dealer).await;
     let (next, written_so_far) = two_rounds(&token).await;
     let id = first_token_id(&app);
     revoke(&admin, id).await;
+    let misses = app.memos.misses();
     let (status, body) = put_round(&app, &token, next).await;
+    tried_from_memory(misses);
     assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
     assert_eq!(
         rounds_written(&app),
@@ -252,7 +266,9 @@ async fn a_token_that_recorded_rounds_is_refused_once_revoked_disabled_or_its_ro
     let token = issue_token(&admin, "Cage system 2", &dealer).await;
     let (next, written_so_far) = two_rounds(&token).await;
     set("UPDATE users SET disabled_at = now() WHERE id = $1");
+    let misses = app.memos.misses();
     let (status, body) = put_round(&app, &token, next).await;
+    tried_from_memory(misses);
     assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
     assert_eq!(
         rounds_written(&app),
@@ -263,7 +279,9 @@ async fn a_token_that_recorded_rounds_is_refused_once_revoked_disabled_or_its_ro
     set("UPDATE users SET disabled_at = NULL WHERE id = $1");
     let (next, written_so_far) = two_rounds(&token).await;
     set("UPDATE users SET role = 'auditor' WHERE id = $1");
+    let misses = app.memos.misses();
     let (status, body) = put_round(&app, &token, next).await;
+    tried_from_memory(misses);
     assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
     assert_eq!(
         rounds_written(&app),

@@ -8,8 +8,7 @@ use crate::rules::card::{parse_cards, Card};
 use crate::rules::hand::{evaluate, evaluate_front};
 use crate::rules::profile::Wheel;
 
-mod settle_json;
-use settle_json::{settle_line_into, ErrorOut};
+use super::settle_json::{settle_line_into, ErrorOut};
 
 /// Reads one round per line and writes one JSON line per input line, in order: the settlement
 /// or `{"error": "..."}`. Blank lines are echoed as errors too, so output lines match input

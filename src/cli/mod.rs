@@ -1,0 +1,8 @@
+//! The command line's subcommands, one function each; `src/main.rs` parses the arguments and
+//! calls them. `settle` and `eval` are pure (the rules engine on standard input and output);
+//! the others need the configuration and the database.
+
+pub mod service;
+pub mod settle;
+mod settle_json;
+pub mod users;

@@ -1,0 +1,143 @@
+//! The commands that run the service or look after its database: serve, migrate, seed the
+//! demo data, and the private PostgreSQL cluster.
+
+use std::net::TcpListener;
+
+use anyhow::{bail, Context};
+use diesel::RunQueryDsl;
+
+use crate::config::{Config, Environment};
+use crate::db::embedded::{self, Layout};
+use crate::db::{self, demo};
+
+/// The database URL: DATABASE_URL, or the private cluster (started if needed).
+pub fn database_url(config: &Config) -> anyhow::Result<String> {
+    if let Some(url) = &config.database_url {
+        return Ok(url.clone());
+    }
+    let layout = Layout::resolve(&config.data_dir)?;
+    let cluster = embedded::ensure_running(&layout).context("starting the private PostgreSQL")?;
+    tracing::info!(port = cluster.port, "using the private PostgreSQL cluster");
+    Ok(cluster.ensure_database("pusoy")?)
+}
+
+/// A pool on the migrated database.
+pub fn connect(config: &Config) -> anyhow::Result<db::PgPool> {
+    let url = database_url(config)?;
+    let pool = db::pool(&url, config.db_pool_size).context("connecting to the database")?;
+    let mut conn = pool.get()?;
+    let done = db::migrate(&mut conn).map_err(|e| anyhow::anyhow!(e))?;
+    if !done.is_empty() {
+        tracing::info!(migrations = ?done, "database migrated");
+    }
+    let off = embedded::not_durable(&mut conn)?;
+    if !off.is_empty() {
+        tracing::warn!(settings = %off.join(", "), "the database does not commit durably: a crash can lose rounds already confirmed to dealers");
+    }
+    Ok(pool)
+}
+
+/// `serve`: runs the web application (migrating first, seeding the demo data with `--demo`).
+pub fn serve(config: Config, demo: bool) -> anyhow::Result<()> {
+    if config.environment == Environment::Production && config.database_url.is_none() {
+        bail!("PUSOY_ENV=production needs DATABASE_URL (the private cluster is for local use)");
+    }
+    if config.session_key_generated {
+        tracing::warn!("SESSION_KEY is unset: using a random key, sessions end when the app stops");
+    }
+    let pool = connect(&config)?;
+    if demo {
+        let mut conn = pool.get()?;
+        seed(&mut conn, &config)?;
+    }
+    let listener =
+        TcpListener::bind(&config.bind).with_context(|| format!("binding {}", config.bind))?;
+    let addr = listener.local_addr()?;
+    let scheme = if config.secure_cookies {
+        "https"
+    } else {
+        "http"
+    };
+    println!("pusoy-pit is listening: open {scheme}://{addr}/ (Ctrl-C stops it)");
+    if config.secure_cookies && scheme == "https" {
+        println!("(secure cookies are on: put a TLS-terminating proxy in front of this address)");
+    }
+    actix_web::rt::System::new()
+        .block_on(async move { crate::web::run(listener, pool, config)?.await })?;
+    Ok(())
+}
+
+fn seed(conn: &mut diesel::PgConnection, config: &Config) -> anyhow::Result<()> {
+    let report = demo::seed(conn, config.password_hash)?;
+    println!(
+        "Demo data: {} account(s) created, {} already present.",
+        report.accounts_created.len(),
+        report.accounts_present.len()
+    );
+    println!(
+        "Rule profiles created: {}; tables created: {}.",
+        report.profiles_created.len(),
+        report.tables_created.len()
+    );
+    println!("Demo accounts (user name / password / role):");
+    for account in demo::ACCOUNTS {
+        println!(
+            "  {:<11} {:<20} {}",
+            account.username,
+            account.password,
+            account.role.title()
+        );
+    }
+    Ok(())
+}
+
+/// `seed-demo`: creates the demo accounts, profiles and tables (safe to run again).
+pub fn seed_demo(config: &Config) -> anyhow::Result<()> {
+    let pool = connect(config)?;
+    let mut conn = pool.get()?;
+    seed(&mut conn, config)
+}
+
+/// `migrate`: applies pending migrations.
+pub fn migrate(config: &Config) -> anyhow::Result<()> {
+    let url = database_url(config)?;
+    let pool = db::pool(&url, 1).context("connecting to the database")?;
+    let done = db::migrate(&mut *pool.get()?).map_err(|e| anyhow::anyhow!(e))?;
+    println!("{} migration(s) applied: {done:?}", done.len());
+    Ok(())
+}
+
+/// `db url`: the database URL in use (starting the private cluster if needed).
+pub fn db_url(config: &Config) -> anyhow::Result<()> {
+    println!("{}", database_url(config)?);
+    Ok(())
+}
+
+/// `db stop`: stops the private cluster.
+pub fn db_stop(config: &Config) -> anyhow::Result<()> {
+    let layout = Layout::resolve(&config.data_dir)?;
+    if embedded::stop(&layout)? {
+        println!("stopped the private PostgreSQL cluster");
+    } else {
+        println!("the private PostgreSQL cluster was not running");
+    }
+    Ok(())
+}
+
+/// `db scratch NAME`: (re)creates an empty, migrated database on the private cluster and
+/// prints its URL.
+pub fn db_scratch(config: &Config, name: &str) -> anyhow::Result<()> {
+    let layout = Layout::resolve(&config.data_dir)?;
+    let cluster = embedded::ensure_running(&layout)?;
+    let mut admin = cluster.connect("postgres")?;
+    diesel::sql_query(format!(
+        "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+        embedded::quote_ident(name)
+    ))
+    .execute(&mut admin)?;
+    let url = cluster.ensure_database(name)?;
+    let mut conn = cluster.connect(name)?;
+    db::migrate(&mut conn).map_err(|e| anyhow::anyhow!(e))?;
+    println!("{url}");
+    Ok(())
+}

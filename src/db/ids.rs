@@ -1,0 +1,68 @@
+//! The ids of stored rows, one type each, usable as diesel columns and bind values
+//! (`diesel-derive-newtype`) and serialised as the bare number. Imports nothing of the crate.
+
+use std::fmt;
+
+use diesel_derive_newtype::DieselNewType;
+use serde::{Deserialize, Serialize};
+
+macro_rules! ids {
+    ($($(#[$doc:meta])* $name:ident($inner:ty);)*) => {$(
+        $(#[$doc])*
+        #[derive(
+            Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+            DieselNewType,
+        )]
+        pub struct $name(pub $inner);
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+
+        impl From<$inner> for $name {
+            fn from(id: $inner) -> Self {
+                $name(id)
+            }
+        }
+    )*};
+}
+
+ids! {
+    /// A staff account (`users.id`).
+    UserId(i64);
+    /// A gaming table (`gaming_tables.id`).
+    TableId(i64);
+    /// A rule profile (`rule_profiles.id`).
+    ProfileId(i64);
+    /// One version of a rule profile (`rule_profile_versions.id`).
+    ProfileVersionId(i64);
+    /// A dealer's shift at a table (`dealer_shifts.id`).
+    ShiftId(i64);
+    /// A settled round (`rounds.id`).
+    RoundId(i64);
+    /// A round being entered (`round_drafts.id`).
+    DraftId(i64);
+    /// An API token (`api_tokens.id`).
+    TokenId(i64);
+}
+
+/// A round's one-time key: a draft's (random) or the caller's, for a round recorded whole
+/// (`round_drafts.draft_key`, `rounds.draft_key`).
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, DieselNewType,
+)]
+pub struct DraftKey(pub String);
+
+impl DraftKey {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for DraftKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}

@@ -1,0 +1,199 @@
+//! A settled round as stored: its header row, its places (kept in the row as a JSON array), the
+//! conversion from the rules' settlement to those places, and the reads of settled rounds.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Date};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::db::ids::{DraftKey, ProfileVersionId, RoundId, ShiftId, TableId, UserId};
+use crate::db::prepared::Sql;
+use crate::db::rounds::sql;
+use crate::db::schema::rounds;
+use crate::db::shifts::Shift;
+use crate::rules::money::Money;
+use crate::rules::wire::{PlaceIn, RoundIn, SettlementOut};
+
+/// A settled round's header row.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Serialize)]
+#[diesel(table_name = rounds)]
+pub struct RoundRow {
+    pub id: RoundId,
+    pub table_id: TableId,
+    pub gaming_day: NaiveDate,
+    pub round_no: i32,
+    pub draft_key: DraftKey,
+    /// The dealer's shift the round was dealt in.
+    pub shift_id: ShiftId,
+    /// The dealer of that shift (also when a pit manager entered the round).
+    pub dealer_id: UserId,
+    pub rule_profile_version_id: ProfileVersionId,
+    pub currency: String,
+    #[diesel(deserialize_as = i64)]
+    pub dealer_result: Money,
+    pub settled_at: DateTime<Utc>,
+}
+
+/// One place of a settled round (RULES.md section 8), as kept in the round's row (`places`, a
+/// JSON array: the dealer first, then the seats in order).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlaceRow {
+    pub place: String,
+    pub bet: Option<Money>,
+    pub action: String,
+    pub royalty: Option<String>,
+    pub dealt: Option<String>,
+    pub back: Option<String>,
+    pub middle: Option<String>,
+    pub front: Option<String>,
+    pub back_name: Option<String>,
+    pub middle_name: Option<String>,
+    pub front_name: Option<String>,
+    pub fouled: Option<bool>,
+    pub foul_reason: Option<String>,
+    pub outcome: Option<String>,
+    pub hands_won: Option<i16>,
+    pub result: Money,
+}
+
+/// A settled round with its places (dealer first, then the seats in order).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SettledRound {
+    #[serde(flatten)]
+    pub round: RoundRow,
+    pub places: Vec<PlaceRow>,
+}
+
+/// The settled round with this id.
+pub fn get_round(conn: &mut PgConnection, id: RoundId) -> QueryResult<Option<SettledRound>> {
+    let Some((round, places)) = rounds::table
+        .find(id)
+        .select((RoundRow::as_select(), rounds::places))
+        .first::<(RoundRow, Value)>(conn)
+        .optional()?
+    else {
+        return Ok(None);
+    };
+    let places = serde_json::from_value(places)
+        .map_err(|err| diesel::result::Error::DeserializationError(Box::new(err)))?;
+    Ok(Some(SettledRound { round, places }))
+}
+
+/// The settled round stored under this key.
+pub fn round_by_key(conn: &mut PgConnection, key: &str) -> QueryResult<Option<SettledRound>> {
+    let id: Option<RoundId> = rounds::table
+        .filter(rounds::draft_key.eq(key))
+        .select(rounds::id)
+        .first(conn)
+        .optional()?;
+    match id {
+        Some(id) => get_round(conn, id),
+        None => Ok(None),
+    }
+}
+
+/// The table's latest settled rounds, newest first (by gaming day and round number).
+pub fn recent_for_table(
+    conn: &mut PgConnection,
+    table: TableId,
+    limit: i64,
+) -> QueryResult<Vec<RoundRow>> {
+    rounds::table
+        .filter(rounds::table_id.eq(table))
+        .order((rounds::gaming_day.desc(), rounds::round_no.desc()))
+        .limit(limit)
+        .select(RoundRow::as_select())
+        .load(conn)
+}
+
+/// The house results (sums of dealer results) of a table: its rounds on one gaming day, and
+/// the rounds of one shift.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, QueryableByName)]
+pub struct HouseResults {
+    #[diesel(sql_type = BigInt, deserialize_as = i64)]
+    pub day: Money,
+    #[diesel(sql_type = BigInt, deserialize_as = i64)]
+    pub shift: Money,
+}
+
+/// The table's house result for gaming day `day` and for `shift`, in one query.
+pub fn house_results(
+    conn: &mut PgConnection,
+    table: TableId,
+    day: NaiveDate,
+    shift: &Shift,
+) -> QueryResult<HouseResults> {
+    Sql::new(sql::HOUSE_RESULTS)
+        .bind::<BigInt, _>(table)
+        .bind::<Date, _>(day)
+        .bind::<BigInt, _>(shift.id)
+        .bind::<Date, _>(shift.gaming_day)
+        .get_result(conn)
+}
+
+/// A serde enum's text (`"surrender"`, `"six_pairs"`...).
+fn text_of<T: Serialize>(value: &T) -> Option<String> {
+    match serde_json::to_value(value) {
+        Ok(Value::String(text)) => Some(text),
+        _ => None,
+    }
+}
+
+fn base_row(place: String, bet: Option<Money>, play: &PlaceIn<'_>, result: Money) -> PlaceRow {
+    let text = |t: &Option<std::borrow::Cow<'_, str>>| t.as_deref().map(str::to_owned);
+    PlaceRow {
+        place,
+        bet,
+        action: text_of(&play.action).unwrap_or_default(),
+        royalty: play.royalty.as_ref().and_then(text_of),
+        dealt: text(&play.dealt),
+        back: text(&play.back),
+        middle: text(&play.middle),
+        front: text(&play.front),
+        back_name: None,
+        middle_name: None,
+        front_name: None,
+        fouled: None,
+        foul_reason: None,
+        outcome: None,
+        hands_won: None,
+        result,
+    }
+}
+
+/// The rows of every place, from the canonical round and its settlement.
+pub fn place_rows(round: &RoundIn<'_>, settlement: &SettlementOut) -> Vec<PlaceRow> {
+    let dealer = &settlement.dealer;
+    let mut row = base_row("dealer".to_owned(), None, &round.dealer, dealer.result);
+    if let Some(hands) = &dealer.hands {
+        row.back_name = Some(hands.back.to_string());
+        row.middle_name = Some(hands.middle.to_string());
+        row.front_name = Some(hands.front.to_string());
+    }
+    row.fouled = dealer.fouled;
+    row.foul_reason.clone_from(&dealer.foul);
+    let mut rows = vec![row];
+    for seat in &round.seats {
+        let Some(out) = settlement.seats.iter().find(|s| s.seat == seat.seat) else {
+            continue;
+        };
+        let mut row = base_row(
+            format!("seat{}", seat.seat.number()),
+            Some(seat.bet),
+            &seat.play(),
+            out.result,
+        );
+        if let Some(hands) = &out.hands {
+            row.back_name = Some(hands.back.to_string());
+            row.middle_name = Some(hands.middle.to_string());
+            row.front_name = Some(hands.front.to_string());
+        }
+        row.fouled = out.fouled;
+        row.foul_reason.clone_from(&out.foul);
+        row.outcome = text_of(&out.outcome);
+        row.hands_won = out.hands_won.map(i16::from);
+        rows.push(row);
+    }
+    rows
+}

@@ -1,0 +1,273 @@
+//! A table's round entered step by step, as the dealer's screen and the JSON API do it: open the
+//! table's draft, save it revision by revision, check (preview) its settlement, confirm it.
+
+use chrono::NaiveDate;
+use diesel::{Connection, PgConnection};
+use rand::RngCore;
+use serde_json::{json, Value};
+
+use crate::db::audit_log::{self, Actor, NewAuditEvent};
+use crate::db::ids::DraftKey;
+use crate::db::rounds::confirm::{read_entry, write_draft_round};
+use crate::db::rounds::drafts::{self, Draft};
+use crate::db::rounds::rows::{self, SettledRound};
+use crate::db::shifts::CurrentShift;
+use crate::db::tables::{self, PlayingTable};
+use crate::recording::entry::{FieldErrors, RoundBody};
+use crate::recording::write::{
+    settle_entered, shift_and_head, until_written, validate, Attempt, RoundToSettle, Slot,
+};
+use crate::recording::{entry_shift, RoundsError, Writer};
+use crate::rules::settle::Round;
+use crate::rules::wire::SettlementOut;
+
+/// The table with this code, with the rules in force.
+pub fn table(conn: &mut PgConnection, code: &str) -> Result<PlayingTable, RoundsError> {
+    tables::playing_by_code(conn, code)?.ok_or_else(|| RoundsError::NoTable(code.to_owned()))
+}
+
+/// The draft with this key and its table.
+pub fn load(conn: &mut PgConnection, key: &str) -> Result<(Draft, PlayingTable), RoundsError> {
+    let no_draft = || RoundsError::NoDraft(key.to_owned());
+    let draft = drafts::draft_by_key(conn, key)?.ok_or_else(no_draft)?;
+    let table = tables::playing_by_id(conn, draft.table_id)?.ok_or_else(no_draft)?;
+    Ok((draft, table))
+}
+
+/// The table's open draft, created (with a `round.draft_opened` event) if there is none, and
+/// the shift `writer` enters it for. Refused when `writer` may not enter rounds at the table.
+pub fn open(
+    conn: &mut PgConnection,
+    table: &PlayingTable,
+    writer: Writer,
+    actor: &Actor,
+    gaming_day: NaiveDate,
+) -> Result<(Draft, CurrentShift), RoundsError> {
+    let shift = entry_shift(conn, table, writer)?;
+    let id = table.table.id;
+    let draft = conn.transaction(|conn| {
+        if let Some(draft) = drafts::open_draft_of(conn, id)? {
+            return Ok(draft);
+        }
+        let key = new_key();
+        let inserted = drafts::insert_draft(conn, &key, id, shift.shift.id, writer.user)?;
+        let Some(draft) = inserted else {
+            // Another screen opened the table's round first.
+            return drafts::open_draft_of(conn, id)?
+                .ok_or_else(|| RoundsError::NoDraft(table.table.code.clone()));
+        };
+        audit_log::append(
+            conn,
+            &NewAuditEvent {
+                chain: &audit_log::table_chain(id),
+                actor,
+                action: "round.draft_opened",
+                target: format!("round:{}", draft.draft_key),
+                details: json!({
+                    "table": table.table.code,
+                    "draft_key": draft.draft_key,
+                    "shift_id": shift.shift.id,
+                }),
+                gaming_day: Some(gaming_day),
+                table_id: Some(id),
+            },
+        )?;
+        Ok(draft)
+    })?;
+    Ok((draft, shift))
+}
+
+/// Stores the entered round (`data`, valid or not) in the draft `key` of `table` at its next
+/// revision, if the caller saw revision `expected` (any, if `None`); the draft then belongs to
+/// the shift `writer` enters it for. Refused when `writer` may not enter rounds there.
+pub fn save_data(
+    conn: &mut PgConnection,
+    table: &PlayingTable,
+    writer: Writer,
+    key: &str,
+    expected: Option<i32>,
+    data: &Value,
+) -> Result<Draft, RoundsError> {
+    conn.transaction(|conn| {
+        let draft =
+            drafts::lock_draft(conn, key)?.ok_or_else(|| RoundsError::NoDraft(key.to_owned()))?;
+        if draft.table_id != table.table.id {
+            return Err(RoundsError::NoDraft(key.to_owned()));
+        }
+        if draft.settled_round_id.is_some() {
+            return Err(RoundsError::AlreadySettled);
+        }
+        let shift = entry_shift(conn, table, writer)?;
+        check_revision(&draft, expected)?;
+        Ok(drafts::update_draft(conn, &draft, shift.shift.id, data)?)
+    })
+}
+
+/// Validates the entered round and saves it in draft `key` ([`save_data`]).
+pub fn save(
+    conn: &mut PgConnection,
+    key: &str,
+    writer: Writer,
+    expected: Option<i32>,
+    round: &RoundBody,
+) -> Result<Draft, RoundsError> {
+    let (draft, table) = load(conn, key)?;
+    if draft.settled_round_id.is_some() {
+        return Err(RoundsError::AlreadySettled);
+    }
+    // Not signed on comes before what is wrong with the round.
+    entry_shift(conn, &table, writer)?;
+    validate(round, &table)?;
+    let data = serde_json::to_value(round)
+        .map_err(|err| RoundsError::round(format!("the round could not be read: {err}")))?;
+    save_data(conn, &table, writer, key, expected, &data)
+}
+
+/// The settlement the saved round of draft `key` would get.
+pub fn check(
+    conn: &mut PgConnection,
+    key: &str,
+    writer: Writer,
+) -> Result<(Draft, PlayingTable, SettlementOut), RoundsError> {
+    let (draft, table) = load(conn, key)?;
+    entry_shift(conn, &table, writer)?;
+    let (_, settlement) = settle_draft(&draft, &table)?;
+    Ok((draft, table, settlement))
+}
+
+fn new_key() -> DraftKey {
+    let mut bytes = [0u8; 16];
+    rand::rng().fill_bytes(&mut bytes);
+    DraftKey(hex::encode(bytes))
+}
+
+fn check_revision(draft: &Draft, expected: Option<i32>) -> Result<(), RoundsError> {
+    match expected {
+        Some(expected) if expected != draft.revision => Err(RoundsError::RevisionMismatch {
+            expected,
+            current: draft.revision,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The saved round of a draft, validated and settled.
+pub fn settle_draft(
+    draft: &Draft,
+    table: &PlayingTable,
+) -> Result<(Round, SettlementOut), RoundsError> {
+    let body: RoundBody = serde_json::from_value(draft.data.clone()).map_err(|_| {
+        RoundsError::Invalid(FieldErrors::round("the round has not been entered yet"))
+    })?;
+    settle_entered(&body, table)
+}
+
+/// A draft, or the round it was settled as (or that was recorded whole under its key).
+pub enum Shown {
+    Draft(Draft, PlayingTable),
+    Settled(SettledRound, PlayingTable),
+}
+
+/// What is stored under `key`.
+pub fn show(conn: &mut PgConnection, key: &str) -> Result<Shown, RoundsError> {
+    let no_round = || RoundsError::NoDraft(key.to_owned());
+    if drafts::draft_by_key(conn, key)?.is_none() {
+        // A round recorded whole has no draft.
+        let round = rows::round_by_key(conn, key)?.ok_or_else(no_round)?;
+        let table = tables::playing_by_id(conn, round.round.table_id)?.ok_or_else(no_round)?;
+        return Ok(Shown::Settled(round, table));
+    }
+    let (draft, table) = load(conn, key)?;
+    match draft.settled_round_id {
+        Some(id) => {
+            let round = rows::get_round(conn, id)?.ok_or_else(no_round)?;
+            Ok(Shown::Settled(round, table))
+        }
+        None => Ok(Shown::Draft(draft, table)),
+    }
+}
+
+/// Confirms draft `key` (at table `at`, when the caller names one), for `writer`: refuses it if
+/// the caller saw another revision (`expected`), validates and settles the revision loaded, and
+/// stores it, checking the writer's shift under lock and refusing any other revision. A draft
+/// settled already gives its round (`false`: nothing new was written).
+pub fn confirm(
+    conn: &mut PgConnection,
+    key: &str,
+    at: Option<&str>,
+    expected: Option<i32>,
+    gaming_day: NaiveDate,
+    writer: Writer,
+    actor: &Actor,
+) -> Result<(SettledRound, PlayingTable, bool), RoundsError> {
+    let (draft, table) = load(conn, key)?;
+    if at.is_some_and(|code| code != table.table.code) {
+        return Err(RoundsError::NoDraft(key.to_owned()));
+    }
+    if let Some(id) = draft.settled_round_id {
+        let round =
+            rows::get_round(conn, id)?.ok_or_else(|| RoundsError::NoDraft(key.to_owned()))?;
+        return Ok((round, table, false));
+    }
+    check_revision(&draft, expected)?;
+    // When the round cannot be settled and the writer is not on shift either, the shift is
+    // what they are told about first (checked only on that error path: on the normal path the
+    // write checks the shift under lock).
+    let (round, settlement) =
+        settle_draft(&draft, &table).map_err(|err| match entry_shift(conn, &table, writer) {
+            Err(refused) => refused,
+            Ok(_) => err,
+        })?;
+    let to_settle = RoundToSettle {
+        key: draft.draft_key.as_str(),
+        table: &table,
+        gaming_day,
+        writer,
+        actor,
+        round: &round,
+        settlement: &settlement,
+    };
+    let (settled, created) = confirm_settled(conn, &to_settle, draft.revision)?;
+    Ok((settled, table, created))
+}
+
+/// Writes the draft's round `confirm`, settled from revision `revision`, reading the table first
+/// (see [`crate::db::rounds::sql`]). Confirming a settled draft again returns the round already
+/// stored (`false`); a draft changed since it was loaded is refused.
+fn confirm_settled(
+    conn: &mut PgConnection,
+    confirm: &RoundToSettle<'_>,
+    draft_revision: i32,
+) -> Result<(SettledRound, bool), RoundsError> {
+    let table = confirm.table;
+    let code = &table.table.code;
+    let no_draft = || RoundsError::NoDraft(confirm.key.to_owned());
+    until_written(conn, code, |conn| {
+        let entry =
+            read_entry(conn, code, confirm.gaming_day, confirm.key)?.ok_or_else(no_draft)?;
+        let (Some(draft_id), Some(revision)) = (entry.draft_id, entry.draft_revision) else {
+            return Err(no_draft().into());
+        };
+        if entry.draft_table_id != Some(table.table.id) {
+            return Err(no_draft().into());
+        }
+        if let Some(id) = entry.key_round_id {
+            let round = rows::get_round(conn, id)?.ok_or_else(no_draft)?;
+            return Ok((round, false));
+        }
+        let (shift, head) = shift_and_head(conn, &entry, confirm.writer)?;
+        if revision != draft_revision {
+            return Err(RoundsError::RevisionMismatch {
+                expected: draft_revision,
+                current: revision,
+            }
+            .into());
+        }
+        let write = confirm.prepare(Slot::read(&entry), &shift, head, None)?;
+        if write_draft_round(conn, &write, draft_id, revision)? {
+            Ok((write.settled(), true))
+        } else {
+            Err(Attempt::Moved)
+        }
+    })
+}

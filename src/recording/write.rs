@@ -1,0 +1,218 @@
+//! What confirming any round shares, a draft's or a whole one: the round validated and
+//! settled under its table's rules; its row, places and sealed `round.settled` event; and the
+//! loop that reads the table and writes until the table has not moved in between (see
+//! [`crate::db::rounds::sql`]).
+
+use chrono::NaiveDate;
+use diesel::{Connection, PgConnection};
+use serde_json::json;
+
+use crate::db::audit_log::{self, Actor, ChainHead, NewAuditEvent, SealedEvent};
+use crate::db::ids::{DraftKey, RoundId};
+use crate::db::rounds::confirm::{self, EntryRow, RoundWrite, TokenToCheck};
+use crate::db::rounds::rows::{place_rows, RoundRow};
+use crate::db::shifts::Shift;
+use crate::db::tables::PlayingTable;
+use crate::recording::entry::{self, Limits, RoundBody};
+use crate::recording::{RoundsError, Writer};
+use crate::rules::settle::{settle, Round};
+use crate::rules::wire::{RoundIn, SettlementOut};
+
+/// The entered round checked against `table`'s limits and rules.
+pub fn validate(body: &RoundBody, table: &PlayingTable) -> Result<Round, RoundsError> {
+    let t = &table.table;
+    let limits = Limits {
+        currency: &t.currency,
+        min_bet: t.min_bet.minor_units(),
+        max_bet: t.max_bet.minor_units(),
+    };
+    entry::validate(body, &table.profile, limits).map_err(RoundsError::Invalid)
+}
+
+/// A round validated and settled under `table`'s limits and rules.
+pub fn settle_entered(
+    entered: &RoundBody,
+    table: &PlayingTable,
+) -> Result<(Round, SettlementOut), RoundsError> {
+    let round = validate(entered, table)?;
+    let settlement = settle(&round).map_err(|err| RoundsError::round(err.to_string()))?;
+    let out = SettlementOut::new(&round, &settlement);
+    Ok((round, out))
+}
+
+/// A validated round to settle at `table` under the one-time `key` (a draft's key, or the
+/// caller's for a round recorded whole); `settlement` is its settlement.
+#[derive(Debug, Clone, Copy)]
+pub struct RoundToSettle<'a> {
+    pub key: &'a str,
+    pub table: &'a PlayingTable,
+    pub gaming_day: NaiveDate,
+    pub writer: Writer,
+    pub actor: &'a Actor,
+    pub round: &'a Round,
+    pub settlement: &'a SettlementOut,
+}
+
+/// Where a round goes, as read (or remembered): its id and the day's last round number before
+/// it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Slot {
+    pub round_id: RoundId,
+    pub last_no: i32,
+}
+
+impl Slot {
+    pub(crate) fn read(entry: &EntryRow) -> Slot {
+        Slot {
+            round_id: entry.next_round_id,
+            last_no: entry.last_no,
+        }
+    }
+}
+
+/// How many times a confirmation reads and tries again when its table moved in between (a
+/// sign-off, another round, another event on the table's chain) before giving up, and how many
+/// of those tries are optimistic (the rest hold the table's shift throughout).
+const ATTEMPTS: usize = 10;
+const OPTIMISTIC_ATTEMPTS: usize = 3;
+
+/// Why an attempt at a confirmation ended without a round.
+pub(crate) enum Attempt<E> {
+    /// The table moved since the read: read and try again.
+    Moved,
+    Failed(E),
+}
+
+impl<E: From<RoundsError>> From<RoundsError> for Attempt<E> {
+    fn from(err: RoundsError) -> Self {
+        Attempt::Failed(err.into())
+    }
+}
+
+impl<E: From<RoundsError>> From<diesel::result::Error> for Attempt<E> {
+    fn from(err: diesel::result::Error) -> Self {
+        match err {
+            // The same key sent twice at once: this insert lost the race on the unique key and
+            // wrote nothing; the next read finds the round the other one stored.
+            diesel::result::Error::DatabaseError(
+                diesel::result::DatabaseErrorKind::UniqueViolation,
+                _,
+            ) => Attempt::Moved,
+            other => Attempt::Failed(RoundsError::Query(other).into()),
+        }
+    }
+}
+
+/// Runs `once` (read, then write) until the table has not moved in between. The first tries
+/// are optimistic; the later ones hold the table's open shift from before the read until after
+/// the write, so that many rounds sent at once to one table take turns instead of starving.
+pub(crate) fn until_written<T, E: From<RoundsError>>(
+    conn: &mut PgConnection,
+    code: &str,
+    mut once: impl FnMut(&mut PgConnection) -> Result<T, Attempt<E>>,
+) -> Result<T, E> {
+    for attempt in 0..ATTEMPTS {
+        let outcome = if attempt < OPTIMISTIC_ATTEMPTS {
+            once(conn)
+        } else {
+            conn.transaction(|conn| {
+                confirm::lock_open_shift(conn, code)?;
+                once(conn)
+            })
+        };
+        match outcome {
+            Ok(done) => return Ok(done),
+            Err(Attempt::Moved) => {}
+            Err(Attempt::Failed(err)) => return Err(err),
+        }
+    }
+    Err(RoundsError::Busy(code.to_owned()).into())
+}
+
+/// The open shift of the table read in `entry` that `writer` may enter rounds for, and the head
+/// of the table's audit chain (created, empty, if the chain has none yet: the write then finds
+/// it, or finds that another event came first and the caller reads again).
+pub(crate) fn shift_and_head(
+    conn: &mut PgConnection,
+    entry: &EntryRow,
+    writer: Writer,
+) -> Result<(Shift, ChainHead), RoundsError> {
+    let shift = entry.shift();
+    writer.may_enter(shift.as_ref(), &entry.code)?;
+    let Some(shift) = shift else {
+        return Err(RoundsError::NobodyOnShift {
+            code: entry.code.clone(),
+        });
+    };
+    let head = match entry.head() {
+        Some(head) => head,
+        None => {
+            audit_log::create_head(conn, &audit_log::table_chain(entry.table_id))?;
+            ChainHead::genesis()
+        }
+    };
+    Ok((shift, head))
+}
+
+impl RoundToSettle<'_> {
+    /// The round in `slot` for `shift` after chain head `head`, with its places and its sealed
+    /// `round.settled` event, ready to write.
+    pub(crate) fn prepare(
+        &self,
+        slot: Slot,
+        shift: &Shift,
+        head: ChainHead,
+        token: Option<TokenToCheck>,
+    ) -> Result<RoundWrite, RoundsError> {
+        let (table, settlement) = (&self.table.table, self.settlement);
+        let canonical = RoundIn::from_round(self.round);
+        let places = place_rows(&canonical, settlement);
+        let places_json = serde_json::to_string(&places)
+            .map_err(|err| diesel::result::Error::SerializationError(Box::new(err)))?;
+        let round_no = slot.last_no + 1;
+        let round_id = slot.round_id;
+        // Carries the canonical round and its settlement, so that the round can be
+        // recomputed and checked from the audit row alone.
+        let event = NewAuditEvent {
+            chain: &audit_log::table_chain(table.id),
+            actor: self.actor,
+            action: "round.settled",
+            target: format!("round:{round_id}"),
+            details: json!({
+                "table": table.code,
+                "round_no": round_no,
+                "draft_key": self.key,
+                "shift_id": shift.id,
+                "dealer_id": shift.dealer_id,
+                "rule_profile_version_id": self.table.profile_version_id,
+                "round": canonical,
+                "settlement": settlement,
+            }),
+            gaming_day: Some(self.gaming_day),
+            table_id: Some(table.id),
+        };
+        let event = SealedEvent::after(head, event);
+        Ok(RoundWrite {
+            round: RoundRow {
+                id: round_id,
+                table_id: table.id,
+                gaming_day: self.gaming_day,
+                round_no,
+                draft_key: DraftKey(self.key.to_owned()),
+                shift_id: shift.id,
+                dealer_id: shift.dealer_id,
+                rule_profile_version_id: self.table.profile_version_id,
+                currency: table.currency.clone(),
+                dealer_result: settlement.dealer.result,
+                settled_at: event.at,
+            },
+            places,
+            places_json,
+            event,
+            min_bet: table.min_bet,
+            max_bet: table.max_bet,
+            rule_profile_id: table.rule_profile_id,
+            token,
+        })
+    }
+}

@@ -1,0 +1,48 @@
+//! The gaming day: the casino's business day, which starts at a fixed local hour, not at
+//! midnight. Pure: the caller gives the time.
+
+use chrono::{DateTime, FixedOffset, NaiveDate, NaiveTime, Utc};
+
+/// The gaming day `now` belongs to: the local date (at `utc_offset`), minus one day before
+/// `start` (so 02:00 after a busy night still counts toward the day that began at 06:00).
+pub fn gaming_day(now: DateTime<Utc>, utc_offset: FixedOffset, start: NaiveTime) -> NaiveDate {
+    let local = now.with_timezone(&utc_offset).naive_local();
+    (local - (start - NaiveTime::MIN)).date()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use chrono::TimeZone;
+
+    use super::*;
+
+    fn day(y: i32, m: u32, d: u32) -> NaiveDate {
+        NaiveDate::from_ymd_opt(y, m, d).unwrap()
+    }
+
+    #[test]
+    fn gaming_day_follows_local_time_and_the_start_hour() {
+        let manila = FixedOffset::east_opt(8 * 3600).unwrap();
+        let six = NaiveTime::from_hms_opt(6, 0, 0).unwrap();
+        let cases = [
+            // (UTC time, gaming day)
+            ((2026, 3, 1, 22, 0), day(2026, 3, 2)), // 06:00 local: a new day starts
+            ((2026, 3, 1, 21, 59), day(2026, 3, 1)), // 05:59 local: still the day before
+            ((2026, 3, 1, 16, 0), day(2026, 3, 1)), // local midnight belongs to the day before
+            ((2026, 3, 2, 3, 0), day(2026, 3, 2)),  // 11:00 local
+            ((2026, 12, 31, 21, 0), day(2026, 12, 31)), // 05:00 on 1 January local
+        ];
+        for ((y, mo, d, h, mi), expected) in cases {
+            let now = Utc.with_ymd_and_hms(y, mo, d, h, mi, 0).unwrap();
+            assert_eq!(gaming_day(now, manila, six), expected, "{now}");
+        }
+    }
+
+    #[test]
+    fn a_midnight_start_is_the_local_date() {
+        let utc = FixedOffset::east_opt(0).unwrap();
+        let now = Utc.with_ymd_and_hms(2026, 5, 5, 0, 0, 0).unwrap();
+        assert_eq!(gaming_day(now, utc, NaiveTime::MIN), day(2026, 5, 5));
+    }
+}

@@ -1,0 +1,77 @@
+//! What every handler can reach: the pool, the settings, and what the process keeps for
+//! round entry.
+
+use std::num::NonZeroU32;
+use std::sync::Arc;
+
+use actix_web::web;
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use tokio::sync::Semaphore;
+
+use crate::config::Config;
+use crate::db::{DbError, PgPool};
+use crate::recording::memory::TableMemos;
+use crate::recording::tokens::RememberedTokens;
+use crate::recording::writer::RoundWriter;
+use crate::web::error::AppError;
+use crate::web::user::CurrentUser;
+
+/// What every handler can reach.
+#[derive(Clone)]
+pub struct AppState {
+    pub pool: PgPool,
+    pub config: Arc<Config>,
+    /// One permit per pooled connection: requests wait for the database here, first come first
+    /// served, instead of as blocked threads on the pool, which wakes them in no fixed order.
+    db_turns: Arc<Semaphore>,
+    /// Requests refused for a bad API token, per client address (limited like sign-ins).
+    pub refused_tokens: Arc<DefaultKeyedRateLimiter<String>>,
+    /// Each table's state after this process's last whole round there.
+    pub table_memos: Arc<TableMemos>,
+    /// Writes whole rounds made from `table_memos`, many tables at a time.
+    pub round_writer: Arc<RoundWriter>,
+    /// API tokens found good, for whole rounds written from memory.
+    pub checked_tokens: Arc<RememberedTokens<CurrentUser>>,
+}
+
+impl AppState {
+    pub fn new(pool: PgPool, config: Config) -> Self {
+        let connections = usize::try_from(pool.max_size()).unwrap_or(1);
+        // Two round writers from 8 connections up, one below; the other connections serve
+        // requests in turn.
+        let writers = (connections / 4).clamp(1, 2);
+        let turns = connections.saturating_sub(writers).max(1);
+        let table_memos = Arc::new(TableMemos::default());
+        let limit = &config.login_rate_limit;
+        let quota = Quota::per_minute(NonZeroU32::new(limit.per_minute).unwrap_or(NonZeroU32::MIN))
+            .allow_burst(NonZeroU32::new(limit.burst).unwrap_or(NonZeroU32::MIN));
+        AppState {
+            round_writer: Arc::new(RoundWriter::new(pool.clone(), table_memos.clone(), writers)),
+            pool,
+            config: Arc::new(config),
+            db_turns: Arc::new(Semaphore::new(turns)),
+            refused_tokens: Arc::new(RateLimiter::keyed(quota)),
+            table_memos,
+            checked_tokens: Arc::new(RememberedTokens::default()),
+        }
+    }
+
+    /// Runs `f` with a pooled connection on the blocking thread pool, in its turn.
+    pub async fn db<T, F>(&self, f: F) -> Result<T, AppError>
+    where
+        F: FnOnce(&mut diesel::PgConnection) -> Result<T, AppError> + Send + 'static,
+        T: Send + 'static,
+    {
+        let _turn = self
+            .db_turns
+            .acquire()
+            .await
+            .map_err(|_| AppError::Session("database turns closed".to_owned()))?;
+        let pool = self.pool.clone();
+        web::block(move || {
+            let mut conn = pool.get().map_err(DbError::from)?;
+            f(&mut conn)
+        })
+        .await?
+    }
+}
