@@ -80,6 +80,7 @@ impl ResponseError for AppError {
             }
             AppError::SignInRequired { api: false } => StatusCode::SEE_OTHER,
             AppError::TooManyInvalidTokens { .. } => StatusCode::TOO_MANY_REQUESTS,
+            AppError::Db(err) if err.is_outage() => StatusCode::SERVICE_UNAVAILABLE,
             AppError::Db(_)
             | AppError::Blocking(_)
             | AppError::Template(_)
@@ -106,6 +107,10 @@ impl ResponseError for AppError {
             return HttpResponse::build(status)
                 .insert_header((header::WWW_AUTHENTICATE, "Bearer"))
                 .json(serde_json::json!({ "error": self.to_string() }));
+        }
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            tracing::warn!(error = %self, cause = ?self, "database unavailable");
+            return unavailable(false);
         }
         let (title, message) = match status {
             StatusCode::INTERNAL_SERVER_ERROR => {
@@ -139,5 +144,29 @@ impl ResponseError for AppError {
                     .body(title)
             }
         }
+    }
+}
+
+/// Seconds a client is asked to wait before trying again while the database is away.
+const RETRY_AFTER_SECS: u64 = 5;
+const UNAVAILABLE: &str = "The database is not answering; try again in a few seconds.";
+
+/// The answer while the database is away: 503 with `Retry-After`, as JSON under `/api/` and as
+/// a page elsewhere.
+pub fn unavailable(api: bool) -> HttpResponse {
+    let mut res = HttpResponse::ServiceUnavailable();
+    res.insert_header((header::RETRY_AFTER, RETRY_AFTER_SECS.to_string()));
+    if api {
+        return res.json(serde_json::json!({ "error": UNAVAILABLE }));
+    }
+    let page = ErrorPage {
+        nav: Nav::anonymous(),
+        status: StatusCode::SERVICE_UNAVAILABLE.as_u16(),
+        title: "Try again in a moment",
+        message: UNAVAILABLE.to_owned(),
+    };
+    match page.render() {
+        Ok(html) => res.content_type(ContentType::html()).body(html),
+        Err(_) => res.content_type(ContentType::plaintext()).body(UNAVAILABLE),
     }
 }

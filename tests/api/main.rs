@@ -7,6 +7,7 @@ mod audit;
 mod durability;
 mod headers;
 mod helpers;
+mod outage;
 mod prepared;
 mod record;
 mod round_shifts;
