@@ -20,6 +20,7 @@ mod headers;
 mod home;
 mod outage;
 mod pages;
+pub mod refusals;
 pub mod session;
 mod table_screen;
 mod tables;
@@ -52,6 +53,8 @@ pub struct AppState {
     db_turns: Arc<Semaphore>,
     /// Requests refused for a bad API token, per client address (limited like sign-ins).
     pub refused_tokens: Arc<DefaultKeyedRateLimiter<String>>,
+    /// Refused requests by client address and minute, so that a flood is recorded as a count.
+    pub refusals: Arc<refusals::Refusals>,
     /// Each table's state after this process's last whole round there.
     pub table_memos: Arc<TableMemos>,
     /// Writes whole rounds made from `table_memos`, many tables at a time.
@@ -77,6 +80,7 @@ impl AppState {
             config: Arc::new(config),
             db_turns: Arc::new(Semaphore::new(turns)),
             refused_tokens: Arc::new(RateLimiter::keyed(quota)),
+            refusals: Arc::new(refusals::Refusals::default()),
             table_memos,
             checked_tokens: Arc::new(access::CheckedTokens::default()),
         }

@@ -10,6 +10,7 @@ mod helpers;
 mod outage;
 mod prepared;
 mod record;
+mod refusals;
 mod round_shifts;
 mod rounds;
 mod sessions;
