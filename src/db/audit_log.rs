@@ -85,13 +85,14 @@ pub struct NewAuditEvent<'a> {
 }
 
 impl<'a> NewAuditEvent<'a> {
-    /// An event on the `system` chain.
+    /// An event on the `system` chain. Its target is cut to [`TARGET_MOST_BYTES`]: it may hold
+    /// what a request sent (a path), which must not grow the trail at the sender's will.
     pub fn system(actor: &'a Actor, action: &'a str, target: impl Into<String>) -> Self {
         NewAuditEvent {
             chain: SYSTEM_CHAIN,
             actor,
             action,
-            target: target.into(),
+            target: capped(target.into()),
             details: Value::Object(serde_json::Map::new()),
             gaming_day: None,
             table_id: None,
@@ -102,6 +103,21 @@ impl<'a> NewAuditEvent<'a> {
         self.details = details;
         self
     }
+}
+
+/// The longest target a `system` event stores, in bytes (a cut one ends with `…`).
+pub const TARGET_MOST_BYTES: usize = 256;
+
+fn capped(mut text: String) -> String {
+    if text.len() > TARGET_MOST_BYTES {
+        let mut end = TARGET_MOST_BYTES - '…'.len_utf8();
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push('…');
+    }
+    text
 }
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]

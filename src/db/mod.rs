@@ -17,6 +17,8 @@ pub mod shifts;
 pub mod tables;
 pub mod users;
 
+use std::time::Duration;
+
 use diesel::pg::PgConnection;
 use diesel::r2d2::{ConnectionManager, Pool, PooledConnection};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
@@ -35,10 +37,36 @@ pub enum DbError {
     Query(#[from] diesel::result::Error),
 }
 
+/// How long a request waits for a pooled connection before it is answered "try again": a
+/// request should fail fast while the database is away, not hang for r2d2's default 30 s.
+pub const CHECKOUT_TIMEOUT: Duration = Duration::from_secs(3);
+
+impl DbError {
+    /// Whether the database is away (no connection to be had, or the one in hand was cut) rather
+    /// than refusing this query: the request may be tried again unchanged in a moment.
+    pub fn is_outage(&self) -> bool {
+        use diesel::result::{DatabaseErrorKind, Error};
+        match self {
+            DbError::Pool(_) => true,
+            DbError::Query(Error::DatabaseError(DatabaseErrorKind::ClosedConnection, _)) => true,
+            // A backend ended by the server (shut down, or pg_terminate_backend): SQLSTATE 57P01
+            // to 57P03, which diesel does not name.
+            DbError::Query(Error::DatabaseError(_, info)) => {
+                let message = info.message();
+                message.starts_with("terminating connection")
+                    || message.contains("the database system is")
+                    || message.contains("server closed the connection")
+            }
+            DbError::Query(_) => false,
+        }
+    }
+}
+
 /// Builds the connection pool; fails if no connection can be made.
 pub fn pool(database_url: &str, max_size: u32) -> Result<PgPool, diesel::r2d2::PoolError> {
     Pool::builder()
         .max_size(max_size)
+        .connection_timeout(CHECKOUT_TIMEOUT)
         // r2d2 would otherwise send a query to test every connection it hands out: a round
         // trip on every request. A connection that has failed is still dropped (diesel marks it
         // broken), and the request it failed is answered with an error the client may retry.

@@ -96,6 +96,7 @@ pub const RULES: &[Rule] = &[
     rule("GET", "/login", Allow::Public),
     rule("POST", "/login", Allow::Public),
     rule("GET", "/static/{file}", Allow::Public),
+    rule("GET", "/health", Allow::Public),
     rule("GET", "/healthz", Allow::Public),
     rule("GET", "/", EVERY_ROLE),
     rule("POST", "/logout", EVERY_ROLE),

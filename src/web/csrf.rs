@@ -1,6 +1,7 @@
 //! CSRF protection for every state-changing request, whatever its route: the synchronizer
 //! token kept in the server-side session must come back in the `csrf_token` form field or the
-//! `X-CSRF-Token` header. Anything else is refused with 403 and an audit event. Requests
+//! `X-CSRF-Token` header. Anything else is refused with 403 and an audit event (one per client
+//! address and minute, with a count of the rest: [`crate::web::refusals`]). Requests
 //! authenticated by an API token (no cookie involved) need no CSRF token.
 
 use actix_session::SessionExt;
@@ -10,15 +11,16 @@ use actix_web::http::{header, Method};
 use actix_web::middleware::Next;
 use actix_web::web::{self, Bytes};
 use actix_web::{Error, HttpMessage};
+use chrono::{DateTime, Utc};
 use serde_json::json;
 use subtle::ConstantTimeEq;
 
-use crate::db::audit_log::{self, NewAuditEvent};
+use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::web::access::ApiTokenAuth;
 use crate::web::error::AppError;
 use crate::web::session;
 use crate::web::state::AppState;
-use crate::web::user::{actor_of, CurrentUser};
+use crate::web::user::{actor_of, client_addr, CurrentUser};
 
 pub const FIELD: &str = "csrf_token";
 pub const HEADER: &str = "x-csrf-token";
@@ -70,19 +72,44 @@ pub async fn verify(
         (_, None) => "no token sent",
         _ => "token mismatch",
     };
-    let user = req.extensions().get::<CurrentUser>().cloned();
-    let actor = actor_of(user.as_ref(), req.request());
-    let target = format!("{} {}", req.method(), req.path());
     let Some(state) = req.app_data::<web::Data<AppState>>().cloned() else {
         return Ok(req.error_response(AppError::CsrfRejected));
     };
+    // Recorded before anything else is done for the request, and at most once per address and
+    // minute: a flood of refused requests must not fill the audit trail.
+    let addr = client_addr(req.request());
+    let minute = Utc::now().timestamp().div_euclid(60);
+    let verdict = state
+        .refusals
+        .note(addr.as_deref().unwrap_or_default(), minute);
+    if !verdict.record && verdict.repeated.is_empty() {
+        return Ok(req.error_response(AppError::CsrfRejected));
+    }
+    let user = req.extensions().get::<CurrentUser>().cloned();
+    let actor = actor_of(user.as_ref(), req.request());
+    let target = format!("{} {}", req.method(), req.path());
     let recorded = state
         .db(move |conn| {
-            audit_log::append(
-                conn,
-                &NewAuditEvent::system(&actor, "csrf.rejected", target)
-                    .details(json!({ "reason": reason })),
-            )?;
+            if verdict.record {
+                audit_log::append(
+                    conn,
+                    &NewAuditEvent::system(&actor, "csrf.rejected", target)
+                        .details(json!({ "reason": reason })),
+                )?;
+            }
+            for repeated in verdict.repeated {
+                let from = Actor::anonymous(Some(repeated.client_addr.clone()));
+                let minute = DateTime::from_timestamp(repeated.minute * 60, 0).unwrap_or_default();
+                audit_log::append(
+                    conn,
+                    &NewAuditEvent::system(
+                        &from,
+                        "csrf.rejected_repeatedly",
+                        format!("client:{}", repeated.client_addr),
+                    )
+                    .details(json!({ "count": repeated.count, "minute": minute })),
+                )?;
+            }
             Ok(())
         })
         .await;

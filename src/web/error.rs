@@ -96,6 +96,7 @@ impl ResponseError for AppError {
             }
             AppError::SignInRequired { api: false } => StatusCode::SEE_OTHER,
             AppError::TooManyInvalidTokens { .. } => StatusCode::TOO_MANY_REQUESTS,
+            AppError::Db(err) if err.is_outage() => StatusCode::SERVICE_UNAVAILABLE,
             AppError::Db(_)
             | AppError::Blocking(_)
             | AppError::Template(_)
@@ -145,6 +146,10 @@ impl AppError {
     /// `code` for a conflict ([`AppError::round_code`]).
     pub fn json_response(&self) -> HttpResponse {
         let status = self.status_code();
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            tracing::warn!(error = %self, cause = ?self, "database unavailable");
+            return unavailable(true);
+        }
         let mut res = HttpResponse::build(status);
         match self {
             AppError::TooManyInvalidTokens { retry_after_secs } => {
@@ -191,6 +196,10 @@ impl AppError {
             AppError::TooManyInvalidTokens { .. } | AppError::InvalidApiToken
         ) {
             return self.json_response();
+        }
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            tracing::warn!(error = %self, cause = ?self, "database unavailable");
+            return unavailable(false);
         }
         let (title, message) = match status {
             StatusCode::INTERNAL_SERVER_ERROR => {
@@ -252,4 +261,28 @@ pub async fn json_errors(
         Some(json) => res.into_response(json),
         None => res,
     })
+}
+
+/// Seconds a client is asked to wait before trying again while the database is away.
+const RETRY_AFTER_SECS: u64 = 5;
+const UNAVAILABLE: &str = "The database is not answering; try again in a few seconds.";
+
+/// The answer while the database is away: 503 with `Retry-After`, as JSON under `/api/` and as
+/// a page elsewhere.
+pub fn unavailable(api: bool) -> HttpResponse {
+    let mut res = HttpResponse::ServiceUnavailable();
+    res.insert_header((header::RETRY_AFTER, RETRY_AFTER_SECS.to_string()));
+    if api {
+        return res.json(serde_json::json!({ "error": UNAVAILABLE }));
+    }
+    let page = ErrorPage {
+        nav: Nav::anonymous(),
+        status: StatusCode::SERVICE_UNAVAILABLE.as_u16(),
+        title: "Try again in a moment",
+        message: UNAVAILABLE.to_owned(),
+    };
+    match page.render() {
+        Ok(html) => res.content_type(ContentType::html()).body(html),
+        Err(_) => res.content_type(ContentType::plaintext()).body(UNAVAILABLE),
+    }
 }

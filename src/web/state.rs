@@ -14,6 +14,7 @@ use crate::recording::memory::TableMemos;
 use crate::recording::tokens::RememberedTokens;
 use crate::recording::writer::RoundWriter;
 use crate::web::error::AppError;
+use crate::web::refusals::Refusals;
 use crate::web::user::CurrentUser;
 
 /// What every handler can reach.
@@ -26,6 +27,8 @@ pub struct AppState {
     db_turns: Arc<Semaphore>,
     /// Requests refused for a bad API token, per client address (limited like sign-ins).
     pub refused_tokens: Arc<DefaultKeyedRateLimiter<String>>,
+    /// Refused requests by client address and minute, so that a flood is recorded as a count.
+    pub refusals: Arc<Refusals>,
     /// Each table's state after this process's last whole round there.
     pub table_memos: Arc<TableMemos>,
     /// Writes whole rounds made from `table_memos`, many tables at a time.
@@ -51,6 +54,7 @@ impl AppState {
             config: Arc::new(config),
             db_turns: Arc::new(Semaphore::new(turns)),
             refused_tokens: Arc::new(RateLimiter::keyed(quota)),
+            refusals: Arc::new(Refusals::default()),
             table_memos,
             checked_tokens: Arc::new(RememberedTokens::default()),
         }
