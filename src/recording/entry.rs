@@ -406,4 +406,40 @@ mod tests {
         let errors = validate(&body(500, seat), &RuleProfile::default(), LIMITS).unwrap_err();
         assert!(errors.0.contains_key("seat1_back"), "{errors:?}");
     }
+
+    #[test]
+    fn bets_at_the_limits_are_accepted_and_a_bet_above_the_maximum_names_seat_and_limit() {
+        let seat = || set("Ac Ad Ah 3s 4s", "8c 8d 9h Ts Jd", "Qc Kd As");
+        let profile = RuleProfile::default();
+        assert!(validate(&body(LIMITS.min_bet, seat()), &profile, LIMITS).is_ok());
+        assert!(validate(&body(LIMITS.max_bet, seat()), &profile, LIMITS).is_ok());
+        let errors = validate(&body(LIMITS.max_bet + 1, seat()), &profile, LIMITS).unwrap_err();
+        assert_eq!(
+            errors.0["seat1_bet"],
+            "seat 1 bet PHP 100.01 is above the table maximum of PHP 100.00"
+        );
+    }
+
+    #[test]
+    fn a_seat_that_does_not_exist_is_named_on_the_seats_field() {
+        let mut round = body(500, set("Ac Ad Ah 3s 4s", "8c 8d 9h Ts Jd", "Qc Kd As"));
+        round.seats[0].seat = 4;
+        let errors = validate(&round, &RuleProfile::default(), LIMITS).unwrap_err();
+        assert_eq!(
+            errors.0,
+            BTreeMap::from([(
+                "seats".to_owned(),
+                "seat 4 does not exist; the seats are 1, 2 and 3".to_owned()
+            )])
+        );
+    }
+
+    #[test]
+    fn the_summary_gives_each_message_once_in_field_order() {
+        let mut errors = FieldErrors::round("the round is late");
+        errors.add("seat1_back", "Jc is twice");
+        errors.add("dealer_front", "Jc is twice");
+        errors.add("round", "a second message for a field is dropped");
+        assert_eq!(errors.summary(), "Jc is twice; the round is late");
+    }
 }
