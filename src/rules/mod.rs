@@ -3,6 +3,7 @@
 
 pub mod card;
 pub mod hand;
+pub mod houseway;
 pub mod money;
 pub mod place;
 pub mod profile;
