@@ -149,19 +149,26 @@ const BLOCK_LINES: usize = 32 * 1024;
 
 /// `houseway --batch`: answers every line, the block's lines spread over `threads` threads,
 /// the answers written in input order. Returns whether any line failed.
-pub fn batch(
+pub fn batch(input: impl BufRead, output: impl Write, threads: usize) -> anyhow::Result<bool> {
+    batch_in_blocks(input, output, threads, BLOCK_LINES)
+}
+
+/// [`batch`] with `block_lines` lines read per block.
+fn batch_in_blocks(
     mut input: impl BufRead,
     mut output: impl Write,
     threads: usize,
+    block_lines: usize,
 ) -> anyhow::Result<bool> {
-    let mut text = Vec::with_capacity(BLOCK_LINES * 64);
-    let mut ends: Vec<usize> = Vec::with_capacity(BLOCK_LINES);
+    let block_lines = block_lines.max(1);
+    let mut text = Vec::with_capacity(block_lines * 64);
+    let mut ends: Vec<usize> = Vec::with_capacity(block_lines);
     let mut first_number = 1usize;
     let mut any_failed = false;
     loop {
         text.clear();
         ends.clear();
-        while ends.len() < BLOCK_LINES {
+        while ends.len() < block_lines {
             if input.read_until(b'\n', &mut text)? == 0 {
                 break;
             }
@@ -290,4 +297,112 @@ pub fn seeded_deals(seed: u64, rounds: u64) -> Vec<Deal> {
             simulate::deal_of(&cards)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lines of every kind: good hands (some with rules), bad JSON, bad cards, a blank line.
+    fn mixed_lines(count: usize) -> String {
+        let deals = seeded_deals(5, count as u64);
+        let mut text = String::new();
+        for (i, deal) in deals.iter().enumerate() {
+            let cards: Vec<String> = deal[0].iter().map(Card::to_string).collect();
+            let line = match i % 7 {
+                3 => "{\"cards\": \"As Ks\"}".to_string(),
+                5 => String::new(),
+                6 => format!(
+                    "{{\"cards\": \"{}\", \"rules\": {{\"wheel\": \"second\"}}}}",
+                    cards.join(" ")
+                ),
+                _ => format!("{{\"cards\": \"{}\"}}", cards.join(" ")),
+            };
+            text.push_str(&line);
+            text.push('\n');
+        }
+        text
+    }
+
+    #[test]
+    fn batch_answers_every_line_in_order_whatever_the_threads_and_blocks() {
+        let input = mixed_lines(40);
+        let expected: Vec<String> = input
+            .lines()
+            .enumerate()
+            .map(|(i, line)| match house_way_json(line) {
+                Ok(out) => serde_json::to_string(&out).expect("json"),
+                Err(error) => serde_json::to_string(&ErrorOut {
+                    error: format!("line {}: {error}", i + 1),
+                })
+                .expect("json"),
+            })
+            .collect();
+        for (threads, block) in [(1, 1000), (2, 7), (3, 5), (8, 40)] {
+            let mut out = Vec::new();
+            let failed =
+                batch_in_blocks(input.as_bytes(), &mut out, threads, block).expect("a batch");
+            assert!(failed, "lines 4, 6, ... are errors");
+            let text = String::from_utf8(out).expect("utf-8");
+            assert_eq!(
+                text.lines().collect::<Vec<_>>(),
+                expected,
+                "{threads} threads"
+            );
+        }
+        assert!(expected[3].contains("line 4: cards: a deal is 13 cards, not 2"));
+        assert!(expected[5].starts_with("{\"error\":\"line 6: not a hand"));
+    }
+
+    #[test]
+    fn a_batch_of_good_lines_succeeds() {
+        let deals = seeded_deals(8, 3);
+        let input: String = deals
+            .iter()
+            .map(|deal| {
+                let cards: Vec<String> = deal[1].iter().map(Card::to_string).collect();
+                format!("{{\"cards\": \"{}\"}}\r\n", cards.join(","))
+            })
+            .collect();
+        let mut out = Vec::new();
+        assert!(!batch(input.as_bytes(), &mut out, 2).expect("a batch"));
+        assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), 3);
+    }
+
+    #[test]
+    fn seeded_deals_are_the_same_for_a_seed_and_each_a_whole_deck() {
+        assert_eq!(seeded_deals(1, 5), seeded_deals(1, 5));
+        assert_ne!(seeded_deals(1, 5), seeded_deals(2, 5));
+        for deal in seeded_deals(3, 5) {
+            let mut cards: Vec<Card> = deal.iter().flatten().copied().collect();
+            cards.sort_unstable();
+            assert_eq!(cards, Card::all().collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn the_build_command_writes_the_same_table_for_the_same_seed() {
+        let settings = BuildSettings {
+            seed: 4,
+            max_iterations: 1,
+            tolerance_ppm: 0,
+        };
+        let first = build_table(&settings, 20, 2).expect("a table");
+        assert_eq!(first, build_table(&settings, 20, 1).expect("a table"));
+        assert!(first.contains("--seed 4 --rounds 20"));
+        assert!(build_table(&settings, 0, 1).is_err());
+    }
+
+    #[test]
+    fn one_hand_names_each_hand_and_the_ev() {
+        let cards: Vec<String> = "Kc Kd Kh Ks 5h 6h 7h 8h 9h Ac Ad Qs 3d"
+            .split(' ')
+            .map(str::to_string)
+            .collect();
+        let text = one_hand(&cards, &RuleProfile::default()).expect("a set");
+        assert!(text.contains("back   9h 8h 7h 6h 5h"), "{text}");
+        assert!(text.contains("straight flush, nine high"));
+        assert!(text.contains("ev     +"));
+        assert!(one_hand(&cards[..12], &RuleProfile::default()).is_err());
+    }
 }

@@ -13,6 +13,7 @@ pub mod tables;
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
+use std::collections::BinaryHeap;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -150,7 +151,11 @@ pub fn best_split(subsets: &Subsets, chances: &Chances) -> (Split, f32) {
         .unwrap_or(0);
     search_back(subsets, chances, layout, strongest as u16, &mut best);
 
-    let mut candidates: Vec<(f32, u16)> = Vec::with_capacity(256);
+    // Candidates in a max-heap keyed by bound: a bound is at least -2, so the bits of
+    // `bound + 2` order like the bound, and the low bits carry the back's index.
+    let key =
+        |bound: f32, back: usize| u64::from((bound + 2.0).max(0.0).to_bits()) << 16 | back as u64;
+    let mut candidates: Vec<u64> = Vec::with_capacity(512);
     for i in 0..FIVE_CARD_SUBSETS {
         let bound = expected_result(
             chances.back[i],
@@ -158,15 +163,16 @@ pub fn best_split(subsets: &Subsets, chances: &Chances) -> (Split, f32) {
             best_front,
         );
         if bound + BOUND_SLACK >= best.ev && i != strongest {
-            candidates.push((bound, i as u16));
+            candidates.push(key(bound, i));
         }
     }
-    candidates.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    for (bound, back) in candidates {
+    let mut candidates = BinaryHeap::from(candidates);
+    while let Some(top) = candidates.pop() {
+        let bound = f32::from_bits((top >> 16) as u32) - 2.0;
         if bound + BOUND_SLACK < best.ev {
             break;
         }
-        search_back(subsets, chances, layout, back, &mut best);
+        search_back(subsets, chances, layout, (top & 0xFFFF) as u16, &mut best);
     }
     match best.split {
         Some(split) => (split, best.ev),
