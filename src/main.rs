@@ -42,6 +42,9 @@ enum Command {
         #[arg(required = true, num_args = 1..)]
         cards: Vec<String>,
     },
+    /// The house way: how the house sets a dealer's 13 cards, `--batch` for many, `build` for
+    /// its table.
+    Houseway(pusoy_pit::cli_houseway::HousewayArgs),
 }
 
 /// The commands that need the configuration and the database.
@@ -136,6 +139,7 @@ fn main() -> anyhow::Result<ExitCode> {
             println!("{}", settle::eval(&cards, wheel)?);
             Ok(ExitCode::SUCCESS)
         }
+        Command::Houseway(args) => pusoy_pit::cli_houseway::run(args),
         Command::Service(command) => run_service_command(command).map(|()| ExitCode::SUCCESS),
     }
 }

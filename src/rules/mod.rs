@@ -5,6 +5,7 @@ pub mod card;
 pub mod game;
 pub mod gaming_day;
 pub mod hand;
+pub mod houseway;
 pub mod money;
 pub mod place;
 pub mod points;
