@@ -1,6 +1,5 @@
 //! pusoy-pit: the back office for casino Pusoy tables.
 pub mod cli;
-pub mod cli_houseway;
 pub mod config;
 pub mod db;
 pub mod password;

@@ -44,7 +44,7 @@ enum Command {
     },
     /// The house way: how the house sets a dealer's 13 cards, `--batch` for many, `build` for
     /// its table.
-    Houseway(pusoy_pit::cli_houseway::HousewayArgs),
+    Houseway(pusoy_pit::cli::houseway::HousewayArgs),
 }
 
 /// The commands that need the configuration and the database.
@@ -139,7 +139,7 @@ fn main() -> anyhow::Result<ExitCode> {
             println!("{}", settle::eval(&cards, wheel)?);
             Ok(ExitCode::SUCCESS)
         }
-        Command::Houseway(args) => pusoy_pit::cli_houseway::run(args),
+        Command::Houseway(args) => pusoy_pit::cli::houseway::run(args),
         Command::Service(command) => run_service_command(command).map(|()| ExitCode::SUCCESS),
     }
 }

@@ -1,7 +1,6 @@
 use reqwest::StatusCode;
 
-use crate::helpers::spawn_app;
-use crate::rounds::count;
+use crate::helpers::{count, spawn_app};
 
 const AUDIT_ROWS: &str = "SELECT count(*) AS n FROM audit_events";
 

@@ -9,8 +9,9 @@ use crate::rules::card::Card;
 use crate::rules::money::Money;
 use crate::rules::place::SeatNo;
 use crate::rules::profile::{RuleProfile, Wheel};
+use crate::rules::round::{DealerPlay, Declaration, Round, SeatPlay};
 use crate::rules::set_hand::SetHand;
-use crate::rules::settle::{settle, DealerPlay, Declaration, Round, SeatPlay};
+use crate::rules::settle::settle;
 
 use super::split::{Split, Subsets};
 use super::tables::{Counts, Lookup, TableInfo, WinTable, FORMAT_VERSION};

@@ -11,13 +11,13 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use crate::cli::settle_json::ErrorOut;
 use crate::rules::card::{parse_cards, Card};
 use crate::rules::houseway::simulate::{self, BuildSettings, Deal, Strategy};
 use crate::rules::houseway::tables::Counts;
 use crate::rules::houseway::{self, house_way, house_way_json, HouseWayOut, Side};
 use crate::rules::profile::RuleProfile;
 use crate::rules::set_hand::Slot;
-use crate::rules::wire::ErrorOut;
 
 /// `pusoy-pit houseway`.
 #[derive(Debug, clap::Args)]
