@@ -5,11 +5,11 @@
 
 use chrono::NaiveDate;
 use diesel::{Connection, PgConnection};
-use serde_json::json;
 
 use crate::db::audit_log::{self, Actor, ChainHead, NewAuditEvent, SealedEvent};
 use crate::db::ids::{DraftKey, RoundId};
 use crate::db::rounds::confirm::{self, EntryRow, RoundWrite, TokenToCheck};
+use crate::db::rounds::payload::{self, RoundRecord, RoundSettled, SettlementRecord};
 use crate::db::rounds::rows::{place_rows, RoundRow};
 use crate::db::shifts::Shift;
 use crate::db::tables::PlayingTable;
@@ -178,16 +178,18 @@ impl RoundToSettle<'_> {
             actor: self.actor,
             action: "round.settled",
             target: format!("round:{round_id}"),
-            details: json!({
-                "table": table.code,
-                "round_no": round_no,
-                "draft_key": self.key,
-                "shift_id": shift.id,
-                "dealer_id": shift.dealer_id,
-                "rule_profile_version_id": self.table.profile_version_id,
-                "round": canonical,
-                "settlement": settlement,
-            }),
+            details: serde_json::to_value(RoundSettled {
+                format: payload::FORMAT,
+                table: &table.code,
+                round_no,
+                draft_key: self.key,
+                shift_id: shift.id,
+                dealer_id: shift.dealer_id,
+                rule_profile_version_id: self.table.profile_version_id,
+                round: RoundRecord::of(&canonical),
+                settlement: SettlementRecord::of(settlement),
+            })
+            .map_err(|err| diesel::result::Error::SerializationError(Box::new(err)))?,
             gaming_day: Some(self.gaming_day),
             table_id: Some(table.id),
         };

@@ -2,7 +2,7 @@
 //! one commit for the rounds that arrive together, instead of one each.
 //!
 //! A whole round at a table this process wrote the last round of is made from what it remembers
-//! ([`record_remembered`](crate::recording::record_remembered)) and handed to the
+//! ([`record_remembered`](crate::recording::whole::record_remembered)) and handed to the
 //! [`RoundWriter`]. Its threads take every round waiting (one per table) and write them in one
 //! statement ([`confirm::write_whole_rounds`]), which checks each round against the database
 //! under lock and writes the ones still good: a round whose table moved, or whose caller's API

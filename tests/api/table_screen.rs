@@ -85,10 +85,12 @@ async fn the_page_shows_the_table_its_rules_and_the_round_form() {
     assert!(html.contains(&words), "profile words");
     assert!(html.contains("id=\"round-form\""));
     assert!(html.contains("data-check-url=\"/tables/T-PAGE/round/check\""));
-    assert!(html.contains("<script src=\"/static/table.js\" defer></script>"));
+    assert!(html.contains("<script type=\"module\" src=\"/static/table.js\"></script>"));
     assert!(html.contains("name=\"seat3_front\""));
-    let js = app.get("/static/table.js").await;
-    assert_eq!(js.status(), StatusCode::OK);
+    for module in ["/static/table.js", "/static/cards.js"] {
+        let js = app.get(module).await;
+        assert_eq!(js.status(), StatusCode::OK, "{module}");
+    }
 }
 
 #[tokio::test]

@@ -13,7 +13,7 @@ use crate::db::rounds::sql;
 use crate::db::schema::rounds;
 use crate::db::shifts::Shift;
 use crate::rules::money::Money;
-use crate::rules::wire::{PlaceIn, RoundIn, SettlementOut};
+use crate::rules::wire::{HandsOut, PlaceIn, RoundIn, SettlementOut};
 
 /// A settled round's header row.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Serialize)]
@@ -162,15 +162,21 @@ fn base_row(place: String, bet: Option<Money>, play: &PlaceIn<'_>, result: Money
     }
 }
 
+impl PlaceRow {
+    fn name_hands(&mut self, hands: Option<&HandsOut>) {
+        if let Some(hands) = hands {
+            self.back_name = Some(hands.back.to_string());
+            self.middle_name = Some(hands.middle.to_string());
+            self.front_name = Some(hands.front.to_string());
+        }
+    }
+}
+
 /// The rows of every place, from the canonical round and its settlement.
 pub fn place_rows(round: &RoundIn<'_>, settlement: &SettlementOut) -> Vec<PlaceRow> {
     let dealer = &settlement.dealer;
     let mut row = base_row("dealer".to_owned(), None, &round.dealer, dealer.result);
-    if let Some(hands) = &dealer.hands {
-        row.back_name = Some(hands.back.to_string());
-        row.middle_name = Some(hands.middle.to_string());
-        row.front_name = Some(hands.front.to_string());
-    }
+    row.name_hands(dealer.hands.as_ref());
     row.fouled = dealer.fouled;
     row.foul_reason.clone_from(&dealer.foul);
     let mut rows = vec![row];
@@ -184,11 +190,7 @@ pub fn place_rows(round: &RoundIn<'_>, settlement: &SettlementOut) -> Vec<PlaceR
             &seat.play(),
             out.result,
         );
-        if let Some(hands) = &out.hands {
-            row.back_name = Some(hands.back.to_string());
-            row.middle_name = Some(hands.middle.to_string());
-            row.front_name = Some(hands.front.to_string());
-        }
+        row.name_hands(out.hands.as_ref());
         row.fouled = out.fouled;
         row.foul_reason.clone_from(&out.foul);
         row.outcome = text_of(&out.outcome);

@@ -1,0 +1,213 @@
+//! The details of a round's `round.settled` audit event, in a type of their own so that
+//! changing the API's JSON can never change the format of stored audit rows. `format` says
+//! which version a row holds; version 1 is the round as entered (canonical: the form
+//! `pusoy-pit settle` reads, so an auditor can re-settle it from the row alone) and its
+//! settlement, with the round's place at its table.
+
+use serde::Serialize;
+
+use crate::db::ids::{ProfileVersionId, ShiftId, UserId};
+use crate::rules::money::Money;
+use crate::rules::place::SeatNo;
+use crate::rules::profile::RuleProfile;
+use crate::rules::royalty::Royalty;
+use crate::rules::settle::{HandWinners, Outcome};
+use crate::rules::wire::{Action, DealerOut, HandsOut, PlaceIn, RoundIn, SeatOut, SettlementOut};
+
+/// The version of the format written now.
+pub const FORMAT: u8 = 1;
+
+/// A `round.settled` event's details.
+#[derive(Debug, Serialize)]
+pub struct RoundSettled<'a> {
+    pub format: u8,
+    pub table: &'a str,
+    pub round_no: i32,
+    pub draft_key: &'a str,
+    pub shift_id: ShiftId,
+    pub dealer_id: UserId,
+    pub rule_profile_version_id: ProfileVersionId,
+    pub round: RoundRecord<'a>,
+    pub settlement: SettlementRecord<'a>,
+}
+
+/// The round as entered: its rules, the dealer and the occupied seats.
+#[derive(Debug, Serialize)]
+pub struct RoundRecord<'a> {
+    rules: &'a RuleProfile,
+    dealer: PlaceRecord<'a>,
+    seats: Vec<SeatRecord<'a>>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "snake_case")]
+enum ActionRecord {
+    Play,
+    Surrender,
+    Royalty,
+}
+
+#[derive(Debug, Serialize)]
+struct PlaceRecord<'a> {
+    action: ActionRecord,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    royalty: Option<Royalty>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    back: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    middle: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    front: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dealt: Option<&'a str>,
+}
+
+#[derive(Debug, Serialize)]
+struct SeatRecord<'a> {
+    seat: SeatNo,
+    bet: Money,
+    action: ActionRecord,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    royalty: Option<Royalty>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    back: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    middle: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    front: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dealt: Option<&'a str>,
+}
+
+/// The settlement: the dealer's line and each seat's.
+#[derive(Debug, Serialize)]
+pub struct SettlementRecord<'a> {
+    dealer: DealerRecord<'a>,
+    seats: Vec<SeatResultRecord<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+struct HandsRecord<'a> {
+    back: &'a str,
+    middle: &'a str,
+    front: &'a str,
+}
+
+#[derive(Debug, Serialize)]
+struct DealerRecord<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    royalty: Option<Royalty>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fouled: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    foul: Option<&'a str>,
+    result: Money,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hands: Option<HandsRecord<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+struct SeatResultRecord<'a> {
+    seat: SeatNo,
+    outcome: Outcome,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    royalty: Option<Royalty>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fouled: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    foul: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hands_won: Option<u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    winners: Option<HandWinners>,
+    result: Money,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hands: Option<HandsRecord<'a>>,
+}
+
+fn action(action: Action) -> ActionRecord {
+    match action {
+        Action::Play => ActionRecord::Play,
+        Action::Surrender => ActionRecord::Surrender,
+        Action::Royalty => ActionRecord::Royalty,
+    }
+}
+
+fn place<'a>(play: &'a PlaceIn<'_>) -> PlaceRecord<'a> {
+    PlaceRecord {
+        action: action(play.action),
+        royalty: play.royalty,
+        back: play.back.as_deref(),
+        middle: play.middle.as_deref(),
+        front: play.front.as_deref(),
+        dealt: play.dealt.as_deref(),
+    }
+}
+
+fn hands(hands: Option<&HandsOut>) -> Option<HandsRecord<'_>> {
+    hands.map(|h| HandsRecord {
+        back: &h.back,
+        middle: &h.middle,
+        front: &h.front,
+    })
+}
+
+impl<'a> RoundRecord<'a> {
+    /// The canonical round `round`.
+    pub fn of(round: &'a RoundIn<'a>) -> Self {
+        RoundRecord {
+            rules: &round.rules,
+            dealer: place(&round.dealer),
+            seats: round
+                .seats
+                .iter()
+                .map(|seat| SeatRecord {
+                    seat: seat.seat,
+                    bet: seat.bet,
+                    action: action(seat.action),
+                    royalty: seat.royalty,
+                    back: seat.back.as_deref(),
+                    middle: seat.middle.as_deref(),
+                    front: seat.front.as_deref(),
+                    dealt: seat.dealt.as_deref(),
+                })
+                .collect(),
+        }
+    }
+}
+
+impl<'a> SettlementRecord<'a> {
+    pub fn of(settlement: &'a SettlementOut) -> Self {
+        let DealerOut {
+            royalty,
+            fouled,
+            foul,
+            result,
+            hands: dealer_hands,
+        } = &settlement.dealer;
+        SettlementRecord {
+            dealer: DealerRecord {
+                royalty: *royalty,
+                fouled: *fouled,
+                foul: foul.as_deref(),
+                result: *result,
+                hands: hands(dealer_hands.as_ref()),
+            },
+            seats: settlement.seats.iter().map(seat_result).collect(),
+        }
+    }
+}
+
+fn seat_result(seat: &SeatOut) -> SeatResultRecord<'_> {
+    SeatResultRecord {
+        seat: seat.seat,
+        outcome: seat.outcome,
+        royalty: seat.royalty,
+        fouled: seat.fouled,
+        foul: seat.foul.as_deref(),
+        hands_won: seat.hands_won,
+        winners: seat.winners,
+        result: seat.result,
+        hands: hands(seat.hands.as_ref()),
+    }
+}
