@@ -419,6 +419,9 @@ mod tests {
             ("a mis-setter among the swept still gives the sweeper pusoy",
              round("", &[play(1, EX3_A), play(2, EX3_B_MISSET), play(3, EX3_C), play(4, EX3_D)]),
              Ok(vec![36, -12 - 3 - 3 - 3 - 3, -12 + 3 + 3 + 1, -12 + 3 + 3 - 1])),
+            ("a mis-setter in a seat before the sweeper's counts as swept too",
+             round("", &[play(1, EX3_B_MISSET), play(2, EX3_C), play(3, EX3_D), play(4, EX3_A)]),
+             Ok(vec![-24, -5, -7, 36])),
             ("without the pusoy bonus a sweeper takes a scoop from each",
              round(r#""pusoy_bonus": false"#, &[play(1, EX3_A), play(2, EX3_B_MISSET), play(3, EX3_C), play(4, EX3_D)]),
              // B pays 6 to each; C and D swap a scoop of B for a scoop by A, and C beats D by 1.
