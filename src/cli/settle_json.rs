@@ -84,11 +84,7 @@ pub fn write_points_json(round: &PointsRound, settlement: &PointsSettlement, out
     let profile = round.profile();
     out.extend_from_slice(b"{\"seats\":[");
     for (i, (play, result)) in round.players().zip(settlement.players()).enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(b"{\"seat\":");
-        write_integer(out, i64::from(result.seat.number()));
+        open_seat(out, i, result.seat.number());
         out.extend_from_slice(match result.outcome {
             PointsOutcome::Played => b",\"outcome\":\"played\"".as_slice(),
             PointsOutcome::Natural => b",\"outcome\":\"natural\"",
@@ -178,11 +174,7 @@ pub fn write_settlement_json(round: &Round, settlement: &Settlement, out: &mut V
     );
     out.extend_from_slice(b"},\"seats\":[");
     for (i, (play, result)) in round.seats().zip(settlement.seats()).enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(b"{\"seat\":");
-        write_integer(out, i64::from(result.seat.number()));
+        open_seat(out, i, result.seat.number());
         out.extend_from_slice(b",\"outcome\":\"");
         out.extend_from_slice(outcome_word(result.outcome).as_bytes());
         out.extend_from_slice(b"\",");
@@ -267,6 +259,15 @@ fn write_hands_json(out: &mut Vec<u8>, set: &SetHand) {
     out.extend_from_slice(b"\",\"front\":\"");
     out.extend_from_slice(set.name(Slot::Front).as_bytes());
     out.extend_from_slice(b"\"}");
+}
+
+/// Opens the `i`th seat's object of a `seats` array: `{"seat":N`, after a comma but for the first.
+fn open_seat(out: &mut Vec<u8>, i: usize, seat: u8) {
+    if i > 0 {
+        out.push(b',');
+    }
+    out.extend_from_slice(b"{\"seat\":");
+    write_integer(out, i64::from(seat));
 }
 
 /// Writes an integer in decimal, as serde_json does.
