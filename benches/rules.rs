@@ -5,6 +5,8 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, Criterion, Throughput};
 use pusoy_pit::rules::hand::Evaluator;
+use pusoy_pit::rules::points::settle::settle_points;
+use pusoy_pit::rules::points::wire::{settle_points_json, PointsRoundIn};
 use pusoy_pit::rules::profile::Wheel;
 use pusoy_pit::rules::settle::settle;
 use pusoy_pit::rules::wire::{settle_json, RoundIn};
@@ -99,13 +101,39 @@ fn settlement(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, evaluators, settlement);
+/// Four players who all set hands: fouls checked for four sets, six pairs of players compared
+/// position by position (two exact ties go by suit), then the pusoy check.
+pub const FOUR_PLAYER_POINTS_ROUND: &str = r#"{"game": "points", "unit": 100, "seats": [{"seat": 1, "back": "Kc Kd 8h 8s 3c", "middle": "Qh Qs 7h 5c 2c", "front": "Jc Td 4h"}, {"seat": 2, "back": "As Ah Ac 9d 9c", "middle": "Qc Qd 7c 5d 2d", "front": "9s 7d 4d"}, {"seat": 3, "back": "Js Jh Jd 3s 3d", "middle": "2h 3h 4s 5h 6h", "front": "Ts Th 2s"}, {"seat": 4, "back": "Ks Kh 6s 6d 4c", "middle": "Ad 8c 8d 7s 6c", "front": "Tc 9h 5s"}]}"#;
+
+fn points_settlement(c: &mut Criterion) {
+    let parsed: PointsRoundIn<'_> = match serde_json::from_str(FOUR_PLAYER_POINTS_ROUND) {
+        Ok(parsed) => parsed,
+        Err(error) => panic!("bench round does not parse: {error}"),
+    };
+    let round = match parsed.to_round() {
+        Ok(round) => round,
+        Err(error) => panic!("bench round is not valid: {error}"),
+    };
+    let mut group = c.benchmark_group("points");
+    group.bench_function("settle_validated_4_players", |b| {
+        b.iter(|| settle_points(black_box(&round)))
+    });
+    group.bench_function("json_line_to_settlement_4_players", |b| {
+        b.iter(|| {
+            settle_points_json(black_box(FOUR_PLAYER_POINTS_ROUND)).map(|out| out.seats.len())
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, evaluators, settlement, points_settlement);
 
 /// `RULES_BENCH_ONCE=<routine> [RULES_BENCH_PASSES=n]` runs one routine a fixed number of times
 /// instead of the timed benches, for instruction and cache-miss counts under
 /// `valgrind --tool=callgrind --cache-sim=yes` (load-independent, unlike wall time). Routines:
 /// `ours/in_order`, `ours/shuffled`, `pokers/in_order`, `pokers/shuffled` (one pass = all
-/// 2,598,960 hands), `settle` (one pass = 1,000 settlements of the 4-place round).
+/// 2,598,960 hands), `settle` (one pass = 1,000 settlements of the 4-place round),
+/// `settle_points` (one pass = 1,000 settlements of the 4-player points round).
 fn main() {
     if let Some(rounds) = std::env::var("RULES_BENCH_PAIRED")
         .ok()
@@ -197,6 +225,12 @@ fn run_fixed(routine: &str, passes: u32) -> u64 {
         Ok(Ok(round)) => round,
         _ => panic!("bench round is not valid"),
     };
+    let points_round = match serde_json::from_str::<PointsRoundIn<'_>>(FOUR_PLAYER_POINTS_ROUND)
+        .map(|r| r.to_round())
+    {
+        Ok(Ok(round)) => round,
+        _ => panic!("bench points round is not valid"),
+    };
     let mut sum = 0u64;
     for _ in 0..passes {
         match routine {
@@ -211,6 +245,12 @@ fn run_fixed(routine: &str, passes: u32) -> u64 {
                         h + pokers::CARDS[usize::from(card)]
                     });
                     sum += u64::from(h.evaluate());
+                }
+            }
+            "settle_points" => {
+                for _ in 0..1000 {
+                    let settlement = settle_points(black_box(&points_round));
+                    sum += settlement.map_or(0, |s| s.players().count() as u64);
                 }
             }
             "settle" => {

@@ -93,3 +93,48 @@ fn eval_names_a_hand() {
     assert_eq!(status, Some(1));
     assert!(stderr.contains("card 2 `1x`"), "{stderr}");
 }
+
+/// The issue's example: a played seat, a dragon, a surrender and a seat without an action.
+const POINTS: &str = r#"{"game": "points", "unit": 100, "rules": {"scoop_bonus": 3}, "seats": [{"seat": 1, "action": "play", "back": "8c 9c Jc Qc Kc", "middle": "2s 3s 4s 6s 7s", "front": "9h Th Jh"}, {"seat": 2, "action": "natural", "natural": "dragon", "dealt": "2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac"}, {"seat": 3, "action": "surrender"}, {"seat": 4, "back": "9d Td Qd Kd Ad", "middle": "8s Ts Js Qs 8d", "front": "5h Kh Ah"}]}"#;
+
+#[test]
+fn settle_takes_points_rounds_in_the_same_stream_as_banking_rounds() {
+    let named_banking = GOOD.replacen('{', r#"{"game": "banking", "#, 1);
+    let unknown_field = POINTS.replace(r#""seat": 3, "#, r#""seat": 3, "bet": 5, "#);
+    let input = format!("{GOOD}\n{POINTS}\n{named_banking}\n{unknown_field}\n");
+    let (stdout, _, status) = run(&["settle"], &input);
+    let lines: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("every output line is JSON"))
+        .collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[0], lines[2], "a banking round may name its game");
+    assert_eq!(
+        lines[1],
+        serde_json::json!({
+            "seats": [
+                {"seat": 1, "outcome": "played", "fouled": false, "points": -11, "result": -1100,
+                 "against": {"2": -13, "3": 3, "4": -1},
+                 "hands": {"back": "flush, king-queen-jack-nine-eight",
+                           "middle": "flush, seven-six-four-three-two",
+                           "front": "high card, jack-ten-nine"}},
+                {"seat": 2, "outcome": "natural", "natural": "dragon", "points": 39,
+                 "result": 3900, "against": {"1": 13, "3": 13, "4": 13}},
+                {"seat": 3, "outcome": "surrendered", "points": -19, "result": -1900,
+                 "against": {"1": -3, "2": -13, "4": -3}},
+                {"seat": 4, "outcome": "played", "fouled": false, "points": -9, "result": -900,
+                 "against": {"1": 1, "2": -13, "3": 3},
+                 "hands": {"back": "flush, ace-king-queen-ten-nine",
+                           "middle": "pair of eights, queen-jack-ten kickers",
+                           "front": "high card, ace-king-five"}},
+            ],
+            "pusoy": null,
+        })
+    );
+    let error = lines[3]["error"].as_str().expect("an error message");
+    assert!(
+        error.starts_with("line 4: not a round: unknown field `bet`"),
+        "{error}"
+    );
+    assert_eq!(status, Some(1));
+}

@@ -10,7 +10,9 @@ use thiserror::Error;
 use crate::rules::game::Game;
 use crate::rules::money::Money;
 use crate::rules::place::Place;
-use crate::rules::points::wire::{settle_points_json, PointsWireError};
+use crate::rules::points::round::PointsRound;
+use crate::rules::points::settle::{settle_points, PointsOutcome, PointsSettlement};
+use crate::rules::points::wire::{PointsRoundIn, PointsWireError};
 use crate::rules::profile::RuleProfile;
 use crate::rules::round::Round;
 use crate::rules::royalty::Royalty;
@@ -31,24 +33,23 @@ pub enum LineError {
 /// appended.
 pub fn settle_line_into(line: &str, out: &mut Vec<u8>) -> Result<(), LineError> {
     // Only a line that mentions "game" can be a points round; the others (every banking line
-    // so far) go straight to the banking reader without a second parse.
+    // so far) go straight to the banking reader.
     if !line.contains("\"game\"") {
         return Ok(settle_json_into(line, out)?);
     }
+    // Most such lines are points rounds: read them once. Only when that fails, see which game
+    // the line names, to give the right game's error or read it as a banking round.
+    let points_error = match settle_points_into(line, out) {
+        Ok(()) => return Ok(()),
+        Err(error) => error,
+    };
     #[derive(Deserialize)]
     struct GameField {
         #[serde(default)]
         game: Game,
     }
-    let game = serde_json::from_str::<GameField>(line)
-        .map_err(WireError::from)?
-        .game;
-    match game {
-        Game::Points => {
-            let settled = settle_points_json(line)?;
-            serde_json::to_writer(&mut *out, &settled).map_err(WireError::from)?;
-        }
-        Game::Banking => {
+    match serde_json::from_str::<GameField>(line).map(|field| field.game) {
+        Ok(Game::Banking) => {
             // A banking round that names its game: read it without the `game` field.
             let mut value: serde_json::Value =
                 serde_json::from_str(line).map_err(WireError::from)?;
@@ -59,9 +60,87 @@ pub fn settle_line_into(line: &str, out: &mut Vec<u8>) -> Result<(), LineError> 
             let round = round_in.to_round()?;
             let settlement = settle(&round).map_err(WireError::from)?;
             write_settlement_json(&round, &settlement, out);
+            Ok(())
         }
+        Ok(Game::Points) => Err(points_error.into()),
+        Err(error) => Err(WireError::from(error).into()),
     }
+}
+
+/// Parses one points line, settles it and appends the `PointsSettlementOut` JSON to `out`
+/// (the same bytes as serde_json writes for it, without building it). On an error nothing is
+/// appended.
+pub fn settle_points_into(line: &str, out: &mut Vec<u8>) -> Result<(), PointsWireError> {
+    let round_in: PointsRoundIn<'_> = serde_json::from_str(line)?;
+    let round = round_in.to_round()?;
+    let settlement = settle_points(&round)?;
+    write_points_json(&round, &settlement, out);
     Ok(())
+}
+
+/// Appends the JSON of `PointsSettlementOut::new(round, settlement)` to `out`, byte for byte
+/// what serde_json writes for it (tested).
+pub fn write_points_json(round: &PointsRound, settlement: &PointsSettlement, out: &mut Vec<u8>) {
+    let profile = round.profile();
+    out.extend_from_slice(b"{\"seats\":[");
+    for (i, (play, result)) in round.players().zip(settlement.players()).enumerate() {
+        open_seat(out, i, result.seat.number());
+        out.extend_from_slice(match result.outcome {
+            PointsOutcome::Played => b",\"outcome\":\"played\"".as_slice(),
+            PointsOutcome::Natural => b",\"outcome\":\"natural\"",
+            PointsOutcome::Surrendered => b",\"outcome\":\"surrendered\"",
+        });
+        if let Some(natural) = result.natural {
+            out.extend_from_slice(b",\"natural\":\"");
+            out.extend_from_slice(natural.key().as_bytes());
+            out.push(b'"');
+        }
+        if let Some(fouled) = result.fouled {
+            out.extend_from_slice(if fouled {
+                b",\"fouled\":true"
+            } else {
+                b",\"fouled\":false"
+            });
+        }
+        let hands = play.hands.as_ref();
+        if let Some(foul) = hands.and_then(|set| set.foul_by(profile.wheel, profile.suit_ties())) {
+            // Slot and suit words and hand names only: nothing to escape (see write_place_json).
+            out.extend_from_slice(b",\"foul\":\"");
+            for piece in foul.pieces() {
+                out.extend_from_slice(piece.as_bytes());
+            }
+            out.push(b'"');
+        }
+        out.extend_from_slice(b",\"points\":");
+        write_integer(out, result.points);
+        out.extend_from_slice(b",\"result\":");
+        write_integer(out, result.result.minor_units());
+        out.extend_from_slice(b",\"against\":{");
+        let against = result.against.iter().enumerate();
+        for (n, (slot, points)) in against
+            .filter_map(|(slot, p)| p.map(|p| (slot, p)))
+            .enumerate()
+        {
+            if n > 0 {
+                out.push(b',');
+            }
+            out.push(b'"');
+            write_integer(out, slot as i64 + 1);
+            out.extend_from_slice(b"\":");
+            write_integer(out, points);
+        }
+        out.push(b'}');
+        if let Some(set) = hands {
+            write_hands_json(out, set);
+        }
+        out.push(b'}');
+    }
+    out.extend_from_slice(b"],\"pusoy\":");
+    match settlement.pusoy {
+        Some(seat) => write_integer(out, i64::from(seat.number())),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.push(b'}');
 }
 
 /// Parses one banking line, settles it and appends the `SettlementOut` JSON to `out` (the same
@@ -95,11 +174,7 @@ pub fn write_settlement_json(round: &Round, settlement: &Settlement, out: &mut V
     );
     out.extend_from_slice(b"},\"seats\":[");
     for (i, (play, result)) in round.seats().zip(settlement.seats()).enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(b"{\"seat\":");
-        write_integer(out, i64::from(result.seat.number()));
+        open_seat(out, i, result.seat.number());
         out.extend_from_slice(b",\"outcome\":\"");
         out.extend_from_slice(outcome_word(result.outcome).as_bytes());
         out.extend_from_slice(b"\",");
@@ -171,14 +246,28 @@ fn write_place_json(
     out.extend_from_slice(b"\"result\":");
     write_integer(out, place.result.minor_units());
     if let Some(set) = place.hands {
-        out.extend_from_slice(b",\"hands\":{\"back\":\"");
-        out.extend_from_slice(set.name(Slot::Back).as_bytes());
-        out.extend_from_slice(b"\",\"middle\":\"");
-        out.extend_from_slice(set.name(Slot::Middle).as_bytes());
-        out.extend_from_slice(b"\",\"front\":\"");
-        out.extend_from_slice(set.name(Slot::Front).as_bytes());
-        out.extend_from_slice(b"\"}");
+        write_hands_json(out, set);
     }
+}
+
+/// Writes `,"hands":{...}`: the names of the back, middle and front.
+fn write_hands_json(out: &mut Vec<u8>, set: &SetHand) {
+    out.extend_from_slice(b",\"hands\":{\"back\":\"");
+    out.extend_from_slice(set.name(Slot::Back).as_bytes());
+    out.extend_from_slice(b"\",\"middle\":\"");
+    out.extend_from_slice(set.name(Slot::Middle).as_bytes());
+    out.extend_from_slice(b"\",\"front\":\"");
+    out.extend_from_slice(set.name(Slot::Front).as_bytes());
+    out.extend_from_slice(b"\"}");
+}
+
+/// Opens the `i`th seat's object of a `seats` array: `{"seat":N`, after a comma but for the first.
+fn open_seat(out: &mut Vec<u8>, i: usize, seat: u8) {
+    if i > 0 {
+        out.push(b',');
+    }
+    out.extend_from_slice(b"{\"seat\":");
+    write_integer(out, i64::from(seat));
 }
 
 /// Writes an integer in decimal, as serde_json does.
@@ -235,9 +324,57 @@ pub struct ErrorOut {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::test_support::{banking_cases, build_round, deck_strategy, profile_strategy};
+    use crate::rules::points::wire::{settle_points_json, PointsSettlementOut};
+    use crate::rules::test_support::{
+        banking_cases, build_points_round, build_round, deck_strategy, points_profile_strategy,
+        profile_strategy,
+    };
     use crate::rules::wire::{settle_json, SettlementOut};
     use proptest::prelude::*;
+
+    /// A natural, a surrender, a mis-set, a pusoy: the shapes random deals seldom make.
+    const POINTS_LINES: [&str; 3] = [
+        r#"{"game": "points", "unit": 100, "seats": [{"seat": 1, "back": "8c 9c Jc Qc Kc", "middle": "2s 3s 4s 6s 7s", "front": "9h Th Jh"}, {"seat": 2, "action": "natural", "natural": "dragon", "dealt": "2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac"}, {"seat": 3, "action": "surrender"}, {"seat": 4, "back": "9d Td Qd Kd Ad", "middle": "8s Ts Js Qs 8d", "front": "5h Kh Ah"}]}"#,
+        r#"{"game": "points", "seats": [{"seat": 1, "back": "As Ks Qs Js 9s", "middle": "Tc Jd Qc Kd Ah", "front": "Ac Ad 2c"}, {"seat": 2, "back": "Jc Jh 4c 5d 6h", "middle": "Kc Kh Qd Qh 3c", "front": "Th Ts 2d"}, {"seat": 3, "back": "9c 9d 9h 2h 3d", "middle": "8c 8d 7c 7d 4d", "front": "5c 5h 2s"}, {"seat": 4, "back": "4h 5s 6c 7h 8s", "middle": "3s 3h 6s 6d Td", "front": "4s 7s 8h"}]}"#,
+        r#"{"game": "points", "rules": {"ties": "suit_order"}, "seats": [{"seat": 2, "back": "Ac Ad Kc Kd 4c", "middle": "Qc Qd 7c 8d 9d", "front": "9h 6h 3s"}, {"seat": 4, "back": "3c 5d 7h 9s Jc", "middle": "2c 4d 6c 8s Tc", "front": "9c 6s 3h"}]}"#,
+    ];
+
+    #[test]
+    fn points_lines_print_what_serde_json_prints() {
+        for line in POINTS_LINES {
+            let mut direct = Vec::new();
+            settle_line_into(line, &mut direct).expect("settles");
+            let serde = serde_json::to_vec(&settle_points_json(line).expect("settles"))
+                .expect("serialises");
+            assert_eq!(
+                String::from_utf8_lossy(&direct),
+                String::from_utf8_lossy(&serde)
+            );
+        }
+    }
+
+    #[test]
+    fn a_bad_points_line_gives_the_points_error_and_a_named_banking_line_settles() {
+        let mut out = Vec::new();
+        let unknown = POINTS_LINES[2].replace(r#""seat": 4, "#, r#""seat": 4, "bet": 5, "#);
+        let error = settle_line_into(&unknown, &mut out).expect_err("refused");
+        assert!(
+            error
+                .to_string()
+                .starts_with("not a round: unknown field `bet`"),
+            "{error}"
+        );
+        let short = POINTS_LINES[2].replace("3c 5d 7h 9s Jc", "3c 5d 7h 9s");
+        let error = settle_line_into(&short, &mut out).expect_err("refused");
+        assert_eq!(error.to_string(), "seat 4: the back needs 5 cards, not 4");
+        assert!(out.is_empty());
+        let (_, banking, _) = &banking_cases()[0];
+        let named = banking.replacen('{', r#"{"game": "banking", "#, 1);
+        settle_line_into(&named, &mut out).expect("settles");
+        let mut plain = Vec::new();
+        settle_line_into(banking, &mut plain).expect("settles");
+        assert_eq!(out, plain);
+    }
 
     #[test]
     fn every_banking_case_prints_what_serde_json_prints_and_nothing_on_errors() {
@@ -280,6 +417,20 @@ mod tests {
             let mut direct = Vec::new();
             write_settlement_json(&round, &settlement, &mut direct);
             let serde = serde_json::to_vec(&SettlementOut::new(&round, &settlement)).expect("serialises");
+            prop_assert_eq!(String::from_utf8_lossy(&direct), String::from_utf8_lossy(&serde));
+        }
+
+        #[test]
+        fn the_direct_points_writer_prints_what_serde_json_prints(
+            profile in points_profile_strategy(),
+            deck in deck_strategy(),
+            choices in proptest::collection::vec(0u8..5, 4),
+        ) {
+            let Some(round) = build_points_round(profile, &deck, &choices) else { return Ok(()) };
+            let settlement = settle_points(&round).expect("settles");
+            let mut direct = Vec::new();
+            write_points_json(&round, &settlement, &mut direct);
+            let serde = serde_json::to_vec(&PointsSettlementOut::new(&round, &settlement)).expect("serialises");
             prop_assert_eq!(String::from_utf8_lossy(&direct), String::from_utf8_lossy(&serde));
         }
     }

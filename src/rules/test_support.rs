@@ -6,7 +6,11 @@ use proptest::prelude::*;
 use crate::rules::card::{Card, Suit};
 use crate::rules::hand::Evaluator;
 use crate::rules::money::Money;
+use crate::rules::place::PlayerSeat;
 use crate::rules::place::SeatNo;
+use crate::rules::points::natural::{check, Natural};
+use crate::rules::points::profile::{PointsProfile, PointsTies};
+use crate::rules::points::round::{PlayerPlay, PointsDeclaration, PointsRound};
 use crate::rules::profile::{BothFouled, RuleProfile, SuitOrder, TieRule, Wheel};
 use crate::rules::round::{DealerPlay, Declaration, Round, SeatPlay};
 use crate::rules::set_hand::SetHand;
@@ -530,4 +534,84 @@ pub fn build_round(
         }
     });
     Round::new(profile, dealer, seats).expect("a legal round")
+}
+
+/// The banking profile whose foul verdict matches the points profile's: for building
+/// legal sets with the shared helper.
+pub fn foul_profile(profile: &PointsProfile) -> RuleProfile {
+    RuleProfile {
+        wheel: profile.wheel,
+        ties: match profile.ties {
+            PointsTies::SuitOrder => TieRule::SuitOrder,
+            PointsTies::Push => TieRule::DealerWins,
+        },
+        suit_order: profile.suit_order,
+        ..RuleProfile::default()
+    }
+}
+
+pub fn points_profile_strategy() -> impl Strategy<Value = PointsProfile> {
+    (
+        any::<bool>(),
+        any::<bool>(),
+        Just(Suit::ALL).prop_shuffle(),
+        0u32..5,
+        0u32..5,
+        any::<bool>(),
+    )
+        .prop_map(
+            |(push, second, suits, surrender_points, scoop_bonus, pusoy_bonus)| PointsProfile {
+                ties: if push {
+                    PointsTies::Push
+                } else {
+                    PointsTies::SuitOrder
+                },
+                wheel: if second { Wheel::Second } else { Wheel::Lowest },
+                suit_order: crate::rules::profile::SuitOrder::new([
+                    suits[0], suits[1], suits[2], suits[3],
+                ])
+                .expect("four suits"),
+                surrender_points,
+                scoop_bonus,
+                pusoy_bonus,
+                ..PointsProfile::default()
+            },
+        )
+}
+
+/// What each seat does: 0 leaves it empty, 1 plays a legal set, 2 plays the cards as dealt
+/// (often a mis-set), 3 surrenders, 4 shows a natural when the cards hold one.
+pub fn build_points_round(
+    profile: PointsProfile,
+    deck: &[Card],
+    choices: &[u8],
+) -> Option<PointsRound> {
+    let plays = PlayerSeat::ALL
+        .iter()
+        .zip(choices)
+        .filter_map(|(&seat, &choice)| {
+            let cards: [Card; 13] = deck[13 * seat.slot()..13 * seat.slot() + 13]
+                .try_into()
+                .expect("13 cards");
+            let held = Natural::ALL
+                .into_iter()
+                .find(|&natural| check(&cards, natural).is_ok());
+            let (declaration, hands) = match (choice, held) {
+                (0, _) => return None,
+                (2, _) => (PointsDeclaration::Play, Some(split_set(&cards))),
+                (3, _) => (PointsDeclaration::Surrender, None),
+                (4, Some(natural)) => (PointsDeclaration::Natural(natural), None),
+                _ => (
+                    PointsDeclaration::Play,
+                    Some(legal_set(&cards, &foul_profile(&profile))),
+                ),
+            };
+            Some(PlayerPlay {
+                seat,
+                declaration,
+                hands,
+                dealt: Some(cards),
+            })
+        });
+    PointsRound::new(profile, Money(100), plays).ok()
 }

@@ -228,10 +228,10 @@ mod tests {
             ("2c 3c 4c 5c 6c 7c 8c 9c 3d 5d 7d 9d Jd", ThreeFlushes, Ok(())),
             ("2c 4c 6c 8c 3d 5d 7d 9d Jd 2h 3h Kh As", ThreeFlushes, Err("three flushes needs 5 + 5 + 3 cards of one suit each, and the cards hold 4 clubs, 5 diamonds, 3 hearts and 1 spades")),
             ("Ac 2d 3h 4s 5c 9d Th Js Qc Kd Ah 2s 3c", ThreeStraights, Ok(())),
-            // Q-K-A in front, two plain fives.
-            ("2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac", ThreeStraights, Ok(())),
-            // K-A-2 wraps around: not a straight.
-            ("Kc Ad 2h 3s 4c 5d 6h 7s 8c 9d Th Js Qc", ThreeStraights, Ok(())),
+            // Only Q-K-A in front makes it (2-6 and 5-9 behind), and only A-2-3 (5-9, T-A).
+            ("2c 3d 4h 5s 6c 5d 6h 7s 8c 9d Qh Ks Ac", ThreeStraights, Ok(())),
+            ("Ac Ad 2h 3s 5c 6d 7h 8s 9c Td Jh Qs Kc", ThreeStraights, Ok(())),
+            // K-A-2 would wrap around, so this split is not one.
             ("Kc Ad 2h 5s 6c 7d 8h 9s 9c Td Jh Qs Kd", ThreeStraights, Err("the 13 cards do not split into two five-card straights and a three-card straight")),
             ("2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Kh As Ac", ThreeStraights, Err("the 13 cards do not split into two five-card straights and a three-card straight")),
         ];

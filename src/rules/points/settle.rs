@@ -6,14 +6,12 @@ use std::cmp::Ordering;
 
 use serde::{Deserialize, Serialize};
 
-use crate::rules::card::Card;
-use crate::rules::hand::{tie_strength, HandValue};
+use crate::rules::hand::tie_strength;
 use crate::rules::money::Money;
 use crate::rules::place::PlayerSeat;
 use crate::rules::points::natural::Natural;
-use crate::rules::points::profile::PointsProfile;
-use crate::rules::points::round::{PlayerPlay, PointsDeclaration, PointsError, PointsRound};
-use crate::rules::profile::SuitOrder;
+use crate::rules::points::round::{PointsDeclaration, PointsError, PointsRound};
+use crate::rules::profile::{SuitOrder, Wheel};
 use crate::rules::set_hand::{SetHand, Slot};
 
 /// How a player's round went.
@@ -62,234 +60,202 @@ impl PointsSettlement {
     }
 }
 
-/// What settlement needs of a player who set hands, worked out once.
-#[derive(Clone, Copy)]
-struct Setter<'a> {
-    hands: &'a SetHand,
-    fouled: bool,
-    /// Back, middle, front values under the table's wheel.
-    values: [HandValue; 3],
-    /// Back, middle, front points from the table's `hand_points`.
-    points: [i64; 3],
-}
-
-impl Setter<'_> {
-    fn total(&self) -> i64 {
-        self.points[0] + self.points[1] + self.points[2]
-    }
-}
-
-#[derive(Clone, Copy)]
-enum State<'a> {
+/// What a player brings to the comparisons.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
     Empty,
-    Natural(i64),
+    Natural,
     Surrendered,
-    Set(Setter<'a>),
+    Set,
 }
 
 /// Settles a validated points round.
 pub fn settle_points(round: &PointsRound) -> Result<PointsSettlement, PointsError> {
     let profile = round.profile();
     let seats = round.seats();
-    let state: [State<'_>; 4] = std::array::from_fn(|i| match &seats[i] {
-        None => State::Empty,
-        Some(play) => state_of(profile, play),
-    });
+    let wheel = profile.wheel;
+    let suit_ties = profile.suit_ties();
+    // Per player, worked out once, arrays by seat slot. For a setter: its hands, whether it
+    // mis-set, its back/middle/front values (as `HandValue::bits`, ordered like the values)
+    // and points; `total` is the sum of those points, or a natural's points.
+    let mut kind = [Kind::Empty; 4];
+    let mut hands: [Option<&SetHand>; 4] = [None; 4];
+    let mut fouled = [false; 4];
+    let mut values = [[0u32; 3]; 4];
+    let mut points = [[0i64; 3]; 4];
+    let mut total = [0i64; 4];
+    for (i, play) in seats.iter().enumerate() {
+        let Some(play) = play else { continue };
+        match (play.declaration, &play.hands) {
+            (PointsDeclaration::Natural(natural), _) => {
+                kind[i] = Kind::Natural;
+                total[i] = i64::from(profile.natural_points.points(natural));
+            }
+            (PointsDeclaration::Surrender, _) => kind[i] = Kind::Surrendered,
+            (PointsDeclaration::Play, Some(set)) => {
+                kind[i] = Kind::Set;
+                hands[i] = Some(set);
+                fouled[i] = set.is_fouled_by(wheel, suit_ties);
+                let set_values = set.values(wheel);
+                for slot in Slot::ALL {
+                    let value = set_values[slot as usize];
+                    values[i][slot as usize] = value.bits();
+                    points[i][slot as usize] =
+                        i64::from(profile.hand_points.points(slot, value.category()));
+                }
+                total[i] = points[i][0] + points[i][1] + points[i][2];
+            }
+            // PointsRound::new refuses a player who plays without hands.
+            (PointsDeclaration::Play, None) => {}
+        }
+    }
     // net[i][j]: points player i wins from player j (so net[j][i] = -net[i][j]).
     let mut net = [[0i64; 4]; 4];
-    // scooped[i][j]: i won all three positions against j, or j mis-set and i did not.
-    let mut scooped = [[false; 4]; 4];
+    // How many players each player scooped (a mis-setter counts as scooped), and how many set.
+    let mut scoops = [0u8; 4];
+    let setters = kind.iter().filter(|&&k| k == Kind::Set).count() as u8;
     let surrender = i64::from(profile.surrender_points);
+    let scoop = i64::from(profile.scoop_bonus);
     for i in 0..4 {
         for j in i + 1..4 {
-            let won = match (state[i], state[j]) {
-                (State::Empty, _) | (_, State::Empty) => continue,
-                (State::Natural(ours), State::Natural(theirs)) => match ours.cmp(&theirs) {
-                    Ordering::Greater => ours,
-                    Ordering::Less => -theirs,
+            let won = match (kind[i], kind[j]) {
+                (Kind::Empty, _) | (_, Kind::Empty) => continue,
+                (Kind::Natural, Kind::Natural) => match total[i].cmp(&total[j]) {
+                    Ordering::Greater => total[i],
+                    Ordering::Less => -total[j],
                     Ordering::Equal => 0,
                 },
-                (State::Natural(ours), _) => ours,
-                (_, State::Natural(theirs)) => -theirs,
-                (State::Surrendered, State::Surrendered) => 0,
-                (State::Surrendered, State::Set(_)) => -surrender,
-                (State::Set(_), State::Surrendered) => surrender,
-                (State::Set(ours), State::Set(theirs)) => {
-                    let (won, ours_scoops, theirs_scoops) = score_pair(profile, &ours, &theirs);
-                    scooped[i][j] = ours_scoops;
-                    scooped[j][i] = theirs_scoops;
-                    won
-                }
+                (Kind::Natural, _) => total[i],
+                (_, Kind::Natural) => -total[j],
+                (Kind::Surrendered, Kind::Surrendered) => 0,
+                (Kind::Surrendered, Kind::Set) => -surrender,
+                (Kind::Set, Kind::Surrendered) => surrender,
+                (Kind::Set, Kind::Set) => match (fouled[i], fouled[j]) {
+                    (true, true) => 0,
+                    (true, false) => {
+                        scoops[j] += 1;
+                        -(total[j] + scoop)
+                    }
+                    (false, true) => {
+                        scoops[i] += 1;
+                        total[i] + scoop
+                    }
+                    (false, false) => {
+                        let (mut won, mut ours, mut theirs) = (0i64, 0u8, 0u8);
+                        for slot in Slot::ALL {
+                            let k = slot as usize;
+                            let ordering = match values[i][k].cmp(&values[j][k]) {
+                                Ordering::Equal => match (suit_ties, hands[i], hands[j]) {
+                                    (Some(order), Some(a), Some(b)) => {
+                                        suit_tie(order, a, b, slot, wheel)
+                                    }
+                                    _ => Ordering::Equal,
+                                },
+                                ordering => ordering,
+                            };
+                            match ordering {
+                                Ordering::Greater => {
+                                    won += points[i][k];
+                                    ours += 1;
+                                }
+                                Ordering::Less => {
+                                    won -= points[j][k];
+                                    theirs += 1;
+                                }
+                                Ordering::Equal => {}
+                            }
+                        }
+                        if ours == 3 {
+                            scoops[i] += 1;
+                            won += scoop;
+                        } else if theirs == 3 {
+                            scoops[j] += 1;
+                            won -= scoop;
+                        }
+                        won
+                    }
+                },
             };
             net[i][j] = won;
             net[j][i] = -won;
         }
     }
-    let pusoy = if profile.pusoy_bonus {
-        apply_pusoy(&state, &scooped, &mut net)
-    } else {
-        None
+    // Pusoy: one player scooped every other player who set hands, at least two of them, and
+    // collects (front + middle + back points) x the players who set hands from each of them,
+    // instead of what the pair scored.
+    let sweeper = match profile.pusoy_bonus && setters >= 3 {
+        true => (0..4).find(|&i| scoops[i] == setters - 1),
+        false => None,
     };
-    let mut players = [None; 4];
-    for (i, play) in round.seats().iter().enumerate() {
-        let Some(play) = play else { continue };
-        let mut against = [None; 4];
-        let mut points = 0i64;
-        for (j, other) in round.seats().iter().enumerate() {
-            if j != i && other.is_some() {
-                against[j] = Some(net[i][j]);
-                points += net[i][j];
+    if let Some(sweeper) = sweeper {
+        let bonus = total[sweeper] * i64::from(setters);
+        for j in 0..4 {
+            if j != sweeper && kind[j] == Kind::Set {
+                net[sweeper][j] = bonus;
+                net[j][sweeper] = -bonus;
             }
         }
-        let (outcome, natural, fouled) = match (play.declaration, state[i]) {
-            (PointsDeclaration::Natural(natural), _) => {
-                (PointsOutcome::Natural, Some(natural), None)
+    }
+    let mut players = [None; 4];
+    for (i, play) in seats.iter().enumerate() {
+        let Some(play) = play else { continue };
+        let mut against = [None; 4];
+        let mut won = 0i64;
+        for j in 0..4 {
+            if j != i && kind[j] != Kind::Empty {
+                against[j] = Some(net[i][j]);
+                won += net[i][j];
             }
-            (PointsDeclaration::Surrender, _) => (PointsOutcome::Surrendered, None, None),
-            (PointsDeclaration::Play, State::Set(setter)) => {
-                (PointsOutcome::Played, None, Some(setter.fouled))
-            }
-            (PointsDeclaration::Play, _) => (PointsOutcome::Played, None, None),
+        }
+        let (outcome, natural) = match play.declaration {
+            PointsDeclaration::Natural(natural) => (PointsOutcome::Natural, Some(natural)),
+            PointsDeclaration::Surrender => (PointsOutcome::Surrendered, None),
+            PointsDeclaration::Play => (PointsOutcome::Played, None),
         };
         let result = round
             .unit()
-            .checked_mul(points)
+            .checked_mul(won)
             .ok_or(PointsError::Overflow(play.seat))?;
         players[i] = Some(PlayerResult {
             seat: play.seat,
             outcome,
             natural,
-            fouled,
-            points,
+            fouled: (kind[i] == Kind::Set).then_some(fouled[i]),
+            points: won,
             result,
             against,
         });
     }
-    Ok(PointsSettlement { players, pusoy })
-}
-
-fn state_of<'a>(profile: &PointsProfile, play: &'a PlayerPlay) -> State<'a> {
-    match (play.declaration, &play.hands) {
-        (PointsDeclaration::Natural(natural), _) => {
-            State::Natural(i64::from(profile.natural_points.points(natural)))
-        }
-        (PointsDeclaration::Surrender, _) => State::Surrendered,
-        (PointsDeclaration::Play, Some(hands)) => {
-            let values = hands.values(profile.wheel);
-            let points = [Slot::Back, Slot::Middle, Slot::Front].map(|slot| {
-                let category = values[slot as usize].category();
-                i64::from(profile.hand_points.points(slot, category))
-            });
-            State::Set(Setter {
-                hands,
-                fouled: hands.is_fouled_by(profile.wheel, profile.suit_ties()),
-                values,
-                points,
-            })
-        }
-        // PointsRound::new refuses a player who plays without hands.
-        (PointsDeclaration::Play, None) => State::Empty,
-    }
-}
-
-/// Two players who both set hands: the points the first wins from the second, and whether
-/// each scooped the other.
-#[inline]
-fn score_pair(
-    profile: &PointsProfile,
-    ours: &Setter<'_>,
-    theirs: &Setter<'_>,
-) -> (i64, bool, bool) {
-    let scoop = i64::from(profile.scoop_bonus);
-    match (ours.fouled, theirs.fouled) {
-        (true, true) => (0, false, false),
-        (true, false) => (-(theirs.total() + scoop), false, true),
-        (false, true) => (ours.total() + scoop, true, false),
-        (false, false) => {
-            let (mut won, mut ours_wins, mut theirs_wins) = (0i64, 0, 0);
-            for slot in [Slot::Back, Slot::Middle, Slot::Front] {
-                let i = slot as usize;
-                match compare(profile, ours, theirs, slot) {
-                    Ordering::Greater => {
-                        won += ours.points[i];
-                        ours_wins += 1;
-                    }
-                    Ordering::Less => {
-                        won -= theirs.points[i];
-                        theirs_wins += 1;
-                    }
-                    Ordering::Equal => {}
-                }
-            }
-            if ours_wins == 3 {
-                won += scoop;
-            } else if theirs_wins == 3 {
-                won -= scoop;
-            }
-            (won, ours_wins == 3, theirs_wins == 3)
-        }
-    }
-}
-
-#[inline]
-fn compare(
-    profile: &PointsProfile,
-    ours: &Setter<'_>,
-    theirs: &Setter<'_>,
-    slot: Slot,
-) -> Ordering {
-    let i = slot as usize;
-    match (ours.values[i].cmp(&theirs.values[i]), profile.suit_ties()) {
-        (Ordering::Equal, Some(order)) => suit_tie(
-            ours.values[i],
-            ours.hands.cards(slot),
-            theirs.hands.cards(slot),
-            order,
-        ),
-        (ordering, _) => ordering,
-    }
+    Ok(PointsSettlement {
+        players,
+        pusoy: sweeper.and_then(|i| PlayerSeat::ALL.get(i).copied()),
+    })
 }
 
 /// Two hands of equal rank under `ties = suit_order`: the stronger suit of the main group.
 #[inline(never)]
-fn suit_tie(value: HandValue, ours: &[Card], theirs: &[Card], order: &SuitOrder) -> Ordering {
-    tie_strength(value, ours, order).cmp(&tie_strength(value, theirs, order))
-}
-
-/// The pusoy bonus: a player who scooped every other player who set hands (at least two)
-/// collects (front + middle + back points) × the number who set hands from each of them,
-/// instead of what the pair scored. Returns the sweeper.
-fn apply_pusoy(
-    state: &[State<'_>; 4],
-    scooped: &[[bool; 4]; 4],
-    net: &mut [[i64; 4]; 4],
-) -> Option<PlayerSeat> {
-    let set = |i: usize| matches!(state[i], State::Set(_));
-    let count = (0..4).filter(|&i| set(i)).count();
-    if count < 3 {
-        return None;
-    }
-    let sweeper = (0..4).find(|&i| set(i) && (0..4).all(|j| j == i || !set(j) || scooped[i][j]))?;
-    let State::Set(setter) = state[sweeper] else {
-        return None;
-    };
-    let bonus = setter.total() * count as i64;
-    for j in (0..4).filter(|&j| j != sweeper && set(j)) {
-        net[sweeper][j] = bonus;
-        net[j][sweeper] = -bonus;
-    }
-    PlayerSeat::ALL.get(sweeper).copied()
+fn suit_tie(
+    order: &SuitOrder,
+    ours: &SetHand,
+    theirs: &SetHand,
+    slot: Slot,
+    wheel: Wheel,
+) -> Ordering {
+    let value = ours.value(slot, wheel);
+    tie_strength(value, ours.cards(slot), order).cmp(&tie_strength(
+        value,
+        theirs.cards(slot),
+        order,
+    ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::card::Suit;
-    use crate::rules::points::natural::check;
-    use crate::rules::points::profile::PointsTies;
+    use crate::rules::card::{Card, Suit};
+    use crate::rules::points::profile::{PointsProfile, PointsTies};
     use crate::rules::points::wire::{settle_points_json, PointsRoundIn, PointsSettlementOut};
-    use crate::rules::profile::{RuleProfile, TieRule, Wheel};
-    use crate::rules::test_support::{deck_strategy, legal_set, split_set};
+    use crate::rules::test_support::{build_points_round, deck_strategy, points_profile_strategy};
     use proptest::prelude::*;
 
     // Example 1 of section 7: A wins back (flush) and middle (straight), B the front (Q-Q-Q).
@@ -453,6 +419,9 @@ mod tests {
             ("a mis-setter among the swept still gives the sweeper pusoy",
              round("", &[play(1, EX3_A), play(2, EX3_B_MISSET), play(3, EX3_C), play(4, EX3_D)]),
              Ok(vec![36, -12 - 3 - 3 - 3 - 3, -12 + 3 + 3 + 1, -12 + 3 + 3 - 1])),
+            ("a mis-setter in a seat before the sweeper's counts as swept too",
+             round("", &[play(1, EX3_B_MISSET), play(2, EX3_C), play(3, EX3_D), play(4, EX3_A)]),
+             Ok(vec![-24, -5, -7, 36])),
             ("without the pusoy bonus a sweeper takes a scoop from each",
              round(r#""pusoy_bonus": false"#, &[play(1, EX3_A), play(2, EX3_B_MISSET), play(3, EX3_C), play(4, EX3_D)]),
              // B pays 6 to each; C and D swap a scoop of B for a scoop by A, and C beats D by 1.
@@ -617,93 +586,17 @@ mod tests {
         assert_eq!(again, first);
     }
 
-    /// The banking profile whose foul verdict matches the points profile's: for building
-    /// legal sets with the shared helper.
-    fn foul_profile(profile: &PointsProfile) -> RuleProfile {
-        RuleProfile {
-            wheel: profile.wheel,
-            ties: match profile.ties {
-                PointsTies::SuitOrder => TieRule::SuitOrder,
-                PointsTies::Push => TieRule::DealerWins,
-            },
-            suit_order: profile.suit_order,
-            ..RuleProfile::default()
-        }
-    }
-
-    fn profile_strategy() -> impl Strategy<Value = PointsProfile> {
-        (
-            any::<bool>(),
-            any::<bool>(),
-            Just(Suit::ALL).prop_shuffle(),
-            0u32..5,
-            0u32..5,
-            any::<bool>(),
-        )
-            .prop_map(
-                |(push, second, suits, surrender_points, scoop_bonus, pusoy_bonus)| PointsProfile {
-                    ties: if push {
-                        PointsTies::Push
-                    } else {
-                        PointsTies::SuitOrder
-                    },
-                    wheel: if second { Wheel::Second } else { Wheel::Lowest },
-                    suit_order: crate::rules::profile::SuitOrder::new([
-                        suits[0], suits[1], suits[2], suits[3],
-                    ])
-                    .expect("four suits"),
-                    surrender_points,
-                    scoop_bonus,
-                    pusoy_bonus,
-                    ..PointsProfile::default()
-                },
-            )
-    }
-
-    /// What each seat does: 0 leaves it empty, 1 plays a legal set, 2 plays the cards as dealt
-    /// (often a mis-set), 3 surrenders, 4 shows a natural when the cards hold one.
-    fn build(profile: PointsProfile, deck: &[Card], choices: &[u8]) -> Option<PointsRound> {
-        let plays = PlayerSeat::ALL
-            .iter()
-            .zip(choices)
-            .filter_map(|(&seat, &choice)| {
-                let cards: [Card; 13] = deck[13 * seat.slot()..13 * seat.slot() + 13]
-                    .try_into()
-                    .expect("13 cards");
-                let held = Natural::ALL
-                    .into_iter()
-                    .find(|&natural| check(&cards, natural).is_ok());
-                let (declaration, hands) = match (choice, held) {
-                    (0, _) => return None,
-                    (2, _) => (PointsDeclaration::Play, Some(split_set(&cards))),
-                    (3, _) => (PointsDeclaration::Surrender, None),
-                    (4, Some(natural)) => (PointsDeclaration::Natural(natural), None),
-                    _ => (
-                        PointsDeclaration::Play,
-                        Some(legal_set(&cards, &foul_profile(&profile))),
-                    ),
-                };
-                Some(PlayerPlay {
-                    seat,
-                    declaration,
-                    hands,
-                    dealt: Some(cards),
-                })
-            });
-        PointsRound::new(profile, Money(100), plays).ok()
-    }
-
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(200))]
 
         #[test]
         fn every_points_round_sums_to_zero(
-            profile in profile_strategy(),
+            profile in points_profile_strategy(),
             deck in deck_strategy(),
             choices in proptest::collection::vec(0u8..5, 4),
         ) {
             // Fewer than two players is refused, not settled.
-            let Some(round) = build(profile, &deck, &choices) else { return Ok(()) };
+            let Some(round) = build_points_round(profile, &deck, &choices) else { return Ok(()) };
             let settlement = settle_points(&round).expect("settles");
             let total: i64 = settlement.players().map(|p| p.points).sum();
             prop_assert_eq!(total, 0);
@@ -717,10 +610,10 @@ mod tests {
 
         #[test]
         fn a_random_deal_into_four_legal_sets_settles_without_error(
-            profile in profile_strategy(),
+            profile in points_profile_strategy(),
             deck in deck_strategy(),
         ) {
-            let round = build(profile, &deck, &[1, 1, 1, 1]).expect("a legal round");
+            let round = build_points_round(profile, &deck, &[1, 1, 1, 1]).expect("a legal round");
             let settlement = settle_points(&round).expect("settles");
             for player in settlement.players() {
                 prop_assert_eq!(player.fouled, Some(false));
@@ -729,7 +622,7 @@ mod tests {
 
         #[test]
         fn relabelling_suits_changes_nothing_when_ties_push(
-            profile in profile_strategy(),
+            profile in points_profile_strategy(),
             deck in deck_strategy(),
             suits in Just(Suit::ALL).prop_shuffle(),
             choices in proptest::collection::vec(0u8..5, 4),
@@ -739,8 +632,8 @@ mod tests {
                 .iter()
                 .map(|c| Card::new(c.rank(), suits[usize::from(c.suit().index())]))
                 .collect();
-            let original = build(profile, &deck, &choices).map(|r| settle_points(&r));
-            let renamed = build(profile, &relabelled, &choices).map(|r| settle_points(&r));
+            let original = build_points_round(profile, &deck, &choices).map(|r| settle_points(&r));
+            let renamed = build_points_round(profile, &relabelled, &choices).map(|r| settle_points(&r));
             prop_assert_eq!(original, renamed);
         }
     }
