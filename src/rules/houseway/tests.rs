@@ -589,20 +589,7 @@ fn bad_batch_lines_say_what_is_wrong() {
 /// Deals of four hands from the test generator.
 fn deals(count: u64, seed: u64) -> Vec<Deal> {
     (0..count)
-        .map(|i| {
-            let mut state = (seed * 1_000_003 + i).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-            let mut deck: Vec<Card> = Card::all().collect();
-            for j in (1..deck.len()).rev() {
-                state ^= state >> 12;
-                state ^= state << 25;
-                state ^= state >> 27;
-                let k = (state.wrapping_mul(0x2545_F491_4F6C_DD1D) % (j as u64 + 1)) as usize;
-                deck.swap(j, k);
-            }
-            let mut cards = [deck[0]; 52];
-            cards.copy_from_slice(&deck);
-            super::simulate::deal_of(&cards)
-        })
+        .map(|i| super::simulate::deal_of(&super::simulate::fixed_shuffle(seed * 1_000_003 + i)))
         .collect()
 }
 
