@@ -6,24 +6,17 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, Criterion, Throughput};
 use pusoy_pit::rules::card::Card;
+use pusoy_pit::rules::houseway::simulate::fixed_shuffle;
 use pusoy_pit::rules::houseway::split::Subsets;
 use pusoy_pit::rules::houseway::tables::WinTable;
 use pusoy_pit::rules::houseway::{best_split, house_way, house_way_json, Chances, Side};
 use pusoy_pit::rules::profile::RuleProfile;
 
-/// 256 deals from a fixed xorshift64* shuffle, so every run sees the same hands.
+/// 256 deals from a fixed shuffle, so every run sees the same hands.
 fn deals() -> Vec<[Card; 13]> {
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
     (0..256)
-        .map(|_| {
-            let mut deck: Vec<Card> = Card::all().collect();
-            for i in (1..deck.len()).rev() {
-                state ^= state >> 12;
-                state ^= state << 25;
-                state ^= state >> 27;
-                let j = (state.wrapping_mul(0x2545_F491_4F6C_DD1D) % (i as u64 + 1)) as usize;
-                deck.swap(i, j);
-            }
+        .map(|seed| {
+            let deck = fixed_shuffle(seed);
             let mut cards = [deck[0]; 13];
             cards.copy_from_slice(&deck[..13]);
             cards

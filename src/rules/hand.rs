@@ -524,7 +524,7 @@ impl Tables {
 
 /// Calls `visit` with every rank-count vector of `remaining` more cards (at most 4 per rank)
 /// over ranks `from..13`.
-fn for_each_multiset(
+pub(crate) fn for_each_multiset(
     counts: &mut [u8; 13],
     from: usize,
     remaining: u8,

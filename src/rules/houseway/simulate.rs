@@ -5,7 +5,7 @@
 //! Pure: the deals come from the caller (the CLI shuffles them from a seed), and so does the
 //! way a tally is spread over threads.
 
-use crate::rules::card::Card;
+use crate::rules::card::{Card, Rank, Suit};
 use crate::rules::money::Money;
 use crate::rules::place::SeatNo;
 use crate::rules::profile::{RuleProfile, Wheel};
@@ -27,6 +27,24 @@ pub fn deal_of(deck: &[Card; 52]) -> Deal {
         hand.copy_from_slice(&deck[13 * place..13 * (place + 1)]);
     }
     deal
+}
+
+/// A fixed shuffle of the deck from a seed (xorshift64* driving Fisher-Yates), for tests and
+/// benches that need the same deals on every run; real deals come from the CLI's ChaCha8.
+pub fn fixed_shuffle(seed: u64) -> [Card; 52] {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut deck = [Card::new(Rank::Two, Suit::Clubs); 52];
+    for (slot, card) in deck.iter_mut().zip(Card::all()) {
+        *slot = card;
+    }
+    for i in (1..deck.len()).rev() {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        let j = (state.wrapping_mul(0x2545_F491_4F6C_DD1D) % (i as u64 + 1)) as usize;
+        deck.swap(i, j);
+    }
+    deck
 }
 
 /// How the places set their cards while a table is built.

@@ -287,15 +287,7 @@ pub(crate) mod tests {
 
     /// A deal from a fixed generator (xorshift64*), so failures can be replayed.
     pub(crate) fn deal(seed: u64) -> [Card; 13] {
-        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        let mut deck: Vec<Card> = Card::all().collect();
-        for i in (1..deck.len()).rev() {
-            state ^= state >> 12;
-            state ^= state << 25;
-            state ^= state >> 27;
-            let j = (state.wrapping_mul(0x2545_F491_4F6C_DD1D) % (i as u64 + 1)) as usize;
-            deck.swap(i, j);
-        }
+        let deck = crate::rules::houseway::simulate::fixed_shuffle(seed);
         let mut cards = [deck[0]; 13];
         cards.copy_from_slice(&deck[..13]);
         cards

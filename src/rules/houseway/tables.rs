@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 use thiserror::Error;
 
 use crate::rules::card::{Card, Rank, Suit};
-use crate::rules::hand::{evaluate_front, Category, Evaluator, HandValue};
+use crate::rules::hand::{evaluate_front, for_each_multiset, Category, Evaluator, HandValue};
 use crate::rules::profile::Wheel;
 use crate::rules::set_hand::Slot;
 
@@ -326,22 +326,9 @@ fn bucket_ranges(size: u8, wheel: Wheel) -> Vec<BucketRange> {
 
 /// Calls `visit` with every value of a `size`-card hand (7,462 for 5 cards, 455 for 3).
 fn for_each_value(size: u8, wheel: Wheel, visit: &mut dyn FnMut(HandValue)) {
-    fn walk(counts: &mut [u8; 13], from: usize, left: u8, visit: &mut dyn FnMut(&[u8; 13])) {
-        if left == 0 {
-            visit(counts);
-            return;
-        }
-        for rank in from..13 {
-            if counts[rank] < 4 {
-                counts[rank] += 1;
-                walk(counts, rank, left - 1, visit);
-                counts[rank] -= 1;
-            }
-        }
-    }
     let evaluator = Evaluator::new(wheel);
     let mut counts = [0u8; 13];
-    walk(&mut counts, 0, size, &mut |counts| {
+    for_each_multiset(&mut counts, 0, size, &mut |counts| {
         // The k-th card of a rank gets the k-th suit; for five different ranks one card moves
         // to another suit (no flush), and an all-clubs copy gives the flush.
         let mut cards = Vec::with_capacity(5);

@@ -77,6 +77,46 @@ fn house_way_sets_are_never_fouled() {
 }
 
 #[test]
+fn equal_expected_results_go_to_the_stronger_back_then_the_lower_indices_in_any_order() {
+    let subsets = Subsets::new(&deal(5), &RuleProfile::default()).expect("a deal");
+    let splits: Vec<Split> = subsets.legal_splits().take(400).collect();
+    let weak = splits[0];
+    let strong = *splits
+        .iter()
+        .max_by_key(|&&split| subsets.values(split))
+        .expect("splits");
+    assert!(subsets.values(strong) > subsets.values(weak));
+    for order in [[weak, strong], [strong, weak]] {
+        let mut best = Best {
+            ev: f32::NEG_INFINITY,
+            split: None,
+            values: subsets.values(weak),
+        };
+        for split in order {
+            best.offer(0.25, split, subsets.values(split));
+        }
+        assert_eq!(best.split, Some(strong));
+    }
+    // Same values: the lower (back, middle) indices win, whichever came first.
+    let values = subsets.values(weak);
+    let later = Split {
+        back: weak.back + 1,
+        ..weak
+    };
+    for order in [[weak, later], [later, weak]] {
+        let mut best = Best {
+            ev: f32::NEG_INFINITY,
+            split: None,
+            values,
+        };
+        for split in order {
+            best.offer(0.25, split, values);
+        }
+        assert_eq!(best.split, Some(weak));
+    }
+}
+
+#[test]
 fn the_same_cards_in_any_order_get_the_same_set() {
     for seed in 0..50 {
         let cards = deal(seed);
@@ -451,6 +491,30 @@ fn no_set_of_a_deal_beats_the_house_way_by_its_measure() {
 }
 
 #[test]
+fn a_dealer_values_a_set_above_a_player_when_ties_go_to_the_dealer_and_alike_when_suits_decide() {
+    let cards = deal(77);
+    for (profile, dealer_ahead) in [(profiles()[0], true), (profiles()[1], false)] {
+        let subsets = Subsets::new(&cards, &profile).expect("a deal");
+        let lookup = WinTable::shipped_lookup(profile.wheel);
+        let dealer = Chances::new(&subsets, lookup, Side::Dealer);
+        let player = Chances::new(&subsets, lookup, Side::Player);
+        let (mut ahead, mut total) = (0, 0);
+        for split in subsets.legal_splits().step_by(11) {
+            let (d, p) = (dealer.of(split), player.of(split));
+            total += 1;
+            if dealer_ahead {
+                assert!(d >= p, "{split:?}: dealer {d}, player {p}");
+                ahead += usize::from(d > p);
+            } else {
+                assert_eq!(d, p);
+            }
+        }
+        // Ties are common enough that most sets are worth strictly more to the dealer.
+        assert!(!dealer_ahead || ahead * 2 > total, "{ahead} of {total}");
+    }
+}
+
+#[test]
 fn expected_result_matches_the_payout_of_every_outcome() {
     // Certain outcomes pay exactly: 3 hands +2, 2 hands +1, 1 hand -1, none -2.
     assert_eq!(expected_result(1.0, 1.0, 1.0), 2.0);
@@ -525,20 +589,7 @@ fn bad_batch_lines_say_what_is_wrong() {
 /// Deals of four hands from the test generator.
 fn deals(count: u64, seed: u64) -> Vec<Deal> {
     (0..count)
-        .map(|i| {
-            let mut state = (seed * 1_000_003 + i).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-            let mut deck: Vec<Card> = Card::all().collect();
-            for j in (1..deck.len()).rev() {
-                state ^= state >> 12;
-                state ^= state << 25;
-                state ^= state >> 27;
-                let k = (state.wrapping_mul(0x2545_F491_4F6C_DD1D) % (j as u64 + 1)) as usize;
-                deck.swap(j, k);
-            }
-            let mut cards = [deck[0]; 52];
-            cards.copy_from_slice(&deck);
-            super::simulate::deal_of(&cards)
-        })
+        .map(|i| super::simulate::deal_of(&super::simulate::fixed_shuffle(seed * 1_000_003 + i)))
         .collect()
 }
 
