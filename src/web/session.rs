@@ -74,8 +74,43 @@ fn new_key() -> String {
     Alphanumeric.sample_string(&mut rand::rng(), 64)
 }
 
+/// The start of the key of a session with nobody signed in: such a session (the sign-in form's
+/// CSRF token) lives in its cookie only, `anon-<expiry as Unix seconds>-<state as hex JSON>`,
+/// so that a visit to the sign-in page stores nothing. The cookie is signed with the session
+/// key, so its holder cannot change it; and it never carries a user (a signed-in session is a
+/// row).
+const ANONYMOUS: &str = "anon-";
+
+fn anonymous_key(state: &State, timeouts: &Timeouts) -> Option<SessionKey> {
+    if state.contains_key(USER_ID_KEY) {
+        return None;
+    }
+    let expires = (Utc::now() + timeouts.anonymous).timestamp();
+    let json = serde_json::to_vec(state).ok()?;
+    // Too long for a cookie (SessionKey refuses it): stored as a row instead.
+    SessionKey::try_from(format!("{ANONYMOUS}{expires}-{}", hex::encode(json))).ok()
+}
+
+/// The state of an anonymous session's key, if the key is one and has not expired.
+fn anonymous_state(key: &str) -> Option<Option<State>> {
+    let rest = key.strip_prefix(ANONYMOUS)?;
+    let state = (|| {
+        let (expires, data) = rest.split_once('-')?;
+        if expires.parse::<i64>().ok()? <= Utc::now().timestamp() {
+            return None;
+        }
+        let mut state: State = serde_json::from_slice(&hex::decode(data).ok()?).ok()?;
+        state.remove(USER_ID_KEY);
+        Some(state)
+    })();
+    Some(state)
+}
+
 impl SessionStore for PgSessionStore {
     async fn load(&self, session_key: &SessionKey) -> Result<Option<State>, LoadError> {
+        if let Some(state) = anonymous_state(session_key.as_ref()) {
+            return Ok(state);
+        }
         let key = session_key.as_ref().to_owned();
         let timeouts = self.timeouts;
         self.run(move |conn| sessions::load_live(conn, &key, &timeouts, Utc::now()))
@@ -84,6 +119,9 @@ impl SessionStore for PgSessionStore {
     }
 
     async fn save(&self, state: State, _ttl: &Duration) -> Result<SessionKey, SaveError> {
+        if let Some(key) = anonymous_key(&state, &self.timeouts) {
+            return Ok(key);
+        }
         let key = new_key();
         let timeouts = self.timeouts;
         let stored = key.clone();
@@ -99,16 +137,19 @@ impl SessionStore for PgSessionStore {
         state: State,
         ttl: &Duration,
     ) -> Result<SessionKey, UpdateError> {
-        let key = session_key.as_ref().to_owned();
-        let moved = state.clone();
-        let existed = self
-            .run(move |conn| sessions::update_state(conn, &key, &moved))
-            .await
-            .map_err(UpdateError::Other)?;
-        if existed {
-            return Ok(session_key);
+        // An anonymous session's key is its state: a new state, a new key.
+        if !session_key.as_ref().starts_with(ANONYMOUS) {
+            let key = session_key.as_ref().to_owned();
+            let moved = state.clone();
+            let existed = self
+                .run(move |conn| sessions::update_state(conn, &key, &moved))
+                .await
+                .map_err(UpdateError::Other)?;
+            if existed {
+                return Ok(session_key);
+            }
         }
-        // Ended while this request ran (a sign-out elsewhere): start afresh.
+        // Anonymous, or ended while this request ran (a sign-out elsewhere): start afresh.
         self.save(state, ttl).await.map_err(|e| match e {
             SaveError::Serialization(e) => UpdateError::Serialization(e),
             SaveError::Other(e) => UpdateError::Other(e),
@@ -121,6 +162,9 @@ impl SessionStore for PgSessionStore {
     }
 
     async fn delete(&self, session_key: &SessionKey) -> anyhow::Result<()> {
+        if session_key.as_ref().starts_with(ANONYMOUS) {
+            return Ok(());
+        }
         let key = session_key.as_ref().to_owned();
         self.run(move |conn| sessions::delete(conn, &key)).await
     }

@@ -37,6 +37,36 @@ async fn the_audit_table_refuses_updates_and_deletes() {
 }
 
 #[tokio::test]
+async fn a_chain_head_is_never_deleted_and_only_moves_forward() {
+    let app = spawn_app().await;
+    app.create_user("dana", Role::Dealer, PASSWORD);
+    app.create_user("dario", Role::Dealer, PASSWORD);
+    let mut conn = app.conn();
+    let refused = |sql: &str, conn: &mut PgConnection| {
+        diesel::sql_query(sql)
+            .execute(conn)
+            .expect_err(sql)
+            .to_string()
+    };
+
+    assert!(refused("DELETE FROM audit_chain_heads", &mut conn).contains("kept"));
+    assert!(refused("TRUNCATE audit_chain_heads", &mut conn).contains("kept"));
+    let rewind = "UPDATE audit_chain_heads SET last_seq = last_seq - 1";
+    assert!(refused(rewind, &mut conn).contains("only move forward"));
+    let same = "UPDATE audit_chain_heads SET last_hash = '\\x00'";
+    assert!(refused(same, &mut conn).contains("only move forward"));
+    let renamed = "UPDATE audit_chain_heads SET chain = 'other', last_seq = last_seq + 1";
+    assert!(refused(renamed, &mut conn).contains("only move forward"));
+
+    // The app's own appends move it forward.
+    app.create_user("dora", Role::Dealer, PASSWORD);
+    assert_eq!(
+        audit_log::verify_chain(&mut conn, SYSTEM_CHAIN).unwrap(),
+        ChainCheck::Intact { events: 3 }
+    );
+}
+
+#[tokio::test]
 async fn tampering_with_a_stored_event_is_detected() {
     let app = spawn_app().await;
     app.create_user("dana", Role::Dealer, PASSWORD);

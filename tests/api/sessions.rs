@@ -117,3 +117,22 @@ async fn only_a_hash_of_the_session_key_is_stored() {
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0].key_hash.len(), 32);
 }
+
+#[tokio::test]
+async fn visits_to_the_sign_in_page_store_no_session_until_someone_signs_in() {
+    let app = spawn_app().await;
+    let sessions = "SELECT count(*) AS n FROM sessions";
+    for _ in 0..5 {
+        let visitor = app.another_browser();
+        assert_eq!(visitor.get("/login").await.status(), StatusCode::OK);
+    }
+    // A refused sign-in stores nothing either.
+    let res = app.sign_in("nobody", "wrong-password-here").await;
+    assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(crate::rounds::count(&app, sessions), 0);
+
+    // The form's token, kept in the cookie, still lets a sign-in through.
+    app.signed_in_as(Role::Dealer).await;
+    assert_eq!(crate::rounds::count(&app, sessions), 1);
+    assert_eq!(app.get("/").await.status(), StatusCode::OK);
+}

@@ -1,0 +1,3 @@
+DROP TRIGGER audit_chain_heads_no_truncate ON audit_chain_heads;
+DROP TRIGGER audit_chain_heads_forward_only ON audit_chain_heads;
+DROP FUNCTION audit_chain_heads_forward_only();
