@@ -129,10 +129,10 @@ async fn visits_to_the_sign_in_page_store_no_session_until_someone_signs_in() {
     // A refused sign-in stores nothing either.
     let res = app.sign_in("nobody", "wrong-password-here").await;
     assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
-    assert_eq!(crate::rounds::count(&app, sessions), 0);
+    assert_eq!(crate::helpers::count(&app, sessions), 0);
 
     // The form's token, kept in the cookie, still lets a sign-in through.
     app.signed_in_as(Role::Dealer).await;
-    assert_eq!(crate::rounds::count(&app, sessions), 1);
+    assert_eq!(crate::helpers::count(&app, sessions), 1);
     assert_eq!(app.get("/").await.status(), StatusCode::OK);
 }
