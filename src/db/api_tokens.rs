@@ -10,7 +10,7 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
-use crate::db::ids::UserId;
+use crate::db::ids::{TokenId, UserId};
 use crate::db::schema::{api_tokens, users};
 use crate::db::users::User;
 
@@ -20,7 +20,7 @@ pub const PREFIX: &str = "ppt_";
 /// An issued token as listed (never the token itself).
 #[derive(Debug, Clone, PartialEq, Queryable)]
 pub struct TokenRow {
-    pub id: i64,
+    pub id: TokenId,
     pub name: String,
     pub username: String,
     pub role: String,
@@ -50,7 +50,7 @@ fn new_token() -> String {
     format!("{PREFIX}{}", hex::encode(bytes))
 }
 
-fn target(id: i64) -> String {
+fn target(id: TokenId) -> String {
     format!("api_token:{id}")
 }
 
@@ -61,7 +61,7 @@ pub fn issue(
     name: &str,
     user: UserId,
     actor: &Actor,
-) -> Result<(i64, String), IssueError> {
+) -> Result<(TokenId, String), IssueError> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 80 {
         return Err(IssueError::BadName);
@@ -77,7 +77,7 @@ pub fn issue(
             return Err(IssueError::NoSuchUser);
         };
         let token = new_token();
-        let id: i64 = diesel::insert_into(api_tokens::table)
+        let id: TokenId = diesel::insert_into(api_tokens::table)
             .values((
                 api_tokens::name.eq(name),
                 api_tokens::user_id.eq(user.0),
@@ -104,7 +104,7 @@ pub enum Revoked {
 }
 
 /// Revokes a token at once and records `api_token.revoked`.
-pub fn revoke(conn: &mut PgConnection, id: i64, actor: &Actor) -> QueryResult<Revoked> {
+pub fn revoke(conn: &mut PgConnection, id: TokenId, actor: &Actor) -> QueryResult<Revoked> {
     conn.transaction(|conn| {
         let name: Option<String> = diesel::update(
             api_tokens::table

@@ -95,7 +95,7 @@ struct Row {
     state: serde_json::Value,
     last_seen_at: DateTime<Utc>,
     expires_at: DateTime<Utc>,
-    user_id: Option<i64>,
+    user_id: Option<UserId>,
     username: Option<String>,
     role: Option<String>,
     disabled_at: Option<DateTime<Utc>>,

@@ -10,7 +10,7 @@ use askama::Template;
 use serde::Deserialize;
 
 use crate::db::api_tokens::{self, IssueError, Revoked};
-use crate::db::ids::UserId;
+use crate::db::ids::{TokenId, UserId};
 use crate::db::users::{self, Role};
 use crate::web::error::AppError;
 use crate::web::format::when;
@@ -21,7 +21,7 @@ use crate::web::state::AppState;
 use crate::web::user::CurrentUser;
 
 pub struct TokenView {
-    pub id: i64,
+    pub id: TokenId,
     pub name: String,
     pub username: String,
     pub role: String,
@@ -203,7 +203,7 @@ pub async fn revoke(
     admin: CurrentUser,
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
-    let id = id.into_inner();
+    let id = TokenId(id.into_inner());
     let actor = admin.actor(&req);
     let revoked = state
         .db(move |conn| Ok(api_tokens::revoke(conn, id, &actor)?))
