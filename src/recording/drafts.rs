@@ -18,7 +18,7 @@ use crate::recording::write::{
     settle_entered, shift_and_head, until_written, validate, Attempt, RoundToSettle, Slot,
 };
 use crate::recording::{entry_shift, RoundsError, Writer};
-use crate::rules::settle::Round;
+use crate::rules::round::Round;
 use crate::rules::wire::SettlementOut;
 
 /// The table with this code, with the rules in force.

@@ -12,9 +12,9 @@ use crate::rules::card::{parse_cards, Card};
 use crate::rules::money::Money;
 use crate::rules::place::{Place, SeatNo};
 use crate::rules::profile::RuleProfile;
+use crate::rules::round::{DealError, Round, SettlementError};
 use crate::rules::royalty::Royalty;
 use crate::rules::set_hand::{SetHand, SetHandError, Slot};
-use crate::rules::settle::{DealError, Round, SettlementError};
 use crate::rules::wire::{Action, PlaceIn, RoundIn, SeatIn, WireError};
 
 /// One place as entered: what it did, and the cards as text.

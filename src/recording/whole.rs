@@ -22,7 +22,7 @@ use crate::recording::write::{
 };
 use crate::recording::writer::RoundWriter;
 use crate::recording::{RoundsError, Writer};
-use crate::rules::settle::Round;
+use crate::rules::round::Round;
 use crate::rules::wire::SettlementOut;
 
 /// Who enters a round, and when, under which one-time key.

@@ -15,7 +15,8 @@ use crate::db::shifts::Shift;
 use crate::db::tables::PlayingTable;
 use crate::recording::entry::{self, Limits, RoundBody};
 use crate::recording::{RoundsError, Writer};
-use crate::rules::settle::{settle, Round};
+use crate::rules::round::Round;
+use crate::rules::settle::settle;
 use crate::rules::wire::{RoundIn, SettlementOut};
 
 /// The entered round checked against `table`'s limits and rules.

@@ -12,10 +12,7 @@ use crate::rules::place::{Place, SeatNo};
 use crate::rules::profile::{BothFouled, RuleProfile, TieRule};
 use crate::rules::set_hand::{SetHand, Slot};
 
-use crate::rules::round::{DealerPlay, Declaration, SeatPlay};
-// Callers in db/, web/ and round_entry still name these through this module; their imports
-// move to `rules::round` with the restructuring of those layers (issue 11), then this goes.
-pub use crate::rules::round::{DealError, Round, SettlementError};
+use crate::rules::round::{DealerPlay, Declaration, Round, SeatPlay, SettlementError};
 
 /// How a player seat's round ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
