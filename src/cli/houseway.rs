@@ -389,7 +389,7 @@ mod tests {
         };
         let first = build_table(&settings, 20, 2).expect("a table");
         assert_eq!(first, build_table(&settings, 20, 1).expect("a table"));
-        assert!(first.contains("--seed 4 --rounds 20"));
+        assert!(first.contains("--seed 4 --rounds 20 --max-iterations 1 --tolerance-ppm 0"));
         assert!(build_table(&settings, 0, 1).is_err());
     }
 

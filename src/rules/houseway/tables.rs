@@ -145,7 +145,14 @@ impl WinTable {
             "# pusoy-pit house-way win table. Remake it byte for byte with:\n\
              #   pusoy-pit houseway build",
         );
-        let _ = writeln!(text, " --seed {} --rounds {}", info.seed, info.rounds);
+        // Exactly this many rounds, whatever the tolerance was: the run stopped at the first
+        // round within it, and a tolerance of 0 only stops earlier on a change of 0, where
+        // that run would have stopped too.
+        let _ = writeln!(
+            text,
+            " --seed {} --rounds {} --max-iterations {} --tolerance-ppm 0",
+            info.seed, info.rounds, info.iterations
+        );
         text.push_str(
             "# Each position line counts the simulated sets whose hand there fell in each value\n\
              # bucket, lowest bucket first (src/rules/houseway/tables.rs says what a bucket is).\n",

@@ -615,6 +615,27 @@ fn a_build_is_reproducible_and_its_table_reads_back() {
     assert_eq!(WinTable::parse(&first.to_text()), Ok(first.clone()));
     let other = build(&deals[..30], &settings, &tally, &mut |_, _| {});
     assert_ne!(other.to_text(), first.to_text());
+
+    // A run stopped by its tolerance is remade by the header's command: that many rounds,
+    // tolerance 0.
+    let loose = BuildSettings {
+        max_iterations: 5,
+        tolerance_ppm: 1_000_000,
+        ..settings
+    };
+    let stopped = build(&deals, &loose, &tally, &mut |_, _| {});
+    assert_eq!(stopped.info.iterations, 1);
+    assert!(stopped
+        .to_text()
+        .contains("--seed 3 --rounds 60 --max-iterations 1 --tolerance-ppm 0"));
+    let exact = BuildSettings {
+        max_iterations: 1,
+        ..settings
+    };
+    assert_eq!(
+        build(&deals, &exact, &tally, &mut |_, _| {}).to_text(),
+        stopped.to_text()
+    );
 }
 
 /// The dealer's mean result per player seat, in bets, over the deals, for each strategy.
