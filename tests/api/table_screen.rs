@@ -472,3 +472,32 @@ async fn the_check_endpoint_notes_each_set_place_before_the_round_is_complete() 
     assert!(body["place_notes"].get("seat3").is_none(), "{body}");
     assert!(body["place_notes"].get("dealer").is_none(), "{body}");
 }
+
+#[tokio::test]
+async fn signing_on_leads_to_the_table_and_home_tables_and_round_numbers_link_onwards() {
+    let app = spawn_app().await;
+    create_table(&app, "T-NAV");
+    create_table(&app, "T-ELSE");
+    app.signed_in_as(Role::Dealer).await;
+    let res = app.post_form("/tables/T-NAV/sign-on", &[]).await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&res), "/tables/T-NAV");
+    assert!(page(&app, "T-NAV").await.contains("You are signed on at T-NAV"));
+
+    let home = app.get("/").await.text().await.unwrap();
+    assert!(home.contains("href=\"/tables/T-NAV\""), "home links the table");
+    let tables = app.get("/tables").await.text().await.unwrap();
+    assert!(tables.contains("<a href=\"/tables/T-NAV\">T-NAV</a>"), "the list links it");
+    assert!(!tables.contains("href=\"/tables/T-ELSE\""), "not another's table");
+
+    let html = page(&app, "T-NAV").await;
+    let preview = submit(&app, "T-NAV", &html, "preview", &the_round()).await;
+    let preview = preview.text().await.unwrap();
+    let confirmed = submit(&app, "T-NAV", &preview, "confirm", &[]).await;
+    let round = location(&confirmed).to_owned();
+    let html = page(&app, "T-NAV").await;
+    assert!(
+        html.contains(&format!("<a href=\"{round}\">1</a>")),
+        "round 1 links to {round}"
+    );
+}
