@@ -114,17 +114,15 @@ pub async fn show(
                 _ => Vec::new(),
             };
             let my_table = match role {
-                Role::Dealer => {
-                    shifts::dealer_table(conn, id)?.map(|(shift, table)| MyTable {
-                        text: format!(
-                            "{} ({}) since {}",
-                            table.code,
-                            table.name,
-                            when(shift.signed_on_at)
-                        ),
-                        code: table.code,
-                    })
-                }
+                Role::Dealer => shifts::dealer_table(conn, id)?.map(|(shift, table)| MyTable {
+                    text: format!(
+                        "{} ({}) since {}",
+                        table.code,
+                        table.name,
+                        when(shift.signed_on_at)
+                    ),
+                    code: table.code,
+                }),
                 _ => None,
             };
             Ok(Loaded {

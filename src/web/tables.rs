@@ -118,7 +118,7 @@ pub async fn sign_on(
             Ok(redirect(&format!("/tables/{code}")))
         }
         Err(message) => {
-            session::set_flash(&session, &message)?;
+            session::set_error_flash(&session, &message)?;
             Ok(redirect("/tables"))
         }
     }
@@ -144,6 +144,6 @@ pub async fn sign_off(
             })
         })
         .await?;
-    session::set_flash(&session, &outcome.unwrap_or_else(|message| message))?;
+    session::set_flash_of(&session, &outcome)?;
     Ok(redirect("/tables"))
 }
