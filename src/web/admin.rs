@@ -250,7 +250,7 @@ pub async fn disable_user(
 ) -> Result<HttpResponse, AppError> {
     let id = UserId(id.into_inner());
     if id == admin.id {
-        session::set_flash(&session, "You cannot disable your own account.")?;
+        session::set_error_flash(&session, "You cannot disable your own account.")?;
         return Ok(redirect("/admin/users"));
     }
     let actor = admin.actor(&req);

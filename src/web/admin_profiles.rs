@@ -235,7 +235,7 @@ pub async fn update(
 ) -> Result<HttpResponse, AppError> {
     let id = ProfileId(id.into_inner());
     let message = match options(&form.into_inner()) {
-        Err(problem) => format!("Not saved: {problem}"),
+        Err(problem) => Err(format!("Not saved: {problem}")),
         Ok(opts) => {
             let actor = admin.actor(&req);
             let version = state
@@ -247,11 +247,11 @@ pub async fn update(
                     },
                 )
                 .await?;
-            format!(
+            Ok(format!(
                 "Saved as version {version}. Rounds already settled keep the version they were played under."
-            )
+            ))
         }
     };
-    session::set_flash(&session, &message)?;
+    session::set_flash_of(&session, &message)?;
     Ok(redirect("/admin/profiles"))
 }

@@ -237,7 +237,7 @@ pub async fn update(
             .await?
     };
     let message = match outcome {
-        Ok(code) => format!("Saved table {code}."),
+        Ok(code) => Ok(format!("Saved table {code}.")),
         Err(errors) => {
             let problems: Vec<String> = [
                 errors.name,
@@ -249,9 +249,9 @@ pub async fn update(
             .into_iter()
             .flatten()
             .collect();
-            format!("Not saved: {}", problems.join(" "))
+            Err(format!("Not saved: {}", problems.join(" ")))
         }
     };
-    session::set_flash(&session, &message)?;
+    session::set_flash_of(&session, &message)?;
     Ok(redirect("/admin/tables"))
 }

@@ -23,6 +23,9 @@ pub enum AppError {
     NotFound,
     #[error("Your account does not have access to this page.")]
     Forbidden,
+    /// Forbidden, with the reason in words.
+    #[error("{0}")]
+    ForbiddenBecause(&'static str),
     #[error("This form has expired or did not come from this site. Go back, reload the page and try again.")]
     CsrfRejected,
     #[error("The request could not be read.")]
@@ -89,7 +92,9 @@ impl ResponseError for AppError {
     fn status_code(&self) -> StatusCode {
         match self {
             AppError::NotFound => StatusCode::NOT_FOUND,
-            AppError::Forbidden | AppError::CsrfRejected => StatusCode::FORBIDDEN,
+            AppError::Forbidden | AppError::ForbiddenBecause(_) | AppError::CsrfRejected => {
+                StatusCode::FORBIDDEN
+            }
             AppError::BadRequest => StatusCode::BAD_REQUEST,
             AppError::SignInRequired { api: true } | AppError::InvalidApiToken => {
                 StatusCode::UNAUTHORIZED

@@ -69,8 +69,14 @@ struct HomePage {
     audit_events: Vec<EventRow>,
     role_counts: Vec<RoleCount>,
     is_dealer: bool,
-    /// The dealer's table, e.g. "PUSOY-03 (Pusoy 3) since 2026-03-01 14:02 UTC".
-    my_table: Option<String>,
+    my_table: Option<MyTable>,
+}
+
+/// The table a dealer is signed on at.
+pub struct MyTable {
+    pub code: String,
+    /// E.g. "PUSOY-03 (Pusoy 3) since 2026-03-01 14:02 UTC".
+    pub text: String,
 }
 
 struct Loaded {
@@ -78,7 +84,7 @@ struct Loaded {
     locked: Vec<users::User>,
     audit: Option<(ChainCheck, Vec<AuditEvent>)>,
     all_users: Vec<users::User>,
-    my_table: Option<String>,
+    my_table: Option<MyTable>,
 }
 
 #[tracing::instrument(skip_all, fields(user = %user.username))]
@@ -108,13 +114,14 @@ pub async fn show(
                 _ => Vec::new(),
             };
             let my_table = match role {
-                Role::Dealer => shifts::dealer_table(conn, id)?.map(|(shift, table)| {
-                    format!(
+                Role::Dealer => shifts::dealer_table(conn, id)?.map(|(shift, table)| MyTable {
+                    text: format!(
                         "{} ({}) since {}",
                         table.code,
                         table.name,
                         when(shift.signed_on_at)
-                    )
+                    ),
+                    code: table.code,
                 }),
                 _ => None,
             };
@@ -187,7 +194,7 @@ pub async fn show(
         audit_events,
         role_counts,
         is_dealer: role == Role::Dealer,
-        my_table: loaded.my_table.clone(),
+        my_table: loaded.my_table,
     };
     render(StatusCode::OK, &page)
 }

@@ -10,12 +10,36 @@ pub struct NavUser {
     pub can_see_staff: bool,
 }
 
+/// A one-time message: something done, or something refused (shown as an error, not as the
+/// green notice).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Flash {
+    pub text: String,
+    pub error: bool,
+}
+
+impl Flash {
+    pub fn done(text: &str) -> Flash {
+        Flash {
+            text: text.to_owned(),
+            error: false,
+        }
+    }
+
+    pub fn refused(text: &str) -> Flash {
+        Flash {
+            text: text.to_owned(),
+            error: true,
+        }
+    }
+}
+
 /// Data for the base layout.
 pub struct Nav {
     pub user: Option<NavUser>,
     /// For the sign-out form (and every other form on the page).
     pub csrf_token: String,
-    pub flash: Option<String>,
+    pub flash: Option<Flash>,
 }
 
 impl Nav {
@@ -29,7 +53,7 @@ impl Nav {
     }
 
     /// For a page of the user with `display_name` and `role`, if one is signed in.
-    pub fn new(user: Option<(&str, Role)>, csrf_token: String, flash: Option<String>) -> Nav {
+    pub fn new(user: Option<(&str, Role)>, csrf_token: String, flash: Option<Flash>) -> Nav {
         Nav {
             user: user.map(|(display_name, role)| NavUser {
                 display_name: display_name.to_owned(),

@@ -17,7 +17,7 @@ use crate::db::ids::UserId;
 use crate::db::sessions::{self, State, USER_ID_KEY};
 use crate::db::PgPool;
 use crate::web::error::AppError;
-use crate::web::layout::Nav;
+use crate::web::layout::{Flash, Nav};
 use crate::web::state::AppState;
 use crate::web::user::CurrentUser;
 
@@ -205,14 +205,28 @@ pub fn existing_csrf_token(session: &Session) -> Option<String> {
     session.get::<String>(CSRF_KEY).ok().flatten()
 }
 
-/// A one-time message for the next page shown.
+/// A one-time message for the next page shown: something done.
 pub fn set_flash(session: &Session, message: &str) -> Result<(), AppError> {
-    session.insert(FLASH_KEY, message)?;
+    session.insert(FLASH_KEY, Flash::done(message))?;
     Ok(())
 }
 
-pub fn take_flash(session: &Session) -> Option<String> {
-    session.remove_as::<String>(FLASH_KEY).and_then(Result::ok)
+/// A one-time message for the next page shown: something refused, shown as an error.
+pub fn set_error_flash(session: &Session, message: &str) -> Result<(), AppError> {
+    session.insert(FLASH_KEY, Flash::refused(message))?;
+    Ok(())
+}
+
+/// `Ok` as a message of something done, `Err` as a refusal.
+pub fn set_flash_of(session: &Session, outcome: &Result<String, String>) -> Result<(), AppError> {
+    match outcome {
+        Ok(message) => set_flash(session, message),
+        Err(message) => set_error_flash(session, message),
+    }
+}
+
+pub fn take_flash(session: &Session) -> Option<Flash> {
+    session.remove_as::<Flash>(FLASH_KEY).and_then(Result::ok)
 }
 
 /// The base layout's data for a page of `user` (or of nobody signed in): the session's CSRF

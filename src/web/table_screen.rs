@@ -16,8 +16,10 @@ use crate::db::audit_log::Actor;
 use crate::db::ids::RoundId;
 use crate::db::rounds::drafts::Draft;
 use crate::db::rounds::rows::{self, SettledRound};
+use crate::db::shifts;
 use crate::db::shifts::CurrentShift;
 use crate::db::tables::PlayingTable;
+use crate::db::users::Role;
 use crate::recording::drafts;
 use crate::recording::entry::{place_note, FieldErrors, PlaceBody, PlaceNote, RoundBody, SeatBody};
 use crate::recording::{RoundsError, Writer};
@@ -466,7 +468,7 @@ fn as_page(
         AppError::Round(RoundsError::Invalid(errors)) => errors.summary(),
         other => other.to_string(),
     };
-    session::set_flash(session, &message)?;
+    session::set_error_flash(session, &message)?;
     Ok(redirect(to))
 }
 
@@ -680,6 +682,17 @@ async fn round_page(
             let round = rows::get_round(conn, RoundId(id))?
                 .filter(|r| r.round.table_id == table.table.id)
                 .ok_or(AppError::NotFound)?;
+            // Least privilege: a dealer reads only the rounds of their own shift; pit managers
+            // and auditors read every round.
+            if user.role == Role::Dealer {
+                let current = shifts::dealer_table(conn, user.id)?.map(|(shift, _)| shift.id);
+                if current != Some(round.round.shift_id) {
+                    return Err(AppError::ForbiddenBecause(
+                        "Dealers may read only the rounds of their own table during their \
+                         current shift; this round belongs to another table or shift.",
+                    ));
+                }
+            }
             Ok((table, round))
         })
         .await?;

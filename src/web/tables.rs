@@ -26,6 +26,9 @@ pub struct TableRow {
     pub rules: String,
     pub dealer: Option<String>,
     pub mine: bool,
+    /// Whether the viewer may open the table screen: their own table, or a pit manager at a
+    /// table with a dealer on shift.
+    pub can_open: bool,
 }
 
 #[derive(Template)]
@@ -52,6 +55,11 @@ fn row(listing: &TableListing, shift: Option<&CurrentShift>, viewer: &CurrentUse
         rules: listing.profile.options.describe(),
         dealer: shift.map(|s| format!("{} since {}", s.dealer_name, when(s.shift.signed_on_at))),
         mine: shift.is_some_and(|s| s.shift.dealer_id == viewer.id),
+        can_open: match viewer.role {
+            Role::Dealer => shift.is_some_and(|s| s.shift.dealer_id == viewer.id),
+            Role::Supervisor => shift.is_some(),
+            Role::Admin | Role::Auditor => false,
+        },
     }
 }
 
@@ -92,9 +100,9 @@ pub async fn sign_on(
         .db(move |conn| {
             let table = tables::find_by_code(conn, &code)?.ok_or(AppError::NotFound)?;
             Ok(match shifts::sign_on(conn, table.id, &actor, day) {
-                Ok(_) => Ok(format!(
-                    "You are signed on at {} for gaming day {day}.",
-                    table.code
+                Ok(_) => Ok((
+                    format!("You are signed on at {} for gaming day {day}.", table.code),
+                    table.code,
                 )),
                 Err(refused @ (ShiftError::TableTaken { .. } | ShiftError::DealerBusy { .. })) => {
                     Err(refused.to_string())
@@ -103,8 +111,17 @@ pub async fn sign_on(
             })
         })
         .await?;
-    session::set_flash(&session, &outcome.unwrap_or_else(|message| message))?;
-    Ok(redirect("/tables"))
+    // Signed on: straight to the table screen; refused: back to the tables, to choose another.
+    match outcome {
+        Ok((message, code)) => {
+            session::set_flash(&session, &message)?;
+            Ok(redirect(&format!("/tables/{code}")))
+        }
+        Err(message) => {
+            session::set_error_flash(&session, &message)?;
+            Ok(redirect("/tables"))
+        }
+    }
 }
 
 #[tracing::instrument(skip_all, fields(dealer = %dealer.username))]
@@ -127,6 +144,6 @@ pub async fn sign_off(
             })
         })
         .await?;
-    session::set_flash(&session, &outcome.unwrap_or_else(|message| message))?;
+    session::set_flash_of(&session, &outcome)?;
     Ok(redirect("/tables"))
 }

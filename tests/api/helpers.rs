@@ -252,6 +252,11 @@ impl TestApp {
             .post_form(&format!("/tables/{code}/sign-on"), &[])
             .await;
         assert_eq!(res.status(), StatusCode::SEE_OTHER, "sign-on at {code}");
+        assert_eq!(
+            location(&res),
+            format!("/tables/{code}"),
+            "sign-on at {code}"
+        );
         let flash = self.get("/tables").await.text().await.unwrap();
         assert!(
             flash.contains(&format!("You are signed on at {code}")),

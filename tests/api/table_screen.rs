@@ -156,7 +156,9 @@ async fn a_preview_explains_fouls_and_surrenders_and_a_confirm_settles_once() {
     let stale = submit(&app, "T-OK", &preview, "preview", &the_round()).await;
     assert_eq!(stale.status(), StatusCode::SEE_OTHER);
     assert_eq!(location(&stale), "/tables/T-OK");
-    assert!(page(&app, "T-OK").await.contains("class=\"flash\""));
+    assert!(page(&app, "T-OK")
+        .await
+        .contains("class=\"flash flash-error\""));
     assert_eq!(rounds_count(&app), 1);
 }
 
@@ -473,4 +475,110 @@ async fn the_check_endpoint_notes_each_set_place_before_the_round_is_complete() 
     // No note where the cards do not make three hands.
     assert!(body["place_notes"].get("seat3").is_none(), "{body}");
     assert!(body["place_notes"].get("dealer").is_none(), "{body}");
+}
+
+#[tokio::test]
+async fn signing_on_leads_to_the_table_and_home_tables_and_round_numbers_link_onwards() {
+    let app = spawn_app().await;
+    create_table(&app, "T-NAV");
+    create_table(&app, "T-ELSE");
+    app.signed_in_as(Role::Dealer).await;
+    let res = app.post_form("/tables/T-NAV/sign-on", &[]).await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&res), "/tables/T-NAV");
+    assert!(page(&app, "T-NAV")
+        .await
+        .contains("You are signed on at T-NAV"));
+
+    let home = app.get("/").await.text().await.unwrap();
+    assert!(
+        home.contains("href=\"/tables/T-NAV\""),
+        "home links the table"
+    );
+    let tables = app.get("/tables").await.text().await.unwrap();
+    assert!(
+        tables.contains("<a href=\"/tables/T-NAV\">T-NAV</a>"),
+        "the list links it"
+    );
+    assert!(
+        !tables.contains("href=\"/tables/T-ELSE\""),
+        "not another's table"
+    );
+
+    let html = page(&app, "T-NAV").await;
+    let preview = submit(&app, "T-NAV", &html, "preview", &the_round()).await;
+    let preview = preview.text().await.unwrap();
+    let confirmed = submit(&app, "T-NAV", &preview, "confirm", &[]).await;
+    let round = location(&confirmed).to_owned();
+    let html = page(&app, "T-NAV").await;
+    assert!(
+        html.contains(&format!("<a href=\"{round}\">1</a>")),
+        "round 1 links to {round}"
+    );
+}
+
+/// Settles the test round at `code` from the table screen; the round page's path.
+async fn settle_one(app: &TestApp, code: &str) -> String {
+    let html = page(app, code).await;
+    let preview = submit(app, code, &html, "preview", &the_round()).await;
+    let preview = preview.text().await.unwrap();
+    let confirmed = submit(app, code, &preview, "confirm", &[]).await;
+    assert_eq!(confirmed.status(), StatusCode::SEE_OTHER);
+    location(&confirmed).to_owned()
+}
+
+#[tokio::test]
+async fn a_dealer_reads_only_the_rounds_of_their_own_shift_and_pit_staff_read_all() {
+    let app = spawn_app().await;
+    create_table(&app, "T-MINE");
+    create_table(&app, "T-THEIRS");
+    app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("T-MINE").await;
+    let mine = settle_one(&app, "T-MINE").await;
+    assert_eq!(app.get(&mine).await.status(), StatusCode::OK);
+
+    let other = app.another_browser();
+    other.create_user("dealer2", Role::Dealer, crate::helpers::PASSWORD);
+    other.sign_in("dealer2", crate::helpers::PASSWORD).await;
+    other.sign_on_at("T-THEIRS").await;
+    let refused = other.get(&mine).await;
+    assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+    let text = refused.text().await.unwrap();
+    assert!(
+        text.contains("only the rounds of their own table"),
+        "{text}"
+    );
+
+    // A new shift at the same table no longer reads the last shift's rounds.
+    app.sign_off_at("T-MINE").await;
+    assert_eq!(app.get(&mine).await.status(), StatusCode::FORBIDDEN);
+    app.sign_on_at("T-MINE").await;
+    assert_eq!(app.get(&mine).await.status(), StatusCode::FORBIDDEN);
+
+    for role in [Role::Supervisor, Role::Auditor] {
+        let staff = app.another_browser();
+        staff.signed_in_as(role).await;
+        assert_eq!(staff.get(&mine).await.status(), StatusCode::OK, "{role}");
+    }
+}
+
+#[tokio::test]
+async fn a_refusal_shows_as_an_error_banner_and_a_success_as_a_notice() {
+    let app = spawn_app().await;
+    create_table(&app, "T-FLASH");
+    app.signed_in_as(Role::Supervisor).await;
+    let res = app.get("/tables/T-FLASH").await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let target = location(&res).to_owned();
+    let html = app.get(&target).await.text().await.unwrap();
+    assert!(
+        html.contains("class=\"flash flash-error\" role=\"alert\"><strong>Not done:</strong> No dealer is signed on"),
+        "{html}"
+    );
+
+    let dealer = app.another_browser();
+    dealer.signed_in_as(Role::Dealer).await;
+    dealer.post_form("/tables/T-FLASH/sign-on", &[]).await;
+    let html = page(&dealer, "T-FLASH").await;
+    assert!(html.contains("class=\"flash\" role=\"status\">You are signed on at T-FLASH"));
 }

@@ -217,7 +217,7 @@ async fn dealers_sign_on_and_off_from_the_tables_page() {
     let first = app.another_browser();
     first.signed_in_as(Role::Dealer).await;
     let res = first.post_form("/tables/PUSOY-03/sign-on", &[]).await;
-    assert_eq!(crate::helpers::location(&res), "/tables");
+    assert_eq!(crate::helpers::location(&res), "/tables/PUSOY-03");
     let page = first.get("/tables").await.text().await.unwrap();
     assert!(page.contains("You are signed on at PUSOY-03"), "{page}");
     let home = first.get("/").await.text().await.unwrap();
@@ -231,10 +231,13 @@ async fn dealers_sign_on_and_off_from_the_tables_page() {
     let second = app.another_browser();
     let other = app.create_user("maria", Role::Dealer, PASSWORD);
     second.sign_in(&other.username, PASSWORD).await;
-    second.post_form("/tables/PUSOY-03/sign-on", &[]).await;
+    let refused = second.post_form("/tables/PUSOY-03/sign-on", &[]).await;
+    assert_eq!(crate::helpers::location(&refused), "/tables");
     let page = second.get("/tables").await.text().await.unwrap();
     assert!(
-        page.contains("PUSOY-03 already has the-dealer Test signed on since"),
+        page.contains(
+            "<strong>Not done:</strong> PUSOY-03 already has the-dealer Test signed on since"
+        ),
         "{page}"
     );
 
