@@ -107,12 +107,12 @@ impl Config {
             return Err(ConfigError::InsecureCookiesInProduction);
         }
         let minutes = |var: &'static str, default: i64| -> Result<TimeDelta, ConfigError> {
-            positive(&get, var, default).map(TimeDelta::minutes)
+            in_range(&get, var, default, 1, 24 * 60).map(TimeDelta::minutes)
         };
         let timeouts = Timeouts {
             dealer_idle: minutes("PUSOY_DEALER_IDLE_MINUTES", 15)?,
             staff_idle: minutes("PUSOY_STAFF_IDLE_MINUTES", 30)?,
-            absolute: TimeDelta::hours(positive(&get, "PUSOY_SESSION_HOURS", 8)?),
+            absolute: TimeDelta::hours(in_range(&get, "PUSOY_SESSION_HOURS", 8, 1, 24 * 7)?),
             anonymous: TimeDelta::hours(1),
         };
         let password_hash = HashParams {
@@ -178,15 +178,13 @@ impl Config {
             hsts: parse_or(&get, "PUSOY_HSTS", production)?,
             timeouts,
             login_rate_limit: LoginRateLimit {
-                burst: u32::try_from(positive(&get, "PUSOY_LOGIN_BURST", 10)?).unwrap_or(u32::MAX),
-                per_minute: u32::try_from(positive(&get, "PUSOY_LOGIN_PER_MINUTE", 10)?)
-                    .unwrap_or(u32::MAX),
+                burst: in_range(&get, "PUSOY_LOGIN_BURST", 10, 1, 10_000)?,
+                // The limiter refills one attempt every 60000/n ms: at most one per millisecond.
+                per_minute: in_range(&get, "PUSOY_LOGIN_PER_MINUTE", 10, 1, 60_000)?,
             },
             password_hash,
-            db_pool_size: u32::try_from(positive(&get, "PUSOY_DB_POOL_SIZE", 10)?)
-                .unwrap_or(u32::MAX),
-            workers: usize::try_from(positive(&get, "PUSOY_WORKERS", workers as i64)?)
-                .unwrap_or(workers),
+            db_pool_size: in_range(&get, "PUSOY_DB_POOL_SIZE", 10, 1, 1_000)?,
+            workers: in_range(&get, "PUSOY_WORKERS", workers.min(1_024), 1, 1_024)?,
             utc_offset,
             gaming_day_start,
         })
@@ -242,18 +240,31 @@ where
     }
 }
 
-fn positive(
+/// A whole number from `min` to `max` (both included), or the variable's name and the range.
+fn in_range<T>(
     get: &impl Fn(&str) -> Option<String>,
     var: &'static str,
-    default: i64,
-) -> Result<i64, ConfigError> {
-    let value: i64 = parse_or(get, var, default)?;
-    if value <= 0 {
-        return Err(ConfigError::Invalid {
-            var,
-            value: value.to_string(),
-            reason: "must be above zero".to_owned(),
-        });
+    default: T,
+    min: T,
+    max: T,
+) -> Result<T, ConfigError>
+where
+    T: FromStr + PartialOrd + std::fmt::Display + Copy,
+{
+    let out_of_range = |value: String| ConfigError::Invalid {
+        var,
+        value,
+        reason: format!("must be a whole number from {min} to {max}"),
+    };
+    let value = match get(var) {
+        None => default,
+        Some(text) => text
+            .trim()
+            .parse()
+            .map_err(|_| out_of_range(text.clone()))?,
+    };
+    if value < min || value > max {
+        return Err(out_of_range(value.to_string()));
     }
     Ok(value)
 }
@@ -355,6 +366,21 @@ mod tests {
         );
         assert!(config(&[("PUSOY_UTC_OFFSET", "Manila")]).is_err());
         assert!(config(&[("PUSOY_GAMING_DAY_START", "25:00")]).is_err());
+    }
+
+    #[test]
+    fn numbers_out_of_range_are_refused_naming_the_variable_and_the_range() {
+        let refused = |var: &str, value: &str| config(&[(var, value)]).unwrap_err().to_string();
+        let message = refused("PUSOY_LOGIN_PER_MINUTE", "60001");
+        assert!(message.contains("PUSOY_LOGIN_PER_MINUTE"), "{message}");
+        assert!(message.contains("from 1 to 60000"), "{message}");
+        assert!(refused("PUSOY_LOGIN_PER_MINUTE", "0").contains("from 1 to 60000"));
+        assert!(refused("PUSOY_LOGIN_BURST", "-3").contains("PUSOY_LOGIN_BURST"));
+        assert!(refused("PUSOY_DB_POOL_SIZE", "99999999999").contains("from 1 to 1000"));
+        assert!(refused("PUSOY_WORKERS", "many").contains("PUSOY_WORKERS"));
+        assert!(refused("PUSOY_DEALER_IDLE_MINUTES", "100000").contains("from 1 to 1440"));
+        let c = config(&[("PUSOY_LOGIN_PER_MINUTE", "60000")]).unwrap();
+        assert_eq!(c.login_rate_limit.per_minute, 60_000);
     }
 
     #[test]
