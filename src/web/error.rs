@@ -30,6 +30,8 @@ pub enum AppError {
     CsrfRejected,
     #[error("The request could not be read.")]
     BadRequest,
+    #[error("The field {field} contains a control character (U+{code:04X}); remove it and send the form again.")]
+    ControlCharacter { field: String, code: u32 },
     #[error("Sign in first.")]
     SignInRequired { api: bool },
     #[error("The API token is not valid: it is unknown, revoked, or its account is disabled.")]
@@ -95,7 +97,7 @@ impl ResponseError for AppError {
             AppError::Forbidden | AppError::ForbiddenBecause(_) | AppError::CsrfRejected => {
                 StatusCode::FORBIDDEN
             }
-            AppError::BadRequest => StatusCode::BAD_REQUEST,
+            AppError::BadRequest | AppError::ControlCharacter { .. } => StatusCode::BAD_REQUEST,
             AppError::SignInRequired { api: true } | AppError::InvalidApiToken => {
                 StatusCode::UNAUTHORIZED
             }

@@ -18,6 +18,7 @@ mod auth;
 mod csrf;
 pub mod error;
 mod format;
+pub mod forms;
 mod headers;
 mod home;
 mod layout;
@@ -69,6 +70,7 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
                 AppError::BadRequest.into()
             }))
             .app_data(web::PathConfig::default().error_handler(|_, _| AppError::NotFound.into()))
+            .wrap(from_fn(forms::reject_control_characters))
             .wrap(from_fn(csrf::verify))
             .wrap(from_fn(access::authorize))
             .wrap(from_fn(error::json_errors))

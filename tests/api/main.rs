@@ -5,6 +5,7 @@ mod access;
 mod admin;
 mod audit;
 mod durability;
+mod forms;
 mod headers;
 mod helpers;
 mod outage;

@@ -1,0 +1,71 @@
+//! Form bodies checked at the edge, before any handler sees them: a field holding a control
+//! character (NUL, escape, the C1 range...; tab and line breaks are text) is refused with 400
+//! naming the field, so that nothing half-saves and PostgreSQL never sees a NUL it cannot store.
+
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::http::header;
+use actix_web::middleware::Next;
+use actix_web::web::Bytes;
+use actix_web::Error;
+
+use crate::web::error::AppError;
+
+/// The first field of an `application/x-www-form-urlencoded` body whose name or value holds a
+/// control character, with that character. A body that does not decode has none (the
+/// handler's form extractor refuses it with 400).
+pub fn first_control_character(body: &[u8]) -> Option<(String, char)> {
+    let fields = serde_urlencoded::from_bytes::<Vec<(String, String)>>(body).ok()?;
+    fields.into_iter().find_map(|(name, value)| {
+        let bad = |c: &char| c.is_control() && !matches!(c, '\t' | '\n' | '\r');
+        let found = name.chars().find(bad).or_else(|| value.chars().find(bad))?;
+        Some((name, found))
+    })
+}
+
+pub async fn reject_control_characters(
+    mut req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, Error> {
+    let is_form = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| ct.starts_with("application/x-www-form-urlencoded"));
+    if !is_form {
+        return Ok(next.call(req).await?.map_into_boxed_body());
+    }
+    let body = match req.extract::<Bytes>().await {
+        Ok(body) => body,
+        Err(_) => return Ok(req.error_response(AppError::BadRequest)),
+    };
+    if let Some((field, found)) = first_control_character(&body) {
+        tracing::debug!(%field, "refused a form with a control character");
+        let field: String = field.chars().filter(|c| !c.is_control()).take(64).collect();
+        let code = u32::from(found);
+        return Ok(req.error_response(AppError::ControlCharacter { field, code }));
+    }
+    req.set_payload(Payload::from(body));
+    Ok(next.call(req).await?.map_into_boxed_body())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_control_character_is_found_with_its_field_and_text_is_not() {
+        let found = first_control_character(b"seat1_bet=500&dealer_back=2c%00&x=1");
+        assert_eq!(found, Some(("dealer_back".to_owned(), '\0')));
+        assert_eq!(
+            first_control_character(b"a=%1B%5B31m"),
+            Some(("a".to_owned(), '\u{1b}'))
+        );
+        assert_eq!(
+            first_control_character("n=%C2%85".as_bytes()),
+            Some(("n".to_owned(), '\u{85}'))
+        );
+        assert_eq!(first_control_character(b"note=line%0D%0Aline%09tab"), None);
+        assert_eq!(first_control_character("name=Ma%C3%B1ana".as_bytes()), None);
+    }
+}
