@@ -6,6 +6,7 @@ use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
+use chrono::FixedOffset;
 use serde::Deserialize;
 
 use crate::db::ids::UserId;
@@ -75,10 +76,10 @@ struct UsersPage {
     roles: Vec<RoleOption>,
 }
 
-fn row(user: &User, viewer: &CurrentUser) -> UserRow {
+fn row(user: &User, viewer: &CurrentUser, zone: FixedOffset) -> UserRow {
     let status = match (user.disabled_at, user.locked_at) {
-        (Some(at), _) => format!("Disabled {}", when(at)),
-        (None, Some(at)) => format!("Locked {}", when(at)),
+        (Some(at), _) => format!("Disabled {}", when(at, zone)),
+        (None, Some(at)) => format!("Locked {}", when(at, zone)),
         (None, None) => "Active".to_owned(),
     };
     UserRow {
@@ -104,7 +105,10 @@ async fn users_page(
     reset_error: Option<(i64, String)>,
 ) -> Result<UsersPage, AppError> {
     let all = state.db(|conn| Ok(users::list(conn)?)).await?;
-    let mut rows: Vec<UserRow> = all.iter().map(|u| row(u, viewer)).collect();
+    let mut rows: Vec<UserRow> = all
+        .iter()
+        .map(|u| row(u, viewer, state.config.utc_offset))
+        .collect();
     if let Some((id, message)) = reset_error {
         if let Some(r) = rows.iter_mut().find(|r| r.id == id) {
             r.reset_error = Some(message);

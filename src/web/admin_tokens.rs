@@ -80,6 +80,7 @@ async fn page(
             selected: chosen == Some(u.id.0),
         })
         .collect();
+    let zone = state.config.utc_offset;
     let tokens = tokens
         .into_iter()
         .map(|t| TokenView {
@@ -90,8 +91,8 @@ async fn page(
                 .role
                 .parse::<Role>()
                 .map_or(t.role, |role| role.title().to_owned()),
-            issued: when(t.created_at),
-            revoked: t.revoked_at.map(when),
+            issued: when(t.created_at, zone),
+            revoked: t.revoked_at.map(|at| when(at, zone)),
         })
         .collect();
     Ok(TokensPage {

@@ -1,10 +1,14 @@
 //! How pages write times and messages.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, FixedOffset, Utc};
 
-/// A time as pages show it: `2026-03-01 14:05 UTC`.
-pub fn when(at: DateTime<Utc>) -> String {
-    at.format("%Y-%m-%d %H:%M UTC").to_string()
+/// A time as pages show it: in the casino's local time (`PUSOY_UTC_OFFSET`) with the offset
+/// named, `2026-03-01 22:05 (UTC+08:00)`.
+pub fn when(at: DateTime<Utc>, zone: FixedOffset) -> String {
+    format!(
+        "{} (UTC{zone})",
+        at.with_timezone(&zone).format("%Y-%m-%d %H:%M")
+    )
 }
 
 /// A message as a sentence: its first letter capitalised and a full stop at the end (once).
@@ -19,7 +23,20 @@ pub fn capitalised(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use chrono::Offset;
+
     use super::*;
+
+    #[test]
+    fn a_time_is_shown_in_local_time_with_its_offset() {
+        let at = DateTime::parse_from_rfc3339("2026-03-01T10:15:00Z")
+            .map(|t| t.with_timezone(&Utc))
+            .unwrap_or_default();
+        let manila = FixedOffset::east_opt(8 * 3600).unwrap_or(Utc.fix());
+        assert_eq!(when(at, manila), "2026-03-01 18:15 (UTC+08:00)");
+        let new_york = FixedOffset::west_opt(5 * 3600).unwrap_or(Utc.fix());
+        assert_eq!(when(at, new_york), "2026-03-01 05:15 (UTC-05:00)");
+    }
 
     #[test]
     fn a_message_becomes_one_sentence_with_one_full_stop() {

@@ -6,6 +6,7 @@ use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpResponse};
 use askama::Template;
+use chrono::FixedOffset;
 
 use crate::db::audit_log::{self, AuditEvent, ChainCheck, SYSTEM_CHAIN};
 use crate::db::shifts;
@@ -26,10 +27,10 @@ pub struct EventRow {
     pub client: String,
 }
 
-impl From<&AuditEvent> for EventRow {
-    fn from(e: &AuditEvent) -> Self {
+impl EventRow {
+    fn new(e: &AuditEvent, zone: FixedOffset) -> Self {
         EventRow {
-            at: when(e.at),
+            at: when(e.at, zone),
             actor: e.actor_name.clone(),
             action: e.action.clone(),
             target: e.target.clone(),
@@ -95,6 +96,7 @@ pub async fn show(
 ) -> Result<HttpResponse, AppError> {
     let role = user.role;
     let id = user.id;
+    let zone = state.config.utc_offset;
     let loaded = state
         .db(move |conn| {
             let my_activity = audit_log::recent_by_actor(conn, id, 10)?;
@@ -119,7 +121,7 @@ pub async fn show(
                         "{} ({}) since {}",
                         table.code,
                         table.name,
-                        when(shift.signed_on_at)
+                        when(shift.signed_on_at, zone)
                     ),
                     code: table.code,
                 }),
@@ -139,11 +141,11 @@ pub async fn show(
     let (chain_status, audit_events) = match &loaded.audit {
         Some((ChainCheck::Intact { events }, recent)) => (
             format!("Intact: all {events} events on the system chain verify."),
-            recent.iter().map(EventRow::from).collect(),
+            recent.iter().map(|e| EventRow::new(e, zone)).collect(),
         ),
         Some((ChainCheck::Broken { seq, problem }, recent)) => (
             format!("BROKEN at event {seq}: {problem}. Report this to the compliance officer."),
-            recent.iter().map(EventRow::from).collect(),
+            recent.iter().map(|e| EventRow::new(e, zone)).collect(),
         ),
         None => (String::new(), Vec::new()),
     };
@@ -172,12 +174,16 @@ pub async fn show(
         display_name: user.display_name.clone(),
         username: user.username.clone(),
         role_title: role.title(),
-        signed_in_at: signed_in_at.map(when).unwrap_or_default(),
+        signed_in_at: signed_in_at.map(|at| when(at, zone)).unwrap_or_default(),
         session_ends_at: signed_in_at
-            .map(|at| when(at + timeouts.absolute))
+            .map(|at| when(at + timeouts.absolute, zone))
             .unwrap_or_default(),
         idle_minutes: crate::db::sessions::idle_limit(&timeouts, role).num_minutes(),
-        my_activity: loaded.my_activity.iter().map(EventRow::from).collect(),
+        my_activity: loaded
+            .my_activity
+            .iter()
+            .map(|e| EventRow::new(e, zone))
+            .collect(),
         show_locked: matches!(role, Role::Supervisor | Role::Admin),
         locked: loaded
             .locked
@@ -186,7 +192,7 @@ pub async fn show(
                 id: u.id.0,
                 username: u.username.clone(),
                 display_name: u.display_name.clone(),
-                locked_at: u.locked_at.map(when).unwrap_or_default(),
+                locked_at: u.locked_at.map(|at| when(at, zone)).unwrap_or_default(),
             })
             .collect(),
         show_audit: loaded.audit.is_some(),

@@ -9,7 +9,7 @@ use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
-use chrono::{NaiveDate, Utc};
+use chrono::{FixedOffset, NaiveDate, Utc};
 use serde_json::json;
 
 use crate::db::audit_log::Actor;
@@ -368,13 +368,14 @@ fn side(
     table: &PlayingTable,
     day: NaiveDate,
     shift: &CurrentShift,
+    zone: FixedOffset,
 ) -> Result<Side, AppError> {
     let recent = rows::recent_for_table(conn, table.table.id, 10)?
         .into_iter()
         .map(|r| RecentRow {
             id: r.id,
             round_no: r.round_no,
-            at: when(r.settled_at),
+            at: when(r.settled_at, zone),
             dealer_result: r.dealer_result,
         })
         .collect();
@@ -385,7 +386,7 @@ fn side(
         shift_dealer: format!(
             "{} since {}",
             shift.dealer_name,
-            when(shift.shift.signed_on_at)
+            when(shift.shift.signed_on_at, zone)
         ),
         house_shift: house.shift,
     })
@@ -494,11 +495,12 @@ async fn show_page(
     let code = path.into_inner();
     let actor = user.actor(&req);
     let day = state.config.gaming_day(Utc::now());
+    let zone = state.config.utc_offset;
     let nav = session::nav(&session, Some(&user))?;
     let outcome = state
         .db(move |conn| {
             let (table, draft, shift) = open(conn, &code, &user, &actor, day)?;
-            let side = side(conn, &table, day, &shift)?;
+            let side = side(conn, &table, day, &shift, zone)?;
             Ok(Entered {
                 fields: fields_of(&draft),
                 table,
@@ -520,6 +522,7 @@ fn save_and_preview(
     actor: &Actor,
     fields: Fields,
     day: NaiveDate,
+    zone: FixedOffset,
 ) -> Result<Entered, AppError> {
     let (table, mut draft, shift) = open(conn, code, user, actor, day)?;
     let revision = fields.get("revision").and_then(|r| r.parse::<i32>().ok());
@@ -539,7 +542,7 @@ fn save_and_preview(
             }
         }
     }
-    let side = side(conn, &table, day, &shift)?;
+    let side = side(conn, &table, day, &shift, zone)?;
     Ok(Entered {
         table,
         draft,
@@ -575,6 +578,7 @@ async fn submit_form(
     let code = path.into_inner();
     let actor = user.actor(&req);
     let day = state.config.gaming_day(Utc::now());
+    let zone = state.config.utc_offset;
     let fields = form.into_inner();
     let nav = session::nav(&session, Some(&user))?;
     if fields.get("step").map(String::as_str) == Some("confirm") {
@@ -592,7 +596,7 @@ async fn submit_form(
         return Ok(redirect(&format!("/tables/{code}/rounds/{round_id}")));
     }
     let outcome = state
-        .db(move |conn| save_and_preview(conn, &code, &user, &actor, fields, day))
+        .db(move |conn| save_and_preview(conn, &code, &user, &actor, fields, day, zone))
         .await?;
     let status = if outcome.errors.is_empty() {
         StatusCode::OK
@@ -632,9 +636,10 @@ pub async fn check(
     let code = path.into_inner();
     let actor = user.actor(&req);
     let day = state.config.gaming_day(Utc::now());
+    let zone = state.config.utc_offset;
     let fields = form.into_inner();
     let outcome = state
-        .db(move |conn| save_and_preview(conn, &code, &user, &actor, fields, day))
+        .db(move |conn| save_and_preview(conn, &code, &user, &actor, fields, day, zone))
         .await?;
     let preview_html = match &outcome.preview {
         Some(p) => p.render()?,
@@ -696,7 +701,7 @@ async fn round_page(
             Ok((table, round))
         })
         .await?;
-    let settled_at = when(round.round.settled_at);
+    let settled_at = when(round.round.settled_at, state.config.utc_offset);
     render(
         StatusCode::OK,
         &RoundPage {

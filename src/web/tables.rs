@@ -5,7 +5,7 @@ use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
-use chrono::Utc;
+use chrono::{FixedOffset, Utc};
 
 use crate::db::shifts::{self, CurrentShift, ShiftError};
 use crate::db::tables::{self, TableListing};
@@ -40,7 +40,12 @@ struct TablesPage {
     rows: Vec<TableRow>,
 }
 
-fn row(listing: &TableListing, shift: Option<&CurrentShift>, viewer: &CurrentUser) -> TableRow {
+fn row(
+    listing: &TableListing,
+    shift: Option<&CurrentShift>,
+    viewer: &CurrentUser,
+    zone: FixedOffset,
+) -> TableRow {
     let t = &listing.table;
     TableRow {
         code: t.code.clone(),
@@ -53,7 +58,13 @@ fn row(listing: &TableListing, shift: Option<&CurrentShift>, viewer: &CurrentUse
         ),
         profile_name: format!("{} v{}", listing.profile_name, listing.profile.version),
         rules: listing.profile.options.describe(),
-        dealer: shift.map(|s| format!("{} since {}", s.dealer_name, when(s.shift.signed_on_at))),
+        dealer: shift.map(|s| {
+            format!(
+                "{} since {}",
+                s.dealer_name,
+                when(s.shift.signed_on_at, zone)
+            )
+        }),
         mine: shift.is_some_and(|s| s.shift.dealer_id == viewer.id),
         can_open: match viewer.role {
             Role::Dealer => shift.is_some_and(|s| s.shift.dealer_id == viewer.id),
@@ -74,7 +85,7 @@ pub async fn list(
         .await?;
     let rows: Vec<TableRow> = listings
         .iter()
-        .map(|(listing, shift)| row(listing, shift.as_ref(), &user))
+        .map(|(listing, shift)| row(listing, shift.as_ref(), &user, state.config.utc_offset))
         .collect();
     let page = TablesPage {
         nav: session::nav(&session, Some(&user))?,

@@ -371,3 +371,30 @@ async fn an_admin_creates_and_edits_a_profile_from_the_form() {
     assert_eq!(all.len(), 2);
     assert_eq!(all[0], v1);
 }
+
+#[tokio::test]
+async fn times_are_shown_in_the_casinos_local_time_with_the_offset_named() {
+    let app = crate::helpers::spawn_app_with(|c| {
+        c.utc_offset = chrono::FixedOffset::west_opt(5 * 3600).unwrap();
+    })
+    .await;
+    crate::helpers::create_table(&app, "T-TIME");
+    app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("T-TIME").await;
+    use pusoy_pit::db::schema::dealer_shifts;
+    let at: chrono::DateTime<chrono::Utc> = dealer_shifts::table
+        .select(dealer_shifts::signed_on_at)
+        .first(&mut app.conn())
+        .unwrap();
+    let local = (at - chrono::TimeDelta::hours(5))
+        .format("%Y-%m-%d %H:%M (UTC-05:00)")
+        .to_string();
+    for path in ["/tables", "/", "/tables/T-TIME"] {
+        let html = app.get(path).await.text().await.unwrap();
+        assert!(html.contains(&local), "{path} shows {local}");
+        assert!(
+            !html.contains(" UTC<") && !html.contains(" UTC "),
+            "{path}: no bare UTC"
+        );
+    }
+}

@@ -104,10 +104,12 @@ test('the dealer signs in and signs on at the table', async () => {
   page = await dealerPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(`${base}/tables`);
   const row = page.locator(`#table-${TABLE}`);
-  await Promise.all([page.waitForURL(`${base}/tables`), row.locator('button', { hasText: 'Sign on' }).click()]);
+  // Sign-on takes the dealer straight to the table screen; the tables list then links to it.
+  await Promise.all([page.waitForURL(`${base}/tables/${TABLE}`), row.locator('button', { hasText: 'Sign on' }).click()]);
   assert.match(await page.locator('.flash').textContent(), new RegExp(`signed on at ${TABLE}`));
+  await page.goto(`${base}/tables`);
   assert.match(await row.textContent(), /Dana Dealer/);
-  await page.goto(`${base}/tables/${TABLE}`);
+  await Promise.all([page.waitForURL(`${base}/tables/${TABLE}`), row.locator(`a[href="/tables/${TABLE}"]`).click()]);
   await page.waitForSelector('#picker:not([hidden]) .pick');
   assert.equal(await page.locator('#picker .pick').count(), 52);
   assert.match(await page.locator('h1').textContent(), new RegExp(TABLE));
