@@ -468,4 +468,12 @@ mod tests {
             prop_assert_eq!(parse_cards(&format_cards(&cards)), Ok(cards));
         }
     }
+
+    #[test]
+    fn a_card_list_in_any_accepted_form_reports_how_many_cards_it_held() {
+        let mut cards = Vec::new();
+        let count = parse_cards_into("10h, 9d 2♠", |card| cards.push(card)).expect("cards");
+        assert_eq!((count, cards.len()), (3, 3));
+        assert_eq!(parse_cards_into("As Kd 7h", |_| {}).expect("cards"), 3);
+    }
 }
