@@ -11,7 +11,8 @@
 //!
 //! Settings (environment): `PUSOY_FAULT_SECONDS` (default 40), `PUSOY_FAULT_CLIENTS` (8),
 //! `PUSOY_FAULT_SYNCHRONOUS_COMMIT` (`on`; `off` shows what asynchronous commit loses: the
-//! figures are printed and lost rounds do not fail the run).
+//! figures are printed and lost rounds do not fail the run), `PUSOY_FAULT_APP` (the binary to
+//! run, default this build's `pusoy-pit`).
 #![allow(clippy::unwrap_used)]
 
 use std::collections::{BTreeMap, HashSet};
@@ -83,7 +84,9 @@ impl App {
             .create(true)
             .append(true)
             .open(&self.log)?;
-        let child = Command::new(env!("CARGO_BIN_EXE_pusoy-pit"))
+        let program = std::env::var("PUSOY_FAULT_APP")
+            .unwrap_or_else(|_| env!("CARGO_BIN_EXE_pusoy-pit").to_owned());
+        let child = Command::new(program)
             .arg("serve")
             .env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())

@@ -9,6 +9,7 @@ use diesel::PgConnection;
 use crate::cli::service::connect;
 use crate::config::Config;
 use crate::db::audit_log::Actor;
+use crate::db::shifts;
 use crate::db::users::{self, NewUser, PasswordChange, Role};
 use crate::password;
 
@@ -77,10 +78,14 @@ pub fn add(config: &Config, new: NewAccount) -> anyhow::Result<()> {
 pub fn set_disabled(config: &Config, username: &str, disabled: bool) -> anyhow::Result<()> {
     as_operator(config, |conn, actor| {
         let user = find_user(conn, username)?;
-        users::set_disabled(conn, user.id, disabled, actor)?;
         if disabled {
-            println!("disabled {}; their sessions have ended", user.username);
+            shifts::disable_user(conn, user.id, actor)?;
+            println!(
+                "disabled {}; their sessions and their shift, if any, have ended",
+                user.username
+            );
         } else {
+            users::set_disabled(conn, user.id, false, actor)?;
             println!("enabled {}", user.username);
         }
         Ok(())

@@ -11,6 +11,7 @@ use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::ids::{ShiftId, TableId, UserId};
 use crate::db::schema::{dealer_shifts, gaming_tables, users};
 use crate::db::tables::{self, GamingTable, TableError, TableListing};
+use crate::db::users as accounts;
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
 #[diesel(table_name = dealer_shifts)]
@@ -47,6 +48,8 @@ pub enum ShiftError {
     DealerBusy { code: String },
     #[error("You are not signed on at {code}.")]
     NotSignedOn { code: String },
+    #[error("Nobody is signed on at {code}.")]
+    NobodySignedOn { code: String },
     #[error(transparent)]
     Query(#[from] DieselError),
 }
@@ -171,31 +174,74 @@ pub fn sign_off(
     let dealer_id = dealer.user_id.ok_or(ShiftError::NotAUser)?;
     conn.transaction(|conn| {
         let table = lock_table(conn, table_id)?;
-        let shift: Shift = diesel::update(
-            dealer_shifts::table
-                .filter(dealer_shifts::table_id.eq(table_id))
-                .filter(dealer_shifts::dealer_id.eq(dealer_id))
-                .filter(dealer_shifts::signed_off_at.is_null()),
-        )
+        match current_shift(conn, table_id)? {
+            Some(open) if open.shift.dealer_id == dealer_id => {
+                close(conn, &table, &open.shift, dealer, "signed off")
+            }
+            _ => Err(ShiftError::NotSignedOn { code: table.code }),
+        }
+    })
+}
+
+/// Ends whoever's shift is open at a table, as a pit manager may (a dealer who left, or whose
+/// account is about to be disabled); records `table.sign_off` with `by` as the actor.
+pub fn sign_off_anyone(
+    conn: &mut PgConnection,
+    table_id: TableId,
+    by: &Actor,
+) -> Result<Shift, ShiftError> {
+    conn.transaction(|conn| {
+        let table = lock_table(conn, table_id)?;
+        match current_shift(conn, table_id)? {
+            Some(open) => close(conn, &table, &open.shift, by, "signed off by a pit manager"),
+            None => Err(ShiftError::NobodySignedOn { code: table.code }),
+        }
+    })
+}
+
+/// Disables an account (ending its sessions, as [`accounts::set_disabled`]) and ends its open
+/// shift, if it has one, in one transaction: a disabled dealer must not keep a table. Returns
+/// whether the account exists.
+pub fn disable_user(conn: &mut PgConnection, id: UserId, by: &Actor) -> Result<bool, ShiftError> {
+    conn.transaction(|conn| {
+        if !accounts::set_disabled(conn, id, true, by)? {
+            return Ok(false);
+        }
+        if let Some((_, table)) = dealer_table(conn, id)? {
+            let table = lock_table(conn, table.id)?;
+            // Looked up again under the table's lock.
+            if let Some((shift, _)) = dealer_table(conn, id)? {
+                close(conn, &table, &shift, by, "account disabled")?;
+            }
+        }
+        Ok(true)
+    })
+}
+
+/// Closes `shift` at `table` (whose row this transaction has locked) and records it.
+fn close(
+    conn: &mut PgConnection,
+    table: &GamingTable,
+    shift: &Shift,
+    by: &Actor,
+    reason: &str,
+) -> Result<Shift, ShiftError> {
+    let shift: Shift = diesel::update(dealer_shifts::table.find(shift.id))
         .set(dealer_shifts::signed_off_at.eq(diesel::dsl::now))
         .returning(Shift::as_returning())
-        .get_result(conn)
-        .optional()?
-        .ok_or_else(|| ShiftError::NotSignedOn {
-            code: table.code.clone(),
-        })?;
-        audit_log::append(
-            conn,
-            &NewAuditEvent {
-                chain: &audit_log::table_chain(table_id),
-                actor: dealer,
-                action: "table.sign_off",
-                target: format!("table:{}", table.code),
-                details: json!({ "shift_id": shift.id, "dealer_id": dealer_id }),
-                gaming_day: Some(shift.gaming_day),
-                table_id: Some(table_id),
-            },
-        )?;
-        Ok(shift)
-    })
+        .get_result(conn)?;
+    let chain = audit_log::table_chain(table.id);
+    audit_log::append(
+        conn,
+        &NewAuditEvent {
+            chain: &chain,
+            actor: by,
+            action: "table.sign_off",
+            target: format!("table:{}", table.code),
+            details: json!({ "shift_id": shift.id, "dealer_id": shift.dealer_id, "reason": reason }),
+            gaming_day: Some(shift.gaming_day),
+            table_id: Some(table.id),
+        },
+    )?;
+    Ok(shift)
 }

@@ -106,6 +106,7 @@ impl User {
 }
 
 /// A user name as stored: trimmed and lower-case, so `Dealer` and `dealer` are one account.
+/// ([`check_username`] then allows ASCII only, so no look-alike of another name gets through.)
 pub fn normalize_username(name: &str) -> String {
     name.trim().to_lowercase()
 }
@@ -117,7 +118,7 @@ pub enum UsernameError {
     Empty,
     #[error("use at most 64 characters")]
     TooLong,
-    #[error("use only letters, digits, '.', '-' and '_'")]
+    #[error("use only lower-case ASCII letters a-z, digits 0-9, '.', '-' and '_' (no accents or look-alike letters)")]
     BadCharacter,
 }
 
@@ -131,7 +132,7 @@ pub fn check_username(name: &str) -> Result<(), UsernameError> {
     }
     if !name
         .chars()
-        .all(|c| c.is_alphanumeric() || matches!(c, '.' | '-' | '_'))
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '-' | '_'))
     {
         return Err(UsernameError::BadCharacter);
     }
@@ -400,12 +401,10 @@ pub fn set_password(
                 users::updated_at.eq(Utc::now()),
             ))
             .execute(conn)?;
-        let ended = match change {
-            PasswordChange::Reset => {
-                diesel::delete(sessions::table.filter(sessions::user_id.eq(id.0))).execute(conn)?
-            }
-            PasswordChange::BySelf => 0,
-        };
+        // Every session ends: a reset signs the user out everywhere; one who changed their own
+        // keeps the session they changed it in only by renewing it (the caller does).
+        let ended =
+            diesel::delete(sessions::table.filter(sessions::user_id.eq(id.0))).execute(conn)?;
         audit_log::append(
             conn,
             &NewAuditEvent::system(actor, action, target(&user))

@@ -129,7 +129,7 @@ pub const RULES: &[Rule] = &[
     rule("POST", "/admin/tokens/{id}/revoke", ADMIN),
     rule("GET", "/tables", EVERY_ROLE),
     rule("POST", "/tables/{code}/sign-on", DEALER),
-    rule("POST", "/tables/{code}/sign-off", DEALER),
+    rule("POST", "/tables/{code}/sign-off", ROUND_WRITERS),
     rule("GET", "/tables/{code}", ROUND_WRITERS),
     rule("POST", "/tables/{code}/round", ROUND_WRITERS),
     rule("POST", "/tables/{code}/round/check", ROUND_WRITERS),

@@ -10,6 +10,7 @@ use chrono::FixedOffset;
 use serde::Deserialize;
 
 use crate::db::ids::UserId;
+use crate::db::shifts;
 use crate::db::users::{self, CreateUserError, NewUser, PasswordChange, Role, User};
 use crate::password;
 use crate::web::error::AppError;
@@ -259,12 +260,15 @@ pub async fn disable_user(
     }
     let actor = admin.actor(&req);
     let found = state
-        .db(move |conn| Ok(users::set_disabled(conn, id, true, &actor)?))
+        .db(move |conn| Ok(shifts::disable_user(conn, id, &actor)?))
         .await?;
     if !found {
         return Err(AppError::NotFound);
     }
-    session::set_flash(&session, "Account disabled; its sessions have ended.")?;
+    session::set_flash(
+        &session,
+        "Account disabled; its sessions and its shift, if any, have ended.",
+    )?;
     Ok(redirect("/admin/users"))
 }
 

@@ -29,6 +29,8 @@ pub struct TableRow {
     /// Whether the viewer may open the table screen: their own table, or a pit manager at a
     /// table with a dealer on shift.
     pub can_open: bool,
+    /// Someone is signed on (whom a pit manager may sign off).
+    pub can_sign_off: bool,
 }
 
 #[derive(Template)]
@@ -36,6 +38,7 @@ pub struct TableRow {
 struct TablesPage {
     nav: Nav,
     is_dealer: bool,
+    is_supervisor: bool,
     on_a_table: bool,
     rows: Vec<TableRow>,
 }
@@ -71,6 +74,7 @@ fn row(
             Role::Supervisor => shift.is_some(),
             Role::Admin | Role::Auditor => false,
         },
+        can_sign_off: shift.is_some(),
     }
 }
 
@@ -90,6 +94,7 @@ pub async fn list(
     let page = TablesPage {
         nav: session::nav(&session, Some(&user))?,
         is_dealer: user.role == Role::Dealer,
+        is_supervisor: user.role == Role::Supervisor,
         on_a_table: rows.iter().any(|r| r.mine),
         rows,
     };
@@ -135,22 +140,32 @@ pub async fn sign_on(
     }
 }
 
-#[tracing::instrument(skip_all, fields(dealer = %dealer.username))]
+#[tracing::instrument(skip_all, fields(by = %by.username))]
 pub async fn sign_off(
     req: HttpRequest,
     session: Session,
     state: web::Data<AppState>,
-    dealer: CurrentUser,
+    by: CurrentUser,
     code: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
-    let actor = dealer.actor(&req);
+    let actor = by.actor(&req);
     let code = code.into_inner();
     let outcome = state
         .db(move |conn| {
             let table = tables::find_by_code(conn, &code)?.ok_or(AppError::NotFound)?;
-            Ok(match shifts::sign_off(conn, table.id, &actor) {
-                Ok(_) => Ok(format!("You are signed off at {}.", table.code)),
-                Err(refused @ ShiftError::NotSignedOn { .. }) => Err(refused.to_string()),
+            // A dealer signs themself off; a pit manager signs off whoever deals there.
+            let signed_off = if by.role == Role::Dealer {
+                shifts::sign_off(conn, table.id, &actor)
+                    .map(|_| format!("You are signed off at {}.", table.code))
+            } else {
+                shifts::sign_off_anyone(conn, table.id, &actor)
+                    .map(|_| format!("The dealer is signed off at {}.", table.code))
+            };
+            Ok(match signed_off {
+                Ok(message) => Ok(message),
+                Err(
+                    refused @ (ShiftError::NotSignedOn { .. } | ShiftError::NobodySignedOn { .. }),
+                ) => Err(refused.to_string()),
                 Err(other) => return Err(other.into()),
             })
         })

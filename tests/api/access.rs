@@ -122,7 +122,7 @@ const MATRIX: &[Case] = &[
         "POST",
         "/tables/NO-SUCH/sign-off",
         &[],
-        [303, 404, 403, 403, 403],
+        [303, 404, 404, 403, 403],
     ),
     case("GET", "/static/app.css", &[], [200, 200, 200, 200, 200]),
     case("GET", "/health", &[], [200, 200, 200, 200, 200]),

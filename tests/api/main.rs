@@ -16,6 +16,7 @@ mod round_shifts;
 mod rounds;
 mod sessions;
 mod sign_in;
+mod staff;
 mod table_screen;
 mod tables;
 mod tokens;
