@@ -194,6 +194,10 @@ pub fn is_valid_code(code: &str) -> bool {
 }
 
 /// Normalises (trims, upper-cases code and currency) and checks every field but the profile.
+/// The highest table limit, in minor units (1,000,000,000.00): sums of bets and results over
+/// any number of rounds a table can deal stay far inside `i64` (and PostgreSQL's `bigint`).
+pub const MOST_BET: i64 = 100_000_000_000;
+
 pub fn validate(input: &TableInput) -> Result<TableInput, Box<TableFieldErrors>> {
     let clean = TableInput {
         code: input.code.trim().to_ascii_uppercase(),
@@ -219,6 +223,8 @@ pub fn validate(input: &TableInput) -> Result<TableInput, Box<TableFieldErrors>>
     }
     if clean.max_bet < clean.min_bet {
         errors.max_bet = Some("The maximum bet must be at least the minimum bet.".to_owned());
+    } else if clean.max_bet > MOST_BET {
+        errors.max_bet = Some("The maximum bet can be at most 1,000,000,000.00.".to_owned());
     }
     if errors.any() {
         Err(Box::new(errors))
@@ -460,5 +466,30 @@ mod tests {
         .err()
         .unwrap_or_default();
         assert!(errors.max_bet.is_some() && errors.min_bet.is_none());
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod limit_tests {
+    use super::*;
+
+    #[test]
+    fn a_limit_whose_sums_could_overflow_is_refused() {
+        let input = |max_bet| TableInput {
+            code: "PUSOY-01".to_owned(),
+            name: "Table".to_owned(),
+            currency: "PHP".to_owned(),
+            min_bet: 100,
+            max_bet,
+            rule_profile_id: 1,
+        };
+        let refused = validate(&input(9_223_372_036_854_775_807)).unwrap_err();
+        assert!(refused
+            .max_bet
+            .unwrap()
+            .contains("at most 1,000,000,000.00"));
+        assert!(validate(&input(MOST_BET + 1)).is_err());
+        assert!(validate(&input(MOST_BET)).is_ok());
     }
 }

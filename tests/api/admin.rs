@@ -59,7 +59,7 @@ async fn input_errors_show_next_to_their_fields_and_nothing_is_saved() {
 
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
     let html = res.text().await.unwrap();
-    assert!(html.contains("id=\"username-error\">Use only letters"));
+    assert!(html.contains("id=\"username-error\">Use only lower-case ASCII letters"));
     assert!(html.contains("id=\"display_name-error\">Enter a name"));
     assert!(html.contains("id=\"role-error\">Choose a role"));
     assert!(html.contains("id=\"password-error\">This password is on the list"));
