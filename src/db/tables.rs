@@ -482,7 +482,7 @@ mod limit_tests {
             currency: "PHP".to_owned(),
             min_bet: 100,
             max_bet,
-            rule_profile_id: 1,
+            rule_profile_id: ProfileId(1),
         };
         let refused = validate(&input(9_223_372_036_854_775_807)).unwrap_err();
         assert!(refused
