@@ -51,6 +51,16 @@ diesel::table! {
 }
 
 diesel::table! {
+    gaming_day_closes (gaming_day) {
+        gaming_day -> Date,
+        closed_by -> Int8,
+        closed_at -> Timestamptz,
+        seal_seq -> Int8,
+        seal_hash -> Bytea,
+    }
+}
+
+diesel::table! {
     gaming_tables (id) {
         id -> Int8,
         code -> Text,
@@ -61,6 +71,17 @@ diesel::table! {
         rule_profile_id -> Int8,
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
+        approval_threshold -> Nullable<Int8>,
+    }
+}
+
+diesel::table! {
+    round_approvals (round_id) {
+        round_id -> Int8,
+        table_id -> Int8,
+        gaming_day -> Date,
+        approved_by -> Int8,
+        approved_at -> Timestamptz,
     }
 }
 
@@ -81,6 +102,27 @@ diesel::table! {
 }
 
 diesel::table! {
+    round_reentries (round_id) {
+        round_id -> Int8,
+        replaces_round_id -> Int8,
+        table_id -> Int8,
+        gaming_day -> Date,
+    }
+}
+
+diesel::table! {
+    round_voids (round_id) {
+        round_id -> Int8,
+        table_id -> Int8,
+        gaming_day -> Date,
+        reason -> Text,
+        note -> Text,
+        voided_by -> Int8,
+        voided_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     rounds (id) {
         id -> Int8,
         table_id -> Int8,
@@ -94,6 +136,7 @@ diesel::table! {
         dealer_result -> Int8,
         settled_at -> Timestamptz,
         places -> Jsonb,
+        needs_approval -> Bool,
     }
 }
 
@@ -146,11 +189,21 @@ diesel::table! {
 
 diesel::joinable!(dealer_shifts -> gaming_tables (table_id));
 diesel::joinable!(dealer_shifts -> users (dealer_id));
+diesel::joinable!(gaming_day_closes -> users (closed_by));
 diesel::joinable!(gaming_tables -> rule_profiles (rule_profile_id));
+diesel::joinable!(round_approvals -> gaming_tables (table_id));
+diesel::joinable!(round_approvals -> rounds (round_id));
+diesel::joinable!(round_approvals -> users (approved_by));
 diesel::joinable!(round_drafts -> dealer_shifts (shift_id));
 diesel::joinable!(round_drafts -> gaming_tables (table_id));
 diesel::joinable!(round_drafts -> rounds (settled_round_id));
 diesel::joinable!(round_drafts -> users (created_by));
+diesel::joinable!(round_reentries -> gaming_tables (table_id));
+diesel::joinable!(round_reentries -> round_voids (replaces_round_id));
+diesel::joinable!(round_reentries -> rounds (round_id));
+diesel::joinable!(round_voids -> gaming_tables (table_id));
+diesel::joinable!(round_voids -> rounds (round_id));
+diesel::joinable!(round_voids -> users (voided_by));
 diesel::joinable!(rounds -> rule_profile_versions (rule_profile_version_id));
 diesel::joinable!(rule_profile_versions -> rule_profiles (profile_id));
 diesel::joinable!(rule_profile_versions -> users (created_by));
@@ -161,8 +214,12 @@ diesel::allow_tables_to_appear_in_same_query!(
     audit_chain_heads,
     audit_events,
     dealer_shifts,
+    gaming_day_closes,
     gaming_tables,
+    round_approvals,
     round_drafts,
+    round_reentries,
+    round_voids,
     rounds,
     rule_profile_versions,
     rule_profiles,
