@@ -46,20 +46,28 @@ impl DbError {
     /// Whether the database is away (no connection to be had, or the one in hand was cut) rather
     /// than refusing this query: the request may be tried again unchanged in a moment.
     pub fn is_outage(&self) -> bool {
-        use diesel::result::{DatabaseErrorKind, Error};
         match self {
             DbError::Pool(_) => true,
-            DbError::Query(Error::DatabaseError(DatabaseErrorKind::ClosedConnection, _)) => true,
-            // A backend ended by the server (shut down, or pg_terminate_backend): SQLSTATE 57P01
-            // to 57P03, which diesel does not name.
-            DbError::Query(Error::DatabaseError(_, info)) => {
-                let message = info.message();
-                message.starts_with("terminating connection")
-                    || message.contains("the database system is")
-                    || message.contains("server closed the connection")
-            }
-            DbError::Query(_) => false,
+            DbError::Query(err) => is_outage(err),
         }
+    }
+}
+
+/// Whether a query failed because the database went away under it (its connection closed or
+/// cut) rather than because it was refused: see [`DbError::is_outage`].
+pub fn is_outage(err: &diesel::result::Error) -> bool {
+    use diesel::result::{DatabaseErrorKind, Error};
+    match err {
+        Error::DatabaseError(DatabaseErrorKind::ClosedConnection, _) => true,
+        // A backend ended by the server (shut down, or pg_terminate_backend): SQLSTATE 57P01 to
+        // 57P03, which diesel does not name.
+        Error::DatabaseError(_, info) => {
+            let message = info.message();
+            message.starts_with("terminating connection")
+                || message.contains("the database system is")
+                || message.contains("server closed the connection")
+        }
+        _ => false,
     }
 }
 

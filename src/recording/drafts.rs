@@ -7,17 +7,18 @@ use rand::RngCore;
 use serde_json::{json, Value};
 
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
-use crate::db::ids::DraftKey;
+use crate::db::ids::{DraftKey, UserId};
 use crate::db::rounds::confirm::{read_entry, write_draft_round};
 use crate::db::rounds::drafts::{self, Draft};
 use crate::db::rounds::rows::{self, SettledRound};
 use crate::db::shifts::CurrentShift;
 use crate::db::tables::{self, PlayingTable};
+use crate::db::users::Role;
 use crate::recording::entry::{FieldErrors, RoundBody};
 use crate::recording::write::{
     settle_entered, shift_and_head, until_written, validate, Attempt, RoundToSettle, Slot,
 };
-use crate::recording::{entry_shift, RoundsError, Writer};
+use crate::recording::{entry_shift, may_read, Belongs, RoundsError, Writer};
 use crate::rules::round::Round;
 use crate::rules::wire::SettlementOut;
 
@@ -168,23 +169,48 @@ pub enum Shown {
     Settled(SettledRound, PlayingTable),
 }
 
-/// What is stored under `key`.
-pub fn show(conn: &mut PgConnection, key: &str) -> Result<Shown, RoundsError> {
+/// What is stored under `key`, for `user` of `role` if they may read it ([`may_read`]).
+pub fn show(
+    conn: &mut PgConnection,
+    key: &str,
+    user: UserId,
+    role: Role,
+) -> Result<Shown, RoundsError> {
     let no_round = || RoundsError::NoDraft(key.to_owned());
-    if drafts::draft_by_key(conn, key)?.is_none() {
+    let shown = if drafts::draft_by_key(conn, key)?.is_none() {
         // A round recorded whole has no draft.
         let round = rows::round_by_key(conn, key)?.ok_or_else(no_round)?;
         let table = tables::playing_by_id(conn, round.round.table_id)?.ok_or_else(no_round)?;
-        return Ok(Shown::Settled(round, table));
-    }
-    let (draft, table) = load(conn, key)?;
-    match draft.settled_round_id {
-        Some(id) => {
-            let round = rows::get_round(conn, id)?.ok_or_else(no_round)?;
-            Ok(Shown::Settled(round, table))
+        Shown::Settled(round, table)
+    } else {
+        let (draft, table) = load(conn, key)?;
+        match draft.settled_round_id {
+            Some(id) => Shown::Settled(rows::get_round(conn, id)?.ok_or_else(no_round)?, table),
+            None => Shown::Draft(draft, table),
         }
-        None => Ok(Shown::Draft(draft, table)),
-    }
+    };
+    let belongs = match &shown {
+        Shown::Settled(round, _) => Belongs::ToShift(round.round.shift_id),
+        Shown::Draft(draft, _) => Belongs::ToTable(draft.table_id),
+    };
+    may_read(conn, user, role, belongs)?;
+    Ok(shown)
+}
+
+/// A settled round, to be answered again to `writer` (a repeated confirmation): only if they
+/// may read it.
+fn replay(
+    conn: &mut PgConnection,
+    writer: Writer,
+    round: SettledRound,
+) -> Result<(SettledRound, bool), RoundsError> {
+    may_read(
+        conn,
+        writer.user,
+        writer.role,
+        Belongs::ToShift(round.round.shift_id),
+    )?;
+    Ok((round, false))
 }
 
 /// Confirms draft `key` (at table `at`, when the caller names one), for `writer`: refuses it if
@@ -207,7 +233,8 @@ pub fn confirm(
     if let Some(id) = draft.settled_round_id {
         let round =
             rows::get_round(conn, id)?.ok_or_else(|| RoundsError::NoDraft(key.to_owned()))?;
-        return Ok((round, table, false));
+        let (round, created) = replay(conn, writer, round)?;
+        return Ok((round, table, created));
     }
     check_revision(&draft, expected)?;
     // When the round cannot be settled and the writer is not on shift either, the shift is
@@ -253,7 +280,7 @@ fn confirm_settled(
         }
         if let Some(id) = entry.key_round_id {
             let round = rows::get_round(conn, id)?.ok_or_else(no_draft)?;
-            return Ok((round, false));
+            return Ok(replay(conn, confirm.writer, round)?);
         }
         let (shift, head) = shift_and_head(conn, &entry, confirm.writer)?;
         if revision != draft_revision {

@@ -19,6 +19,7 @@ use crate::rules::wire::{Action, PlaceIn, RoundIn, SeatIn, WireError};
 
 /// One place as entered: what it did, and the cards as text.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PlaceBody {
     #[serde(default)]
     pub action: Action,
@@ -36,6 +37,7 @@ pub struct PlaceBody {
 
 /// One occupied seat as entered.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "SeatFields")]
 pub struct SeatBody {
     pub seat: i64,
     pub bet: i64,
@@ -43,8 +45,47 @@ pub struct SeatBody {
     pub play: PlaceBody,
 }
 
+/// A [`SeatBody`] as read, its fields spelled out: serde cannot refuse unknown fields beside a
+/// flattened struct, and a misspelt field (`"bets"`) must be refused, not ignored.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SeatFields {
+    seat: i64,
+    bet: i64,
+    #[serde(default)]
+    action: Action,
+    #[serde(default)]
+    royalty: Option<Royalty>,
+    #[serde(default)]
+    dealt: Option<String>,
+    #[serde(default)]
+    back: Option<String>,
+    #[serde(default)]
+    middle: Option<String>,
+    #[serde(default)]
+    front: Option<String>,
+}
+
+impl From<SeatFields> for SeatBody {
+    fn from(f: SeatFields) -> Self {
+        SeatBody {
+            seat: f.seat,
+            bet: f.bet,
+            play: PlaceBody {
+                action: f.action,
+                royalty: f.royalty,
+                dealt: f.dealt,
+                back: f.back,
+                middle: f.middle,
+                front: f.front,
+            },
+        }
+    }
+}
+
 /// A round as entered at the table.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RoundBody {
     #[serde(default)]
     pub seats: Vec<SeatBody>,
@@ -98,6 +139,11 @@ pub fn validate(
     limits: Limits,
 ) -> Result<Round, FieldErrors> {
     let mut errors = FieldErrors::default();
+    if body.seats.is_empty() {
+        // A settled round is a record of bets: the database holds every round to one seat at
+        // least, and a round without one is refused here with words, not there.
+        errors.add("seats", "a round needs at least one seat");
+    }
     let mut seats = Vec::with_capacity(body.seats.len());
     for entry in &body.seats {
         let Ok(seat) = SeatNo::new(entry.seat) else {

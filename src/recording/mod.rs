@@ -17,7 +17,7 @@ pub mod writer;
 
 use diesel::PgConnection;
 
-use crate::db::ids::UserId;
+use crate::db::ids::{ShiftId, TableId, UserId};
 use crate::db::shifts::{self, CurrentShift, Shift};
 use crate::db::tables::{PlayingTable, TableRulesError};
 use crate::db::users::Role;
@@ -50,6 +50,11 @@ pub enum RoundsError {
     KeyTaken(String),
     #[error("table {0} is too busy to take the round now; send it again")]
     Busy(String),
+    #[error(
+        "Dealers may read only the rounds of their own table during their current shift; \
+         this round belongs to another table or shift."
+    )]
+    NotYourRound,
 }
 
 impl RoundsError {
@@ -80,6 +85,38 @@ impl Writer {
                 code: code.to_owned(),
             }),
         }
+    }
+}
+
+/// What a round or draft belongs to, for [`may_read`]: a settled round its shift, a draft
+/// its table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Belongs {
+    ToShift(ShiftId),
+    ToTable(TableId),
+}
+
+/// Least privilege: a dealer reads only the rounds of their own current shift (and the draft
+/// open at their table); pit managers and auditors read every round (the route table decides
+/// which roles read rounds at all).
+pub fn may_read(
+    conn: &mut PgConnection,
+    user: UserId,
+    role: Role,
+    what: Belongs,
+) -> Result<(), RoundsError> {
+    if role != Role::Dealer {
+        return Ok(());
+    }
+    let current = shifts::dealer_table(conn, user)?;
+    let allowed = current.is_some_and(|(shift, table)| match what {
+        Belongs::ToShift(id) => shift.id == id,
+        Belongs::ToTable(id) => table.id == id,
+    });
+    if allowed {
+        Ok(())
+    } else {
+        Err(RoundsError::NotYourRound)
     }
 }
 

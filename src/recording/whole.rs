@@ -21,9 +21,9 @@ use crate::recording::write::{
     settle_entered, shift_and_head, until_written, Attempt, RoundToSettle, Slot,
 };
 use crate::recording::writer::RoundWriter;
-use crate::recording::{RoundsError, Writer};
+use crate::recording::{may_read, Belongs, RoundsError, Writer};
 use crate::rules::round::Round;
-use crate::rules::wire::SettlementOut;
+use crate::rules::wire::{RoundIn, SettlementOut};
 
 /// Who enters a round, and when, under which one-time key.
 #[derive(Debug, Clone, Copy)]
@@ -102,6 +102,7 @@ pub fn record(
         let table = read.table().map_err(RoundsError::from)?;
         let (round, settlement) = settle_entered(entered, &table).map_err(Attempt::Failed)?;
         if let Some(existing) = used_under(conn, &read, entry.key, &table)? {
+            replayable(conn, &existing, entry, &round, &settlement)?;
             return Ok((existing, table, false));
         }
         let (shift, head) = shift_and_head(conn, &read, entry.writer)?;
@@ -177,6 +178,40 @@ pub async fn record_remembered(
         TableMemo::after(&to_settle, slot, memo.shift.clone(), head),
     );
     Some((settled, memo.table))
+}
+
+/// Whether the round `existing`, stored under the caller's key, may be answered again to this
+/// request: only to someone who may read it ([`may_read`]), and only if the request holds the
+/// same round (`round`, settled as `settlement`): the same key with another round is refused,
+/// not answered with the old one while the new one is dropped.
+fn replayable(
+    conn: &mut PgConnection,
+    existing: &SettledRound,
+    entry: &Entry<'_>,
+    round: &Round,
+    settlement: &SettlementOut,
+) -> Result<(), RoundsError> {
+    let writer = entry.writer;
+    may_read(
+        conn,
+        writer.user,
+        writer.role,
+        Belongs::ToShift(existing.round.shift_id),
+    )?;
+    let entered = rows::place_rows(&RoundIn::from_round(round), settlement);
+    if rows::same_entries(&existing.places, &entered) {
+        return Ok(());
+    }
+    let mut errors = FieldErrors::default();
+    errors.add(
+        "key",
+        format!(
+            "the key {} is already used for a different round; send the same round again, or \
+             a new key for a new round",
+            entry.key
+        ),
+    );
+    Err(RoundsError::Invalid(errors))
 }
 
 /// The round already recorded under `key` at `table`; an error if the key is in use elsewhere.

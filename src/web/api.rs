@@ -15,7 +15,7 @@ use crate::db::audit_log::Actor;
 use crate::db::rounds::rows::SettledRound;
 use crate::db::tables::PlayingTable;
 use crate::recording::drafts::{self, Shown};
-use crate::recording::entry::RoundBody;
+use crate::recording::entry::{PlaceBody, RoundBody, SeatBody};
 use crate::recording::whole::{self, Entry};
 use crate::recording::{RoundsError, Writer};
 use crate::web::access::{self, Caller};
@@ -123,12 +123,16 @@ pub async fn open_round(
     })))
 }
 
+/// A draft's round with the revision the caller saw (the fields of [`RoundBody`] spelled out:
+/// serde cannot refuse unknown fields beside a flattened struct).
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct PutBody {
     #[serde(default)]
     revision: Option<i32>,
-    #[serde(flatten)]
-    round: RoundBody,
+    #[serde(default)]
+    seats: Vec<SeatBody>,
+    dealer: PlaceBody,
 }
 
 /// `PUT /api/v1/rounds/{key}`: validates and saves the entered round.
@@ -142,12 +146,16 @@ pub async fn save_round(
     let key = path.into_inner();
     let draft = run_as(&state, &req, caller, move |conn, user, _| {
         let put: PutBody = read(&body)?;
+        let round = RoundBody {
+            seats: put.seats,
+            dealer: put.dealer,
+        };
         Ok(drafts::save(
             conn,
             &key,
             writer(user),
             put.revision,
-            &put.round,
+            &round,
         )?)
     })
     .await?;
@@ -177,6 +185,7 @@ pub async fn preview_round(
 }
 
 #[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct ConfirmBody {
     #[serde(default)]
     revision: Option<i32>,
@@ -214,24 +223,28 @@ pub async fn confirm_round(
     Ok(settled_response(body, created))
 }
 
-/// `GET /api/v1/rounds/{key}`: the draft, or the settled round.
+/// `GET /api/v1/rounds/{key}`: the draft, or the settled round, to those who may read it
+/// ([`crate::recording::may_read`]).
 pub async fn show_round(
     state: web::Data<AppState>,
+    user: CurrentUser,
     path: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
     let key = path.into_inner();
     let body = state
-        .db(move |conn| match drafts::show(conn, &key)? {
-            Shown::Settled(round, table) => settled_body(&round, &table),
-            Shown::Draft(draft, table) => Ok(json!({
-                "key": draft.draft_key,
-                "revision": draft.revision,
-                "table": table.table.code,
-                "status": "draft",
-                "data": draft.data,
-            })
-            .to_string()),
-        })
+        .db(
+            move |conn| match drafts::show(conn, &key, user.id, user.role)? {
+                Shown::Settled(round, table) => settled_body(&round, &table),
+                Shown::Draft(draft, table) => Ok(json!({
+                    "key": draft.draft_key,
+                    "revision": draft.revision,
+                    "table": table.table.code,
+                    "status": "draft",
+                    "data": draft.data,
+                })
+                .to_string()),
+            },
+        )
         .await?;
     Ok(HttpResponse::Ok()
         .content_type(ContentType::json())

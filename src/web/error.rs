@@ -12,7 +12,7 @@ use askama::Template;
 use serde_json::json;
 
 use crate::db::tables::TableRulesError;
-use crate::db::DbError;
+use crate::db::{is_outage, DbError};
 use crate::password::HashError;
 use crate::recording::RoundsError;
 use crate::web::layout::Nav;
@@ -32,6 +32,12 @@ pub enum AppError {
     BadRequest,
     #[error("The field {field} contains a control character (U+{code:04X}); remove it and send the form again.")]
     ControlCharacter { field: String, code: u32 },
+    /// A form field that no page of ours sends as it came.
+    #[error("The field {field} {problem}.")]
+    BadField {
+        field: &'static str,
+        problem: &'static str,
+    },
     #[error("Sign in first.")]
     SignInRequired { api: bool },
     #[error("The API token is not valid: it is unknown, revoked, or its account is disabled.")]
@@ -97,13 +103,18 @@ impl ResponseError for AppError {
             AppError::Forbidden | AppError::ForbiddenBecause(_) | AppError::CsrfRejected => {
                 StatusCode::FORBIDDEN
             }
-            AppError::BadRequest | AppError::ControlCharacter { .. } => StatusCode::BAD_REQUEST,
+            AppError::BadRequest
+            | AppError::ControlCharacter { .. }
+            | AppError::BadField { .. } => StatusCode::BAD_REQUEST,
             AppError::SignInRequired { api: true } | AppError::InvalidApiToken => {
                 StatusCode::UNAUTHORIZED
             }
             AppError::SignInRequired { api: false } => StatusCode::SEE_OTHER,
             AppError::TooManyInvalidTokens { .. } => StatusCode::TOO_MANY_REQUESTS,
             AppError::Db(err) if err.is_outage() => StatusCode::SERVICE_UNAVAILABLE,
+            AppError::Round(
+                RoundsError::Query(err) | RoundsError::TableRules(TableRulesError::Query(err)),
+            ) if is_outage(err) => StatusCode::SERVICE_UNAVAILABLE,
             AppError::Db(_)
             | AppError::Blocking(_)
             | AppError::Template(_)
@@ -114,6 +125,7 @@ impl ResponseError for AppError {
             AppError::Round(err) => match err {
                 RoundsError::NoDraft(_) | RoundsError::NoTable(_) => StatusCode::NOT_FOUND,
                 RoundsError::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
+                RoundsError::NotYourRound => StatusCode::FORBIDDEN,
                 RoundsError::Query(_) | RoundsError::TableRules(TableRulesError::Query(_)) => {
                     StatusCode::INTERNAL_SERVER_ERROR
                 }
@@ -145,6 +157,7 @@ impl AppError {
             RoundsError::NoDraft(_)
             | RoundsError::NoTable(_)
             | RoundsError::Invalid(_)
+            | RoundsError::NotYourRound
             | RoundsError::Query(_) => return None,
         })
     }

@@ -16,13 +16,11 @@ use crate::db::audit_log::Actor;
 use crate::db::ids::RoundId;
 use crate::db::rounds::drafts::Draft;
 use crate::db::rounds::rows::{self, SettledRound};
-use crate::db::shifts;
 use crate::db::shifts::CurrentShift;
 use crate::db::tables::PlayingTable;
-use crate::db::users::Role;
 use crate::recording::drafts;
 use crate::recording::entry::{place_note, FieldErrors, PlaceBody, PlaceNote, RoundBody, SeatBody};
-use crate::recording::{RoundsError, Writer};
+use crate::recording::{may_read, Belongs, RoundsError, Writer};
 use crate::rules::money::Money;
 use crate::rules::settle::{Outcome, Winner};
 use crate::rules::wire::{Action, SettlementOut};
@@ -514,6 +512,18 @@ async fn show_page(
     render(StatusCode::OK, &page(nav, outcome))
 }
 
+/// The form's `revision`: none, or the whole number the page was given. Anything else is
+/// refused, not taken for none (which would skip the check for a round changed elsewhere).
+fn revision(fields: &Fields) -> Result<Option<i32>, AppError> {
+    match fields.get("revision").map(|r| r.trim()) {
+        None | Some("") => Ok(None),
+        Some(text) => text.parse().map(Some).map_err(|_| AppError::BadField {
+            field: "revision",
+            problem: "must be the revision the page was given (a whole number); reload the page",
+        }),
+    }
+}
+
 /// Saves the form into the table's draft and previews it: errors by field, or the settlement.
 fn save_and_preview(
     conn: &mut diesel::PgConnection,
@@ -525,7 +535,7 @@ fn save_and_preview(
     zone: FixedOffset,
 ) -> Result<Entered, AppError> {
     let (table, mut draft, shift) = open(conn, code, user, actor, day)?;
-    let revision = fields.get("revision").and_then(|r| r.parse::<i32>().ok());
+    let revision = revision(&fields)?;
     let mut errors = FieldErrors::default();
     let mut preview = None;
     match body_of(&fields) {
@@ -583,7 +593,7 @@ async fn submit_form(
     let nav = session::nav(&session, Some(&user))?;
     if fields.get("step").map(String::as_str) == Some("confirm") {
         let key = fields.get("draft_key").cloned().unwrap_or_default();
-        let revision = fields.get("revision").and_then(|r| r.parse::<i32>().ok());
+        let revision = revision(&fields)?;
         let at = code.clone();
         let round_id = state
             .db(move |conn| {
@@ -687,17 +697,12 @@ async fn round_page(
             let round = rows::get_round(conn, RoundId(id))?
                 .filter(|r| r.round.table_id == table.table.id)
                 .ok_or(AppError::NotFound)?;
-            // Least privilege: a dealer reads only the rounds of their own shift; pit managers
-            // and auditors read every round.
-            if user.role == Role::Dealer {
-                let current = shifts::dealer_table(conn, user.id)?.map(|(shift, _)| shift.id);
-                if current != Some(round.round.shift_id) {
-                    return Err(AppError::ForbiddenBecause(
-                        "Dealers may read only the rounds of their own table during their \
-                         current shift; this round belongs to another table or shift.",
-                    ));
-                }
-            }
+            may_read(
+                conn,
+                user.id,
+                user.role,
+                Belongs::ToShift(round.round.shift_id),
+            )?;
             Ok((table, round))
         })
         .await?;

@@ -13,6 +13,8 @@ mod outage;
 mod prepared;
 mod record;
 mod refusals;
+mod replays;
+mod round_input;
 mod round_shifts;
 mod rounds;
 mod sessions;

@@ -12,6 +12,7 @@ use crate::db::prepared::Sql;
 use crate::db::rounds::sql;
 use crate::db::schema::rounds;
 use crate::db::shifts::Shift;
+use crate::rules::card::{parse_cards, Card};
 use crate::rules::money::Money;
 use crate::rules::wire::{HandsOut, PlaceIn, RoundIn, SettlementOut};
 
@@ -163,6 +164,24 @@ fn base_row(place: String, bet: Option<Money>, play: &PlaceIn<'_>, result: Money
 }
 
 impl PlaceRow {
+    /// Whether `self` and `other` record the same place as entered: the place, its bet, action
+    /// and royalty, and the same cards in each hand and deal (in any order), whatever their
+    /// settlement says (the rules in force may have changed between them).
+    pub fn same_entry(&self, other: &PlaceRow) -> bool {
+        fn cards(text: &Option<String>) -> Option<Vec<Card>> {
+            let mut cards = parse_cards(text.as_deref()?).ok()?;
+            cards.sort_unstable();
+            Some(cards)
+        }
+        let hands = |row: &PlaceRow| {
+            [&row.back, &row.middle, &row.front, &row.dealt]
+                .map(|text| (text.is_some(), cards(text)))
+        };
+        (&self.place, self.bet, &self.action, &self.royalty)
+            == (&other.place, other.bet, &other.action, &other.royalty)
+            && hands(self) == hands(other)
+    }
+
     fn name_hands(&mut self, hands: Option<&HandsOut>) {
         if let Some(hands) = hands {
             self.back_name = Some(hands.back.to_string());
@@ -170,6 +189,12 @@ impl PlaceRow {
             self.front_name = Some(hands.front.to_string());
         }
     }
+}
+
+/// Whether `stored` and `entered` record the same round as entered, place by place
+/// ([`PlaceRow::same_entry`]).
+pub fn same_entries(stored: &[PlaceRow], entered: &[PlaceRow]) -> bool {
+    stored.len() == entered.len() && stored.iter().zip(entered).all(|(a, b)| a.same_entry(b))
 }
 
 /// The rows of every place, from the canonical round and its settlement.
