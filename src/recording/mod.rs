@@ -8,7 +8,10 @@
 
 pub mod drafts;
 pub mod entry;
+pub mod form;
 pub mod memory;
+pub mod problems;
+pub mod screen;
 pub mod tokens;
 pub mod whole;
 pub mod write;
