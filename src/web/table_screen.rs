@@ -100,8 +100,10 @@ struct TablePage {
     places: Vec<PlaceView>,
     round_error: String,
     preview: Option<PreviewView>,
-    /// What the stored round is, in words, for the status line.
+    /// What the stored round is, in words, for the status line, and its state: `empty`,
+    /// `warn` (problems to fix) or `ok`.
     stored_words: String,
+    status_state: &'static str,
     /// "Confirm 3 seats, house +800.00?" when the table asks before confirming.
     confirm_question: String,
     /// The last round's seats and bets (`seat1=500.00;seat3=200.00`), for one tap.
@@ -186,6 +188,11 @@ fn page(nav: Nav, screen: Screen, zone: FixedOffset) -> TablePage {
         round_error: round_error(&stored.checked.errors),
         preview,
         stored_words: stored_words(&stored),
+        status_state: match (&stored.draft, stored.checked.errors.is_empty()) {
+            (None, _) => "empty",
+            (Some(_), false) => "warn",
+            (Some(_), true) => "ok",
+        },
         confirm_question,
         last_seats: side
             .last_seats
