@@ -15,6 +15,7 @@ pub mod rounds;
 pub mod schema;
 pub mod sessions;
 pub mod shifts;
+pub mod table_settings;
 pub mod tables;
 pub mod users;
 

@@ -72,6 +72,7 @@ diesel::table! {
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
         approval_threshold -> Nullable<Int8>,
+        confirm_prompt -> Bool,
     }
 }
 

@@ -15,6 +15,7 @@ use crate::db::shifts::CurrentShift;
 use crate::db::tables::{self, PlayingTable};
 use crate::db::users::Role;
 use crate::recording::entry::{FieldErrors, RoundBody};
+use crate::recording::form::{self, Fields, TypedDraft};
 use crate::recording::write::{
     settle_entered, shift_and_head, until_written, validate, Attempt, RoundToSettle, Slot,
 };
@@ -152,15 +153,39 @@ fn check_revision(draft: &Draft, expected: Option<i32>) -> Result<(), RoundsErro
     }
 }
 
-/// The saved round of a draft, validated and settled.
+/// The saved round of a draft, validated and settled: the form as the table screen typed it,
+/// or the round the JSON API saved.
 pub fn settle_draft(
     draft: &Draft,
     table: &PlayingTable,
 ) -> Result<(Round, SettlementOut), RoundsError> {
+    if let Ok(typed) = serde_json::from_value::<TypedDraft>(draft.data.clone()) {
+        return settle_typed(&typed.form, table);
+    }
     let body: RoundBody = serde_json::from_value(draft.data.clone()).map_err(|_| {
         RoundsError::Invalid(FieldErrors::round("the round has not been entered yet"))
     })?;
     settle_entered(&body, table)
+}
+
+/// The round of a typed form, validated and settled; every problem of it at once, the fields
+/// that cannot be read at all first.
+pub fn settle_typed(
+    fields: &Fields,
+    table: &PlayingTable,
+) -> Result<(Round, SettlementOut), RoundsError> {
+    let (body, mut errors) = form::read(fields);
+    match settle_entered(&body, table) {
+        Ok(settled) if errors.is_empty() => Ok(settled),
+        Ok(_) => Err(RoundsError::Invalid(errors)),
+        Err(RoundsError::Invalid(more)) => {
+            for (field, message) in more.0 {
+                errors.add(field, message);
+            }
+            Err(RoundsError::Invalid(errors))
+        }
+        Err(other) => Err(other),
+    }
 }
 
 /// A draft, or the round it was settled as (or that was recorded whole under its key).

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::recording::problems::card_problems;
 use crate::rules::card::{parse_cards, Card};
 use crate::rules::money::Money;
 use crate::rules::place::{Place, SeatNo};
@@ -190,15 +191,26 @@ pub fn validate(
             dealt: play.dealt,
         });
     }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
     let round_in = RoundIn {
         rules: *profile,
         dealer: place_in(&body.dealer),
         seats,
     };
-    round_in.to_round().map_err(|err| field_errors(body, &err))
+    // The engine first: a valid round, the usual case, is read once.
+    let engine = round_in.to_round();
+    if errors.is_empty() {
+        if let Ok(round) = engine {
+            return Ok(round);
+        }
+    }
+    // Otherwise every card problem at once, then the rule the engine stopped at.
+    card_problems(body, &mut errors);
+    if let Err(err) = engine {
+        for (field, message) in field_errors(body, &err).0 {
+            errors.add(field, message);
+        }
+    }
+    Err(errors)
 }
 
 fn place_in(body: &PlaceBody) -> PlaceIn<'_> {

@@ -8,8 +8,11 @@
 
 pub mod drafts;
 pub mod entry;
+pub mod form;
 pub mod history;
 pub mod memory;
+pub mod problems;
+pub mod screen;
 pub mod tokens;
 pub mod whole;
 pub mod write;

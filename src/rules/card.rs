@@ -207,8 +207,9 @@ impl fmt::Display for Card {
 /// What is wrong with one card token.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum CardProblem {
+    /// Too short, or a word: no rank is more than two characters.
     #[error("a card is a rank (2-9, T or 10, J, Q, K, A) then a suit (c, d, h, s or ♣ ♦ ♥ ♠)")]
-    TooShort,
+    NotACard,
     #[error("`{0}` is not a rank (2-9, T or 10, J, Q, K, A)")]
     UnknownRank(String),
     #[error("`{0}` is not a suit (c, d, h, s or ♣ ♦ ♥ ♠)")]
@@ -265,10 +266,10 @@ fn parse_token(token: &str) -> Result<Card, CardProblem> {
         }
     }
     let mut chars = token.chars();
-    let suit_char = chars.next_back().ok_or(CardProblem::TooShort)?;
+    let suit_char = chars.next_back().ok_or(CardProblem::NotACard)?;
     let rank_text = chars.as_str();
-    if rank_text.is_empty() {
-        return Err(CardProblem::TooShort);
+    if rank_text.is_empty() || rank_text.chars().count() > 2 {
+        return Err(CardProblem::NotACard);
     }
     let rank = Rank::parse_text(rank_text)
         .ok_or_else(|| CardProblem::UnknownRank(rank_text.to_string()))?;
@@ -408,7 +409,8 @@ mod tests {
         let cases = [
             ("1x", CardProblem::UnknownRank("1".into())),
             ("Ax", CardProblem::UnknownSuit('x')),
-            ("A", CardProblem::TooShort),
+            ("A", CardProblem::NotACard),
+            ("hello", CardProblem::NotACard),
             ("11h", CardProblem::UnknownRank("11".into())),
             ("Ahh", CardProblem::UnknownRank("Ah".into())),
         ];

@@ -32,29 +32,12 @@ impl Money {
     /// In major units, as people read amounts: thousands separated, two decimals (the
     /// currencies of our tables, PHP and USD, have 100 minor units): `-1,234.50`.
     pub fn major_text(self) -> String {
-        let abs = self.0.unsigned_abs();
-        let whole = (abs / 100).to_string();
-        let mut text = String::with_capacity(whole.len() + whole.len() / 3 + 4);
-        if self.0 < 0 {
-            text.push('-');
-        }
-        for (i, digit) in whole.chars().enumerate() {
-            if i > 0 && (whole.len() - i).is_multiple_of(3) {
-                text.push(',');
-            }
-            text.push(digit);
-        }
-        text.push_str(&format!(".{:02}", abs % 100));
-        text
+        Total::from(self).major_text()
     }
 
     /// [`Money::major_text`] with `+` before a positive amount, for results: `+1,234.50`.
     pub fn signed_text(self) -> String {
-        if self.0 > 0 {
-            format!("+{}", self.major_text())
-        } else {
-            self.major_text()
-        }
+        Total::from(self).signed_text()
     }
 
     /// Major units as a form field holds them, without separators: `1234.50`.
@@ -101,6 +84,47 @@ impl Money {
     }
 }
 
+/// A sum of amounts over any number of rounds (a day's or a shift's house result), in minor
+/// units: `i128` holds the sum of more `i64` amounts than a database can store, so it cannot
+/// overflow. Printed as [`Money`] is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Total(pub i128);
+
+impl From<Money> for Total {
+    fn from(money: Money) -> Self {
+        Total(i128::from(money.0))
+    }
+}
+
+impl Total {
+    /// As [`Money::major_text`]: `-1,234.50`.
+    pub fn major_text(self) -> String {
+        let abs = self.0.unsigned_abs();
+        let whole = (abs / 100).to_string();
+        let mut text = String::with_capacity(whole.len() + whole.len() / 3 + 4);
+        if self.0 < 0 {
+            text.push('-');
+        }
+        for (i, digit) in whole.chars().enumerate() {
+            if i > 0 && (whole.len() - i).is_multiple_of(3) {
+                text.push(',');
+            }
+            text.push(digit);
+        }
+        text.push_str(&format!(".{:02}", abs % 100));
+        text
+    }
+
+    /// As [`Money::signed_text`]: `+1,234.50`.
+    pub fn signed_text(self) -> String {
+        if self.0 > 0 {
+            format!("+{}", self.major_text())
+        } else {
+            self.major_text()
+        }
+    }
+}
+
 impl From<i64> for Money {
     fn from(minor_units: i64) -> Self {
         Money(minor_units)
@@ -116,6 +140,15 @@ impl fmt::Display for Money {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_total_beyond_i64_is_printed_whole() {
+        let two = Total(2 * i128::from(i64::MAX));
+        assert_eq!(two.major_text(), "184,467,440,737,095,516.14");
+        assert_eq!(Total(-two.0).signed_text(), "-184,467,440,737,095,516.14");
+        assert_eq!(Total(123_456).signed_text(), "+1,234.56");
+        assert_eq!(Total::from(Money(-5)).major_text(), "-0.05");
+    }
 
     #[test]
     fn amounts_are_read_in_major_units() {

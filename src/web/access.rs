@@ -121,6 +121,7 @@ pub const RULES: &[Rule] = &[
     rule("GET", "/admin/tables", STAFF_VIEWERS),
     rule("POST", "/admin/tables", ADMIN),
     rule("POST", "/admin/tables/{id}", ADMIN),
+    rule("POST", "/admin/tables/{id}/confirm-prompt", ADMIN),
     rule("GET", "/admin/profiles", STAFF_VIEWERS),
     rule("POST", "/admin/profiles", ADMIN),
     rule("POST", "/admin/profiles/{id}", ADMIN),

@@ -9,6 +9,7 @@ use serde::Deserialize;
 
 use crate::db::ids::{ProfileId, TableId};
 use crate::db::profiles;
+use crate::db::table_settings;
 use crate::db::tables::{self, TableError, TableFieldErrors, TableInput};
 use crate::db::users::Role;
 use crate::rules::money::Money;
@@ -54,6 +55,8 @@ struct AdminTablesPage {
     profiles: Vec<ProfileOption>,
     values: TableValues,
     errors: TableFieldErrors,
+    /// Each table's "ask before confirming" setting: id, code, on.
+    confirm_prompts: Vec<(i64, String, bool)>,
 }
 
 async fn page(
@@ -63,11 +66,12 @@ async fn page(
     values: TableValues,
     errors: TableFieldErrors,
 ) -> Result<AdminTablesPage, AppError> {
-    let (listings, all_profiles) = state
+    let (listings, all_profiles, prompts) = state
         .db(|conn| {
             let listings = tables::list_tables(conn)?;
             let all = profiles::list(conn).map_err(TableError::from)?;
-            Ok((listings, all))
+            let prompts = table_settings::confirm_prompts(conn)?;
+            Ok((listings, all, prompts))
         })
         .await?;
     Ok(AdminTablesPage {
@@ -95,6 +99,10 @@ async fn page(
             .collect(),
         values,
         errors,
+        confirm_prompts: prompts
+            .into_iter()
+            .map(|(id, code, on)| (id.0, code, on))
+            .collect(),
     })
 }
 
@@ -253,5 +261,41 @@ pub async fn update(
         }
     };
     session::set_flash_of(&session, &message)?;
+    Ok(redirect("/admin/tables"))
+}
+
+#[derive(Deserialize)]
+pub struct ConfirmPromptForm {
+    /// `on` when the box is ticked; absent otherwise.
+    #[serde(default)]
+    confirm_prompt: Option<String>,
+}
+
+/// `POST /admin/tables/{id}/confirm-prompt`: whether the table's screen asks once before a
+/// round is confirmed.
+#[tracing::instrument(skip_all, fields(admin = %admin.username))]
+pub async fn set_confirm_prompt(
+    req: HttpRequest,
+    session: Session,
+    state: web::Data<AppState>,
+    admin: CurrentUser,
+    id: web::Path<i64>,
+    form: web::Form<ConfirmPromptForm>,
+) -> Result<HttpResponse, AppError> {
+    let id = TableId(id.into_inner());
+    let on = form.confirm_prompt.as_deref() == Some("on");
+    let actor = admin.actor(&req);
+    let found = state
+        .db(move |conn| Ok(table_settings::set_confirm_prompt(conn, id, on, &actor)?))
+        .await?;
+    if !found {
+        return Err(AppError::NotFound);
+    }
+    let message = if on {
+        "The table now asks before each round is confirmed."
+    } else {
+        "The table no longer asks before a round is confirmed."
+    };
+    session::set_flash_of(&session, &Ok(message.to_owned()))?;
     Ok(redirect("/admin/tables"))
 }

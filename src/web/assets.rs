@@ -9,6 +9,9 @@ const APP_CSS: &str = include_str!("../../templates/static/app.css");
 const TABLE_CSS: &str = include_str!("../../templates/static/table.css");
 const TABLE_JS: &str = include_str!("../../templates/static/table.js");
 const CARDS_JS: &str = include_str!("../../templates/static/cards.js");
+const DUPLICATES_JS: &str = include_str!("../../templates/static/duplicates.js");
+const CARD_FACES_JS: &str = include_str!("../../templates/static/card-faces.js");
+const ROVING_JS: &str = include_str!("../../templates/static/roving.js");
 const FAVICON: &str = include_str!("../../templates/static/favicon.svg");
 
 pub async fn serve(file: web::Path<String>) -> Result<HttpResponse, AppError> {
@@ -17,6 +20,9 @@ pub async fn serve(file: web::Path<String>) -> Result<HttpResponse, AppError> {
         "table.css" => (TABLE_CSS, "text/css; charset=utf-8"),
         "table.js" => (TABLE_JS, "text/javascript; charset=utf-8"),
         "cards.js" => (CARDS_JS, "text/javascript; charset=utf-8"),
+        "duplicates.js" => (DUPLICATES_JS, "text/javascript; charset=utf-8"),
+        "card-faces.js" => (CARD_FACES_JS, "text/javascript; charset=utf-8"),
+        "roving.js" => (ROVING_JS, "text/javascript; charset=utf-8"),
         "favicon.svg" => (FAVICON, "image/svg+xml"),
         _ => return Err(AppError::NotFound),
     };

@@ -121,6 +121,10 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
             )
             .service(web::resource("/admin/tables/{id}").post(admin_tables::update))
             .service(
+                web::resource("/admin/tables/{id}/confirm-prompt")
+                    .post(admin_tables::set_confirm_prompt),
+            )
+            .service(
                 web::resource("/admin/profiles")
                     .get(admin_profiles::list)
                     .post(admin_profiles::create),

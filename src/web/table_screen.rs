@@ -1,7 +1,8 @@
-//! The dealer's table screen: the round form (kept in the table's draft), preview, confirm,
-//! the latest rounds and the house result of the dealer's shift and of the day. Only the dealer
-//! signed on at the table (or a pit manager, for that dealer's shift) may use it. The round's
-//! use-cases are [`crate::recording::drafts`]', as for the JSON API.
+//! The dealer's table screen: the round form (kept in the table's draft as typed), preview,
+//! confirm, the latest rounds and the house result of the dealer's shift and of the day. Only
+//! the dealer signed on at the table (or a pit manager, for that dealer's shift) may use it.
+//! Each handler reads the request, calls one use-case of [`crate::recording::screen`] and
+//! renders its answer.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -9,21 +10,21 @@ use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
-use chrono::{FixedOffset, NaiveDate, Utc};
+use chrono::{FixedOffset, Utc};
 use serde_json::json;
 
-use crate::db::audit_log::Actor;
 use crate::db::ids::RoundId;
-use crate::db::rounds::drafts::Draft;
 use crate::db::rounds::rows::{self, SettledRound};
-use crate::db::shifts::CurrentShift;
+use crate::db::shifts;
 use crate::db::tables::PlayingTable;
 use crate::recording::drafts;
-use crate::recording::entry::{place_note, FieldErrors, PlaceBody, PlaceNote, RoundBody, SeatBody};
+use crate::recording::entry::{place_note, FieldErrors, PlaceNote};
+use crate::recording::form::{self, Fields};
+use crate::recording::screen::{self, Screen, Stored};
 use crate::recording::{may_read, Belongs, RoundsError, Writer};
 use crate::rules::money::Money;
 use crate::rules::settle::{Outcome, Winner};
-use crate::rules::wire::{Action, SettlementOut};
+use crate::rules::wire::SettlementOut;
 use crate::web::error::AppError;
 use crate::web::format::when;
 use crate::web::layout::Nav;
@@ -38,8 +39,6 @@ const SLOTS: [(&str, &str, u8); 4] = [
     ("middle", "Middle (5)", 5),
     ("front", "Front (3)", 3),
 ];
-
-type Fields = HashMap<String, String>;
 
 pub struct FieldView {
     pub name: String,
@@ -94,15 +93,24 @@ struct TablePage {
     nav: Nav,
     table: PlayingTable,
     profile_words: String,
+    /// Empty until the round is first saved (a GET opens nothing).
     draft_key: String,
-    revision: i32,
+    revision: String,
     places: Vec<PlaceView>,
     round_error: String,
     preview: Option<PreviewView>,
+    /// What the stored round is, in words, for the status line, and its state: `empty`,
+    /// `warn` (problems to fix) or `ok`.
+    stored_words: String,
+    status_state: &'static str,
+    /// "Confirm 3 seats, house +800.00?" when the table asks before confirming.
+    confirm_question: String,
+    /// The last round's seats and bets (`seat1=500.00;seat3=200.00`), for one tap.
+    last_seats: String,
     recent: Vec<RecentRow>,
-    house_today: Money,
+    house_today: String,
     shift_dealer: String,
-    house_shift: Money,
+    house_shift: String,
 }
 
 #[derive(Template)]
@@ -114,45 +122,129 @@ struct RoundPage {
     settled_at: String,
 }
 
-fn action_name(action: Action) -> &'static str {
-    match action {
-        Action::Play => "play",
-        Action::Surrender => "surrender",
-        Action::Royalty => "royalty",
+/// "Confirm 3 seats, house +800.00?": what the dealer is asked before a round is confirmed.
+fn confirm_question(settlement: &SettlementOut, currency: &str) -> String {
+    let seats = settlement.seats.len();
+    format!(
+        "Confirm {seats} seat{}, house {} {currency}?",
+        if seats == 1 { "" } else { "s" },
+        settlement.dealer.result.signed_text()
+    )
+}
+
+/// What is stored of the round, in words (the status line says exactly this).
+fn stored_words(stored: &Stored) -> String {
+    match &stored.draft {
+        None => "Nothing saved yet".to_owned(),
+        Some(draft) if stored.checked.settlement.is_some() => {
+            format!("Saved (revision {}), ready to confirm", draft.revision)
+        }
+        Some(draft) if !stored.checked.errors.is_empty() => format!(
+            "Saved as typed (revision {}), with {} to fix before it can be confirmed",
+            draft.revision,
+            problems(stored.checked.errors.0.len())
+        ),
+        Some(draft) => format!("Saved (revision {})", draft.revision),
     }
 }
 
-/// The draft's stored round as form fields.
-fn fields_of(draft: &Draft) -> Fields {
-    let mut fields = Fields::new();
-    let Ok(body) = serde_json::from_value::<RoundBody>(draft.data.clone()) else {
-        return fields;
-    };
-    let mut put = |place: &str, play: &PlaceBody| {
-        fields.insert(format!("{place}_action"), action_name(play.action).into());
-        for (slot, value) in [
-            ("dealt", &play.dealt),
-            ("back", &play.back),
-            ("middle", &play.middle),
-            ("front", &play.front),
-        ] {
-            if let Some(value) = value {
-                fields.insert(format!("{place}_{slot}"), value.clone());
-            }
+fn problems(count: usize) -> String {
+    if count == 1 {
+        "1 problem".to_owned()
+    } else {
+        format!("{count} problems")
+    }
+}
+
+fn page(nav: Nav, screen: Screen, zone: FixedOffset) -> TablePage {
+    let Screen { stored, side } = screen;
+    let mut fields = stored.fields.clone();
+    // A new round keeps the seats of the last one in play (their bets are one tap away).
+    if form::is_blank(&fields) {
+        for seat in &side.last_seats {
+            fields.insert(format!("seat{}_action", seat.seat), "play".to_owned());
         }
+    }
+    let preview = stored.checked.settlement.as_ref().map(preview_view);
+    let confirm_question = match (&stored.checked.settlement, stored.confirm_prompt) {
+        (Some(settlement), true) => confirm_question(settlement, &stored.table.table.currency),
+        _ => String::new(),
     };
-    put("dealer", &body.dealer);
-    for seat in &body.seats {
-        put(&format!("seat{}", seat.seat), &seat.play);
+    TablePage {
+        nav,
+        profile_words: stored.table.profile.describe(),
+        draft_key: stored
+            .draft
+            .as_ref()
+            .map(|d| d.draft_key.0.clone())
+            .unwrap_or_default(),
+        revision: stored
+            .draft
+            .as_ref()
+            .map(|d| d.revision.to_string())
+            .unwrap_or_default(),
+        places: places_view(&stored.table, &fields, &stored.checked.errors),
+        round_error: round_error(&stored.checked.errors),
+        preview,
+        stored_words: stored_words(&stored),
+        status_state: match (&stored.draft, stored.checked.errors.is_empty()) {
+            (None, _) => "empty",
+            (Some(_), false) => "warn",
+            (Some(_), true) => "ok",
+        },
+        confirm_question,
+        last_seats: side
+            .last_seats
+            .iter()
+            .map(|s| format!("seat{}={}", s.seat, s.bet.typed_text()))
+            .collect::<Vec<_>>()
+            .join(";"),
+        recent: side
+            .recent
+            .into_iter()
+            .map(|r| RecentRow {
+                id: r.id,
+                round_no: r.round_no,
+                at: when(r.settled_at, zone),
+                dealer_result: r.dealer_result,
+            })
+            .collect(),
+        house_today: side.house.day.signed_text(),
+        shift_dealer: format!(
+            "{} since {}",
+            side.shift.dealer_name,
+            when(side.shift.shift.signed_on_at, zone)
+        ),
+        house_shift: side.house.shift.signed_text(),
+        table: stored.table,
     }
-    for seat in &body.seats {
-        // Dealers enter and see bets in major units (pesos); the round keeps minor units.
-        fields.insert(
-            format!("seat{}_bet", seat.seat),
-            Money(seat.bet).typed_text(),
-        );
+}
+
+/// The errors that belong to no field of the form, in one line.
+fn round_error(errors: &FieldErrors) -> String {
+    let fields: Vec<String> = form::PLACES
+        .iter()
+        .flat_map(|place| {
+            form::PARTS
+                .iter()
+                .map(move |part| format!("{place}_{part}"))
+        })
+        .collect();
+    errors
+        .0
+        .iter()
+        .filter(|(k, _)| !fields.contains(k))
+        .map(|(_, v)| v.as_str())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Who is entering rounds on this request.
+fn writer(user: &CurrentUser) -> Writer {
+    Writer {
+        user: user.id,
+        role: user.role,
     }
-    fields
 }
 
 /// Amounts in templates: `{{ x|amount }}` is `1,234.50`, `{{ x|signed }}` is `+1,234.50`.
@@ -165,64 +257,6 @@ mod filters {
 
     pub fn signed(money: &Money, _: &dyn askama::Values) -> askama::Result<String> {
         Ok(money.signed_text())
-    }
-}
-
-/// Form fields as a round, or the errors of fields that cannot be read at all.
-fn body_of(fields: &Fields) -> Result<RoundBody, FieldErrors> {
-    let mut errors = FieldErrors::default();
-    let get = |name: String| {
-        fields
-            .get(&name)
-            .map(|v| v.trim().to_owned())
-            .filter(|v| !v.is_empty())
-    };
-    let place = |place: &str, errors: &mut FieldErrors| -> PlaceBody {
-        let action = match get(format!("{place}_action")).as_deref() {
-            None | Some("play") => Action::Play,
-            Some("surrender") => Action::Surrender,
-            Some("royalty") => Action::Royalty,
-            Some(other) => {
-                errors.add(format!("{place}_action"), format!("unknown action {other}"));
-                Action::Play
-            }
-        };
-        PlaceBody {
-            action,
-            royalty: None,
-            dealt: get(format!("{place}_dealt")),
-            back: get(format!("{place}_back")),
-            middle: get(format!("{place}_middle")),
-            front: get(format!("{place}_front")),
-        }
-    };
-    let mut seats = Vec::new();
-    for n in 1..=3 {
-        if get(format!("seat{n}_action")).is_none() {
-            continue;
-        }
-        let play = place(&format!("seat{n}"), &mut errors);
-        let bet = match get(format!("seat{n}_bet")).map(|b| Money::parse_major(&b)) {
-            Some(Some(bet)) => bet.minor_units(),
-            Some(None) => {
-                errors.add(
-                    format!("seat{n}_bet"),
-                    "enter the bet as an amount, like 500 or 500.50",
-                );
-                0
-            }
-            None => {
-                errors.add(format!("seat{n}_bet"), format!("seat {n} needs a bet"));
-                0
-            }
-        };
-        seats.push(SeatBody { seat: n, bet, play });
-    }
-    let dealer = place("dealer", &mut errors);
-    if errors.is_empty() {
-        Ok(RoundBody { seats, dealer })
-    } else {
-        Err(errors)
     }
 }
 
@@ -353,96 +387,6 @@ fn preview_view(settlement: &SettlementOut) -> PreviewView {
     }
 }
 
-/// Everything the page shows besides the form itself.
-struct Side {
-    recent: Vec<RecentRow>,
-    house_today: Money,
-    shift_dealer: String,
-    house_shift: Money,
-}
-
-fn side(
-    conn: &mut diesel::PgConnection,
-    table: &PlayingTable,
-    day: NaiveDate,
-    shift: &CurrentShift,
-    zone: FixedOffset,
-) -> Result<Side, AppError> {
-    let recent = rows::recent_for_table(conn, table.table.id, 10)?
-        .into_iter()
-        .map(|r| RecentRow {
-            id: r.id,
-            round_no: r.round_no,
-            at: when(r.settled_at, zone),
-            dealer_result: r.dealer_result,
-        })
-        .collect();
-    let house = rows::house_results(conn, table.table.id, day, &shift.shift)?;
-    Ok(Side {
-        recent,
-        house_today: house.day,
-        shift_dealer: format!(
-            "{} since {}",
-            shift.dealer_name,
-            when(shift.shift.signed_on_at, zone)
-        ),
-        house_shift: house.shift,
-    })
-}
-
-struct Entered {
-    table: PlayingTable,
-    draft: Draft,
-    fields: Fields,
-    errors: FieldErrors,
-    preview: Option<PreviewView>,
-    side: Side,
-}
-
-fn page(nav: Nav, o: Entered) -> TablePage {
-    TablePage {
-        nav,
-        profile_words: o.table.profile.describe(),
-        draft_key: o.draft.draft_key.0.clone(),
-        revision: o.draft.revision,
-        places: places_view(&o.table, &o.fields, &o.errors),
-        round_error: o
-            .errors
-            .0
-            .iter()
-            .filter(|(k, _)| !k.contains('_'))
-            .map(|(_, v)| v.as_str())
-            .collect::<Vec<_>>()
-            .join("; "),
-        preview: o.preview,
-        recent: o.side.recent,
-        house_today: o.side.house_today,
-        shift_dealer: o.side.shift_dealer,
-        house_shift: o.side.house_shift,
-        table: o.table,
-    }
-}
-
-/// Who is entering rounds on this request.
-fn writer(user: &CurrentUser) -> Writer {
-    Writer {
-        user: user.id,
-        role: user.role,
-    }
-}
-
-fn open(
-    conn: &mut diesel::PgConnection,
-    code: &str,
-    user: &CurrentUser,
-    actor: &Actor,
-    day: NaiveDate,
-) -> Result<(PlayingTable, Draft, CurrentShift), RoundsError> {
-    let table = drafts::table(conn, code)?;
-    let (draft, shift) = drafts::open(conn, &table, writer(user), actor, day)?;
-    Ok((table, draft, shift))
-}
-
 /// Errors as a page: 404 and server errors as they are; a refused round (changed elsewhere,
 /// already settled, unreadable) as a flash message on `back`; not signed on at the table as a
 /// flash message on the tables page, where dealers sign on.
@@ -471,15 +415,15 @@ fn as_page(
     Ok(redirect(to))
 }
 
-/// `GET /tables/{code}`.
+/// `GET /tables/{code}`: the table's screen as stored. Changes nothing: the table's round is
+/// opened by the first save (a POST).
 pub async fn show(
     state: web::Data<AppState>,
     session: Session,
     user: CurrentUser,
-    req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
-    let result = show_page(state, session.clone(), user, req, path).await;
+    let result = show_page(state, session.clone(), user, path).await;
     as_page(&session, "/", result)
 }
 
@@ -487,90 +431,26 @@ async fn show_page(
     state: web::Data<AppState>,
     session: Session,
     user: CurrentUser,
-    req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
     let code = path.into_inner();
-    let actor = user.actor(&req);
     let day = state.config.gaming_day(Utc::now());
-    let zone = state.config.utc_offset;
     let nav = session::nav(&session, Some(&user))?;
-    let outcome = state
-        .db(move |conn| {
-            let (table, draft, shift) = open(conn, &code, &user, &actor, day)?;
-            let side = side(conn, &table, day, &shift, zone)?;
-            Ok(Entered {
-                fields: fields_of(&draft),
-                table,
-                draft,
-                errors: FieldErrors::default(),
-                preview: None,
-                side,
-            })
-        })
+    let screen = state
+        .db(move |conn| Ok(screen::show(conn, &code, writer(&user), day)?))
         .await?;
-    render(StatusCode::OK, &page(nav, outcome))
+    render(StatusCode::OK, &page(nav, screen, state.config.utc_offset))
 }
 
-/// The form's `revision`: none, or the whole number the page was given. Anything else is
-/// refused, not taken for none (which would skip the check for a round changed elsewhere).
-fn revision(fields: &Fields) -> Result<Option<i32>, AppError> {
-    match fields.get("revision").map(|r| r.trim()) {
-        None | Some("") => Ok(None),
-        Some(text) => text.parse().map(Some).map_err(|_| AppError::BadField {
-            field: "revision",
-            problem: "must be the revision the page was given (a whole number); reload the page",
-        }),
-    }
-}
-
-/// Saves the form into the table's draft and previews it: errors by field, or the settlement.
-fn save_and_preview(
-    conn: &mut diesel::PgConnection,
-    code: &str,
-    user: &CurrentUser,
-    actor: &Actor,
-    fields: Fields,
-    day: NaiveDate,
-    zone: FixedOffset,
-) -> Result<Entered, AppError> {
-    let (table, mut draft, shift) = open(conn, code, user, actor, day)?;
-    let revision = revision(&fields)?;
-    let mut errors = FieldErrors::default();
-    let mut preview = None;
-    match body_of(&fields) {
-        Err(e) => errors = e,
-        Ok(body) => {
-            let data =
-                serde_json::to_value(&body).map_err(|e| RoundsError::round(e.to_string()))?;
-            let key = draft.draft_key.0.clone();
-            draft = drafts::save_data(conn, &table, writer(user), &key, revision, &data)?;
-            match drafts::settle_draft(&draft, &table) {
-                Ok((_, settlement)) => preview = Some(preview_view(&settlement)),
-                Err(RoundsError::Invalid(e)) => errors = e,
-                Err(other) => return Err(other.into()),
-            }
-        }
-    }
-    let side = side(conn, &table, day, &shift, zone)?;
-    Ok(Entered {
-        table,
-        draft,
-        fields,
-        errors,
-        preview,
-        side,
-    })
-}
-
-/// `POST /tables/{code}/round`: `step=preview` or `step=confirm`.
+/// `POST /tables/{code}/round`: `step=preview` (saves the form as typed and shows its problems
+/// or its settlement) or `step=confirm`.
 pub async fn submit(
     state: web::Data<AppState>,
     session: Session,
     user: CurrentUser,
     req: HttpRequest,
     path: web::Path<String>,
-    form: web::Form<Fields>,
+    form: web::Form<HashMap<String, String>>,
 ) -> Result<HttpResponse, AppError> {
     let back = format!("/tables/{}", path.as_str());
     let result = submit_form(state, session.clone(), user, req, path, form).await;
@@ -583,37 +463,104 @@ async fn submit_form(
     user: CurrentUser,
     req: HttpRequest,
     path: web::Path<String>,
-    form: web::Form<Fields>,
+    form: web::Form<HashMap<String, String>>,
 ) -> Result<HttpResponse, AppError> {
     let code = path.into_inner();
     let actor = user.actor(&req);
     let day = state.config.gaming_day(Utc::now());
-    let zone = state.config.utc_offset;
-    let fields = form.into_inner();
+    let submitted = form.into_inner();
+    let expected = screen::revision(submitted.get("revision").map(String::as_str))?;
     let nav = session::nav(&session, Some(&user))?;
-    if fields.get("step").map(String::as_str) == Some("confirm") {
-        let key = fields.get("draft_key").cloned().unwrap_or_default();
-        let revision = revision(&fields)?;
+    if submitted.get("step").map(String::as_str) == Some("confirm") {
+        let key = submitted.get("draft_key").cloned().unwrap_or_default();
         let at = code.clone();
         let round_id = state
             .db(move |conn| {
-                let writer = writer(&user);
-                let (settled, _, _) =
-                    drafts::confirm(conn, &key, Some(&at), revision, day, writer, &actor)?;
-                Ok(settled.round.id)
+                let id = screen::confirm(conn, &at, &key, expected, day, writer(&user), &actor)?;
+                Ok(id)
             })
             .await?;
         return Ok(redirect(&format!("/tables/{code}/rounds/{round_id}")));
     }
-    let outcome = state
-        .db(move |conn| save_and_preview(conn, &code, &user, &actor, fields, day, zone))
+    let typed = form::typed(&submitted);
+    let screen = state
+        .db(move |conn| {
+            Ok(screen::preview(
+                conn,
+                &code,
+                writer(&user),
+                &actor,
+                day,
+                typed,
+                expected,
+            )?)
+        })
         .await?;
-    let status = if outcome.errors.is_empty() {
+    let status = if screen.stored.checked.errors.is_empty() {
         StatusCode::OK
     } else {
         StatusCode::UNPROCESSABLE_ENTITY
     };
-    render(status, &page(nav, outcome))
+    render(status, &page(nav, screen, state.config.utc_offset))
+}
+
+/// `POST /tables/{code}/round/check`: saves the form as typed (opening the table's round on
+/// the first save) and answers JSON for table.js: what is stored, every problem, the notes and
+/// the preview.
+pub async fn check(
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    req: HttpRequest,
+    path: web::Path<String>,
+    form: web::Form<HashMap<String, String>>,
+) -> Result<HttpResponse, AppError> {
+    let code = path.into_inner();
+    let actor = user.actor(&req);
+    let day = state.config.gaming_day(Utc::now());
+    let submitted = form.into_inner();
+    let expected = screen::revision(submitted.get("revision").map(String::as_str))?;
+    let typed = form::typed(&submitted);
+    let stored = state
+        .db(move |conn| {
+            Ok(screen::save(
+                conn,
+                &code,
+                writer(&user),
+                &actor,
+                day,
+                typed,
+                expected,
+            )?)
+        })
+        .await?;
+    let preview = stored.checked.settlement.as_ref().map(preview_view);
+    let preview_html = match &preview {
+        Some(p) => p.render()?,
+        None => String::new(),
+    };
+    let hands = place_hands(&stored.fields, &stored.table);
+    // `place_notes` is one line per place, as table.js shows it; `place_hands` the same note
+    // field by field.
+    let place_notes: BTreeMap<&str, String> = hands
+        .iter()
+        .map(|(place, note)| (*place, note.text()))
+        .collect();
+    let question = match (&stored.checked.settlement, stored.confirm_prompt) {
+        (Some(settlement), true) => confirm_question(settlement, &stored.table.table.currency),
+        _ => String::new(),
+    };
+    let draft = stored.draft.as_ref();
+    Ok(HttpResponse::Ok().json(json!({
+        "draft_key": draft.map(|d| d.draft_key.as_str()),
+        "revision": draft.map(|d| d.revision),
+        "stored": stored_words(&stored),
+        "field_errors": stored.checked.errors,
+        "place_notes": place_notes,
+        "place_hands": hands,
+        "preview_html": preview_html,
+        "can_confirm": stored.checked.settlement.is_some(),
+        "confirm_question": question,
+    })))
 }
 
 /// The note of every occupied place (and the dealer) whose three hands are readable, from
@@ -633,43 +580,6 @@ fn place_hands(fields: &Fields, table: &PlayingTable) -> BTreeMap<&'static str, 
             Some((place, note))
         })
         .collect()
-}
-
-/// `POST /tables/{code}/round/check`: saves the draft and answers JSON for table.js.
-pub async fn check(
-    state: web::Data<AppState>,
-    user: CurrentUser,
-    req: HttpRequest,
-    path: web::Path<String>,
-    form: web::Form<Fields>,
-) -> Result<HttpResponse, AppError> {
-    let code = path.into_inner();
-    let actor = user.actor(&req);
-    let day = state.config.gaming_day(Utc::now());
-    let zone = state.config.utc_offset;
-    let fields = form.into_inner();
-    let outcome = state
-        .db(move |conn| save_and_preview(conn, &code, &user, &actor, fields, day, zone))
-        .await?;
-    let preview_html = match &outcome.preview {
-        Some(p) => p.render()?,
-        None => String::new(),
-    };
-    let hands = place_hands(&outcome.fields, &outcome.table);
-    // `place_notes` is one line per place, as table.js shows it; `place_hands` the same note
-    // field by field.
-    let place_notes: BTreeMap<&str, String> = hands
-        .iter()
-        .map(|(place, note)| (*place, note.text()))
-        .collect();
-    Ok(HttpResponse::Ok().json(json!({
-        "revision": outcome.draft.revision,
-        "field_errors": outcome.errors,
-        "place_notes": place_notes,
-        "place_hands": hands,
-        "preview_html": preview_html,
-        "can_confirm": outcome.preview.is_some(),
-    })))
 }
 
 /// `GET /tables/{code}/rounds/{round_id}`: one settled round.

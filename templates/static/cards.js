@@ -28,6 +28,8 @@ export function parseToken(token) {
   if (rank === '10') rank = 'T';
   if (rank.length !== 1 || RANKS.indexOf(rank) < 0) {
     if (GLUED.test(token)) return { hint: 'missing a space?' };
+    // No rank is longer than "10": a word, not a misspelt card.
+    if (Array.from(rankText).length > 2) return { hint: 'a card is a rank then a suit, like Ah or 10s' };
     return { hint: 'rank ' + rankText + '?' };
   }
   if (!suit) return { hint: 'suit ' + last + '?' };

@@ -2,29 +2,28 @@
  *
  * The server-rendered form works on its own (Preview / Confirm are full POSTs).
  * This script only adds: local card parsing and duplicate checks, normalising
- * card text, show/hide by action, a 52-card picker, a debounced live check
- * against data-check-url (which also saves the draft) and Confirm safety.
+ * card text, card faces, show/hide by action, a 52-card picker, a debounced live
+ * check against data-check-url (which saves the form as typed, valid or not, and
+ * answers every problem at once), "same players and bets" and Confirm safety.
  *
- * Sections below: 1 cards, 2 model (places and fields), 3 validation and
- * rendering, 4 picker, 5 live check, 6 events and start-up.
- * An ES module (it imports the card parser from cards.js); no framework, no inline
- * styles (CSP: script-src/style-src 'self').
+ * Modules beside it: cards.js (the card parser), duplicates.js (the duplicate
+ * check), card-faces.js (a hand as card faces), roving.js (the picker as one tab
+ * stop). Sections below: 2 model (places and fields), 3 validation and rendering,
+ * 4 picker, 5 live check, 6 events and start-up.
+ * No framework, no inline styles (CSP: script-src/style-src 'self').
  */
 import {
   SUIT_NAME, SUIT_SYMBOL, PREFIX, tokenize, parseToken, parseText, cardLabel
 } from './cards.js';
+import { duplicates } from './duplicates.js';
+import { renderFaces } from './card-faces.js';
+import { rovingGrid } from './roving.js';
 
 (function () {
   'use strict';
 
   var form = document.getElementById('round-form');
   if (!form || typeof window.fetch !== 'function' || typeof window.FormData !== 'function') return;
-
-  /* ------------------------------------------------------------------ */
-  /* 1. Cards: parsing like the server (RULES.md §1)                     */
-  /* ------------------------------------------------------------------ */
-
-  // Card parsing (RULES.md §1) is in cards.js, imported above.
 
   /* ------------------------------------------------------------------ */
   /* 2. Model: places and fields, found by name/class/data attributes    */
@@ -243,28 +242,16 @@ import {
       }
     });
 
-    // Duplicates: among set hands of places in play, and among dealt fields.
-    function dupCheck(group) {
-      const seen = new Map(); // card -> [field]
-      group.forEach(function (f) {
-        validCards(f).forEach(function (c) {
-          if (!seen.has(c)) seen.set(c, []);
-          seen.get(c).push(f);
-        });
-      });
-      seen.forEach(function (list, card) {
-        if (list.length < 2) return;
-        list.forEach(function (f, i) {
-          const others = list.filter(function (g, j) { return j !== i && g !== f; });
-          f.blocking = true; // a round with a card twice is never saved, not even as a draft
-          if (others.length) f.local.push(card + ' is also in ' + fieldWhere(others[0]));
-          else if (f.local.indexOf(card + ' is entered twice') < 0) f.local.push(card + ' is entered twice');
-        });
-      });
-    }
-    const inPlay = places.filter(function (p) { return actionOf(p) !== 'empty' && actionOf(p) !== 'surrender' && actionOf(p) !== 'royalty'; });
-    dupCheck([].concat.apply([], inPlay.map(function (p) { return SET_KINDS.map(function (k) { return p.fields[k]; }).filter(Boolean); })));
-    dupCheck(fields.filter(function (f) { return f.kind === 'dealt' && isActive(f); }));
+    // Duplicates across every card field in play, dealt cards included (duplicates.js).
+    const active = fields.filter(isActive);
+    const dups = duplicates(active.map(function (f) {
+      return { name: f.name, place: f.place.id, kind: f.kind, cards: validCards(f), field: f };
+    }), function (d) { return fieldWhere(d.field); });
+    active.forEach(function (f) {
+      const m = dups.get(f.name);
+      if (m) { f.blocking = true; f.local.push(m); }
+    });
+    const inPlay = places.filter(function (p) { return actionOf(p) === 'play'; });
 
     // Within a place: the 13 set cards must be the dealt cards.
     inPlay.forEach(function (p) {
@@ -310,6 +297,7 @@ import {
         if (!msg && !f.quiet) msg = serverErrors[f.name] || '';
       }
       showError(f.name, f.input, msg);
+      if (f.faces) renderFaces(f.faces, isActive(f) ? f.input.value : '');
     });
     renderPicker();
   }
@@ -366,7 +354,10 @@ import {
     const grid = el('div', 'picker-grid');
     grid.id = 'picker-grid';
     toggle.setAttribute('aria-controls', grid.id);
+    const rows = [];
     ['s', 'h', 'd', 'c'].forEach(function (s) {
+      const buttons = [];
+      rows.push(buttons);
       const row = el('div', 'picker-row suit-' + s + (s === 'h' || s === 'd' ? ' red' : ' black'));
       row.setAttribute('role', 'group');
       row.setAttribute('aria-label', SUIT_NAME[s]);
@@ -378,12 +369,14 @@ import {
         b.setAttribute('aria-label', cardLabel(card));
         b.append(el('span', 'pick-rank', r === 'T' ? '10' : r), el('span', 'pick-suit', SUIT_SYMBOL[s]));
         pick[card] = b;
+        buttons.push(b);
         row.appendChild(b);
       });
       grid.appendChild(row);
     });
     picker.append(bar, grid);
     picker.hidden = false;
+    rovingGrid(rows);
 
     // A tap must not leave a text input focused (that keeps the on-screen keyboard up).
     picker.addEventListener('pointerdown', function () {
@@ -546,6 +539,7 @@ import {
   const preview = document.getElementById('preview');
   const csrf = byName('csrf_token');
   const revision = byName('revision');
+  const draftKey = byName('draft_key');
   const previewBtn = q('button[name="step"][value="preview"]');
   let confirmBtn = q('button[name="step"][value="confirm"]');
   let canConfirm = !!confirmBtn;     // the server renders Confirm only with a valid preview
@@ -606,6 +600,8 @@ import {
   }
 
   function updateConfirm() {
+    // Whether a change is still on its way to the server (tests and people wait for "no").
+    form.setAttribute('data-saving', dirty || inflight ? 'yes' : 'no');
     if (!confirmBtn) return;
     confirmBtn.classList.add('confirm');
     confirmBtn.disabled = submitting || inflight || dirty || !canConfirm;
@@ -618,23 +614,15 @@ import {
   function scheduleCheck() {
     dirty = true;
     updateConfirm();
-    // Say at once that a marked problem stops the save (the check would not send it anyway).
-    if (fields.some(function (f) { return isActive(f) && f.blocking && f.local.length; })) {
-      setStatus('Not saved \u2014 fix the marked cards', 'error');
-    }
     clearTimeout(checkTimer);
     if (!checkUrl || signedOut || submitting) return;
     checkTimer = setTimeout(runCheck, 250);
   }
 
   function checkBody() {
+    // Every field as typed, valid or not: the server stores it so and checks it separately.
     const fd = new FormData(form);
     fd.set('step', 'check');
-    // Send card text canonical when it parses, so the draft holds clean text.
-    fields.forEach(function (f) {
-      const p = parseText(f.input.value);
-      if (p.tokens.length && !p.errors.length) fd.set(f.name, p.cards.join(' '));
-    });
     const body = new URLSearchParams();
     fd.forEach(function (v, k) { if (typeof v === 'string') body.append(k, v); });
     return body;
@@ -644,13 +632,9 @@ import {
     if (inflight) { again = true; return; }
     validate();
     if (hasBlockingErrors()) {
-      // Half-typed tokens are not shown as errors yet; don't shout about them either.
-      const visible = fields.some(function (f) { return isActive(f) && f.blocking && f.local.length; });
-      if (visible) setStatus('Not saved \u2014 fix the marked cards', 'error');
       // The preview shown is of the cards before the mistake: grey it out until fixed.
       if (preview) preview.classList.add('stale');
       if (barNet) barNet.textContent = '';
-      return;
     }
     const my = ++seq;
     inflight = true;
@@ -692,7 +676,11 @@ import {
     if (my !== seq) return; // an out-of-order reply: a newer check owns the screen
     if (outcome === 'ok' && data && typeof data === 'object') {
       applyCheck(data);
-      setStatus(dirty || again ? 'Saved \u2014 checking changes\u2026' : 'Saved', 'ok');
+      // Exactly what the server stored: as typed, with how many problems, or ready to confirm.
+      const stored = typeof data.stored === 'string' ? data.stored : 'Saved';
+      const problems = data.field_errors && Object.keys(data.field_errors).length;
+      if (dirty || again) setStatus(stored + ' \u2014 saving the latest changes\u2026', 'busy');
+      else setStatus(stored, problems ? 'warn' : 'ok');
     } else {
       dirty = true;
       if (outcome === 'auth') { signedOut = true; setStatus('Signed out \u2014 reload the page', 'error'); }
@@ -707,6 +695,9 @@ import {
 
   function applyCheck(data) {
     if (revision && data.revision != null) revision.value = String(data.revision);
+    if (draftKey && typeof data.draft_key === 'string') draftKey.value = data.draft_key;
+    if (data.confirm_question) form.setAttribute('data-confirm-question', String(data.confirm_question));
+    else form.removeAttribute('data-confirm-question');
     serverErrors = {};
     const stray = [];
     const fe = data.field_errors && typeof data.field_errors === 'object' ? data.field_errors : {};
@@ -765,7 +756,8 @@ import {
     if (t.tagName === 'SELECT' && /_action$/.test(t.name)) {
       delete serverErrors[t.name];
       refresh();
-      if (!target || !isActive(target)) setTarget(defaultTarget());
+      // The picker goes to the first empty hand in table order unless one is being filled.
+      if (!target || !isActive(target) || tokenCount(target) === 0) setTarget(defaultTarget());
       refresh();
       scheduleCheck();
     }
@@ -811,12 +803,36 @@ import {
     clearTimeout(checkTimer);
     if (s && s.name === 'step' && s.value === 'confirm') {
       if (submitting || inflight || dirty || !canConfirm) { e.preventDefault(); updateConfirm(); return; }
+      // The table asks once ("Confirm 3 seats, house +800.00 PHP?") when its settings say so.
+      const question = form.getAttribute('data-confirm-question');
+      if (question && !window.confirm(question)) { e.preventDefault(); return; }
       submitting = true;
       setStatus('Confirming\u2026', 'busy');
       setTimeout(updateConfirm, 0);
     }
     fields.forEach(normalise);
   });
+
+  // "Same players and bets as last round": one tap puts the last round's seats in play with
+  // their bets (data-seats="seat1=500;seat3=200"), then the picker goes to the first hand.
+  function setupSameAgain() {
+    const button = q('button.same-again');
+    if (!button) return;
+    button.hidden = false;
+    button.addEventListener('click', function () {
+      (button.getAttribute('data-seats') || '').split(';').forEach(function (pair) {
+        const [seat, bet] = pair.split('=');
+        const place = places.find(function (p) { return p.id === seat; });
+        if (!place || !place.action) return;
+        if (place.action.value === '') place.action.value = 'play';
+        if (place.bet) { place.bet.value = bet; delete serverErrors[place.bet.name]; }
+      });
+      refresh();
+      setTarget(defaultTarget());
+      refresh();
+      scheduleCheck();
+    });
+  }
 
   // Back/forward cache: the page can come back with Confirm still marked as submitting.
   window.addEventListener('pageshow', function (e) {
@@ -830,7 +846,11 @@ import {
     f.input.setAttribute('enterkeyhint', 'next');
     f.input.setAttribute('autocorrect', 'off');
     errorEl(f.name);
+    f.faces = el('div', 'faces');
+    f.faces.setAttribute('aria-hidden', 'true');
+    f.input.insertAdjacentElement('afterend', f.faces);
   });
+  setupSameAgain();
   form.classList.add('js');
   const grid = places[0].section.parentElement;
   if (grid !== form && places.every(function (p) { return p.section.parentElement === grid; })) grid.classList.add('pp-places');

@@ -114,6 +114,12 @@ const MATRIX: &[Case] = &[
     ),
     case(
         "POST",
+        "/admin/tables/999999/confirm-prompt",
+        &[("confirm_prompt", "on")],
+        [303, 403, 403, 403, 404],
+    ),
+    case(
+        "POST",
         "/tables/NO-SUCH/sign-on",
         &[],
         [303, 404, 403, 403, 403],

@@ -21,5 +21,6 @@ mod sessions;
 mod sign_in;
 mod staff;
 mod table_screen;
+mod table_typed;
 mod tables;
 mod tokens;

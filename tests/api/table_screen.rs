@@ -87,7 +87,13 @@ async fn the_page_shows_the_table_its_rules_and_the_round_form() {
     assert!(html.contains("data-check-url=\"/tables/T-PAGE/round/check\""));
     assert!(html.contains("<script type=\"module\" src=\"/static/table.js\"></script>"));
     assert!(html.contains("name=\"seat3_front\""));
-    for module in ["/static/table.js", "/static/cards.js"] {
+    for module in [
+        "/static/table.js",
+        "/static/cards.js",
+        "/static/duplicates.js",
+        "/static/card-faces.js",
+        "/static/roving.js",
+    ] {
         let js = app.get(module).await;
         assert_eq!(js.status(), StatusCode::OK, "{module}");
     }

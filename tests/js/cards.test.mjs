@@ -19,6 +19,7 @@ test('a token that is not a card says what looks wrong', () => {
   const cases = [
     ['A', 'no suit?'], ['s', 'no rank?'], ['1s', 'rank 1?'], ['Ax', 'suit x?'],
     ['AsKs', 'missing a space?'], ['11h', 'rank 11?'],
+    ['hello', 'a card is a rank then a suit, like Ah or 10s'],
   ];
   for (const [typed, hint] of cases) {
     assert.deepEqual(parseToken(typed), { hint }, typed);

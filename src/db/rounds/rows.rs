@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Date};
+use diesel::sql_types::{BigInt, Date, Text};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -13,7 +13,7 @@ use crate::db::rounds::sql;
 use crate::db::schema::rounds;
 use crate::db::shifts::Shift;
 use crate::rules::card::{parse_cards, Card};
-use crate::rules::money::Money;
+use crate::rules::money::{Money, Total};
 use crate::rules::wire::{HandsOut, PlaceIn, RoundIn, SettlementOut};
 
 /// A settled round's header row.
@@ -110,12 +110,25 @@ pub fn recent_for_table(
 
 /// The house results (sums of dealer results) of a table: its rounds on one gaming day, and
 /// the rounds of one shift.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, QueryableByName)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HouseResults {
-    #[diesel(sql_type = BigInt, deserialize_as = i64)]
-    pub day: Money,
-    #[diesel(sql_type = BigInt, deserialize_as = i64)]
-    pub shift: Money,
+    pub day: Total,
+    pub shift: Total,
+}
+
+/// [`HouseResults`] as the query gives them: exact sums as text.
+#[derive(QueryableByName)]
+struct HouseSums {
+    #[diesel(sql_type = Text)]
+    day: String,
+    #[diesel(sql_type = Text)]
+    shift: String,
+}
+
+fn total(sum: &str) -> QueryResult<Total> {
+    sum.parse::<i128>()
+        .map(Total)
+        .map_err(|err| diesel::result::Error::DeserializationError(Box::new(err)))
 }
 
 /// The table's house result for gaming day `day` and for `shift`, in one query.
@@ -125,12 +138,16 @@ pub fn house_results(
     day: NaiveDate,
     shift: &Shift,
 ) -> QueryResult<HouseResults> {
-    Sql::new(sql::HOUSE_RESULTS)
+    let sums: HouseSums = Sql::new(sql::HOUSE_RESULTS)
         .bind::<BigInt, _>(table)
         .bind::<Date, _>(day)
         .bind::<BigInt, _>(shift.id)
         .bind::<Date, _>(shift.gaming_day)
-        .get_result(conn)
+        .get_result(conn)?;
+    Ok(HouseResults {
+        day: total(&sums.day)?,
+        shift: total(&sums.shift)?,
+    })
 }
 
 /// A serde enum's text (`"surrender"`, `"six_pairs"`...).

@@ -169,9 +169,10 @@ pub const NEXT_ROUND_IDS: &str =
 /// A table's house results (`$1` table): the sum of its dealer results on gaming day `$2`, and
 /// of the rounds of shift `$3`, whose gaming day is `$4` (a shift's rounds are on its own
 /// gaming day or later). Read from the unique index on (table, day, number), which carries both.
+/// The sums are PostgreSQL's exact `numeric`, passed as text: no sum of `bigint`s overflows it.
 pub const HOUSE_RESULTS: &str = "\
-    SELECT COALESCE(SUM(dealer_result) FILTER (WHERE gaming_day = $2), 0)::bigint AS day, \
-           COALESCE(SUM(dealer_result) FILTER (WHERE shift_id = $3), 0)::bigint AS shift \
+    SELECT COALESCE(SUM(dealer_result) FILTER (WHERE gaming_day = $2), 0)::text AS day, \
+           COALESCE(SUM(dealer_result) FILTER (WHERE shift_id = $3), 0)::text AS shift \
     FROM rounds WHERE table_id = $1 AND gaming_day >= LEAST($2, $4)";
 
 /// Inserts rounds of the past, one per row of the arrays `$1` to `$12` (the columns of

@@ -1,0 +1,243 @@
+//! The round form of the dealer's table screen as typed: each field's raw text, stored in the
+//! table's draft as it is (valid or not), and read into a [`RoundBody`] separately, so that a
+//! reload or a restarted tablet finds every field as it was typed. Pure.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::recording::entry::{FieldErrors, PlaceBody, RoundBody, SeatBody};
+use crate::rules::money::Money;
+use crate::rules::wire::Action;
+
+/// Field name → text as typed (`seat1_bet` → `5OO`).
+pub type Fields = BTreeMap<String, String>;
+
+/// The places of the form, in table order.
+pub const PLACES: [&str; 4] = ["seat1", "seat2", "seat3", "dealer"];
+/// The fields of a place: `{place}_{part}`.
+pub const PARTS: [&str; 6] = ["action", "bet", "dealt", "back", "middle", "front"];
+
+/// What a draft holds: the form as typed (`{"form": {...}}`) or, when the JSON API saved it, a
+/// round body.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TypedDraft {
+    pub form: Fields,
+}
+
+/// The draft's data as form fields: the form as typed, the API's round as the form shows it,
+/// or nothing (a draft opened but not saved yet).
+pub fn fields_of_data(data: &Value) -> Fields {
+    if let Ok(typed) = serde_json::from_value::<TypedDraft>(data.clone()) {
+        return typed.form;
+    }
+    match serde_json::from_value::<RoundBody>(data.clone()) {
+        Ok(body) => fields_of(&body),
+        Err(_) => Fields::new(),
+    }
+}
+
+/// The round fields of a submitted form, as typed (other fields, such as the CSRF token, are
+/// left out). An empty field is left out too.
+pub fn typed(submitted: &HashMap<String, String>) -> Fields {
+    PLACES
+        .iter()
+        .flat_map(|place| PARTS.iter().map(move |part| format!("{place}_{part}")))
+        .filter_map(|name| {
+            let value = submitted.get(&name)?;
+            (!value.is_empty()).then(|| (name, value.clone()))
+        })
+        .collect()
+}
+
+/// Whether nothing of a round is typed (seats empty, no cards).
+pub fn is_blank(fields: &Fields) -> bool {
+    fields
+        .iter()
+        .all(|(name, value)| value.trim().is_empty() || name == "dealer_action")
+}
+
+fn action_name(action: Action) -> &'static str {
+    match action {
+        Action::Play => "play",
+        Action::Surrender => "surrender",
+        Action::Royalty => "royalty",
+    }
+}
+
+/// A round body as the form shows it (bets in major units, as dealers type them).
+pub fn fields_of(body: &RoundBody) -> Fields {
+    let mut fields = Fields::new();
+    let mut put = |place: &str, play: &PlaceBody| {
+        fields.insert(format!("{place}_action"), action_name(play.action).into());
+        for (slot, value) in [
+            ("dealt", &play.dealt),
+            ("back", &play.back),
+            ("middle", &play.middle),
+            ("front", &play.front),
+        ] {
+            if let Some(value) = value {
+                fields.insert(format!("{place}_{slot}"), value.clone());
+            }
+        }
+    };
+    put("dealer", &body.dealer);
+    for seat in &body.seats {
+        put(&format!("seat{}", seat.seat), &seat.play);
+    }
+    for seat in &body.seats {
+        fields.insert(
+            format!("seat{}_bet", seat.seat),
+            Money(seat.bet).typed_text(),
+        );
+    }
+    fields
+}
+
+/// The typed form as a round, with the errors of fields that cannot be read at all (an unknown
+/// action, a bet that is not an amount, a missing bet). A field the place's action hides (the
+/// cards of a surrender, the hands of a royalty) is kept in the draft but not read.
+pub fn read(fields: &Fields) -> (RoundBody, FieldErrors) {
+    let mut errors = FieldErrors::default();
+    let get = |name: String| {
+        fields
+            .get(&name)
+            .map(|v| v.trim().to_owned())
+            .filter(|v| !v.is_empty())
+    };
+    let place = |place: &str, errors: &mut FieldErrors| -> PlaceBody {
+        let action = match get(format!("{place}_action")).as_deref() {
+            None | Some("play") => Action::Play,
+            Some("surrender") => Action::Surrender,
+            Some("royalty") => Action::Royalty,
+            Some(other) => {
+                errors.add(format!("{place}_action"), format!("unknown action {other}"));
+                Action::Play
+            }
+        };
+        let hands = |slot: &str| match action {
+            Action::Play => get(format!("{place}_{slot}")),
+            Action::Surrender | Action::Royalty => None,
+        };
+        PlaceBody {
+            action,
+            royalty: None,
+            dealt: match action {
+                Action::Surrender => None,
+                Action::Play | Action::Royalty => get(format!("{place}_dealt")),
+            },
+            back: hands("back"),
+            middle: hands("middle"),
+            front: hands("front"),
+        }
+    };
+    let mut seats = Vec::new();
+    for n in 1..=3 {
+        if get(format!("seat{n}_action")).is_none() {
+            continue;
+        }
+        let play = place(&format!("seat{n}"), &mut errors);
+        let bet = match get(format!("seat{n}_bet")).map(|b| Money::parse_major(&b)) {
+            Some(Some(bet)) => bet.minor_units(),
+            Some(None) => {
+                errors.add(
+                    format!("seat{n}_bet"),
+                    "enter the bet as an amount, like 500 or 500.50",
+                );
+                0
+            }
+            None => {
+                errors.add(format!("seat{n}_bet"), format!("seat {n} needs a bet"));
+                0
+            }
+        };
+        seats.push(SeatBody { seat: n, bet, play });
+    }
+    let dealer = place("dealer", &mut errors);
+    (RoundBody { seats, dealer }, errors)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn fields(pairs: &[(&str, &str)]) -> Fields {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn only_round_fields_are_kept_and_each_as_typed() {
+        let submitted: HashMap<String, String> = [
+            ("seat1_bet", " 5OO "),
+            ("seat1_back", "as ks"),
+            ("csrf_token", "x"),
+            ("seat2_front", ""),
+            ("revision", "3"),
+        ]
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+        assert_eq!(
+            typed(&submitted),
+            fields(&[("seat1_back", "as ks"), ("seat1_bet", " 5OO ")])
+        );
+    }
+
+    #[test]
+    fn a_typed_draft_and_an_api_round_both_come_back_as_fields() {
+        let typed = fields(&[("seat1_action", "play"), ("seat1_bet", "5OO")]);
+        let data = serde_json::to_value(TypedDraft {
+            form: typed.clone(),
+        })
+        .unwrap();
+        assert_eq!(fields_of_data(&data), typed);
+        let body = RoundBody {
+            seats: vec![SeatBody {
+                seat: 2,
+                bet: 50_050,
+                play: PlaceBody::default(),
+            }],
+            dealer: PlaceBody::default(),
+        };
+        let api = fields_of_data(&serde_json::to_value(&body).unwrap());
+        assert_eq!(api["seat2_bet"], "500.50");
+        assert_eq!(api["seat2_action"], "play");
+        assert_eq!(fields_of_data(&serde_json::json!({})), Fields::new());
+    }
+
+    #[test]
+    fn unreadable_fields_are_named_and_hidden_fields_are_not_read() {
+        let (body, errors) = read(&fields(&[
+            ("seat1_action", "play"),
+            ("seat1_bet", "5OO"),
+            ("seat2_action", "surrender"),
+            ("seat2_back", "As Ks"),
+            ("seat3_action", "dance"),
+            ("seat3_bet", ""),
+        ]));
+        assert_eq!(
+            errors.0,
+            BTreeMap::from([
+                (
+                    "seat1_bet".to_owned(),
+                    "enter the bet as an amount, like 500 or 500.50".to_owned()
+                ),
+                ("seat3_action".to_owned(), "unknown action dance".to_owned()),
+                ("seat3_bet".to_owned(), "seat 3 needs a bet".to_owned()),
+            ])
+        );
+        assert_eq!(body.seats.len(), 3);
+        assert_eq!(body.seats[1].play.back, None);
+        assert!(is_blank(&fields(&[
+            ("dealer_action", "play"),
+            ("seat1_bet", " ")
+        ])));
+        assert!(!is_blank(&fields(&[("seat1_bet", "5")])));
+    }
+}

@@ -1,0 +1,232 @@
+//! The dealer's table screen's use-cases, one per request: show the table (reading only: a GET
+//! opens nothing), save the form as typed and check it (opening the table's round on the first
+//! save), and confirm it. The form is stored field by field as typed, valid or not
+//! ([`crate::recording::form`]), and checked separately.
+
+use chrono::NaiveDate;
+use diesel::PgConnection;
+
+use crate::db::audit_log::Actor;
+use crate::db::ids::RoundId;
+use crate::db::rounds::drafts::{self as draft_rows, Draft};
+use crate::db::rounds::rows::{self, HouseResults, RoundRow};
+use crate::db::shifts::CurrentShift;
+use crate::db::table_settings;
+use crate::db::tables::PlayingTable;
+use crate::recording::drafts;
+use crate::recording::entry::FieldErrors;
+use crate::recording::form::{self, Fields, TypedDraft};
+use crate::recording::{entry_shift, RoundsError, Writer};
+use crate::rules::money::Money;
+use crate::rules::wire::SettlementOut;
+
+/// How many of the table's latest rounds the screen lists.
+const RECENT: i64 = 10;
+
+/// What the stored form comes to: every problem, or the settlement it would get.
+#[derive(Debug, Clone, Default)]
+pub struct Checked {
+    pub errors: FieldErrors,
+    pub settlement: Option<SettlementOut>,
+}
+
+/// The table's round as stored: its draft (none before the first save) and its fields as typed.
+#[derive(Debug, Clone)]
+pub struct Stored {
+    pub table: PlayingTable,
+    pub draft: Option<Draft>,
+    pub fields: Fields,
+    pub checked: Checked,
+    /// Whether the table asks once before a round is confirmed.
+    pub confirm_prompt: bool,
+}
+
+/// One seat of the table's last round, for "same players and bets as last round".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LastSeat {
+    pub seat: u8,
+    pub bet: Money,
+}
+
+/// Everything the screen shows besides the form.
+#[derive(Debug, Clone)]
+pub struct Side {
+    pub shift: CurrentShift,
+    pub recent: Vec<RoundRow>,
+    pub house: HouseResults,
+    pub last_seats: Vec<LastSeat>,
+}
+
+/// The whole screen.
+#[derive(Debug, Clone)]
+pub struct Screen {
+    pub stored: Stored,
+    pub side: Side,
+}
+
+/// A revision as the form sends it: empty for none yet, else a number.
+pub fn revision(text: Option<&str>) -> Result<Option<i32>, RoundsError> {
+    match text.map(str::trim).unwrap_or_default() {
+        "" => Ok(None),
+        text => text.parse().map(Some).map_err(|_| {
+            RoundsError::Invalid({
+                let mut errors = FieldErrors::default();
+                errors.add(
+                    "revision",
+                    format!("the revision `{text}` is not a number; reload the page"),
+                );
+                errors
+            })
+        }),
+    }
+}
+
+fn check(fields: &Fields, table: &PlayingTable) -> Result<Checked, RoundsError> {
+    if form::is_blank(fields) {
+        return Ok(Checked::default());
+    }
+    match drafts::settle_typed(fields, table) {
+        Ok((_, settlement)) => Ok(Checked {
+            errors: FieldErrors::default(),
+            settlement: Some(settlement),
+        }),
+        Err(RoundsError::Invalid(errors)) => Ok(Checked {
+            errors,
+            settlement: None,
+        }),
+        Err(other) => Err(other),
+    }
+}
+
+fn side(
+    conn: &mut PgConnection,
+    table: &PlayingTable,
+    shift: CurrentShift,
+    day: NaiveDate,
+) -> Result<Side, RoundsError> {
+    let recent = rows::recent_for_table(conn, table.table.id, RECENT)?;
+    let house = rows::house_results(conn, table.table.id, day, &shift.shift)?;
+    let last_seats = match recent.first() {
+        Some(last) => rows::get_round(conn, last.id)?
+            .map(|round| {
+                round
+                    .places
+                    .iter()
+                    .filter_map(|place| {
+                        let seat = place.place.strip_prefix("seat")?.parse().ok()?;
+                        Some(LastSeat {
+                            seat,
+                            bet: place.bet?,
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        None => Vec::new(),
+    };
+    Ok(Side {
+        shift,
+        recent,
+        house,
+        last_seats,
+    })
+}
+
+/// `GET`: the table's screen as stored, changing nothing. Refused when `writer` may not enter
+/// rounds at the table.
+pub fn show(
+    conn: &mut PgConnection,
+    code: &str,
+    writer: Writer,
+    day: NaiveDate,
+) -> Result<Screen, RoundsError> {
+    let table = drafts::table(conn, code)?;
+    let shift = entry_shift(conn, &table, writer)?;
+    let draft = draft_rows::open_draft_of(conn, table.table.id)?;
+    let fields = draft
+        .as_ref()
+        .map(|d| form::fields_of_data(&d.data))
+        .unwrap_or_default();
+    let checked = check(&fields, &table)?;
+    let side = side(conn, &table, shift, day)?;
+    Ok(Screen {
+        stored: Stored {
+            confirm_prompt: table_settings::confirm_prompt(conn, table.table.id)?,
+            table,
+            draft,
+            fields,
+            checked,
+        },
+        side,
+    })
+}
+
+/// Stores the form as typed in the table's round (opened now if it has none) at its next
+/// revision, if the caller saw revision `expected` (any, if `None`), and checks it.
+pub fn save(
+    conn: &mut PgConnection,
+    code: &str,
+    writer: Writer,
+    actor: &Actor,
+    day: NaiveDate,
+    typed: Fields,
+    expected: Option<i32>,
+) -> Result<Stored, RoundsError> {
+    let table = drafts::table(conn, code)?;
+    let (draft, _) = drafts::open(conn, &table, writer, actor, day)?;
+    let data = serde_json::to_value(TypedDraft {
+        form: typed.clone(),
+    })
+    .map_err(|err| RoundsError::round(err.to_string()))?;
+    let draft = drafts::save_data(
+        conn,
+        &table,
+        writer,
+        draft.draft_key.as_str(),
+        expected,
+        &data,
+    )?;
+    let checked = check(&typed, &table)?;
+    Ok(Stored {
+        confirm_prompt: table_settings::confirm_prompt(conn, table.table.id)?,
+        table,
+        draft: Some(draft),
+        fields: typed,
+        checked,
+    })
+}
+
+/// [`save`], then the whole screen (the Preview button without script).
+pub fn preview(
+    conn: &mut PgConnection,
+    code: &str,
+    writer: Writer,
+    actor: &Actor,
+    day: NaiveDate,
+    typed: Fields,
+    expected: Option<i32>,
+) -> Result<Screen, RoundsError> {
+    let stored = save(conn, code, writer, actor, day, typed, expected)?;
+    let shift = entry_shift(conn, &stored.table, writer)?;
+    let side = side(conn, &stored.table, shift, day)?;
+    Ok(Screen { stored, side })
+}
+
+/// Confirms the table's round `key` at the revision the caller saw; the settled round's id.
+pub fn confirm(
+    conn: &mut PgConnection,
+    code: &str,
+    key: &str,
+    expected: Option<i32>,
+    day: NaiveDate,
+    writer: Writer,
+    actor: &Actor,
+) -> Result<RoundId, RoundsError> {
+    if key.is_empty() {
+        return Err(RoundsError::round(
+            "there is no round to confirm yet: enter it and preview it first",
+        ));
+    }
+    let (settled, _, _) = drafts::confirm(conn, key, Some(code), expected, day, writer, actor)?;
+    Ok(settled.round.id)
+}
