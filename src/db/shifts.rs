@@ -111,7 +111,8 @@ pub fn tables_with_dealers(
     Ok(out)
 }
 
-/// Signs `dealer` on at a table for `gaming_day`; records `table.sign_on` on the table chain.
+/// Signs `dealer` on at a table for `gaming_day`, under the profile version waiting for the next
+/// shift if there is one; records `table.sign_on` (with that version) on the table chain.
 pub fn sign_on(
     conn: &mut PgConnection,
     table_id: TableId,
@@ -149,6 +150,8 @@ pub fn sign_on(
                 }
                 other => ShiftError::Query(other),
             })?;
+        // A profile version waiting for the next shift starts with this one.
+        let version = tables::start_shift_version(conn, table_id)?;
         audit_log::append(
             conn,
             &NewAuditEvent {
@@ -156,7 +159,11 @@ pub fn sign_on(
                 actor: dealer,
                 action: "table.sign_on",
                 target: format!("table:{}", table.code),
-                details: json!({ "shift_id": shift.id, "dealer_id": dealer_id }),
+                details: json!({
+                    "shift_id": shift.id,
+                    "dealer_id": dealer_id,
+                    "rule_profile_version_id": version,
+                }),
                 gaming_day: Some(gaming_day),
                 table_id: Some(table_id),
             },

@@ -17,6 +17,7 @@ use crate::web::layout::Nav;
 use crate::web::respond::{redirect, render};
 use crate::web::session;
 use crate::web::state::AppState;
+use crate::web::tables::waiting_text;
 use crate::web::user::CurrentUser;
 
 pub struct AdminTableRow {
@@ -28,6 +29,7 @@ pub struct AdminTableRow {
     pub max_bet: String,
     pub rule_profile_id: i64,
     pub profile: String,
+    pub waiting: Option<String>,
 }
 
 pub struct ProfileOption {
@@ -83,7 +85,11 @@ async fn page(
                 min_bet: l.table.min_bet.plain_text(),
                 max_bet: l.table.max_bet.plain_text(),
                 rule_profile_id: l.table.rule_profile_id.0,
-                profile: format!("{} v{}", l.profile_name, l.profile.version),
+                profile: format!("{} v{} in force", l.profile_name, l.profile.version),
+                waiting: l
+                    .waiting
+                    .as_ref()
+                    .map(|w| waiting_text(w, l, state.config.utc_offset)),
             })
             .collect(),
         profiles: all_profiles

@@ -10,6 +10,7 @@ mod headers;
 mod helpers;
 mod outage;
 mod prepared;
+mod profile_versions;
 mod record;
 mod refusals;
 mod round_shifts;
