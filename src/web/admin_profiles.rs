@@ -85,18 +85,10 @@ impl From<&ProfileForm> for OptionValues {
 }
 
 /// When an edit applies, as the edit form holds it: `next_shift`, or `at` with a local time.
+#[derive(Default)]
 pub struct AppliesValues {
     pub at: bool,
     pub time: String,
-}
-
-impl Default for AppliesValues {
-    fn default() -> Self {
-        AppliesValues {
-            at: false,
-            time: String::new(),
-        }
-    }
 }
 
 #[derive(Default)]

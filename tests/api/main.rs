@@ -3,6 +3,7 @@
 
 mod access;
 mod admin;
+mod admin_forms;
 mod audit;
 mod durability;
 mod forms;
