@@ -100,7 +100,8 @@ pub fn seed(
         )?;
         let dealer_actor = Actor::user(dealer.id, &dealer.username, None);
         shifts::sign_on(&mut conn, table.id, &dealer_actor, day)?;
-        let (_, token) = api_tokens::issue(&mut conn, &format!("Load {n}"), dealer.id, &boss)?;
+        let (_, token) =
+            api_tokens::issue(&mut conn, &format!("Load {n}"), dealer.id, None, &boss)?;
         seeded.push((code, dealer.username, token));
     }
     Ok(Seeded {

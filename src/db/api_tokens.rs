@@ -17,6 +17,10 @@ use crate::db::users::User;
 /// Every token starts with this, so a leaked one is recognisable in logs and scanners.
 pub const PREFIX: &str = "ppt_";
 
+/// How much of a token is kept to tell tokens apart: [`PREFIX`] and 8 hex digits (32 of its
+/// 256 random bits; the other 224 keep it unguessable).
+pub const SHOWN_LEN: usize = PREFIX.len() + 8;
+
 /// An issued token as listed (never the token itself).
 #[derive(Debug, Clone, PartialEq, Queryable)]
 pub struct TokenRow {
@@ -26,6 +30,9 @@ pub struct TokenRow {
     pub role: String,
     pub created_at: DateTime<Utc>,
     pub revoked_at: Option<DateTime<Utc>>,
+    pub expires_at: Option<DateTime<Utc>>,
+    /// The token's first [`SHOWN_LEN`] characters ('' for tokens issued before they were kept).
+    pub prefix: String,
 }
 
 /// Why a token cannot be issued.
@@ -35,6 +42,8 @@ pub enum IssueError {
     BadName,
     #[error("there is no active staff account with that id")]
     NoSuchUser,
+    #[error("the expiry must be in the future")]
+    ExpiryPassed,
     #[error(transparent)]
     Query(#[from] diesel::result::Error),
 }
@@ -54,17 +63,22 @@ fn target(id: TokenId) -> String {
     format!("api_token:{id}")
 }
 
-/// Issues a token for `user` and records `api_token.issued`. Returns the token's id and the
-/// token, which is not stored and cannot be shown again.
+/// Issues a token for `user`, refused from `expires_at` on if given, and records
+/// `api_token.issued`. Returns the token's id and the token, which is not stored (only its hash
+/// and its first [`SHOWN_LEN`] characters) and cannot be shown again.
 pub fn issue(
     conn: &mut PgConnection,
     name: &str,
     user: UserId,
+    expires_at: Option<DateTime<Utc>>,
     actor: &Actor,
 ) -> Result<(TokenId, String), IssueError> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 80 {
         return Err(IssueError::BadName);
+    }
+    if expires_at.is_some_and(|at| at <= Utc::now()) {
+        return Err(IssueError::ExpiryPassed);
     }
     let created_by = actor.user_id.ok_or(IssueError::NoSuchUser)?;
     conn.transaction(|conn| {
@@ -83,13 +97,19 @@ pub fn issue(
                 api_tokens::user_id.eq(user.0),
                 api_tokens::token_hash.eq(hash(&token)),
                 api_tokens::created_by.eq(created_by.0),
+                api_tokens::expires_at.eq(expires_at),
+                api_tokens::prefix.eq(&token[..SHOWN_LEN]),
             ))
             .returning(api_tokens::id)
             .get_result(conn)?;
         audit_log::append(
             conn,
-            &NewAuditEvent::system(actor, "api_token.issued", target(id))
-                .details(json!({ "name": name, "user": username })),
+            &NewAuditEvent::system(actor, "api_token.issued", target(id)).details(json!({
+                "name": name,
+                "user": username,
+                "prefix": &token[..SHOWN_LEN],
+                "expires_at": expires_at,
+            })),
         )?;
         Ok((id, token))
     })
@@ -133,24 +153,43 @@ pub fn revoke(conn: &mut PgConnection, id: TokenId, actor: &Actor) -> QueryResul
     })
 }
 
-/// Every token ever issued, live ones first, newest first.
-pub fn list(conn: &mut PgConnection) -> QueryResult<Vec<TokenRow>> {
-    api_tokens::table
-        .inner_join(users::table.on(users::id.eq(api_tokens::user_id)))
-        .order((api_tokens::revoked_at.is_not_null(), api_tokens::id.desc()))
-        .select((
+/// The columns of a [`TokenRow`], in its order.
+macro_rules! token_columns {
+    () => {
+        (
             api_tokens::id,
             api_tokens::name,
             users::username,
             users::role,
             api_tokens::created_at,
             api_tokens::revoked_at,
-        ))
+            api_tokens::expires_at,
+            api_tokens::prefix,
+        )
+    };
+}
+
+/// One token as listed, if it exists.
+pub fn find(conn: &mut PgConnection, id: TokenId) -> QueryResult<Option<TokenRow>> {
+    api_tokens::table
+        .inner_join(users::table.on(users::id.eq(api_tokens::user_id)))
+        .filter(api_tokens::id.eq(id))
+        .select(token_columns!())
+        .first(conn)
+        .optional()
+}
+
+/// Every token ever issued, live ones first, newest first.
+pub fn list(conn: &mut PgConnection) -> QueryResult<Vec<TokenRow>> {
+    api_tokens::table
+        .inner_join(users::table.on(users::id.eq(api_tokens::user_id)))
+        .order((api_tokens::revoked_at.is_not_null(), api_tokens::id.desc()))
+        .select(token_columns!())
         .load(conn)
 }
 
-/// The account a presented token acts for: `None` if the token is unknown or revoked, or its
-/// account is disabled. One indexed query, so it can run on every API request.
+/// The account a presented token acts for: `None` if the token is unknown, revoked or expired,
+/// or its account is disabled. One indexed query, so it can run on every API request.
 pub fn authenticate(conn: &mut PgConnection, token: &str) -> QueryResult<Option<(i64, User)>> {
     if !token.starts_with(PREFIX) {
         return Ok(None);
@@ -159,6 +198,11 @@ pub fn authenticate(conn: &mut PgConnection, token: &str) -> QueryResult<Option<
         .inner_join(users::table.on(users::id.eq(api_tokens::user_id)))
         .filter(api_tokens::token_hash.eq(hash(token)))
         .filter(api_tokens::revoked_at.is_null())
+        .filter(
+            api_tokens::expires_at
+                .is_null()
+                .or(api_tokens::expires_at.gt(diesel::dsl::now)),
+        )
         .filter(users::disabled_at.is_null())
         .select((api_tokens::id, User::as_select()))
         .first(conn)

@@ -8,8 +8,8 @@ use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use serde_json::json;
 
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
-use crate::db::ids::{ProfileId, ProfileVersionId, UserId};
-use crate::db::schema::{rule_profile_versions, rule_profiles};
+use crate::db::ids::{ProfileId, ProfileVersionId, TableId, UserId};
+use crate::db::schema::{gaming_tables, rule_profile_versions, rule_profiles};
 use crate::rules::profile::RuleProfile;
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
@@ -142,12 +142,15 @@ pub fn create_profile(
     })
 }
 
-/// Inserts the next version of a profile (never touching older ones) and records
-/// `profile.new_version` with the options before and after.
+/// Inserts the next version of a profile (never touching older ones), sets it waiting at every
+/// table playing the profile from `from` (`None`: each table's next dealer shift; a table in
+/// mid-shift keeps its version until then), and records `profile.new_version` with the options
+/// before and after, when it applies and at which tables.
 pub fn new_version(
     conn: &mut PgConnection,
     profile_id: ProfileId,
     options: &RuleProfile,
+    from: Option<DateTime<Utc>>,
     actor: &Actor,
 ) -> Result<Version, ProfileError> {
     conn.transaction(|conn| {
@@ -162,6 +165,7 @@ pub fn new_version(
         let before = latest_version(conn, profile_id)?;
         let next = before.as_ref().map_or(1, |v| v.version + 1);
         let version = insert_version(conn, profile.id, next, options, actor)?;
+        let tables = set_waiting_version(conn, WaitAt::Profile(profile.id), version.id, from)?;
         audit_log::append(
             conn,
             &NewAuditEvent::system(
@@ -174,6 +178,8 @@ pub fn new_version(
                 "version": next,
                 "before": before.map(|v| options_json(&v.options)),
                 "after": options_json(options),
+                "applies_from": from.map_or_else(|| json!("next_shift"), |at| json!(at)),
+                "tables": tables,
             })),
         )?;
         Ok(version)
@@ -193,6 +199,19 @@ pub fn latest_version(
         .optional()?
         .map(Version::try_from)
         .transpose()
+}
+
+/// One version with its profile's name.
+pub fn version_by_id(
+    conn: &mut PgConnection,
+    id: ProfileVersionId,
+) -> Result<(String, Version), ProfileError> {
+    let (name, row): (String, VersionRow) = rule_profile_versions::table
+        .find(id)
+        .inner_join(rule_profiles::table)
+        .select((rule_profiles::name, VersionRow::as_select()))
+        .first(conn)?;
+    Ok((name, Version::try_from(row)?))
 }
 
 /// Every version of a profile, oldest first.
@@ -233,4 +252,55 @@ pub fn find_by_name(conn: &mut PgConnection, name: &str) -> QueryResult<Option<P
         .select(Profile::as_select())
         .first(conn)
         .optional()
+}
+
+/// Makes a waiting version whose time has come the tables' own (the version in force does not
+/// change), so that a newer waiting version can take its place. Returns how many tables moved.
+pub fn settle_due_versions(conn: &mut PgConnection) -> QueryResult<usize> {
+    diesel::update(
+        gaming_tables::table.filter(gaming_tables::next_profile_from.le(diesel::dsl::now)),
+    )
+    .set((
+        gaming_tables::profile_version_id
+            .eq(gaming_tables::next_profile_version_id.assume_not_null()),
+        gaming_tables::next_profile_version_id.eq(None::<ProfileVersionId>),
+        gaming_tables::next_profile_from.eq(None::<DateTime<Utc>>),
+    ))
+    .execute(conn)
+}
+
+/// Which tables a new profile version waits at.
+pub enum WaitAt {
+    /// Every table playing the profile.
+    Profile(ProfileId),
+    Table(TableId),
+}
+
+/// Sets `version` waiting at the tables `at`, from `from` (`None`: each table's next dealer
+/// shift), in place of any version waiting there. Returns the codes of the tables.
+pub fn set_waiting_version(
+    conn: &mut PgConnection,
+    at: WaitAt,
+    version: ProfileVersionId,
+    from: Option<DateTime<Utc>>,
+) -> QueryResult<Vec<String>> {
+    settle_due_versions(conn)?;
+    let set = (
+        gaming_tables::next_profile_version_id.eq(Some(version)),
+        gaming_tables::next_profile_from.eq(from),
+    );
+    let mut codes: Vec<String> = match at {
+        WaitAt::Profile(profile) => {
+            diesel::update(gaming_tables::table.filter(gaming_tables::rule_profile_id.eq(profile)))
+                .set(set)
+                .returning(gaming_tables::code)
+                .get_results(conn)?
+        }
+        WaitAt::Table(id) => diesel::update(gaming_tables::table.find(id))
+            .set(set)
+            .returning(gaming_tables::code)
+            .get_results(conn)?,
+    };
+    codes.sort();
+    Ok(codes)
 }

@@ -9,6 +9,8 @@ diesel::table! {
         created_by -> Int8,
         created_at -> Timestamptz,
         revoked_at -> Nullable<Timestamptz>,
+        expires_at -> Nullable<Timestamptz>,
+        prefix -> Text,
     }
 }
 
@@ -72,6 +74,9 @@ diesel::table! {
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
         approval_threshold -> Nullable<Int8>,
+        profile_version_id -> Int8,
+        next_profile_version_id -> Nullable<Int8>,
+        next_profile_from -> Nullable<Timestamptz>,
         confirm_prompt -> Bool,
     }
 }

@@ -8,7 +8,7 @@ use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use serde_json::json;
 
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
-use crate::db::ids::{ShiftId, TableId, UserId};
+use crate::db::ids::{ProfileVersionId, ShiftId, TableId, UserId};
 use crate::db::schema::{dealer_shifts, gaming_tables, users};
 use crate::db::tables::{self, GamingTable, TableError, TableListing};
 use crate::db::users as accounts;
@@ -111,7 +111,8 @@ pub fn tables_with_dealers(
     Ok(out)
 }
 
-/// Signs `dealer` on at a table for `gaming_day`; records `table.sign_on` on the table chain.
+/// Signs `dealer` on at a table for `gaming_day`, under the profile version waiting for the next
+/// shift if there is one; records `table.sign_on` (with that version) on the table chain.
 pub fn sign_on(
     conn: &mut PgConnection,
     table_id: TableId,
@@ -149,8 +150,13 @@ pub fn sign_on(
                 }
                 other => ShiftError::Query(other),
             })?;
+        // A profile version waiting for the next shift starts with this one.
+        let version = tables::start_shift_version(conn, table_id)?;
         let chain = audit_log::table_chain(table_id);
-        audit_log::append(conn, &sign_on_event(&chain, &table.code, &shift, dealer))?;
+        audit_log::append(
+            conn,
+            &sign_on_event(&chain, &table.code, &shift, dealer, version),
+        )?;
         Ok(shift)
     })
 }
@@ -228,19 +234,25 @@ fn close(
     Ok(shift)
 }
 
-/// The `table.sign_on` event of `shift` at the table `code`, on the table's `chain`.
+/// The `table.sign_on` event of `shift` at the table `code`, on the table's `chain`, which
+/// deals under rule-profile `version`.
 pub fn sign_on_event<'a>(
     chain: &'a str,
     code: &str,
     shift: &Shift,
     dealer: &'a Actor,
+    version: ProfileVersionId,
 ) -> NewAuditEvent<'a> {
     NewAuditEvent {
         chain,
         actor: dealer,
         action: "table.sign_on",
         target: format!("table:{code}"),
-        details: json!({ "shift_id": shift.id, "dealer_id": shift.dealer_id }),
+        details: json!({
+            "shift_id": shift.id,
+            "dealer_id": shift.dealer_id,
+            "rule_profile_version_id": version,
+        }),
         gaming_day: Some(shift.gaming_day),
         table_id: Some(shift.table_id),
     }

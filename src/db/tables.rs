@@ -10,7 +10,7 @@ use serde_json::json;
 
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::ids::{ProfileId, ProfileVersionId, TableId};
-use crate::db::profiles::{self, ProfileError, Version};
+use crate::db::profiles::{self, ProfileError, Version, WaitAt};
 use crate::db::schema::{gaming_tables, rule_profile_versions, rule_profiles};
 use crate::rules::money::Money;
 use crate::rules::profile::RuleProfile;
@@ -72,18 +72,33 @@ impl PlayingTable {
     }
 }
 
-/// The tables matching `$filter` with their profiles' versions, newest version first: the first
-/// row of a table is its current version. Built with diesel's DSL so that it is prepared once
-/// per connection (it runs on every round request).
+/// Whether the `rule_profile_versions` row joined is the version in force at the table now:
+/// the waiting version once its time has come, else the table's own (see the migration
+/// `2026-11-25-000006`; [`VERSION_IN_FORCE`](crate::db::rounds::sql::VERSION_IN_FORCE) says the
+/// same in SQL).
+macro_rules! version_in_force {
+    () => {
+        rule_profile_versions::id
+            .eq(gaming_tables::profile_version_id)
+            .and(
+                gaming_tables::next_profile_from
+                    .is_null()
+                    .or(gaming_tables::next_profile_from.gt(diesel::dsl::now)),
+            )
+            .or(rule_profile_versions::id
+                .nullable()
+                .eq(gaming_tables::next_profile_version_id)
+                .and(gaming_tables::next_profile_from.le(diesel::dsl::now)))
+    };
+}
+
+/// The tables matching `$filter` with the profile version in force at each. Built with diesel's
+/// DSL so that it is prepared once per connection (it runs on every round request).
 macro_rules! table_with_versions {
     ($filter:expr) => {
         gaming_tables::table
-            .left_join(
-                rule_profile_versions::table
-                    .on(rule_profile_versions::profile_id.eq(gaming_tables::rule_profile_id)),
-            )
+            .left_join(rule_profile_versions::table.on(version_in_force!()))
             .filter($filter)
-            .order(rule_profile_versions::version.desc())
             .select((
                 GamingTable::as_select(),
                 rule_profile_versions::id.nullable(),
@@ -326,6 +341,12 @@ pub fn update_table(
         })
         .map_err(TableError::Invalid)?;
         check_profile(conn, input.rule_profile_id)?;
+        // A new profile applies from the table's next dealer shift, as a new version does.
+        if input.rule_profile_id != before.rule_profile_id {
+            let newest = profiles::latest_version(conn, input.rule_profile_id)?
+                .ok_or(ProfileError::NotFound(input.rule_profile_id))?;
+            profiles::set_waiting_version(conn, WaitAt::Table(id), newest.id, None)?;
+        }
         let after = diesel::update(gaming_tables::table.find(id))
             .set((
                 gaming_tables::name.eq(&input.name),
@@ -369,33 +390,101 @@ pub fn find_by_code(conn: &mut PgConnection, code: &str) -> QueryResult<Option<G
         .optional()
 }
 
-/// A table as the lists show it: its profile's name and newest version.
+/// A table as the lists show it: the profile version in force and the one waiting, if any.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableListing {
     pub table: GamingTable,
+    /// The name of the profile of the version in force.
     pub profile_name: String,
+    /// The version the table's rounds are entered under now.
     pub profile: Version,
+    pub waiting: Option<WaitingVersion>,
 }
 
-/// Every table by code, with its current profile version.
+/// A profile version waiting to apply at a table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WaitingVersion {
+    pub profile_name: String,
+    pub version: Version,
+    /// When it applies; `None`: from the table's next dealer shift.
+    pub from: Option<DateTime<Utc>>,
+}
+
+/// Every table by code, with the profile version in force now and the one waiting.
 pub fn list_tables(conn: &mut PgConnection) -> Result<Vec<TableListing>, TableError> {
-    let rows: Vec<(GamingTable, String)> = gaming_tables::table
-        .inner_join(rule_profiles::table)
+    type Row = (
+        GamingTable,
+        ProfileVersionId,
+        Option<ProfileVersionId>,
+        Option<DateTime<Utc>>,
+    );
+    let rows: Vec<Row> = gaming_tables::table
         .order(gaming_tables::code.asc())
-        .select((GamingTable::as_select(), rule_profiles::name))
+        .select((
+            GamingTable::as_select(),
+            gaming_tables::profile_version_id,
+            gaming_tables::next_profile_version_id,
+            gaming_tables::next_profile_from,
+        ))
         .load(conn)?;
+    let now = Utc::now();
     let mut out = Vec::with_capacity(rows.len());
-    for (table, profile_name) in rows {
-        let Some(profile) = profiles::latest_version(conn, table.rule_profile_id)? else {
-            continue;
+    for (table, current, next, from) in rows {
+        let (in_force, waiting) = match (next, from) {
+            (Some(next), Some(from)) if from <= now => (next, None),
+            (Some(next), from) => (current, Some((next, from))),
+            (None, _) => (current, None),
+        };
+        let (profile_name, profile) = profiles::version_by_id(conn, in_force)?;
+        let waiting = match waiting {
+            Some((id, from)) => {
+                let (profile_name, version) = profiles::version_by_id(conn, id)?;
+                Some(WaitingVersion {
+                    profile_name,
+                    version,
+                    from,
+                })
+            }
+            None => None,
         };
         out.push(TableListing {
             table,
             profile_name,
             profile,
+            waiting,
         });
     }
     Ok(out)
+}
+
+/// At a dealer's sign-on: the waiting version becomes the table's own if it applies from the next
+/// shift or its time has come. Returns the version the new shift starts under.
+pub fn start_shift_version(conn: &mut PgConnection, id: TableId) -> QueryResult<ProfileVersionId> {
+    let started: Option<ProfileVersionId> = diesel::update(
+        gaming_tables::table.find(id).filter(
+            gaming_tables::next_profile_version_id.is_not_null().and(
+                gaming_tables::next_profile_from
+                    .is_null()
+                    .or(gaming_tables::next_profile_from.le(diesel::dsl::now)),
+            ),
+        ),
+    )
+    .set((
+        gaming_tables::profile_version_id
+            .eq(gaming_tables::next_profile_version_id.assume_not_null()),
+        gaming_tables::next_profile_version_id.eq(None::<ProfileVersionId>),
+        gaming_tables::next_profile_from.eq(None::<DateTime<Utc>>),
+    ))
+    .returning(gaming_tables::profile_version_id)
+    .get_result(conn)
+    .optional()?;
+    match started {
+        Some(version) => Ok(version),
+        None => gaming_tables::table
+            .find(id)
+            .select(gaming_tables::profile_version_id)
+            .first(conn),
+    }
 }
 
 #[cfg(test)]

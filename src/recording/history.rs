@@ -305,7 +305,7 @@ fn write_shift(
         let shift = shifts::insert_past_shift(conn, table.table.id, dealer.id, dealt.day, on, off)?;
         let mut events = vec![SealedEvent::after_at(
             head.clone(),
-            shifts::sign_on_event(&chain, code, &shift, &actor),
+            shifts::sign_on_event(&chain, code, &shift, &actor, table.profile_version_id),
             on,
         )];
         let ids = confirm::next_round_ids(conn, dealt.rounds.len() as i64)?;

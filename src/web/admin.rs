@@ -184,8 +184,9 @@ pub async fn create_user(
     if let Err(problem) = password::check_policy(&form.password, &username) {
         errors.password = Some(capitalised(&problem.to_string()));
     }
+    // Shown again exactly as typed (the password never is).
     let values = CreateValues {
-        username: username.clone(),
+        username: form.username.clone(),
         display_name: display_name.clone(),
         role: form.role.clone(),
     };

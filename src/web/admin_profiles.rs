@@ -5,6 +5,7 @@ use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
+use chrono::{DateTime, FixedOffset, NaiveDateTime, Utc};
 use serde::Deserialize;
 
 use crate::db::ids::ProfileId;
@@ -26,16 +27,20 @@ pub struct ProfileRow {
     pub name: String,
     pub version: i32,
     pub description: String,
+    /// The edit form's values: the newest version's, or what was typed if it was refused.
     pub options: OptionValues,
+    pub applies: AppliesValues,
+    pub error: Option<String>,
 }
 
+/// The rule options as a form holds them: as stored, or exactly as typed.
 pub struct OptionValues {
     pub surrender: bool,
     pub royalties: bool,
     pub dealer_royalties: bool,
-    pub ties: &'static str,
-    pub both_fouled: &'static str,
-    pub wheel: &'static str,
+    pub ties: String,
+    pub both_fouled: String,
+    pub wheel: String,
     pub suit_order: String,
 }
 
@@ -48,24 +53,62 @@ impl From<&RuleProfile> for OptionValues {
             ties: match p.ties {
                 TieRule::DealerWins => "dealer_wins",
                 TieRule::SuitOrder => "suit_order",
-            },
+            }
+            .to_owned(),
             both_fouled: match p.both_fouled {
                 BothFouled::Push => "push",
                 BothFouled::PlayerLoses => "player_loses",
-            },
+            }
+            .to_owned(),
             wheel: match p.wheel {
                 Wheel::Lowest => "lowest",
                 Wheel::Second => "second",
-            },
+            }
+            .to_owned(),
             suit_order: p.suit_order.to_string(),
         }
     }
+}
+
+impl From<&ProfileForm> for OptionValues {
+    fn from(form: &ProfileForm) -> Self {
+        OptionValues {
+            surrender: form.surrender.is_some(),
+            royalties: form.royalties.is_some(),
+            dealer_royalties: form.dealer_royalties.is_some(),
+            ties: form.ties.clone(),
+            both_fouled: form.both_fouled.clone(),
+            wheel: form.wheel.clone(),
+            suit_order: form.suit_order.clone(),
+        }
+    }
+}
+
+/// When an edit applies, as the edit form holds it: `next_shift`, or `at` with a local time.
+#[derive(Default)]
+pub struct AppliesValues {
+    pub at: bool,
+    pub time: String,
 }
 
 #[derive(Default)]
 pub struct ProfileErrors {
     pub name: Option<String>,
     pub suit_order: Option<String>,
+    /// A choice that is none of those offered.
+    pub choices: Option<String>,
+}
+
+impl ProfileErrors {
+    /// Every problem with the options, in one sentence list (for an edit form).
+    fn options_text(&self) -> String {
+        [&self.suit_order, &self.choices]
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
 }
 
 #[derive(Template)]
@@ -77,6 +120,15 @@ struct ProfilesPage {
     name: String,
     values: OptionValues,
     errors: ProfileErrors,
+    zone: String,
+}
+
+/// An edit form refused: the profile, what was typed and why.
+struct RefusedEdit {
+    id: ProfileId,
+    values: OptionValues,
+    applies: AppliesValues,
+    error: String,
 }
 
 async fn page(
@@ -86,27 +138,47 @@ async fn page(
     name: String,
     values: OptionValues,
     errors: ProfileErrors,
+    mut refused: Option<RefusedEdit>,
 ) -> Result<ProfilesPage, AppError> {
     let all = state
         .db(|conn| Ok(profiles::list(conn).map_err(TableError::from)?))
         .await?;
-    Ok(ProfilesPage {
-        nav: session::nav(session, Some(viewer))?,
-        can_manage: viewer.role == Role::Admin,
-        rows: all
-            .iter()
-            .map(|p| ProfileRow {
+    let rows = all
+        .iter()
+        .map(|p| {
+            let (options, applies, error) = match refused.take() {
+                Some(edit) if edit.id == p.profile.id => {
+                    (edit.values, edit.applies, Some(edit.error))
+                }
+                other => {
+                    refused = other;
+                    (
+                        OptionValues::from(&p.latest.options),
+                        AppliesValues::default(),
+                        None,
+                    )
+                }
+            };
+            ProfileRow {
                 id: p.profile.id.0,
                 prefix: format!("p{}", p.profile.id),
                 name: p.profile.name.clone(),
                 version: p.latest.version,
                 description: p.latest.options.describe(),
-                options: OptionValues::from(&p.latest.options),
-            })
-            .collect(),
+                options,
+                applies,
+                error,
+            }
+        })
+        .collect();
+    Ok(ProfilesPage {
+        nav: session::nav(session, Some(viewer))?,
+        can_manage: viewer.role == Role::Admin,
+        rows,
         name,
         values,
         errors,
+        zone: format!("UTC{}", state.config.utc_offset),
     })
 }
 
@@ -123,6 +195,7 @@ pub async fn list(
         String::new(),
         values,
         ProfileErrors::default(),
+        None,
     )
     .await?;
     render(StatusCode::OK, &page)
@@ -139,39 +212,87 @@ pub struct ProfileForm {
     both_fouled: String,
     wheel: String,
     suit_order: String,
+    /// `next_shift` (the default) or `at`.
+    #[serde(default)]
+    applies: String,
+    /// With `applies=at`: the casino's local time, as a `datetime-local` field sends it.
+    #[serde(default)]
+    applies_at: String,
 }
 
-/// The options the form describes, or the message for the suit order field.
-fn options(form: &ProfileForm) -> Result<RuleProfile, String> {
-    let suit_order: SuitOrder = form
-        .suit_order
-        .trim()
-        .to_ascii_lowercase()
-        .parse()
+/// The options the form describes, or what is wrong with them (each problem named).
+fn options(form: &ProfileForm) -> Result<RuleProfile, ProfileErrors> {
+    let mut errors = ProfileErrors::default();
+    let suit_order: Option<SuitOrder> = form.suit_order.trim().to_ascii_lowercase().parse().ok();
+    if suit_order.is_none() {
+        errors.suit_order =
+            Some("List the four suits d, c, h, s once each, highest first (e.g. dchs).".to_owned());
+    }
+    let ties = match form.ties.as_str() {
+        "dealer_wins" => Some(TieRule::DealerWins),
+        "suit_order" => Some(TieRule::SuitOrder),
+        _ => None,
+    };
+    let both_fouled = match form.both_fouled.as_str() {
+        "push" => Some(BothFouled::Push),
+        "player_loses" => Some(BothFouled::PlayerLoses),
+        _ => None,
+    };
+    let wheel = match form.wheel.as_str() {
+        "lowest" => Some(Wheel::Lowest),
+        "second" => Some(Wheel::Second),
+        _ => None,
+    };
+    match (suit_order, ties, both_fouled, wheel) {
+        (Some(suit_order), Some(ties), Some(both_fouled), Some(wheel)) => Ok(RuleProfile {
+            surrender: form.surrender.is_some(),
+            royalties: form.royalties.is_some(),
+            dealer_royalties: form.dealer_royalties.is_some(),
+            ties,
+            both_fouled,
+            wheel,
+            suit_order,
+        }),
+        (_, ties, both_fouled, wheel) => {
+            if ties.is_none() || both_fouled.is_none() || wheel.is_none() {
+                errors.choices = Some(
+                    "Choose exact ties, both fouled and wheel from the lists offered.".to_owned(),
+                );
+            }
+            Err(errors)
+        }
+    }
+}
+
+/// When an edit applies: `None` from each table's next dealer shift, or the time typed (in the
+/// casino's local time `zone`), which must not be in the past.
+fn applies_from(
+    form: &ProfileForm,
+    zone: FixedOffset,
+    now: DateTime<Utc>,
+) -> Result<Option<DateTime<Utc>>, String> {
+    if form.applies != "at" {
+        return Ok(None);
+    }
+    let typed = form.applies_at.trim();
+    let local = NaiveDateTime::parse_from_str(typed, "%Y-%m-%dT%H:%M")
+        .or_else(|_| NaiveDateTime::parse_from_str(typed, "%Y-%m-%d %H:%M"))
         .map_err(|_| {
-            "List the four suits d, c, h, s once each, highest first (e.g. dchs).".to_owned()
+            format!("Applies from: enter a date and time such as 2026-03-01 18:00 (UTC{zone}).")
         })?;
-    Ok(RuleProfile {
-        surrender: form.surrender.is_some(),
-        royalties: form.royalties.is_some(),
-        dealer_royalties: form.dealer_royalties.is_some(),
-        ties: if form.ties == "suit_order" {
-            TieRule::SuitOrder
-        } else {
-            TieRule::DealerWins
-        },
-        both_fouled: if form.both_fouled == "player_loses" {
-            BothFouled::PlayerLoses
-        } else {
-            BothFouled::Push
-        },
-        wheel: if form.wheel == "second" {
-            Wheel::Second
-        } else {
-            Wheel::Lowest
-        },
-        suit_order,
-    })
+    let at = local
+        .and_local_timezone(zone)
+        .single()
+        .map(|t| t.with_timezone(&Utc))
+        .ok_or_else(|| format!("Applies from: {typed} is not a time in UTC{zone}."))?;
+    // A minute's grace for the time it took to send the form.
+    if at < now - chrono::Duration::minutes(1) {
+        return Err(format!(
+            "Applies from: {} has passed; choose a later time or the next dealer shift.",
+            crate::web::format::when(at, zone)
+        ));
+    }
+    Ok(Some(at))
 }
 
 #[tracing::instrument(skip_all, fields(admin = %admin.username))]
@@ -184,11 +305,15 @@ pub async fn create(
 ) -> Result<HttpResponse, AppError> {
     let form = form.into_inner();
     let name = form.name.trim().to_owned();
-    let mut errors = ProfileErrors::default();
     let parsed = options(&form);
-    if let Err(message) = &parsed {
-        errors.suit_order = Some(message.clone());
-    }
+    let mut errors = match &parsed {
+        Ok(_) => ProfileErrors::default(),
+        Err(problems) => ProfileErrors {
+            name: None,
+            suit_order: problems.suit_order.clone(),
+            choices: problems.choices.clone(),
+        },
+    };
     if name.is_empty() || name.chars().count() > 80 {
         errors.name = Some("Enter a name of 1 to 80 characters.".to_owned());
     }
@@ -213,14 +338,9 @@ pub async fn create(
             Some(message) => errors.name = Some(message),
         }
     }
-    let values = match &parsed {
-        Ok(opts) => OptionValues::from(opts),
-        Err(_) => OptionValues {
-            suit_order: form.suit_order.clone(),
-            ..OptionValues::from(&RuleProfile::default())
-        },
-    };
-    let page = page(&session, &state, &admin, name, values, errors).await?;
+    // Every value comes back exactly as typed.
+    let values = OptionValues::from(&form);
+    let page = page(&session, &state, &admin, form.name, values, errors, None).await?;
     render(StatusCode::UNPROCESSABLE_ENTITY, &page)
 }
 
@@ -234,24 +354,56 @@ pub async fn update(
     form: web::Form<ProfileForm>,
 ) -> Result<HttpResponse, AppError> {
     let id = ProfileId(id.into_inner());
-    let message = match options(&form.into_inner()) {
-        Err(problem) => Err(format!("Not saved: {problem}")),
-        Ok(opts) => {
-            let actor = admin.actor(&req);
-            let version = state
-                .db(
-                    move |conn| match profiles::new_version(conn, id, &opts, &actor) {
-                        Ok(v) => Ok(v.version),
-                        Err(ProfileError::NotFound(_)) => Err(AppError::NotFound),
-                        Err(other) => Err(TableError::from(other).into()),
-                    },
-                )
-                .await?;
-            Ok(format!(
-                "Saved as version {version}. Rounds already settled keep the version they were played under."
-            ))
+    let form = form.into_inner();
+    let zone = state.config.utc_offset;
+    let checked = options(&form)
+        .map_err(|problems| problems.options_text())
+        .and_then(|opts| applies_from(&form, zone, Utc::now()).map(|from| (opts, from)));
+    let (opts, from) = match checked {
+        Ok(ok) => ok,
+        Err(error) => {
+            let refused = RefusedEdit {
+                id,
+                values: OptionValues::from(&form),
+                applies: AppliesValues {
+                    at: form.applies == "at",
+                    time: form.applies_at.clone(),
+                },
+                error,
+            };
+            let values = OptionValues::from(&RuleProfile::default());
+            let page = page(
+                &session,
+                &state,
+                &admin,
+                String::new(),
+                values,
+                ProfileErrors::default(),
+                Some(refused),
+            )
+            .await?;
+            return render(StatusCode::UNPROCESSABLE_ENTITY, &page);
         }
     };
-    session::set_flash_of(&session, &message)?;
+    let actor = admin.actor(&req);
+    let version = state
+        .db(
+            move |conn| match profiles::new_version(conn, id, &opts, from, &actor) {
+                Ok(v) => Ok(v.version),
+                Err(ProfileError::NotFound(_)) => Err(AppError::NotFound),
+                Err(other) => Err(TableError::from(other).into()),
+            },
+        )
+        .await?;
+    let applies = match from {
+        None => "from each table's next dealer shift (a table in mid-shift keeps its version until then)".to_owned(),
+        Some(at) => format!("at every table from {}", crate::web::format::when(at, zone)),
+    };
+    session::set_flash(
+        &session,
+        &format!(
+            "Saved as version {version}; it applies {applies}. Rounds already settled keep the version they were played under."
+        ),
+    )?;
     Ok(redirect("/admin/profiles"))
 }

@@ -18,6 +18,7 @@ use crate::web::layout::Nav;
 use crate::web::respond::{redirect, render};
 use crate::web::session;
 use crate::web::state::AppState;
+use crate::web::tables::waiting_text;
 use crate::web::user::CurrentUser;
 
 pub struct AdminTableRow {
@@ -29,6 +30,9 @@ pub struct AdminTableRow {
     pub max_bet: String,
     pub rule_profile_id: i64,
     pub profile: String,
+    pub waiting: Option<String>,
+    /// Why the row's edit was refused (its fields then hold what was typed).
+    pub error: Option<String>,
 }
 
 pub struct ProfileOption {
@@ -59,12 +63,20 @@ struct AdminTablesPage {
     confirm_prompts: Vec<(i64, String, bool)>,
 }
 
+/// A table's edit refused: the table, what was typed and why.
+struct RefusedEdit {
+    id: TableId,
+    values: TableValues,
+    error: String,
+}
+
 async fn page(
     session: &Session,
     state: &AppState,
     viewer: &CurrentUser,
     values: TableValues,
     errors: TableFieldErrors,
+    refused: Option<RefusedEdit>,
 ) -> Result<AdminTablesPage, AppError> {
     let (listings, all_profiles, prompts) = state
         .db(|conn| {
@@ -84,10 +96,27 @@ async fn page(
                 code: l.table.code.clone(),
                 name: l.table.name.clone(),
                 currency: l.table.currency.clone(),
-                min_bet: l.table.min_bet.plain_text(),
-                max_bet: l.table.max_bet.plain_text(),
+                min_bet: l.table.min_bet.major_text(),
+                max_bet: l.table.max_bet.major_text(),
                 rule_profile_id: l.table.rule_profile_id.0,
-                profile: format!("{} v{}", l.profile_name, l.profile.version),
+                profile: format!("{} v{} in force", l.profile_name, l.profile.version),
+                waiting: l
+                    .waiting
+                    .as_ref()
+                    .map(|w| waiting_text(w, l, state.config.utc_offset)),
+                error: None,
+            })
+            .map(|mut row| {
+                if let Some(edit) = refused.as_ref().filter(|e| e.id.0 == row.id) {
+                    // The row as typed, with why it was not saved.
+                    row.name = edit.values.name.clone();
+                    row.currency = edit.values.currency.clone();
+                    row.min_bet = edit.values.min_bet.clone();
+                    row.max_bet = edit.values.max_bet.clone();
+                    row.rule_profile_id = edit.values.rule_profile_id;
+                    row.error = Some(edit.error.clone());
+                }
+                row
             })
             .collect(),
         profiles: all_profiles
@@ -120,6 +149,7 @@ pub async fn list(
             ..TableValues::default()
         },
         TableFieldErrors::default(),
+        None,
     )
     .await?;
     render(StatusCode::OK, &page)
@@ -212,7 +242,7 @@ pub async fn create(
             Ok(redirect("/admin/tables"))
         }
         Some(errors) => {
-            let page = page(&session, &state, &admin, values, errors).await?;
+            let page = page(&session, &state, &admin, values, errors, None).await?;
             render(StatusCode::UNPROCESSABLE_ENTITY, &page)
         }
     }
@@ -228,7 +258,8 @@ pub async fn update(
     form: web::Form<TableForm>,
 ) -> Result<HttpResponse, AppError> {
     let id = TableId(id.into_inner());
-    let (change, amount_errors) = input(&form.into_inner());
+    let form = form.into_inner();
+    let (change, amount_errors) = input(&form);
     let outcome = if amount_errors.any() {
         Err(amount_errors)
     } else {
@@ -244,8 +275,11 @@ pub async fn update(
             )
             .await?
     };
-    let message = match outcome {
-        Ok(code) => Ok(format!("Saved table {code}.")),
+    match outcome {
+        Ok(code) => {
+            session::set_flash(&session, &format!("Saved table {code}."))?;
+            Ok(redirect("/admin/tables"))
+        }
         Err(errors) => {
             let problems: Vec<String> = [
                 errors.name,
@@ -257,11 +291,34 @@ pub async fn update(
             .into_iter()
             .flatten()
             .collect();
-            Err(format!("Not saved: {}", problems.join(" ")))
+            let refused = RefusedEdit {
+                id,
+                values: TableValues {
+                    code: String::new(),
+                    name: form.name.clone(),
+                    currency: form.currency.clone(),
+                    min_bet: form.min_bet.clone(),
+                    max_bet: form.max_bet.clone(),
+                    rule_profile_id: form.rule_profile_id.trim().parse().unwrap_or(0),
+                },
+                error: format!("Not saved: {}", problems.join(" ")),
+            };
+            let values = TableValues {
+                currency: "PHP".to_owned(),
+                ..TableValues::default()
+            };
+            let page = page(
+                &session,
+                &state,
+                &admin,
+                values,
+                TableFieldErrors::default(),
+                Some(refused),
+            )
+            .await?;
+            render(StatusCode::UNPROCESSABLE_ENTITY, &page)
         }
-    };
-    session::set_flash_of(&session, &message)?;
-    Ok(redirect("/admin/tables"))
+    }
 }
 
 #[derive(Deserialize)]

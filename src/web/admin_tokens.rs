@@ -1,32 +1,72 @@
 //! API tokens for casino systems that integrate with us. Administrators issue a token for a
-//! staff account (the integration then acts as that account) and revoke it; the token is shown
-//! once, on the page that issued it. Pit managers and auditors see the list read-only.
+//! staff account (the integration then acts as that account), optionally until a set time, and
+//! revoke it after confirming. Issuing is post/redirect/get: the token is kept in the session
+//! only until the page after the redirect shows it, once, so a reload never issues another.
+//! Each token is listed with its first characters, to tell tokens named alike apart. Pit
+//! managers and auditors see the list read-only.
 
 use actix_session::Session;
-use actix_web::http::header::{CacheControl, CacheDirective};
+use actix_web::http::header::{CacheControl, CacheDirective, CACHE_CONTROL};
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
-use serde::Deserialize;
+use chrono::{DateTime, FixedOffset, NaiveDateTime, Utc};
+use serde::{Deserialize, Serialize};
 
-use crate::db::api_tokens::{self, IssueError, Revoked};
+use crate::db::api_tokens::{self, IssueError, Revoked, TokenRow};
 use crate::db::ids::{TokenId, UserId};
 use crate::db::users::{self, Role};
 use crate::web::error::AppError;
-use crate::web::format::when;
+use crate::web::format::{capitalised, when};
 use crate::web::layout::Nav;
 use crate::web::respond::{redirect, render};
 use crate::web::session;
 use crate::web::state::AppState;
 use crate::web::user::CurrentUser;
 
+/// Where the session keeps a token just issued until the next page shows it.
+const ISSUED_KEY: &str = "issued_token";
+
 pub struct TokenView {
     pub id: TokenId,
     pub name: String,
+    pub prefix: String,
     pub username: String,
     pub role: String,
     pub issued: String,
-    pub revoked: Option<String>,
+    pub expires: Option<String>,
+    /// `Live`, `Revoked …` or `Expired …`.
+    pub status: String,
+    pub live: bool,
+}
+
+impl TokenView {
+    fn of(t: TokenRow, zone: FixedOffset, now: DateTime<Utc>) -> TokenView {
+        let expired = t.expires_at.filter(|at| *at <= now);
+        let status = match (t.revoked_at, expired) {
+            (Some(at), _) => format!("Revoked {}", when(at, zone)),
+            (None, Some(at)) => format!("Expired {}", when(at, zone)),
+            (None, None) => "Live".to_owned(),
+        };
+        TokenView {
+            id: t.id,
+            name: t.name,
+            prefix: if t.prefix.is_empty() {
+                "(not kept)".to_owned()
+            } else {
+                format!("{}…", t.prefix)
+            },
+            username: t.username,
+            role: t
+                .role
+                .parse::<Role>()
+                .map_or(t.role, |role| role.title().to_owned()),
+            issued: when(t.created_at, zone),
+            expires: t.expires_at.map(|at| when(at, zone)),
+            live: t.revoked_at.is_none() && expired.is_none(),
+            status,
+        }
+    }
 }
 
 pub struct AccountOption {
@@ -35,7 +75,8 @@ pub struct AccountOption {
     pub selected: bool,
 }
 
-/// A token just issued: shown once.
+/// A token just issued: shown once, on the page after the redirect.
+#[derive(Serialize, Deserialize)]
 pub struct Issued {
     pub name: String,
     pub token: String,
@@ -45,6 +86,7 @@ pub struct Issued {
 pub struct IssueErrors {
     pub name: Option<String>,
     pub user: Option<String>,
+    pub expires: Option<String>,
 }
 
 #[derive(Template)]
@@ -55,8 +97,17 @@ struct TokensPage {
     tokens: Vec<TokenView>,
     accounts: Vec<AccountOption>,
     name: String,
+    expires_at: String,
+    zone: String,
     errors: IssueErrors,
     issued: Option<Issued>,
+}
+
+#[derive(Template)]
+#[template(path = "admin_token_revoke.html")]
+struct RevokePage {
+    nav: Nav,
+    token: TokenView,
 }
 
 async fn page(
@@ -81,48 +132,83 @@ async fn page(
         })
         .collect();
     let zone = state.config.utc_offset;
-    let tokens = tokens
-        .into_iter()
-        .map(|t| TokenView {
-            id: t.id,
-            name: t.name,
-            username: t.username,
-            role: t
-                .role
-                .parse::<Role>()
-                .map_or(t.role, |role| role.title().to_owned()),
-            issued: when(t.created_at, zone),
-            revoked: t.revoked_at.map(|at| when(at, zone)),
-        })
-        .collect();
+    let now = Utc::now();
     Ok(TokensPage {
         nav: session::nav(session, Some(viewer))?,
         can_manage: viewer.role == Role::Admin,
-        tokens,
+        tokens: tokens
+            .into_iter()
+            .map(|t| TokenView::of(t, zone, now))
+            .collect(),
         accounts,
         name: form.map(|f| f.name.clone()).unwrap_or_default(),
+        expires_at: form.map(|f| f.expires_at.clone()).unwrap_or_default(),
+        zone: format!("UTC{zone}"),
         errors,
         issued,
     })
 }
 
-/// `GET /admin/tokens`
+/// Keeps the page out of every cache: it may carry a token.
+fn no_store(mut res: HttpResponse) -> HttpResponse {
+    res.headers_mut().insert(
+        CACHE_CONTROL,
+        // A fixed, valid header value.
+        CacheControl(vec![CacheDirective::NoStore])
+            .to_string()
+            .parse()
+            .unwrap_or(actix_web::http::header::HeaderValue::from_static(
+                "no-store",
+            )),
+    );
+    res
+}
+
+/// `GET /admin/tokens`: the list, with a token just issued shown this once.
 pub async fn list(
     session: Session,
     state: web::Data<AppState>,
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
-    let page = page(&session, &state, &user, None, IssueErrors::default(), None).await?;
-    render(StatusCode::OK, &page)
+    let issued = session.remove_as::<Issued>(ISSUED_KEY).and_then(Result::ok);
+    let page = page(
+        &session,
+        &state,
+        &user,
+        None,
+        IssueErrors::default(),
+        issued,
+    )
+    .await?;
+    Ok(no_store(render(StatusCode::OK, &page)?))
 }
 
 #[derive(Deserialize)]
 pub struct IssueForm {
     name: String,
     user_id: String,
+    /// Optional: the casino's local time the token stops working, as `datetime-local` sends it.
+    #[serde(default)]
+    expires_at: String,
 }
 
-/// `POST /admin/tokens`: issues a token and shows it once.
+/// The expiry typed in the casino's local time `zone`: `Ok(None)` if left empty.
+fn expiry(typed: &str, zone: FixedOffset) -> Result<Option<DateTime<Utc>>, String> {
+    let typed = typed.trim();
+    if typed.is_empty() {
+        return Ok(None);
+    }
+    NaiveDateTime::parse_from_str(typed, "%Y-%m-%dT%H:%M")
+        .or_else(|_| NaiveDateTime::parse_from_str(typed, "%Y-%m-%d %H:%M"))
+        .ok()
+        .and_then(|local| local.and_local_timezone(zone).single())
+        .map(|at| Some(at.with_timezone(&Utc)))
+        .ok_or_else(|| {
+            format!("Enter the expiry as a date and time such as 2026-12-31 18:00 (UTC{zone}), or leave it empty.")
+        })
+}
+
+/// `POST /admin/tokens`: issues a token, then redirects to the list, which shows it once.
 #[tracing::instrument(skip_all, fields(admin = %admin.username))]
 pub async fn issue(
     req: HttpRequest,
@@ -141,14 +227,18 @@ pub async fn issue(
     if name.is_empty() || name.chars().count() > 80 {
         errors.name = Some("Enter a name of 1 to 80 characters for the integration.".to_owned());
     }
-    let Some(user) = user.filter(|_| errors.name.is_none()) else {
+    let expires_at = expiry(&form.expires_at, state.config.utc_offset).unwrap_or_else(|e| {
+        errors.expires = Some(e);
+        None
+    });
+    let Some(user) = user.filter(|_| errors.name.is_none() && errors.expires.is_none()) else {
         let page = page(&session, &state, &admin, Some(&form), errors, None).await?;
         return render(StatusCode::UNPROCESSABLE_ENTITY, &page);
     };
     let actor = admin.actor(&req);
     let issued = state
         .db(
-            move |conn| match api_tokens::issue(conn, &name, user, &actor) {
+            move |conn| match api_tokens::issue(conn, &name, user, expires_at, &actor) {
                 Ok(issued) => Ok(Ok(issued)),
                 Err(IssueError::Query(err)) => Err(err.into()),
                 Err(other) => Ok(Err(other)),
@@ -161,33 +251,20 @@ pub async fn issue(
                 name: form.name.trim().to_owned(),
                 token,
             };
-            let page = page(
-                &session,
-                &state,
-                &admin,
-                None,
-                IssueErrors::default(),
-                Some(issued),
-            )
-            .await?;
-            let mut res = render(StatusCode::CREATED, &page)?;
-            // The token is on this page and nowhere else: keep it out of every cache.
-            res.headers_mut().insert(
-                actix_web::http::header::CACHE_CONTROL,
-                CacheControl(vec![CacheDirective::NoStore])
-                    .to_string()
-                    .parse()
-                    .map_err(|_| AppError::BadRequest)?,
-            );
-            Ok(res)
+            session.insert(ISSUED_KEY, issued)?;
+            Ok(redirect("/admin/tokens#issued-token"))
         }
         Err(err) => {
-            let errors = IssueErrors {
-                user: Some(format!(
-                    "{}.",
-                    crate::web::format::capitalised(&err.to_string())
-                )),
-                ..IssueErrors::default()
+            let message = Some(capitalised(&err.to_string()));
+            let errors = match err {
+                IssueError::ExpiryPassed => IssueErrors {
+                    expires: message,
+                    ..IssueErrors::default()
+                },
+                _ => IssueErrors {
+                    user: message,
+                    ..IssueErrors::default()
+                },
             };
             let page = page(&session, &state, &admin, Some(&form), errors, None).await?;
             render(StatusCode::UNPROCESSABLE_ENTITY, &page)
@@ -195,7 +272,15 @@ pub async fn issue(
     }
 }
 
-/// `POST /admin/tokens/{id}/revoke`: the token stops working at once.
+#[derive(Deserialize)]
+pub struct RevokeForm {
+    /// `yes` once the administrator has confirmed; otherwise the confirmation is asked for.
+    #[serde(default)]
+    confirm: String,
+}
+
+/// `POST /admin/tokens/{id}/revoke`: asks for confirmation (revoking nothing), then, confirmed,
+/// stops the token at once.
 #[tracing::instrument(skip_all, fields(admin = %admin.username))]
 pub async fn revoke(
     req: HttpRequest,
@@ -203,8 +288,20 @@ pub async fn revoke(
     state: web::Data<AppState>,
     admin: CurrentUser,
     id: web::Path<i64>,
+    form: web::Form<RevokeForm>,
 ) -> Result<HttpResponse, AppError> {
     let id = TokenId(id.into_inner());
+    if form.confirm != "yes" {
+        let token = state
+            .db(move |conn| Ok(api_tokens::find(conn, id)?))
+            .await?
+            .ok_or(AppError::NotFound)?;
+        let page = RevokePage {
+            nav: session::nav(&session, Some(&admin))?,
+            token: TokenView::of(token, state.config.utc_offset, Utc::now()),
+        };
+        return render(StatusCode::OK, &page);
+    }
     let actor = admin.actor(&req);
     let revoked = state
         .db(move |conn| Ok(api_tokens::revoke(conn, id, &actor)?))

@@ -8,7 +8,7 @@ use askama::Template;
 use chrono::{FixedOffset, Utc};
 
 use crate::db::shifts::{self, CurrentShift, ShiftError};
-use crate::db::tables::{self, TableListing};
+use crate::db::tables::{self, TableListing, WaitingVersion};
 use crate::db::users::Role;
 use crate::web::error::AppError;
 use crate::web::format::when;
@@ -22,8 +22,11 @@ pub struct TableRow {
     pub code: String,
     pub name: String,
     pub limits: String,
+    /// The profile and version in force: `House v2 in force`.
     pub profile_name: String,
     pub rules: String,
+    /// The version waiting and from when: `v3 waiting, from the next dealer shift`.
+    pub waiting: Option<String>,
     pub dealer: Option<String>,
     pub mine: bool,
     /// Whether the viewer may open the table screen: their own table, or a pit manager at a
@@ -59,8 +62,15 @@ fn row(
             t.min_bet.major_text(),
             t.max_bet.major_text()
         ),
-        profile_name: format!("{} v{}", listing.profile_name, listing.profile.version),
+        profile_name: format!(
+            "{} v{} in force",
+            listing.profile_name, listing.profile.version
+        ),
         rules: listing.profile.options.describe(),
+        waiting: listing
+            .waiting
+            .as_ref()
+            .map(|w| waiting_text(w, listing, zone)),
         dealer: shift.map(|s| {
             format!(
                 "{} since {}",
@@ -76,6 +86,21 @@ fn row(
         },
         can_sign_off: shift.is_some(),
     }
+}
+
+/// A waiting version as the lists show it: `v3 waiting, from the next dealer shift`, with the
+/// profile's name when it is not the one in force (the table was moved to another profile).
+pub fn waiting_text(waiting: &WaitingVersion, listing: &TableListing, zone: FixedOffset) -> String {
+    let name = if waiting.profile_name == listing.profile_name {
+        String::new()
+    } else {
+        format!("{} ", waiting.profile_name)
+    };
+    let from = match waiting.from {
+        None => "the next dealer shift".to_owned(),
+        Some(at) => when(at, zone),
+    };
+    format!("{name}v{} waiting, from {from}", waiting.version.version)
 }
 
 #[tracing::instrument(skip_all, fields(user = %user.username))]

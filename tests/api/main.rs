@@ -3,6 +3,7 @@
 
 mod access;
 mod admin;
+mod admin_forms;
 mod audit;
 mod durability;
 mod forms;
@@ -11,6 +12,7 @@ mod helpers;
 mod history;
 mod outage;
 mod prepared;
+mod profile_versions;
 mod record;
 mod refusals;
 mod replays;

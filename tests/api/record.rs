@@ -275,10 +275,12 @@ async fn a_round_settles_under_the_profile_version_in_force_and_keeps_it() {
         surrender: false,
         ..RuleProfile::default()
     };
+    // From now: a time the administrator sets applies even in mid-shift.
     let v2 = profiles::new_version(
         conn,
         ProfileId(profile_id),
         &no_surrender,
+        Some(chrono::Utc::now()),
         &Actor::system("test"),
     )
     .unwrap();

@@ -53,7 +53,7 @@ async fn editing_a_profile_adds_a_version_and_leaves_the_old_one_unchanged() {
         ties: TieRule::SuitOrder,
         ..RuleProfile::default()
     };
-    let v2 = profiles::new_version(conn, profile.id, &edited, &actor).unwrap();
+    let v2 = profiles::new_version(conn, profile.id, &edited, None, &actor).unwrap();
 
     assert_eq!(v2.version, 2);
     let all = profiles::versions(conn, profile.id).unwrap();
@@ -364,7 +364,7 @@ async fn an_admin_creates_and_edits_a_profile_from_the_form() {
         .post_form(&format!("/admin/profiles/{}", profile.id), &edit)
         .await;
     let page = admin.get("/admin/profiles").await.text().await.unwrap();
-    assert!(page.contains("Saved as version 2."), "{page}");
+    assert!(page.contains("Saved as version 2;"), "{page}");
     assert!(page.contains("v2"));
     assert!(page.contains("surrender off, royalties off, ties to the dealer"));
     let all = profiles::versions(&mut app.conn(), profile.id).unwrap();

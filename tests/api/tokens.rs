@@ -28,7 +28,11 @@ async fn issue_token(admin: &TestApp, name: &str, holder: &User) -> String {
             &[("name", name), ("user_id", &holder.id.to_string())],
         )
         .await;
-    assert_eq!(res.status(), StatusCode::CREATED);
+    // Post/redirect/get: the token is shown on the page after the redirect, once.
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    assert_eq!(crate::helpers::location(&res), "/admin/tokens#issued-token");
+    let res = admin.get("/admin/tokens").await;
+    assert_eq!(res.status(), StatusCode::OK);
     assert_eq!(res.headers()[CACHE_CONTROL], "no-store");
     let html = res.text().await.unwrap();
     let marker = "id=\"token-value\">";
@@ -49,7 +53,7 @@ fn first_token_id(app: &TestApp) -> i64 {
 /// Revokes token `id` through the admin page.
 async fn revoke(admin: &TestApp, id: i64) {
     let res = admin
-        .post_form(&format!("/admin/tokens/{id}/revoke"), &[])
+        .post_form(&format!("/admin/tokens/{id}/revoke"), &[("confirm", "yes")])
         .await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
 }
@@ -457,4 +461,110 @@ async fn every_route_that_checks_tokens_in_its_handler_refuses_bad_ones_first() 
         .get_result(&mut app.conn())
         .unwrap();
     assert_eq!(rounds, 0);
+}
+
+/// Post/redirect/get: after "Issue token" the browser is on a GET, so a reload issues nothing;
+/// the token is shown on the first page after the redirect and never again, and the list tells
+/// it apart from a token named alike by its first characters.
+#[tokio::test]
+async fn a_reload_after_issuing_shows_nothing_again_and_issues_no_second_token() {
+    let app = spawn_app().await;
+    let dealer = app.create_user("cage-dealer", Role::Dealer, crate::helpers::PASSWORD);
+    let admin = admin(&app).await;
+    let first = issue_token(&admin, "Cage system", &dealer).await;
+    let reload = admin.get("/admin/tokens").await.text().await.unwrap();
+    assert!(!reload.contains(&first), "shown once only");
+    assert!(!reload.contains("id=\"token-value\""));
+    let second = issue_token(&admin, "Cage system", &dealer).await;
+    let issued: i64 = api_tokens::table
+        .count()
+        .get_result(&mut app.conn())
+        .unwrap();
+    assert_eq!(issued, 2, "one token per POST, none per reload");
+    let list = admin.get("/admin/tokens").await.text().await.unwrap();
+    assert!(list.contains(&format!("{}…", &first[..12])), "{list}");
+    assert!(list.contains(&format!("{}…", &second[..12])), "{list}");
+    assert!(
+        !list.contains(&first[..20]),
+        "no more of the token than its prefix"
+    );
+}
+
+/// "Revoke" first shows what would be revoked and asks; only the confirmed form revokes.
+#[tokio::test]
+async fn revoking_a_token_asks_for_confirmation_first() {
+    let app = spawn_app().await;
+    let dealer = app.create_user("cage-dealer", Role::Dealer, crate::helpers::PASSWORD);
+    let admin = admin(&app).await;
+    let token = issue_token(&admin, "Cage system", &dealer).await;
+    let id = first_token_id(&app);
+    let res = admin
+        .post_form(&format!("/admin/tokens/{id}/revoke"), &[])
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let page = res.text().await.unwrap();
+    assert!(page.contains("Revoke an API token?"), "{page}");
+    assert!(
+        page.contains(&format!("Yes, revoke {}…", &token[..12])),
+        "{page}"
+    );
+    assert!(page.contains(r#"name="confirm" value="yes""#), "{page}");
+    let revoked_at: Option<chrono::DateTime<chrono::Utc>> = api_tokens::table
+        .find(id)
+        .select(api_tokens::revoked_at)
+        .first(&mut app.conn())
+        .unwrap();
+    assert_eq!(revoked_at, None, "nothing revoked before confirming");
+    assert!(app.audit("api_token.revoked").is_empty());
+    revoke(&admin, id).await;
+    assert_eq!(app.audit("api_token.revoked").len(), 1);
+}
+
+/// A token with an expiry works until then and is refused from then on, also when the server
+/// remembers it as good from its last round: nothing is written.
+#[tokio::test]
+async fn a_token_is_refused_once_it_has_expired() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-1");
+    let dealer = dealer_on_shift(&app, "PUSOY-1").await;
+    let admin = admin(&app).await;
+    let res = admin
+        .post_form(
+            "/admin/tokens",
+            &[
+                ("name", "Cage system"),
+                ("user_id", &dealer.id.to_string()),
+                ("expires_at", "2099-12-31T18:00"),
+            ],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let html = admin.get("/admin/tokens").await.text().await.unwrap();
+    assert!(html.contains("2099-12-31 18:00 (UTC+08:00)"), "{html}");
+    let marker = "id=\"token-value\">";
+    let start = html.find(marker).unwrap() + marker.len();
+    let token = html[start..start + html[start..].find('<').unwrap()].to_owned();
+    for n in 1..=2 {
+        let (status, body) = put_round(&app, &token, n).await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+    }
+    // Its time comes (set in the past rather than waited for).
+    diesel::sql_query("UPDATE api_tokens SET expires_at = created_at + interval '1 millisecond'")
+        .execute(&mut app.conn())
+        .unwrap();
+    let (status, body) = put_round(&app, &token, 3).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+    assert_eq!(rounds_written(&app), 2);
+    let (status, _, _) = call(
+        &app,
+        &token,
+        Method::GET,
+        "/api/v1/rounds/cage-remembered-0001",
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(!app.audit("api_token.refused").is_empty());
+    let list = admin.get("/admin/tokens").await.text().await.unwrap();
+    assert!(list.contains("Expired "), "{list}");
 }

@@ -31,11 +31,24 @@ macro_rules! round_columns {
     };
 }
 
+/// The id of the rule profile version in force now at the table `t` (the migration
+/// `2026-11-25-000006` says why; `db::tables` says the same in diesel's DSL).
+macro_rules! version_in_force {
+    () => {
+        "CASE WHEN t.next_profile_from <= now() THEN t.next_profile_version_id \
+         ELSE t.profile_version_id END"
+    };
+}
+
+/// [`version_in_force!`] as a constant, for the documentation.
+pub const VERSION_IN_FORCE: &str = version_in_force!();
+
 /// The state of a table that a round's confirmation reads (`$1` table code, `$2` gaming day,
 /// `$3` the round's key). The chain is the table's, named as [`audit_log::table_chain`] names it. The
 /// round id is taken here, so that the audit event can name the round before it is written;
 /// ids are unique, not gapless (round numbers are).
-pub const ENTRY_READ: &str = "\
+pub const ENTRY_READ: &str = concat!(
+    "\
     SELECT t.id AS table_id, t.code, t.name, t.currency, t.min_bet, t.max_bet, \
            t.rule_profile_id, t.created_at, t.updated_at, v.id AS profile_version_id, v.options, \
            s.id AS shift_id, s.dealer_id, s.gaming_day AS shift_day, s.signed_on_at, \
@@ -46,14 +59,13 @@ pub const ENTRY_READ: &str = "\
            d.id AS draft_id, d.table_id AS draft_table_id, d.revision AS draft_revision, \
            (SELECT r.id FROM rounds r WHERE r.draft_key = $3) AS key_round_id \
     FROM gaming_tables t \
-    LEFT JOIN LATERAL ( \
-        SELECT id, options FROM rule_profile_versions \
-        WHERE profile_id = t.rule_profile_id ORDER BY version DESC LIMIT 1 \
-    ) v ON true \
-    LEFT JOIN dealer_shifts s ON s.table_id = t.id AND s.signed_off_at IS NULL \
+    LEFT JOIN rule_profile_versions v ON v.id = ",
+    version_in_force!(),
+    " LEFT JOIN dealer_shifts s ON s.table_id = t.id AND s.signed_off_at IS NULL \
     LEFT JOIN audit_chain_heads h ON h.chain = 'table:' || t.id \
     LEFT JOIN round_drafts d ON d.draft_key = $3 \
-    WHERE t.code = $1";
+    WHERE t.code = $1"
+);
 
 /// Settles a draft: `$1`-`$13` its `round.settled` event ([`SealedEvent`](crate::db::audit_log::SealedEvent)), `$14` round id,
 /// `$15` table, `$16` gaming day, `$17` round number, `$18` key, `$19` shift, `$20` dealer,
@@ -101,7 +113,8 @@ pub const LOCK_OPEN_SHIFT: &str = "\
 /// Writes whole rounds, one row per round of `$1`..`$27` (arrays of equal length, one per
 /// column). A round is written only if, under lock, its shift is still open (the shift is
 /// locked, so a sign-off or other change to it in progress is waited for), its table still has
-/// the currency, limits and rule profile it was validated under and no newer profile version,
+/// the currency, limits and rule profile it was validated under and the profile version in
+/// force is still the one it was settled under,
 /// its key is used by no draft and no round, the caller's token (if one is to be checked) is
 /// still good and its account still has the role, and its table's audit chain is still where
 /// its event was sealed. An unmoved chain also means the round number is still the next one:
@@ -133,13 +146,14 @@ pub const WRITE_WHOLE_ROUNDS: &str = concat!(
         JOIN gaming_tables t ON t.id = i.table_id AND t.currency = i.currency \
             AND t.min_bet = i.min_bet AND t.max_bet = i.max_bet \
             AND t.rule_profile_id = i.rule_profile_id \
-        WHERE NOT EXISTS (SELECT 1 FROM rule_profile_versions v \
-                          WHERE v.profile_id = t.rule_profile_id AND v.id > i.profile_version_id) \
-          AND NOT EXISTS (SELECT 1 FROM round_drafts d WHERE d.draft_key = i.draft_key) \
+        WHERE i.profile_version_id = ",
+    version_in_force!(),
+    " AND NOT EXISTS (SELECT 1 FROM round_drafts d WHERE d.draft_key = i.draft_key) \
           AND NOT EXISTS (SELECT 1 FROM rounds r WHERE r.draft_key = i.draft_key) \
           AND (i.token_hash IS NULL OR EXISTS ( \
               SELECT 1 FROM api_tokens k JOIN users u ON u.id = k.user_id \
               WHERE k.token_hash = i.token_hash AND k.revoked_at IS NULL \
+                AND (k.expires_at IS NULL OR k.expires_at > now()) \
                 AND u.disabled_at IS NULL AND u.id = i.actor_user_id AND u.role = i.writer_role)) \
         ORDER BY i.table_id \
         FOR NO KEY UPDATE OF s \
