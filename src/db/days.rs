@@ -39,6 +39,11 @@ pub fn find_close(conn: &mut PgConnection, day: NaiveDate) -> QueryResult<Option
         .optional()
 }
 
+/// What a refusal on a closed gaming day says, in the app's words.
+pub fn closed_day_message(day: NaiveDate) -> String {
+    format!("The gaming day {day} is closed: nothing more can be recorded for it.")
+}
+
 /// Whether a failed query is the database refusing an insert on a closed gaming day.
 pub fn is_closed_day_refusal(err: &diesel::result::Error) -> bool {
     matches!(err, diesel::result::Error::DatabaseError(_, info)
@@ -56,7 +61,7 @@ pub fn closed_day_refused(err: &diesel::result::Error) -> Option<NaiveDate> {
     match err {
         diesel::result::Error::DatabaseError(_, info) => {
             let rest = info.message().strip_prefix(CLOSED_DAY_MESSAGE)?;
-            let day = rest.trim_start().split_whitespace().next()?;
+            let day = rest.split_whitespace().next()?;
             day.parse().ok()
         }
         _ => None,

@@ -12,6 +12,7 @@ use std::path::Path;
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::Text;
+use serde::{Deserialize, Serialize};
 
 use crate::db::audit_log::{self, AuditEvent, ChainHead, GENESIS_HASH};
 use crate::db::days::{self, DAY_CHAIN, DAY_CLOSED};
@@ -105,6 +106,77 @@ impl Verification {
     }
 }
 
+/// The action of the event that records a verification's verdict (on the `system` chain).
+pub const VERIFIED: &str = "audit.verified";
+
+/// A verdict as recorded in the trail: what the auditor's page shows of the last check.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VerdictRecord {
+    pub intact: bool,
+    pub events: u64,
+    pub seals_checked: usize,
+    pub seconds: f64,
+    pub chains: Vec<ChainRecord>,
+    pub seal_problems: Vec<SealProblemRecord>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChainRecord {
+    pub chain: String,
+    pub rows: u64,
+    pub last_seq: Option<i64>,
+    pub last_hash: Option<String>,
+    pub bad: Option<BadRecord>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BadRecord {
+    pub seq: i64,
+    pub id: Option<i64>,
+    pub what: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SealProblemRecord {
+    pub day: NaiveDate,
+    pub what: String,
+}
+
+impl Verification {
+    /// The verdict as recorded, `seconds` the check took.
+    pub fn record(&self, seconds: f64) -> VerdictRecord {
+        VerdictRecord {
+            intact: self.is_intact(),
+            events: self.events(),
+            seals_checked: self.seals_checked,
+            seconds,
+            chains: self
+                .chains
+                .iter()
+                .map(|c| ChainRecord {
+                    chain: c.chain.clone(),
+                    rows: c.rows,
+                    last_seq: c.last.as_ref().map(|(seq, _)| *seq),
+                    last_hash: c.last.as_ref().map(|(_, hash)| hex::encode(hash)),
+                    bad: c.bad.as_ref().map(|b| BadRecord {
+                        seq: b.seq,
+                        id: b.id,
+                        what: b.what.clone(),
+                    }),
+                })
+                .collect(),
+            seal_problems: self
+                .seal_problems
+                .iter()
+                .map(|p| SealProblemRecord {
+                    day: p.day,
+                    what: p.what.clone(),
+                })
+                .collect(),
+        }
+    }
+}
+
 /// Where a check stands, for a progress bar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Progress {
@@ -112,6 +184,9 @@ pub struct Progress {
     pub chains_total: usize,
     pub events_checked: u64,
 }
+
+/// Each chain's checkpoints, by chain.
+type Checkpoints = BTreeMap<String, Vec<Checkpoint>>;
 
 /// A hash that a day seal says a chain's event has: checked when the chain passes that event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -397,7 +472,7 @@ fn verify_one(
     conn: &mut PgConnection,
     chain: &str,
     scope: &Scope,
-    checkpoints: &[(i64, Vec<u8>, String)],
+    checkpoints: &[Checkpoint],
     tick: &mut dyn FnMut(u64),
 ) -> QueryResult<ChainVerdict> {
     let (mut checker, mut after) = match scope.from {
@@ -412,10 +487,8 @@ fn verify_one(
         }
         None => (ChainChecker::new(chain), 0),
     };
-    for (seq, hash, source) in checkpoints {
-        if *seq > after {
-            checker.expect_at(*seq, hash.clone(), source.clone());
-        }
+    for mark in checkpoints.iter().filter(|mark| mark.seq > after) {
+        checker.expect_at(mark.seq, mark.hash.clone(), mark.source.clone());
     }
     let mut ended_by_range = false;
     'batches: loop {
@@ -484,7 +557,7 @@ fn stored_seals(conn: &mut PgConnection) -> QueryResult<Vec<StoredSeal>> {
 
 /// The checkpoints a set of sealed heads puts on the chains.
 fn add_heads(
-    into: &mut BTreeMap<String, Vec<(i64, Vec<u8>, String)>>,
+    into: &mut Checkpoints,
     heads: &SealedHeads,
     source: &str,
     problems: &mut Vec<SealProblem>,
@@ -492,11 +565,11 @@ fn add_heads(
 ) {
     for (chain, head) in heads {
         match hex::decode(&head.hash) {
-            Ok(hash) => {
-                into.entry(chain.clone())
-                    .or_default()
-                    .push((head.seq, hash, source.to_owned()))
-            }
+            Ok(hash) => into.entry(chain.clone()).or_default().push(Checkpoint {
+                seq: head.seq,
+                hash,
+                source: source.to_owned(),
+            }),
             Err(_) => problems.push(SealProblem {
                 day,
                 what: format!("{source} names {chain} with a malformed hash"),
@@ -511,8 +584,8 @@ fn check_seals(
     stored: &[StoredSeal],
     copies: &[SealCopy],
     problems: &mut Vec<SealProblem>,
-) -> BTreeMap<String, Vec<(i64, Vec<u8>, String)>> {
-    let mut checkpoints: BTreeMap<String, Vec<(i64, Vec<u8>, String)>> = BTreeMap::new();
+) -> Checkpoints {
+    let mut checkpoints = Checkpoints::new();
     for seal in stored {
         let source = format!("the seal of {}", seal.day);
         let mut problem = |what: String| {
@@ -523,11 +596,14 @@ fn check_seals(
         };
         // The close's row names the seal event: the day chain's own check covers that event's
         // content; this pins the event to the close.
-        checkpoints.entry(DAY_CHAIN.to_owned()).or_default().push((
-            seal.seal_seq,
-            seal.seal_hash.clone(),
-            format!("the close of {}", seal.day),
-        ));
+        checkpoints
+            .entry(DAY_CHAIN.to_owned())
+            .or_default()
+            .push(Checkpoint {
+                seq: seal.seal_seq,
+                hash: seal.seal_hash.clone(),
+                source: format!("the close of {}", seal.day),
+            });
         let Some(event) = &seal.event else {
             problem(format!(
                 "its seal event (day seq {}) is missing",
@@ -578,11 +654,14 @@ fn check_seals(
             Some(_) => {}
         }
         if let Ok(hash) = hex::decode(&copy.seal_hash) {
-            checkpoints.entry(DAY_CHAIN.to_owned()).or_default().push((
-                copy.seal_seq,
-                hash,
-                source.clone(),
-            ));
+            checkpoints
+                .entry(DAY_CHAIN.to_owned())
+                .or_default()
+                .push(Checkpoint {
+                    seq: copy.seal_seq,
+                    hash,
+                    source: source.clone(),
+                });
         }
         add_heads(&mut checkpoints, &copy.heads, &source, problems, day);
     }

@@ -4,6 +4,7 @@
 mod access;
 mod admin;
 mod audit;
+mod audit_trail;
 mod durability;
 mod forms;
 mod headers;
