@@ -52,6 +52,9 @@ pub struct Config {
     pub utc_offset: FixedOffset,
     /// Local time a gaming day starts (`PUSOY_GAMING_DAY_START`, default `06:00`).
     pub gaming_day_start: NaiveTime,
+    /// Where each day seal is copied outside the database (`PUSOY_SEAL_FILE`, default
+    /// `day-seals.jsonl` in `data_dir`, beside the private cluster's `pg` directory, not in it).
+    pub seal_file: PathBuf,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -167,11 +170,15 @@ impl Config {
             })?,
         };
         let workers = std::thread::available_parallelism().map_or(2, usize::from);
+        let data_dir = PathBuf::from(get("PUSOY_DATA_DIR").unwrap_or_else(|| "var".to_owned()));
+        let seal_file =
+            get("PUSOY_SEAL_FILE").map_or_else(|| data_dir.join("day-seals.jsonl"), PathBuf::from);
         Ok(Config {
             environment,
             bind: get("BIND").unwrap_or_else(|| "127.0.0.1:8080".to_owned()),
             database_url: get("DATABASE_URL"),
-            data_dir: PathBuf::from(get("PUSOY_DATA_DIR").unwrap_or_else(|| "var".to_owned())),
+            data_dir,
+            seal_file,
             session_key,
             session_key_generated,
             secure_cookies,

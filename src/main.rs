@@ -66,6 +66,17 @@ enum ServiceCommand {
     /// The private PostgreSQL cluster used when DATABASE_URL is unset.
     #[command(subcommand)]
     Db(DbCommand),
+    /// The audit trail: `audit verify` checks every chain and day seal (exit status 1 if broken).
+    #[command(subcommand)]
+    Audit(AuditCommand),
+}
+
+#[derive(Subcommand)]
+enum AuditCommand {
+    /// Re-hash every chain (or those named) from its first event, check each link, sequence
+    /// numbers without gaps, each chain's head and every day seal (in the database and in the
+    /// seal file). One line per chain; exit status 1 when anything is broken.
+    Verify(pusoy_pit::cli::audit::VerifyArgs),
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -160,11 +171,11 @@ fn main() -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Houseway(args) => pusoy_pit::cli::houseway::run(args),
-        Command::Service(command) => run_service_command(command).map(|()| ExitCode::SUCCESS),
+        Command::Service(command) => run_service_command(command),
     }
 }
 
-fn run_service_command(command: ServiceCommand) -> anyhow::Result<()> {
+fn run_service_command(command: ServiceCommand) -> anyhow::Result<ExitCode> {
     let config = Config::from_env().context("reading configuration")?;
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -173,7 +184,10 @@ fn run_service_command(command: ServiceCommand) -> anyhow::Result<()> {
         )
         .with_writer(std::io::stderr)
         .init();
-    match command {
+    if let ServiceCommand::Audit(AuditCommand::Verify(args)) = &command {
+        return pusoy_pit::cli::audit::verify(&config, args);
+    }
+    let done = match command {
         ServiceCommand::Serve { demo } => service::serve(config, demo),
         ServiceCommand::Migrate => service::migrate(&config),
         ServiceCommand::SeedDemo => service::seed_demo(&config),
@@ -224,5 +238,7 @@ fn run_service_command(command: ServiceCommand) -> anyhow::Result<()> {
                 },
             ),
         },
-    }
+        ServiceCommand::Audit(_) => Ok(()),
+    };
+    done.map(|()| ExitCode::SUCCESS)
 }

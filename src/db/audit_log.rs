@@ -497,6 +497,12 @@ pub fn verify_chain(conn: &mut PgConnection, chain: &str) -> QueryResult<ChainCh
     }
 }
 
+/// The hash `event` must have if it follows an event whose hash is `prev_hash` (the stored
+/// `prev_hash` of `event` is not read: callers compare it with what they saw before).
+pub fn expected_hash(prev_hash: &[u8], event: &AuditEvent) -> [u8; 32] {
+    event_hash(prev_hash, &HashedFields::of(event))
+}
+
 /// The latest events on any chain, newest first.
 pub fn recent(conn: &mut PgConnection, limit: i64) -> QueryResult<Vec<AuditEvent>> {
     audit_events::table

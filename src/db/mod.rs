@@ -13,6 +13,7 @@ pub mod prepared;
 pub mod profiles;
 pub mod rounds;
 pub mod schema;
+pub mod seal_file;
 pub mod sessions;
 pub mod shifts;
 pub mod table_settings;

@@ -8,6 +8,7 @@ use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use serde_json::json;
 
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
+use crate::db::days;
 use crate::db::ids::{ProfileVersionId, ShiftId, TableId, UserId};
 use crate::db::schema::{dealer_shifts, gaming_tables, users};
 use crate::db::tables::{self, GamingTable, TableError, TableListing};
@@ -50,8 +51,20 @@ pub enum ShiftError {
     NotSignedOn { code: String },
     #[error("Nobody is signed on at {code}.")]
     NobodySignedOn { code: String },
+    #[error("{}", crate::db::days::closed_day_message(*.day))]
+    DayClosed { day: NaiveDate },
     #[error(transparent)]
-    Query(#[from] DieselError),
+    Query(DieselError),
+}
+
+impl From<DieselError> for ShiftError {
+    /// The database's refusal of a shift on a closed gaming day is that refusal.
+    fn from(err: DieselError) -> Self {
+        match days::closed_day_refused(&err) {
+            Some(day) => ShiftError::DayClosed { day },
+            None => ShiftError::Query(err),
+        }
+    }
 }
 
 fn since(at: DateTime<Utc>) -> String {
@@ -133,6 +146,9 @@ pub fn sign_on(
         if let Some((_, other)) = dealer_table(conn, dealer_id)? {
             return Err(ShiftError::DealerBusy { code: other.code });
         }
+        if days::find_close(conn, gaming_day)?.is_some() {
+            return Err(ShiftError::DayClosed { day: gaming_day });
+        }
         let shift = diesel::insert_into(dealer_shifts::table)
             .values((
                 dealer_shifts::table_id.eq(table_id),
@@ -148,7 +164,7 @@ pub fn sign_on(
                         code: "another table".to_owned(),
                     }
                 }
-                other => ShiftError::Query(other),
+                other => other.into(),
             })?;
         // A profile version waiting for the next shift starts with this one.
         let version = tables::start_shift_version(conn, table_id)?;

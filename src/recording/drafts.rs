@@ -7,6 +7,7 @@ use rand::RngCore;
 use serde_json::{json, Value};
 
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
+use crate::db::days;
 use crate::db::ids::{DraftKey, UserId};
 use crate::db::rounds::confirm::{read_entry, write_draft_round};
 use crate::db::rounds::drafts::{self, Draft};
@@ -45,6 +46,9 @@ pub fn open(
     actor: &Actor,
     gaming_day: NaiveDate,
 ) -> Result<(Draft, CurrentShift), RoundsError> {
+    if days::find_close(conn, gaming_day)?.is_some() {
+        return Err(RoundsError::DayClosed { day: gaming_day });
+    }
     let shift = entry_shift(conn, table, writer)?;
     let id = table.table.id;
     let draft = conn.transaction(|conn| {

@@ -30,7 +30,9 @@ use crate::recording::entry::FieldErrors;
 #[derive(Debug, thiserror::Error)]
 pub enum RoundsError {
     #[error("database query failed")]
-    Query(#[from] diesel::result::Error),
+    Query(diesel::result::Error),
+    #[error("{}", crate::db::days::closed_day_message(*.day))]
+    DayClosed { day: chrono::NaiveDate },
     #[error("{}", .0.summary())]
     Invalid(FieldErrors),
     #[error("there is no round {0}")]
@@ -58,6 +60,16 @@ pub enum RoundsError {
          this round belongs to another table or shift."
     )]
     NotYourRound,
+}
+
+impl From<diesel::result::Error> for RoundsError {
+    /// The database's refusal of a round on a closed gaming day is that refusal, not a failure.
+    fn from(err: diesel::result::Error) -> Self {
+        match crate::db::days::closed_day_refused(&err) {
+            Some(day) => RoundsError::DayClosed { day },
+            None => RoundsError::Query(err),
+        }
+    }
 }
 
 impl RoundsError {

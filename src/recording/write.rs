@@ -99,7 +99,7 @@ impl<E: From<RoundsError>> From<diesel::result::Error> for Attempt<E> {
                 diesel::result::DatabaseErrorKind::UniqueViolation,
                 _,
             ) => Attempt::Moved,
-            other => Attempt::Failed(RoundsError::Query(other).into()),
+            other => Attempt::Failed(RoundsError::from(other).into()),
         }
     }
 }

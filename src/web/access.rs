@@ -90,6 +90,12 @@ const ROUND_WRITERS: Allow = Allow::Roles(&[Role::Dealer, Role::Supervisor]);
 const ROUND_READERS: Allow = Allow::Roles(&[Role::Dealer, Role::Supervisor, Role::Auditor]);
 const DEALER: Allow = Allow::Roles(&[Role::Dealer]);
 const UNLOCKERS: Allow = Allow::Roles(&[Role::Admin, Role::Supervisor]);
+/// Who verifies and searches the audit trail.
+const AUDITORS: Allow = Allow::Roles(&[Role::Auditor, Role::Admin]);
+/// Who may see the gaming days and their seals.
+const DAY_VIEWERS: Allow = Allow::Roles(&[Role::Supervisor, Role::Admin, Role::Auditor]);
+/// Who closes a gaming day.
+const DAY_CLOSERS: Allow = Allow::Roles(&[Role::Supervisor, Role::Admin]);
 
 /// Every route of the application and who may use it.
 pub const RULES: &[Rule] = &[
@@ -135,6 +141,12 @@ pub const RULES: &[Rule] = &[
     rule("POST", "/tables/{code}/round", ROUND_WRITERS),
     rule("POST", "/tables/{code}/round/check", ROUND_WRITERS),
     rule("GET", "/tables/{code}/rounds/{round_id}", ROUND_READERS),
+    rule("GET", "/audit", AUDITORS),
+    rule("POST", "/audit/verify", AUDITORS),
+    rule("GET", "/audit/events", AUDITORS),
+    rule("GET", "/days", DAY_VIEWERS),
+    rule("GET", "/days/{day}", DAY_VIEWERS),
+    rule("POST", "/days/{day}/close", DAY_CLOSERS),
 ];
 
 /// Routes a user who must change their password may still use.

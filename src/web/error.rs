@@ -98,6 +98,9 @@ struct ErrorPage<'a> {
 
 impl ResponseError for AppError {
     fn status_code(&self) -> StatusCode {
+        if self.closed_day().is_some() {
+            return StatusCode::CONFLICT;
+        }
         match self {
             AppError::NotFound => StatusCode::NOT_FOUND,
             AppError::Forbidden | AppError::ForbiddenBecause(_) | AppError::CsrfRejected => {
@@ -140,6 +143,19 @@ impl ResponseError for AppError {
 }
 
 impl AppError {
+    /// The closed gaming day this error is a refusal on, wherever it was found: checked first
+    /// by the code that records, or refused by the database's trigger underneath.
+    pub fn closed_day(&self) -> Option<chrono::NaiveDate> {
+        match self {
+            AppError::Round(RoundsError::DayClosed { day })
+            | AppError::Shift(crate::db::shifts::ShiftError::DayClosed { day }) => Some(*day),
+            AppError::Round(RoundsError::Query(err))
+            | AppError::Shift(crate::db::shifts::ShiftError::Query(err))
+            | AppError::Db(DbError::Query(err)) => crate::db::days::closed_day_refused(err),
+            _ => None,
+        }
+    }
+
     /// What a 409 means, for programs (`table.js` and integrations): the writer is not on
     /// shift at the table, or the round moved on (changed elsewhere, settled, its key used) and
     /// must be read again, or the table is busy or cannot take rounds.
@@ -154,6 +170,7 @@ impl AppError {
             RoundsError::KeyTaken(_) => "key_taken",
             RoundsError::Busy(_) => "busy",
             RoundsError::TableRules(_) => "table_not_ready",
+            RoundsError::DayClosed { .. } => "day_closed",
             RoundsError::NoDraft(_)
             | RoundsError::NoTable(_)
             | RoundsError::Invalid(_)
@@ -181,6 +198,10 @@ impl AppError {
             _ => {}
         }
         let body = match self {
+            _ if self.closed_day().is_some() => {
+                let day = self.closed_day().unwrap_or_default();
+                json!({ "error": crate::db::days::closed_day_message(day), "code": "day_closed" })
+            }
             AppError::Round(RoundsError::Invalid(errors)) => {
                 json!({ "error": errors.summary(), "field_errors": errors })
             }
@@ -231,6 +252,10 @@ impl AppError {
                         .to_owned(),
                 )
             }
+            _ if self.closed_day().is_some() => (
+                "Gaming day closed",
+                crate::db::days::closed_day_message(self.closed_day().unwrap_or_default()),
+            ),
             StatusCode::NOT_FOUND => ("Page not found", self.to_string()),
             StatusCode::FORBIDDEN => ("Access refused", self.to_string()),
             StatusCode::UNAUTHORIZED => ("Sign in first", self.to_string()),

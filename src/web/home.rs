@@ -1,5 +1,6 @@
 //! The home page: the signed-in user's session, and what their role looks after (pit managers:
-//! locked accounts; auditors: the latest audit events and whether the chain verifies;
+//! locked accounts; auditors: the latest audit events and the last verification's verdict (the
+//! verification itself runs on the audit page, in the background, never on this page's load);
 //! administrators: staff counts).
 
 use actix_session::Session;
@@ -8,9 +9,11 @@ use actix_web::{web, HttpResponse};
 use askama::Template;
 use chrono::FixedOffset;
 
-use crate::db::audit_log::{self, AuditEvent, ChainCheck, SYSTEM_CHAIN};
+use crate::db::audit_log::{self, AuditEvent};
 use crate::db::shifts;
 use crate::db::users::{self, Role};
+use crate::reports::events;
+use crate::reports::verify::{VerdictRecord, VERIFIED};
 use crate::web::error::AppError;
 use crate::web::format::when;
 use crate::web::layout::Nav;
@@ -83,9 +86,33 @@ pub struct MyTable {
 struct Loaded {
     my_activity: Vec<AuditEvent>,
     locked: Vec<users::User>,
-    audit: Option<(ChainCheck, Vec<AuditEvent>)>,
+    audit: Option<(Option<AuditEvent>, Vec<AuditEvent>)>,
     all_users: Vec<users::User>,
     my_table: Option<MyTable>,
+}
+
+/// The last verification's verdict in a sentence.
+fn verdict_line(last: Option<&AuditEvent>, zone: FixedOffset) -> String {
+    let Some(event) = last else {
+        return "The trail has not been verified yet: run a verification on the Audit page."
+            .to_owned();
+    };
+    match serde_json::from_value::<VerdictRecord>(event.details.clone()) {
+        Ok(record) if record.intact => format!(
+            "Intact: all {} events on {} chains verified {} by {}.",
+            record.events,
+            record.chains.len(),
+            when(event.at, zone),
+            event.actor_name
+        ),
+        Ok(_) => format!(
+            "BROKEN when verified {} by {}: see the Audit page and report this to the compliance officer.",
+            when(event.at, zone),
+            event.actor_name
+        ),
+        Err(_) => "The last verification's record cannot be read: run a new one on the Audit page."
+            .to_owned(),
+    }
 }
 
 #[tracing::instrument(skip_all, fields(user = %user.username))]
@@ -106,7 +133,7 @@ pub async fn show(
             };
             let audit = match role {
                 Role::Auditor | Role::Admin => Some((
-                    audit_log::verify_chain(conn, SYSTEM_CHAIN)?,
+                    events::latest(conn, VERIFIED)?,
                     audit_log::recent(conn, 25)?,
                 )),
                 Role::Dealer | Role::Supervisor => None,
@@ -139,12 +166,8 @@ pub async fn show(
     let timeouts = state.config.timeouts;
     let signed_in_at = user.signed_in_at;
     let (chain_status, audit_events) = match &loaded.audit {
-        Some((ChainCheck::Intact { events }, recent)) => (
-            format!("Intact: all {events} events on the system chain verify."),
-            recent.iter().map(|e| EventRow::new(e, zone)).collect(),
-        ),
-        Some((ChainCheck::Broken { seq, problem }, recent)) => (
-            format!("BROKEN at event {seq}: {problem}. Report this to the compliance officer."),
+        Some((last, recent)) => (
+            verdict_line(last.as_ref(), zone),
             recent.iter().map(|e| EventRow::new(e, zone)).collect(),
         ),
         None => (String::new(), Vec::new()),

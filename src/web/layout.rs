@@ -8,6 +8,10 @@ pub struct NavUser {
     pub display_name: String,
     pub role_title: &'static str,
     pub can_see_staff: bool,
+    /// Auditors and administrators: the audit trail's pages.
+    pub can_audit: bool,
+    /// Pit managers, administrators and auditors: the gaming days and their seals.
+    pub can_see_days: bool,
 }
 
 /// A one-time message: something done, or something refused (shown as an error, not as the
@@ -59,6 +63,8 @@ impl Nav {
                 display_name: display_name.to_owned(),
                 role_title: role.title(),
                 can_see_staff: matches!(role, Role::Admin | Role::Supervisor | Role::Auditor),
+                can_audit: matches!(role, Role::Admin | Role::Auditor),
+                can_see_days: matches!(role, Role::Admin | Role::Supervisor | Role::Auditor),
             }),
             csrf_token,
             flash,

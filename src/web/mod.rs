@@ -14,8 +14,11 @@ mod admin_tables;
 mod admin_tokens;
 mod api;
 mod assets;
+mod audit;
+mod audit_words;
 mod auth;
 mod csrf;
+mod days;
 pub mod error;
 mod format;
 pub mod forms;
@@ -145,6 +148,12 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
             .service(
                 web::resource("/tables/{code}/rounds/{round_id}").get(table_screen::show_round),
             )
+            .service(web::resource("/audit").get(audit::page))
+            .service(web::resource("/audit/verify").post(audit::start_check))
+            .service(web::resource("/audit/events").get(audit::search))
+            .service(web::resource("/days").get(days::list))
+            .service(web::resource("/days/{day}").get(days::show))
+            .service(web::resource("/days/{day}/close").post(days::close))
             .service(web::resource("/static/{file}").get(assets::serve))
             .service(web::resource("/health").get(health))
             .service(web::resource("/healthz").get(health))

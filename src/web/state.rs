@@ -13,6 +13,7 @@ use crate::db::{DbError, PgPool};
 use crate::recording::memory::TableMemos;
 use crate::recording::tokens::RememberedTokens;
 use crate::recording::writer::RoundWriter;
+use crate::reports::checks::Checks;
 use crate::web::error::AppError;
 use crate::web::refusals::Refusals;
 use crate::web::user::CurrentUser;
@@ -35,6 +36,8 @@ pub struct AppState {
     pub round_writer: Arc<RoundWriter>,
     /// API tokens found good, for whole rounds written from memory.
     pub checked_tokens: Arc<RememberedTokens<CurrentUser>>,
+    /// The audit verification running in the background, if any.
+    pub audit_checks: Arc<Checks>,
 }
 
 impl AppState {
@@ -57,6 +60,7 @@ impl AppState {
             refusals: Arc::new(Refusals::default()),
             table_memos,
             checked_tokens: Arc::new(RememberedTokens::default()),
+            audit_checks: Arc::new(Checks::default()),
         }
     }
 

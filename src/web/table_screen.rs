@@ -403,6 +403,9 @@ fn as_page(
         Err(err) => err,
     };
     let to = match (&err, err.round_code()) {
+        // Nothing more can be done at the table for that day: said as the answer (409), since
+        // the table's page would only say it again.
+        (_, Some("day_closed")) => return Err(err),
         (_, Some("not_on_shift")) => "/tables",
         (AppError::Round(RoundsError::Invalid(_)), _) | (_, Some(_)) => back,
         _ => return Err(err),

@@ -145,9 +145,11 @@ pub async fn sign_on(
                     format!("You are signed on at {} for gaming day {day}.", table.code),
                     table.code,
                 )),
-                Err(refused @ (ShiftError::TableTaken { .. } | ShiftError::DealerBusy { .. })) => {
-                    Err(refused.to_string())
-                }
+                Err(
+                    refused @ (ShiftError::TableTaken { .. }
+                    | ShiftError::DealerBusy { .. }
+                    | ShiftError::DayClosed { .. }),
+                ) => Err(refused.to_string()),
                 Err(other) => return Err(other.into()),
             })
         })

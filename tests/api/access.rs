@@ -244,6 +244,18 @@ const MATRIX: &[Case] = &[
         &[],
         [303, 404, 404, 404, 403],
     ),
+    case("GET", "/audit", &[], [303, 403, 403, 200, 200]),
+    case("GET", "/audit/events", &[], [303, 403, 403, 200, 200]),
+    case("POST", "/audit/verify", &[], [303, 403, 403, 303, 303]),
+    case("GET", "/days", &[], [303, 403, 200, 200, 200]),
+    case("GET", "/days/2020-01-01", &[], [303, 403, 200, 200, 200]),
+    // Without the confirmation: back to the day's page, nothing closed.
+    case(
+        "POST",
+        "/days/2020-01-01/close",
+        &[],
+        [303, 403, 303, 403, 303],
+    ),
     case(
         "POST",
         "/login",

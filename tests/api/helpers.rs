@@ -142,6 +142,11 @@ pub async fn spawn_app_with(adjust: impl FnOnce(&mut Config)) -> TestApp {
     let db_url = tokio::task::spawn_blocking(fresh_database).await.unwrap();
     let mut config = test_config();
     config.database_url = Some(db_url.clone());
+    // Each app its own seal file, beside its own database.
+    config.seal_file = std::env::temp_dir().join(format!(
+        "pusoy-test-seals-{}.jsonl",
+        &hex::encode(<sha2::Sha256 as sha2::Digest>::digest(db_url.as_bytes()))[..16]
+    ));
     adjust(&mut config);
     let pool = pusoy_pit::db::pool(&db_url, config.db_pool_size).unwrap();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();

@@ -5,6 +5,7 @@ mod access;
 mod admin;
 mod admin_forms;
 mod audit;
+mod audit_trail;
 mod durability;
 mod forms;
 mod headers;

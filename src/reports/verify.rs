@@ -1,0 +1,900 @@
+//! Verifying the audit trail: every chain re-hashed from its first event (or from the first in
+//! a time range), each link, sequence numbers without gaps, each chain's head; and every day
+//! seal, as stored in the database and as copied to the seal file, against the chains it names.
+//!
+//! Chains are read in keyset batches on `(chain, seq)` ([`BATCH`] events at a time), so memory
+//! stays flat however long a chain is. The checking itself ([`ChainChecker`]) holds no
+//! connection: it is fed events and told the head at the end.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use diesel::prelude::*;
+use diesel::sql_types::Text;
+use serde::{Deserialize, Serialize};
+
+use crate::db::audit_log::{self, AuditEvent, ChainHead, GENESIS_HASH};
+use crate::db::days::{self, DAY_CHAIN, DAY_CLOSED};
+use crate::db::schema::{audit_chain_heads, audit_events};
+use crate::db::seal_file::{self, SealCopy, SealFileError, SealedHeads};
+
+/// Events read per query.
+pub const BATCH: i64 = 2_000;
+
+/// What to verify: some chains or all, and optionally only the events in a time range.
+#[derive(Debug, Clone, Default)]
+pub struct Scope {
+    /// The chains to check; empty means every chain.
+    pub chains: Vec<String>,
+    /// Check from the first event at or after this instant (trusting its link to the one
+    /// before, which is outside the range).
+    pub from: Option<DateTime<Utc>>,
+    /// Check up to the last event before this instant (the chain's head is then not compared).
+    pub to: Option<DateTime<Utc>>,
+}
+
+/// The first thing wrong on a chain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadRow {
+    pub seq: i64,
+    /// The stored row at fault or found in the missing one's place (none past the chain's end).
+    pub id: Option<i64>,
+    pub what: String,
+}
+
+/// The verdict on one chain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChainVerdict {
+    pub chain: String,
+    /// Events checked.
+    pub rows: u64,
+    /// The sequence number and hash of the last event that verified (none if none did).
+    pub last: Option<(i64, Vec<u8>)>,
+    pub bad: Option<BadRow>,
+}
+
+impl ChainVerdict {
+    pub fn is_intact(&self) -> bool {
+        self.bad.is_none()
+    }
+
+    /// One line: the chain, its events, its last hash, or its first bad row.
+    pub fn line(&self) -> String {
+        let last = match &self.last {
+            Some((seq, hash)) => format!("last seq {seq} hash {}", hex::encode(hash)),
+            None => "no events".to_owned(),
+        };
+        match &self.bad {
+            None => format!("{}: ok, {} events, {last}", self.chain, self.rows),
+            Some(bad) => format!(
+                "{}: BROKEN at seq {} (id {}): {} ({} events verified before it)",
+                self.chain,
+                bad.seq,
+                bad.id
+                    .map_or_else(|| "none".to_owned(), |id| id.to_string()),
+                bad.what,
+                self.rows
+            ),
+        }
+    }
+}
+
+/// What a check found wrong with a day seal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SealProblem {
+    pub day: NaiveDate,
+    pub what: String,
+}
+
+/// The whole verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Verification {
+    pub chains: Vec<ChainVerdict>,
+    /// How many day seals were checked (from the database and the seal file).
+    pub seals_checked: usize,
+    pub seal_problems: Vec<SealProblem>,
+}
+
+impl Verification {
+    pub fn is_intact(&self) -> bool {
+        self.seal_problems.is_empty() && self.chains.iter().all(ChainVerdict::is_intact)
+    }
+
+    pub fn events(&self) -> u64 {
+        self.chains.iter().map(|c| c.rows).sum()
+    }
+}
+
+/// The action of the event that records a verification's verdict (on the `system` chain).
+pub const VERIFIED: &str = "audit.verified";
+
+/// A verdict as recorded in the trail: what the auditor's page shows of the last check.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VerdictRecord {
+    pub intact: bool,
+    pub events: u64,
+    pub seals_checked: usize,
+    pub seconds: f64,
+    pub chains: Vec<ChainRecord>,
+    pub seal_problems: Vec<SealProblemRecord>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChainRecord {
+    pub chain: String,
+    pub rows: u64,
+    pub last_seq: Option<i64>,
+    pub last_hash: Option<String>,
+    pub bad: Option<BadRecord>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BadRecord {
+    pub seq: i64,
+    pub id: Option<i64>,
+    pub what: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SealProblemRecord {
+    pub day: NaiveDate,
+    pub what: String,
+}
+
+impl Verification {
+    /// The verdict as recorded, `seconds` the check took.
+    pub fn record(&self, seconds: f64) -> VerdictRecord {
+        VerdictRecord {
+            intact: self.is_intact(),
+            events: self.events(),
+            seals_checked: self.seals_checked,
+            seconds,
+            chains: self
+                .chains
+                .iter()
+                .map(|c| ChainRecord {
+                    chain: c.chain.clone(),
+                    rows: c.rows,
+                    last_seq: c.last.as_ref().map(|(seq, _)| *seq),
+                    last_hash: c.last.as_ref().map(|(_, hash)| hex::encode(hash)),
+                    bad: c.bad.as_ref().map(|b| BadRecord {
+                        seq: b.seq,
+                        id: b.id,
+                        what: b.what.clone(),
+                    }),
+                })
+                .collect(),
+            seal_problems: self
+                .seal_problems
+                .iter()
+                .map(|p| SealProblemRecord {
+                    day: p.day,
+                    what: p.what.clone(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Where a check stands, for a progress bar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Progress {
+    pub chains_done: usize,
+    pub chains_total: usize,
+    pub events_checked: u64,
+}
+
+/// Each chain's checkpoints, by chain.
+type Checkpoints = BTreeMap<String, Vec<Checkpoint>>;
+
+/// A hash that a day seal says a chain's event has: checked when the chain passes that event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Checkpoint {
+    seq: i64,
+    hash: Vec<u8>,
+    /// Which seal says so, in words ("the seal of 2026-11-20 in the seal file").
+    source: String,
+}
+
+/// A row whose hash does not match its content, waiting for the next row (or the head) to tell
+/// whether its content or its hash was changed.
+#[derive(Debug, Clone)]
+struct Suspect {
+    seq: i64,
+    id: i64,
+    recomputed: [u8; 32],
+}
+
+/// Checks one chain, event by event, in sequence order. Pure: no connection.
+#[derive(Debug)]
+pub struct ChainChecker {
+    chain: String,
+    /// Trust the first event's link (a range that does not start at the genesis).
+    anchored_on_first: bool,
+    next_seq: i64,
+    prev_hash: Vec<u8>,
+    rows: u64,
+    last: Option<(i64, Vec<u8>)>,
+    suspect: Option<Suspect>,
+    bad: Option<BadRow>,
+    /// Seal checkpoints on this chain, by sequence number.
+    checkpoints: BTreeMap<i64, Vec<Checkpoint>>,
+}
+
+impl ChainChecker {
+    /// A check of `chain` from its genesis.
+    pub fn new(chain: &str) -> Self {
+        ChainChecker {
+            chain: chain.to_owned(),
+            anchored_on_first: false,
+            next_seq: 1,
+            prev_hash: GENESIS_HASH.to_vec(),
+            rows: 0,
+            last: None,
+            suspect: None,
+            bad: None,
+            checkpoints: BTreeMap::new(),
+        }
+    }
+
+    /// A check of `chain` from whatever event comes first, trusting its link.
+    pub fn from_first_given(chain: &str) -> Self {
+        ChainChecker {
+            anchored_on_first: true,
+            ..ChainChecker::new(chain)
+        }
+    }
+
+    fn expect_at(&mut self, seq: i64, hash: Vec<u8>, source: String) {
+        self.checkpoints
+            .entry(seq)
+            .or_default()
+            .push(Checkpoint { seq, hash, source });
+    }
+
+    fn fail(&mut self, seq: i64, id: Option<i64>, what: impl Into<String>) {
+        if self.bad.is_none() {
+            self.bad = Some(BadRow {
+                seq,
+                id,
+                what: what.into(),
+            });
+        }
+    }
+
+    /// Whether the chain is still worth reading (nothing found wrong yet).
+    pub fn wants_more(&self) -> bool {
+        self.bad.is_none()
+    }
+
+    /// Checks the next event of the chain.
+    pub fn push(&mut self, event: &AuditEvent) {
+        if self.bad.is_some() {
+            return;
+        }
+        if let Some(suspect) = self.suspect.take() {
+            // A changed hash leaves the next link pointing at the hash the content still gives.
+            let what = if event.prev_hash == suspect.recomputed {
+                "hash changed"
+            } else {
+                "content changed"
+            };
+            self.fail(suspect.seq, Some(suspect.id), what);
+            return;
+        }
+        if self.anchored_on_first && self.rows == 0 {
+            self.next_seq = event.seq;
+            self.prev_hash.clone_from(&event.prev_hash);
+        }
+        if event.seq != self.next_seq {
+            let what = if event.seq > self.next_seq {
+                if event.seq == self.next_seq + 1 {
+                    format!("seq {} missing", self.next_seq)
+                } else {
+                    format!("seq {} to {} missing", self.next_seq, event.seq - 1)
+                }
+            } else {
+                format!("seq {} out of order", event.seq)
+            };
+            self.fail(self.next_seq, Some(event.id), what);
+            return;
+        }
+        if event.prev_hash != self.prev_hash {
+            self.fail(event.seq, Some(event.id), "link broken");
+            return;
+        }
+        let recomputed = audit_log::expected_hash(&self.prev_hash, event);
+        if recomputed.as_slice() != event.hash.as_slice() {
+            self.suspect = Some(Suspect {
+                seq: event.seq,
+                id: event.id,
+                recomputed,
+            });
+            return;
+        }
+        if let Some(expected) = self.checkpoints.remove(&event.seq) {
+            if let Some(differs) = expected.iter().find(|c| c.hash != event.hash) {
+                let what = format!("hash differs from {}", differs.source);
+                self.fail(event.seq, Some(event.id), what);
+                return;
+            }
+        }
+        self.rows += 1;
+        self.next_seq += 1;
+        self.prev_hash.clone_from(&event.hash);
+        self.last = Some((event.seq, event.hash.clone()));
+    }
+
+    /// The verdict, given the chain's head as stored (`None`: no head row), or `None` for the
+    /// head when the check stopped at the end of a range (the head is then not compared).
+    pub fn finish(mut self, head: Option<Option<ChainHead>>) -> ChainVerdict {
+        if let Some(suspect) = self.suspect.take() {
+            let head_hash = head.as_ref().and_then(|h| h.as_ref()).map(|h| &h.last_hash);
+            let what = if head_hash.is_some_and(|h| h.as_slice() == suspect.recomputed) {
+                "hash changed"
+            } else {
+                "content changed"
+            };
+            self.fail(suspect.seq, Some(suspect.id), what);
+        }
+        let last_seq = self.next_seq - 1;
+        if self.bad.is_none() {
+            if let Some(head) = head {
+                match head {
+                    None if self.rows > 0 => {
+                        self.fail(last_seq, None, "the chain has no head row");
+                    }
+                    None => {}
+                    Some(head) if head.last_seq > last_seq => {
+                        let what = format!(
+                            "seq {} missing (the chain's head is at seq {}: its tail is gone)",
+                            last_seq + 1,
+                            head.last_seq
+                        );
+                        self.fail(last_seq + 1, None, what);
+                    }
+                    Some(head) if head.last_seq < last_seq => {
+                        let what = format!("events after the chain's head (seq {})", head.last_seq);
+                        self.fail(head.last_seq + 1, None, what);
+                    }
+                    Some(head) if head.last_hash != self.prev_hash => {
+                        self.fail(
+                            last_seq,
+                            None,
+                            "the chain's head hash differs from its last event",
+                        );
+                    }
+                    Some(_) => {}
+                }
+                if let Some((seq, expected)) = self.checkpoints.iter().next() {
+                    let what = format!(
+                        "seq {seq} missing (named by {}; the chain ends at seq {last_seq})",
+                        expected[0].source
+                    );
+                    let seq = *seq;
+                    self.fail(seq, None, what);
+                }
+            }
+        }
+        ChainVerdict {
+            chain: self.chain,
+            rows: self.rows,
+            last: self.last,
+            bad: self.bad,
+        }
+    }
+}
+
+/// Every chain that has events or a head, in name order (a skip scan of the `(chain, seq)`
+/// index: one probe per chain, however many events).
+const ALL_CHAINS: &str = "\
+    WITH RECURSIVE c AS ( \
+        SELECT min(chain) AS chain FROM audit_events \
+        UNION ALL \
+        SELECT (SELECT min(chain) FROM audit_events WHERE chain > c.chain) FROM c \
+        WHERE c.chain IS NOT NULL \
+    ) \
+    SELECT chain FROM c WHERE chain IS NOT NULL \
+    UNION SELECT chain FROM audit_chain_heads ORDER BY 1";
+
+#[derive(QueryableByName)]
+struct ChainName {
+    #[diesel(sql_type = Text)]
+    chain: String,
+}
+
+/// Every chain's name.
+pub fn chain_names(conn: &mut PgConnection) -> QueryResult<Vec<String>> {
+    let rows: Vec<ChainName> = diesel::sql_query(ALL_CHAINS).load(conn)?;
+    Ok(rows.into_iter().map(|r| r.chain).collect())
+}
+
+fn head_of(conn: &mut PgConnection, chain: &str) -> QueryResult<Option<ChainHead>> {
+    let head: Option<(i64, Vec<u8>)> = audit_chain_heads::table
+        .filter(audit_chain_heads::chain.eq(chain))
+        .select((audit_chain_heads::last_seq, audit_chain_heads::last_hash))
+        .first(conn)
+        .optional()?;
+    Ok(head.map(|(last_seq, last_hash)| ChainHead {
+        last_seq,
+        last_hash,
+    }))
+}
+
+fn batch_after(
+    conn: &mut PgConnection,
+    chain: &str,
+    after_seq: i64,
+) -> QueryResult<Vec<AuditEvent>> {
+    audit_events::table
+        .filter(audit_events::chain.eq(chain))
+        .filter(audit_events::seq.gt(after_seq))
+        .order(audit_events::seq.asc())
+        .limit(BATCH)
+        .select(AuditEvent::as_select())
+        .load(conn)
+}
+
+fn at_of(conn: &mut PgConnection, chain: &str, seq: i64) -> QueryResult<Option<DateTime<Utc>>> {
+    audit_events::table
+        .filter(audit_events::chain.eq(chain))
+        .filter(audit_events::seq.eq(seq))
+        .select(audit_events::at)
+        .first(conn)
+        .optional()
+}
+
+/// The sequence number before the first event of `chain` at or after `from`: a binary search on
+/// sequence numbers (events are appended in time order, each under its chain's lock), one
+/// indexed probe per step.
+fn seq_before(conn: &mut PgConnection, chain: &str, from: DateTime<Utc>) -> QueryResult<i64> {
+    let top: Option<i64> = audit_events::table
+        .filter(audit_events::chain.eq(chain))
+        .select(diesel::dsl::max(audit_events::seq))
+        .first(conn)?;
+    let (mut low, mut high) = (0_i64, top.unwrap_or(0));
+    // Invariant: events up to `low` are before `from`; the event at `high` + 1 is not.
+    while low < high {
+        let mid = low + (high - low + 1) / 2;
+        match at_of(conn, chain, mid)? {
+            Some(at) if at < from => low = mid,
+            Some(_) => high = mid - 1,
+            // A missing event: look lower, the check will find the gap.
+            None => high = mid - 1,
+        }
+    }
+    Ok(low)
+}
+
+/// Checks one chain against its head (and `checkpoints`), in batches; `tick` after each batch.
+fn verify_one(
+    conn: &mut PgConnection,
+    chain: &str,
+    scope: &Scope,
+    checkpoints: &[Checkpoint],
+    tick: &mut dyn FnMut(u64),
+) -> QueryResult<ChainVerdict> {
+    let (mut checker, mut after) = match scope.from {
+        Some(from) => {
+            let before = seq_before(conn, chain, from)?;
+            let checker = if before == 0 {
+                ChainChecker::new(chain)
+            } else {
+                ChainChecker::from_first_given(chain)
+            };
+            (checker, before)
+        }
+        None => (ChainChecker::new(chain), 0),
+    };
+    for mark in checkpoints.iter().filter(|mark| mark.seq > after) {
+        checker.expect_at(mark.seq, mark.hash.clone(), mark.source.clone());
+    }
+    let mut ended_by_range = false;
+    'batches: loop {
+        let batch = batch_after(conn, chain, after)?;
+        let Some(last) = batch.last() else { break };
+        after = last.seq;
+        let full = batch.len() as i64 == BATCH;
+        for event in &batch {
+            if scope.to.is_some_and(|to| event.at >= to) {
+                ended_by_range = true;
+                break 'batches;
+            }
+            checker.push(event);
+            if !checker.wants_more() {
+                break 'batches;
+            }
+        }
+        tick(batch.len() as u64);
+        if !full {
+            break;
+        }
+    }
+    if ended_by_range {
+        // Sealed events past the range are not this check's business.
+        checker.checkpoints.clear();
+        return Ok(checker.finish(None));
+    }
+    let head = if scope.to.is_some() {
+        None
+    } else {
+        Some(head_of(conn, chain)?)
+    };
+    if head.is_none() {
+        checker.checkpoints.clear();
+    }
+    Ok(checker.finish(head))
+}
+
+/// A day seal as the database holds it: the close's row, and the `day.closed` event it names.
+struct StoredSeal {
+    day: NaiveDate,
+    seal_seq: i64,
+    seal_hash: Vec<u8>,
+    event: Option<AuditEvent>,
+}
+
+fn stored_seals(conn: &mut PgConnection) -> QueryResult<Vec<StoredSeal>> {
+    let closes = days::all_closes(conn)?;
+    let mut seals = Vec::with_capacity(closes.len());
+    for close in closes {
+        let event = audit_events::table
+            .filter(audit_events::chain.eq(DAY_CHAIN))
+            .filter(audit_events::seq.eq(close.seal_seq))
+            .select(AuditEvent::as_select())
+            .first(conn)
+            .optional()?;
+        seals.push(StoredSeal {
+            day: close.gaming_day,
+            seal_seq: close.seal_seq,
+            seal_hash: close.seal_hash,
+            event,
+        });
+    }
+    Ok(seals)
+}
+
+/// The checkpoints a set of sealed heads puts on the chains.
+fn add_heads(
+    into: &mut Checkpoints,
+    heads: &SealedHeads,
+    source: &str,
+    problems: &mut Vec<SealProblem>,
+    day: NaiveDate,
+) {
+    for (chain, head) in heads {
+        match hex::decode(&head.hash) {
+            Ok(hash) => into.entry(chain.clone()).or_default().push(Checkpoint {
+                seq: head.seq,
+                hash,
+                source: source.to_owned(),
+            }),
+            Err(_) => problems.push(SealProblem {
+                day,
+                what: format!("{source} names {chain} with a malformed hash"),
+            }),
+        }
+    }
+}
+
+/// Compares the seals in the database with each other and with the seal file, and returns the
+/// checkpoints they put on the chains.
+fn check_seals(
+    stored: &[StoredSeal],
+    copies: &[SealCopy],
+    problems: &mut Vec<SealProblem>,
+) -> Checkpoints {
+    let mut checkpoints = Checkpoints::new();
+    for seal in stored {
+        let source = format!("the seal of {}", seal.day);
+        let mut problem = |what: String| {
+            problems.push(SealProblem {
+                day: seal.day,
+                what,
+            });
+        };
+        // The close's row names the seal event: the day chain's own check covers that event's
+        // content; this pins the event to the close.
+        checkpoints
+            .entry(DAY_CHAIN.to_owned())
+            .or_default()
+            .push(Checkpoint {
+                seq: seal.seal_seq,
+                hash: seal.seal_hash.clone(),
+                source: format!("the close of {}", seal.day),
+            });
+        let Some(event) = &seal.event else {
+            problem(format!(
+                "its seal event (day seq {}) is missing",
+                seal.seal_seq
+            ));
+            continue;
+        };
+        if event.action != DAY_CLOSED
+            || event.details.get("gaming_day").and_then(|d| d.as_str())
+                != Some(seal.day.to_string().as_str())
+        {
+            problem(format!(
+                "day seq {} is not the seal of this day ({} {})",
+                seal.seal_seq, event.action, event.target
+            ));
+            continue;
+        }
+        match serde_json::from_value::<SealedHeads>(
+            event.details.get("heads").cloned().unwrap_or_default(),
+        ) {
+            Ok(heads) => add_heads(&mut checkpoints, &heads, &source, problems, seal.day),
+            Err(err) => problems.push(SealProblem {
+                day: seal.day,
+                what: format!("its seal event's heads cannot be read: {err}"),
+            }),
+        }
+    }
+    let mut copied = BTreeSet::new();
+    for copy in copies {
+        let day = copy.gaming_day;
+        let source = format!("the seal of {day} in the seal file");
+        copied.insert(day);
+        match stored.iter().find(|s| s.day == day) {
+            None => problems.push(SealProblem {
+                day,
+                what: "the seal file has a seal for this day, the database has no close".to_owned(),
+            }),
+            Some(seal) if hex::encode(&seal.seal_hash) != copy.seal_hash => {
+                problems.push(SealProblem {
+                    day,
+                    what: format!(
+                        "the seal hash in the database ({}) differs from the seal file's ({})",
+                        hex::encode(&seal.seal_hash),
+                        copy.seal_hash
+                    ),
+                });
+            }
+            Some(_) => {}
+        }
+        if let Ok(hash) = hex::decode(&copy.seal_hash) {
+            checkpoints
+                .entry(DAY_CHAIN.to_owned())
+                .or_default()
+                .push(Checkpoint {
+                    seq: copy.seal_seq,
+                    hash,
+                    source: source.clone(),
+                });
+        }
+        add_heads(&mut checkpoints, &copy.heads, &source, problems, day);
+    }
+    if !copies.is_empty() || stored.is_empty() {
+        for seal in stored.iter().filter(|s| !copied.contains(&s.day)) {
+            problems.push(SealProblem {
+                day: seal.day,
+                what: "the seal is not in the seal file".to_owned(),
+            });
+        }
+    } else {
+        for seal in stored {
+            problems.push(SealProblem {
+                day: seal.day,
+                what: "the seal file is missing or empty".to_owned(),
+            });
+        }
+    }
+    checkpoints
+}
+
+/// Verifies the chains in `scope` and every day seal, with the seal file at `seal_file`;
+/// `progress` is told after each batch.
+pub fn verify(
+    conn: &mut PgConnection,
+    scope: &Scope,
+    seal_file: &Path,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Verification, VerifyError> {
+    let copies = seal_file::read(seal_file)?;
+    let stored = stored_seals(conn)?;
+    let mut seal_problems = Vec::new();
+    let checkpoints = check_seals(&stored, &copies, &mut seal_problems);
+    let chains = if scope.chains.is_empty() {
+        chain_names(conn)?
+    } else {
+        scope.chains.clone()
+    };
+    let mut state = Progress {
+        chains_done: 0,
+        chains_total: chains.len(),
+        events_checked: 0,
+    };
+    progress(state);
+    let mut verdicts = Vec::with_capacity(chains.len());
+    for chain in &chains {
+        let marks = checkpoints.get(chain).map_or(&[][..], Vec::as_slice);
+        let verdict = verify_one(conn, chain, scope, marks, &mut |rows| {
+            state.events_checked += rows;
+            progress(state);
+        })?;
+        verdicts.push(verdict);
+        state.chains_done += 1;
+        progress(state);
+    }
+    Ok(Verification {
+        chains: verdicts,
+        seals_checked: stored.len() + copies.len(),
+        seal_problems,
+    })
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    #[error("database query failed")]
+    Query(#[from] diesel::result::Error),
+    #[error(transparent)]
+    SealFile(#[from] SealFileError),
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use chrono::TimeZone;
+    use serde_json::json;
+
+    use super::*;
+    use crate::db::audit_log::{Actor, NewAuditEvent, SealedEvent};
+
+    /// A chain of `n` events as the database would hold them.
+    fn chain(n: i64) -> Vec<AuditEvent> {
+        let actor = Actor::system("test");
+        let mut head = ChainHead::genesis();
+        let mut out = Vec::new();
+        for i in 1..=n {
+            let sealed = SealedEvent::after(
+                head.clone(),
+                NewAuditEvent {
+                    chain: "table:1",
+                    actor: &actor,
+                    action: "test.event",
+                    target: format!("n:{i}"),
+                    details: json!({ "n": i }),
+                    gaming_day: None,
+                    table_id: None,
+                },
+            );
+            out.push(AuditEvent {
+                id: i * 10,
+                chain: sealed.chain,
+                seq: sealed.seq,
+                at: Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap()
+                    + chrono::Duration::seconds(i),
+                actor_user_id: None,
+                actor_name: sealed.actor_name,
+                action: sealed.action,
+                target: sealed.target,
+                details: sealed.details,
+                client_addr: None,
+                gaming_day: None,
+                table_id: None,
+                prev_hash: sealed.prev_hash,
+                hash: Vec::new(),
+            });
+            // Hash what is stored (the time above, not the sealing time).
+            let prev = out.last().unwrap().prev_hash.clone();
+            let hash = audit_log::expected_hash(&prev, out.last().unwrap());
+            out.last_mut().unwrap().hash = hash.to_vec();
+            head = ChainHead {
+                last_seq: i,
+                last_hash: hash.to_vec(),
+            };
+        }
+        out
+    }
+
+    fn run(events: &[AuditEvent], head: Option<ChainHead>) -> ChainVerdict {
+        let mut checker = ChainChecker::new("table:1");
+        for e in events {
+            checker.push(e);
+        }
+        checker.finish(Some(head))
+    }
+
+    fn head_of(events: &[AuditEvent]) -> Option<ChainHead> {
+        events.last().map(|e| ChainHead {
+            last_seq: e.seq,
+            last_hash: e.hash.clone(),
+        })
+    }
+
+    fn bad(verdict: &ChainVerdict) -> (i64, Option<i64>, &str) {
+        let bad = verdict.bad.as_ref().expect("a broken chain");
+        (bad.seq, bad.id, bad.what.as_str())
+    }
+
+    #[test]
+    fn an_untouched_chain_verifies_to_its_head() {
+        let events = chain(5);
+        let verdict = run(&events, head_of(&events));
+        assert!(verdict.is_intact(), "{verdict:?}");
+        assert_eq!(verdict.rows, 5);
+        assert_eq!(verdict.last, Some((5, events[4].hash.clone())));
+    }
+
+    #[test]
+    fn each_kind_of_damage_is_named_at_its_row() {
+        let good = chain(6);
+        let head = head_of(&good);
+
+        let mut changed = good.clone();
+        changed[2].details = json!({ "n": 99 });
+        assert_eq!(
+            bad(&run(&changed, head.clone())),
+            (3, Some(30), "content changed")
+        );
+
+        let mut rehashed = good.clone();
+        rehashed[2].hash = vec![7; 32];
+        assert_eq!(
+            bad(&run(&rehashed, head.clone())),
+            (3, Some(30), "hash changed")
+        );
+
+        let mut gone = good.clone();
+        gone.remove(3);
+        assert_eq!(
+            bad(&run(&gone, head.clone())),
+            (4, Some(50), "seq 4 missing")
+        );
+
+        let mut relinked = good.clone();
+        relinked[4].prev_hash = vec![1; 32];
+        assert_eq!(
+            bad(&run(&relinked, head.clone())),
+            (5, Some(50), "link broken")
+        );
+
+        let cut = &good[..4];
+        let verdict = run(cut, head.clone());
+        assert_eq!(verdict.bad.as_ref().unwrap().seq, 5);
+        assert!(verdict.bad.unwrap().what.starts_with("seq 5 missing"));
+
+        let mut tail_changed = good.clone();
+        tail_changed[5].target = "n:other".to_owned();
+        assert_eq!(
+            bad(&run(&tail_changed, head.clone())),
+            (6, Some(60), "content changed")
+        );
+    }
+
+    #[test]
+    fn a_sealed_hash_that_differs_is_named() {
+        let good = chain(4);
+        let mut checker = ChainChecker::new("table:1");
+        checker.expect_at(2, vec![9; 32], "the seal of 2026-01-01".to_owned());
+        for e in &good {
+            checker.push(e);
+        }
+        let verdict = checker.finish(Some(head_of(&good)));
+        assert_eq!(
+            bad(&verdict),
+            (2, Some(20), "hash differs from the seal of 2026-01-01")
+        );
+
+        let mut checker = ChainChecker::new("table:1");
+        checker.expect_at(9, good[0].hash.clone(), "the seal of 2026-01-01".to_owned());
+        for e in &good {
+            checker.push(e);
+        }
+        let verdict = checker.finish(Some(head_of(&good)));
+        assert_eq!(verdict.bad.unwrap().seq, 9);
+    }
+
+    #[test]
+    fn a_range_starts_from_its_first_event() {
+        let good = chain(5);
+        let mut checker = ChainChecker::from_first_given("table:1");
+        for e in &good[2..] {
+            checker.push(e);
+        }
+        let verdict = checker.finish(Some(head_of(&good)));
+        assert!(verdict.is_intact(), "{verdict:?}");
+        assert_eq!(verdict.rows, 3);
+    }
+}

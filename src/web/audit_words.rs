@@ -1,0 +1,385 @@
+//! An audit event's details in words, for the auditor's search: a round's places and results, a
+//! profile's options before and after, a table's settings, a shift, a day seal; with links to
+//! what the event concerns. Details are read as stored (any format version): a field that is
+//! missing or of another shape is left out, never an error.
+
+use serde_json::{Map, Value};
+
+use crate::db::audit_log::AuditEvent;
+use crate::rules::money::Money;
+
+/// A link from an event to the page of what it concerns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    pub label: String,
+    pub href: String,
+}
+
+/// An event's details as lines of text, and its links.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Described {
+    pub lines: Vec<String>,
+    pub links: Vec<Link>,
+}
+
+fn text<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
+    value.get(key).and_then(Value::as_str)
+}
+
+fn money(value: &Value, key: &str) -> Option<Money> {
+    value.get(key).and_then(Value::as_i64).map(Money)
+}
+
+fn link(label: impl Into<String>, href: impl Into<String>) -> Link {
+    Link {
+        label: label.into(),
+        href: href.into(),
+    }
+}
+
+/// A JSON value as a short phrase (`true` → `yes`, strings bare, objects as `key: value`).
+fn phrase(value: &Value) -> String {
+    match value {
+        Value::Null => "none".to_owned(),
+        Value::Bool(true) => "yes".to_owned(),
+        Value::Bool(false) => "no".to_owned(),
+        Value::String(s) => s.replace('_', " "),
+        Value::Number(n) => n.to_string(),
+        Value::Array(items) => items.iter().map(phrase).collect::<Vec<_>>().join(", "),
+        Value::Object(map) => map
+            .iter()
+            .map(|(k, v)| format!("{}: {}", k.replace('_', " "), phrase(v)))
+            .collect::<Vec<_>>()
+            .join("; "),
+    }
+}
+
+/// The three hands of a place (`back 2c 2d 2h 5s 6s, middle …, front …`), with their names
+/// when the settlement gives them.
+fn hands(cards: &Value, names: Option<&Value>) -> Option<String> {
+    let parts: Vec<String> = ["back", "middle", "front"]
+        .into_iter()
+        .filter_map(|hand| {
+            let set = text(cards, hand)?;
+            Some(match names.and_then(|n| text(n, hand)) {
+                Some(name) => format!("{hand} {set} ({name})"),
+                None => format!("{hand} {set}"),
+            })
+        })
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
+/// What a place did, in words: its action (and royalty), its hands, a foul and its result.
+fn place_line(label: &str, entered: &Value, settled: Option<&Value>) -> String {
+    let mut parts = vec![label.to_owned()];
+    if let Some(bet) = money(entered, "bet") {
+        parts.push(format!("bet {}", bet.major_text()));
+    }
+    let action = text(entered, "action").unwrap_or("play");
+    let outcome = settled.and_then(|s| text(s, "outcome"));
+    match (action, outcome) {
+        ("play", Some(outcome)) => parts.push(outcome.replace('_', " ")),
+        ("play", None) => {}
+        (other, _) => parts.push(other.replace('_', " ")),
+    }
+    if let Some(royalty) = entered
+        .get("royalty")
+        .or_else(|| settled.and_then(|s| s.get("royalty")))
+    {
+        parts.push(format!("royalty {}", phrase(royalty)));
+    }
+    if let Some(set) = hands(entered, settled.and_then(|s| s.get("hands"))) {
+        parts.push(set);
+    }
+    if let Some(foul) = settled.and_then(|s| text(s, "foul")) {
+        parts.push(format!("FOUL: {foul}"));
+    }
+    if let Some(won) = settled
+        .and_then(|s| s.get("hands_won"))
+        .and_then(Value::as_u64)
+    {
+        parts.push(format!("won {won} of 3 hands"));
+    }
+    if let Some(result) = settled.and_then(|s| money(s, "result")) {
+        parts.push(format!("result {}", result.signed_text()));
+    }
+    parts.join(" · ")
+}
+
+fn round_settled(event: &AuditEvent, out: &mut Described) {
+    let d = &event.details;
+    let table = text(d, "table").unwrap_or("?");
+    let no = d.get("round_no").and_then(Value::as_i64).unwrap_or(0);
+    out.lines.push(format!("Round {no} at {table}"));
+    let round = d.get("round").unwrap_or(&Value::Null);
+    let settlement = d.get("settlement").unwrap_or(&Value::Null);
+    if let Some(dealer) = round.get("dealer") {
+        out.lines
+            .push(place_line("Dealer", dealer, settlement.get("dealer")));
+    }
+    let settled_seats = settlement.get("seats").and_then(Value::as_array);
+    for seat in round
+        .get("seats")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let no = seat.get("seat").and_then(Value::as_u64).unwrap_or(0);
+        let settled = settled_seats.and_then(|all| {
+            all.iter()
+                .find(|s| s.get("seat").and_then(Value::as_u64) == Some(no))
+        });
+        out.lines
+            .push(place_line(&format!("Seat {no}"), seat, settled));
+    }
+    if let Some(id) = event.target.strip_prefix("round:") {
+        out.links.push(link(
+            format!("round {no}"),
+            format!("/tables/{table}/rounds/{id}"),
+        ));
+    }
+    out.links.push(link(table, "/tables"));
+    if let Some(dealer) = d.get("dealer_id").and_then(Value::as_i64) {
+        out.links.push(link(
+            format!("dealer (user {dealer})"),
+            format!("/admin/users#user-{dealer}"),
+        ));
+    }
+}
+
+/// Lines naming each option that differs between `before` and `after` (all of `after` if there
+/// was no before).
+fn changes(before: Option<&Map<String, Value>>, after: &Map<String, Value>) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (key, new) in after {
+        let name = key.replace('_', " ");
+        match before.map(|b| b.get(key)) {
+            None => lines.push(format!("{name}: {}", phrase(new))),
+            Some(Some(old)) if old == new => {}
+            Some(Some(old)) => lines.push(format!("{name}: {} → {}", phrase(old), phrase(new))),
+            Some(None) => lines.push(format!("{name}: (none) → {}", phrase(new))),
+        }
+    }
+    if let Some(before) = before {
+        for (key, old) in before.iter().filter(|(k, _)| !after.contains_key(*k)) {
+            lines.push(format!(
+                "{}: {} → (none)",
+                key.replace('_', " "),
+                phrase(old)
+            ));
+        }
+    }
+    lines
+}
+
+fn profile(event: &AuditEvent, out: &mut Described) {
+    let d = &event.details;
+    let name = text(d, "name").unwrap_or("?");
+    let version = d.get("version").and_then(Value::as_i64).unwrap_or(0);
+    out.lines
+        .push(format!("Rule profile {name}, version {version}"));
+    let after = d
+        .get("after")
+        .or_else(|| d.get("options"))
+        .and_then(Value::as_object);
+    if let Some(after) = after {
+        let before = d.get("before").and_then(Value::as_object);
+        let changed = changes(before, after);
+        if before.is_some() && changed.is_empty() {
+            out.lines.push("No option changed.".to_owned());
+        }
+        out.lines.extend(changed);
+    }
+    out.links
+        .push(link(format!("profile {name}"), "/admin/profiles"));
+}
+
+fn table_settings(event: &AuditEvent, out: &mut Described) {
+    let d = &event.details;
+    let (before, after) = match (d.get("before"), d.get("after")) {
+        (Some(b), Some(a)) => (b.as_object(), a.as_object()),
+        _ => (None, d.as_object()),
+    };
+    if let Some(after) = after {
+        let money_text = |map: &Map<String, Value>| -> Map<String, Value> {
+            map.iter()
+                .map(|(k, v)| {
+                    let v = match (k.as_str(), v.as_i64()) {
+                        ("min_bet" | "max_bet", Some(n)) => Value::from(Money(n).major_text()),
+                        _ => v.clone(),
+                    };
+                    (k.clone(), v)
+                })
+                .collect()
+        };
+        let after = money_text(after);
+        let before = before.map(money_text);
+        out.lines.extend(changes(before.as_ref(), &after));
+    }
+    out.links.push(link("table setup", "/admin/tables"));
+}
+
+fn day_closed(event: &AuditEvent, out: &mut Described) {
+    let d = &event.details;
+    let day = text(d, "gaming_day").unwrap_or("?");
+    let heads = d.get("heads").and_then(Value::as_object);
+    out.lines.push(format!(
+        "Gaming day {day} closed; the seal fixes the heads of {} chain(s):",
+        heads.map_or(0, Map::len)
+    ));
+    for (chain, head) in heads.into_iter().flatten() {
+        out.lines.push(format!(
+            "{chain} at seq {} ({})",
+            phrase(head.get("seq").unwrap_or(&Value::Null)),
+            text(head, "hash").unwrap_or("?")
+        ));
+    }
+    out.lines
+        .push(format!("Seal hash {}", hex::encode(&event.hash)));
+    out.links
+        .push(link(format!("day {day}"), format!("/days/{day}")));
+}
+
+fn verified(event: &AuditEvent, out: &mut Described) {
+    let d = &event.details;
+    let intact = d.get("intact").and_then(Value::as_bool).unwrap_or(false);
+    out.lines.push(format!(
+        "{}: {} event(s) on {} chain(s), {} day seal(s) checked",
+        if intact { "Intact" } else { "BROKEN" },
+        phrase(d.get("events").unwrap_or(&Value::Null)),
+        d.get("chains")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len),
+        phrase(d.get("seals_checked").unwrap_or(&Value::Null)),
+    ));
+    for chain in d
+        .get("chains")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(bad) = chain.get("bad").filter(|b| !b.is_null()) {
+            out.lines.push(format!(
+                "{} broken at seq {}: {}",
+                text(chain, "chain").unwrap_or("?"),
+                phrase(bad.get("seq").unwrap_or(&Value::Null)),
+                text(bad, "what").unwrap_or("?")
+            ));
+        }
+    }
+    out.links.push(link("audit trail", "/audit"));
+}
+
+/// The event's details in words, with links.
+pub fn describe(event: &AuditEvent) -> Described {
+    let mut out = Described::default();
+    match event.action.as_str() {
+        "round.settled" => round_settled(event, &mut out),
+        "profile.create" | "profile.new_version" => profile(event, &mut out),
+        "table.create" | "table.update" => table_settings(event, &mut out),
+        "day.closed" => day_closed(event, &mut out),
+        "audit.verified" => verified(event, &mut out),
+        _ => {
+            if let Some(map) = event.details.as_object() {
+                out.lines.extend(
+                    map.iter()
+                        .map(|(k, v)| format!("{}: {}", k.replace('_', " "), phrase(v))),
+                );
+            }
+        }
+    }
+    if let Some(code) = event.target.strip_prefix("table:") {
+        out.links.push(link(format!("table {code}"), "/tables"));
+    }
+    if let Some(user) = event.target.strip_prefix("user:") {
+        out.links.push(link(format!("user {user}"), "/admin/users"));
+    }
+    if event.actor_user_id.is_some() {
+        out.links.push(link(
+            format!("{}'s events", event.actor_name),
+            format!("/audit/events?actor={}", event.actor_name),
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use chrono::Utc;
+    use serde_json::json;
+
+    use super::*;
+
+    fn event(action: &str, target: &str, details: Value) -> AuditEvent {
+        AuditEvent {
+            id: 1,
+            chain: "table:1".to_owned(),
+            seq: 1,
+            at: Utc::now(),
+            actor_user_id: None,
+            actor_name: "ann".to_owned(),
+            action: action.to_owned(),
+            target: target.to_owned(),
+            details,
+            client_addr: None,
+            gaming_day: None,
+            table_id: None,
+            prev_hash: vec![0; 32],
+            hash: vec![0; 32],
+        }
+    }
+
+    #[test]
+    fn a_round_reads_as_its_places_and_results() {
+        let e = event(
+            "round.settled",
+            "round:42",
+            json!({
+                "table": "PUSOY-01", "round_no": 7, "dealer_id": 3,
+                "round": {
+                    "dealer": {"action": "play", "back": "2c 2d 2h 5s 6s", "middle": "7c 7d 8h 9s Tc", "front": "Jc Qd Kh"},
+                    "seats": [{"seat": 1, "bet": 500, "action": "play", "back": "8c 8d 9h Ts Jd", "middle": "Ac Ad Ah 3s 4s", "front": "Qc Kd As"},
+                              {"seat": 2, "bet": 200, "action": "surrender"}]
+                },
+                "settlement": {
+                    "dealer": {"result": 1100, "hands": {"back": "three twos", "middle": "pair of sevens", "front": "king high"}},
+                    "seats": [{"seat": 1, "outcome": "played", "fouled": true, "foul": "middle ranks above back", "result": -1000},
+                              {"seat": 2, "outcome": "surrendered", "result": -100}]
+                }
+            }),
+        );
+        let d = describe(&e);
+        assert_eq!(d.lines[0], "Round 7 at PUSOY-01");
+        assert!(d.lines[1].starts_with("Dealer · back"), "{}", d.lines[1]);
+        assert!(
+            d.lines[1].contains("back 2c 2d 2h 5s 6s (three twos)"),
+            "{}",
+            d.lines[1]
+        );
+        assert!(d.lines[1].ends_with("result +11.00"), "{}", d.lines[1]);
+        assert_eq!(
+            d.lines[2],
+            "Seat 1 · bet 5.00 · played · back 8c 8d 9h Ts Jd, middle Ac Ad Ah 3s 4s, front Qc Kd As · FOUL: middle ranks above back · result -10.00"
+        );
+        assert_eq!(d.lines[3], "Seat 2 · bet 2.00 · surrender · result -1.00");
+        assert_eq!(d.links[0].href, "/tables/PUSOY-01/rounds/42");
+    }
+
+    #[test]
+    fn a_profile_change_names_each_option_that_changed() {
+        let e = event(
+            "profile.new_version",
+            "profile:2",
+            json!({"name": "House", "version": 3,
+                   "before": {"surrender": true, "ties": "dealer_wins"},
+                   "after": {"surrender": false, "ties": "dealer_wins"}}),
+        );
+        let d = describe(&e);
+        assert_eq!(
+            d.lines,
+            ["Rule profile House, version 3", "surrender: yes → no"]
+        );
+    }
+}
