@@ -52,6 +52,9 @@ pub struct Config {
     pub utc_offset: FixedOffset,
     /// Local time a gaming day starts (`PUSOY_GAMING_DAY_START`, default `06:00`).
     pub gaming_day_start: NaiveTime,
+    /// The pit board flags a table with a dealer on and no round, or a round open, for this
+    /// long (`PUSOY_PIT_QUIET_MINUTES`, default 10).
+    pub pit_quiet_after: TimeDelta,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -187,6 +190,7 @@ impl Config {
             workers: in_range(&get, "PUSOY_WORKERS", workers.min(1_024), 1, 1_024)?,
             utc_offset,
             gaming_day_start,
+            pit_quiet_after: minutes("PUSOY_PIT_QUIET_MINUTES", 10)?,
         })
     }
 

@@ -6,6 +6,7 @@
 //! cli               the command line (`serve` starts the web application)
 //!   web             handlers, pages, sessions
 //!     recording     the use-cases of entering rounds, the round writer, what the process remembers
+//!     reports       what reads many rows to sum them up (beside recording: neither imports the other)
 //!       db          rows, queries, SQL texts, the audit log
 //!         config    settings
 //!           rules, password   the game (pure); password hashing
@@ -22,6 +23,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("config", 1),
     ("db", 2),
     ("recording", 3),
+    ("reports", 3),
     ("web", 4),
     // `serve` starts the web application.
     ("cli", 5),

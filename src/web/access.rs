@@ -90,6 +90,8 @@ const ROUND_WRITERS: Allow = Allow::Roles(&[Role::Dealer, Role::Supervisor]);
 const ROUND_READERS: Allow = Allow::Roles(&[Role::Dealer, Role::Supervisor, Role::Auditor]);
 const DEALER: Allow = Allow::Roles(&[Role::Dealer]);
 const UNLOCKERS: Allow = Allow::Roles(&[Role::Admin, Role::Supervisor]);
+/// Who watches the pit and reads its reports: pit managers, administrators, auditors.
+const PIT_WATCHERS: Allow = Allow::Roles(&[Role::Supervisor, Role::Admin, Role::Auditor]);
 
 /// Every route of the application and who may use it.
 pub const RULES: &[Rule] = &[
@@ -134,6 +136,13 @@ pub const RULES: &[Rule] = &[
     rule("POST", "/tables/{code}/round", ROUND_WRITERS),
     rule("POST", "/tables/{code}/round/check", ROUND_WRITERS),
     rule("GET", "/tables/{code}/rounds/{round_id}", ROUND_READERS),
+    rule("GET", "/pit", PIT_WATCHERS),
+    rule("GET", "/api/v1/pit", PIT_WATCHERS),
+    rule("GET", "/reports", PIT_WATCHERS),
+    rule("GET", "/reports/csv", PIT_WATCHERS),
+    rule("GET", "/reports/charts/hours.svg", PIT_WATCHERS),
+    rule("GET", "/reports/charts/tables.svg", PIT_WATCHERS),
+    rule("GET", "/reports/shifts/{id}/chart.svg", PIT_WATCHERS),
 ];
 
 /// Routes a user who must change their password may still use.

@@ -9,6 +9,8 @@ const APP_CSS: &str = include_str!("../../templates/static/app.css");
 const TABLE_CSS: &str = include_str!("../../templates/static/table.css");
 const TABLE_JS: &str = include_str!("../../templates/static/table.js");
 const CARDS_JS: &str = include_str!("../../templates/static/cards.js");
+const PIT_JS: &str = include_str!("../../templates/static/pit.js");
+const REPORTS_CSS: &str = include_str!("../../templates/static/reports.css");
 const FAVICON: &str = include_str!("../../templates/static/favicon.svg");
 
 pub async fn serve(file: web::Path<String>) -> Result<HttpResponse, AppError> {
@@ -17,6 +19,8 @@ pub async fn serve(file: web::Path<String>) -> Result<HttpResponse, AppError> {
         "table.css" => (TABLE_CSS, "text/css; charset=utf-8"),
         "table.js" => (TABLE_JS, "text/javascript; charset=utf-8"),
         "cards.js" => (CARDS_JS, "text/javascript; charset=utf-8"),
+        "pit.js" => (PIT_JS, "text/javascript; charset=utf-8"),
+        "reports.css" => (REPORTS_CSS, "text/css; charset=utf-8"),
         "favicon.svg" => (FAVICON, "image/svg+xml"),
         _ => return Err(AppError::NotFound),
     };

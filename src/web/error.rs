@@ -30,6 +30,9 @@ pub enum AppError {
     CsrfRejected,
     #[error("The request could not be read.")]
     BadRequest,
+    /// A request whose parameters are wrong, with what is wrong and where.
+    #[error("{0}.")]
+    InvalidInput(String),
     #[error("The field {field} contains a control character (U+{code:04X}); remove it and send the form again.")]
     ControlCharacter { field: String, code: u32 },
     #[error("Sign in first.")]
@@ -46,6 +49,8 @@ pub enum AppError {
     Template(#[from] askama::Error),
     #[error(transparent)]
     Hash(#[from] HashError),
+    #[error("writing CSV failed")]
+    Csv(#[from] csv::Error),
     #[error("session storage failed: {0}")]
     Session(String),
     #[error(transparent)]
@@ -97,7 +102,9 @@ impl ResponseError for AppError {
             AppError::Forbidden | AppError::ForbiddenBecause(_) | AppError::CsrfRejected => {
                 StatusCode::FORBIDDEN
             }
-            AppError::BadRequest | AppError::ControlCharacter { .. } => StatusCode::BAD_REQUEST,
+            AppError::BadRequest
+            | AppError::ControlCharacter { .. }
+            | AppError::InvalidInput(_) => StatusCode::BAD_REQUEST,
             AppError::SignInRequired { api: true } | AppError::InvalidApiToken => {
                 StatusCode::UNAUTHORIZED
             }
@@ -108,6 +115,7 @@ impl ResponseError for AppError {
             | AppError::Blocking(_)
             | AppError::Template(_)
             | AppError::Hash(_)
+            | AppError::Csv(_)
             | AppError::Session(_)
             | AppError::Table(_)
             | AppError::Shift(_) => StatusCode::INTERNAL_SERVER_ERROR,

@@ -15,6 +15,7 @@ mod admin_tokens;
 mod api;
 mod assets;
 mod auth;
+mod charts;
 mod csrf;
 pub mod error;
 mod format;
@@ -23,7 +24,9 @@ mod headers;
 mod home;
 mod layout;
 mod outage;
+mod pit;
 pub mod refusals;
+mod reports;
 mod respond;
 pub mod session;
 pub mod state;
@@ -141,6 +144,13 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
             .service(
                 web::resource("/tables/{code}/rounds/{round_id}").get(table_screen::show_round),
             )
+            .service(web::resource("/pit").get(pit::show))
+            .service(web::resource("/api/v1/pit").get(pit::json))
+            .service(web::resource("/reports").get(reports::show))
+            .service(web::resource("/reports/csv").get(reports::csv))
+            .service(web::resource("/reports/charts/hours.svg").get(reports::hours_chart))
+            .service(web::resource("/reports/charts/tables.svg").get(reports::tables_chart))
+            .service(web::resource("/reports/shifts/{id}/chart.svg").get(reports::shift_chart))
             .service(web::resource("/static/{file}").get(assets::serve))
             .service(web::resource("/health").get(health))
             .service(web::resource("/healthz").get(health))

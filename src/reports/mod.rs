@@ -1,0 +1,8 @@
+//! What reads many rows to sum them up, and never writes: the gaming-day report (per day, table,
+//! dealer and shift, over one day or a range of days), its charts' series, and the live pit
+//! board. Voided rounds drop out of every total and are counted as voids; a round waiting for
+//! approval counts in the totals and is counted as pending.
+
+pub mod figures;
+pub mod gaming_day;
+pub mod pit;
