@@ -55,6 +55,9 @@ pub struct Config {
     /// Where each day seal is copied outside the database (`PUSOY_SEAL_FILE`, default
     /// `day-seals.jsonl` in `data_dir`, beside the private cluster's `pg` directory, not in it).
     pub seal_file: PathBuf,
+    /// The pit board flags a table with a dealer on and no round, or a round open, for this
+    /// long (`PUSOY_PIT_QUIET_MINUTES`, default 10).
+    pub pit_quiet_after: TimeDelta,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -194,6 +197,7 @@ impl Config {
             workers: in_range(&get, "PUSOY_WORKERS", workers.min(1_024), 1, 1_024)?,
             utc_offset,
             gaming_day_start,
+            pit_quiet_after: minutes("PUSOY_PIT_QUIET_MINUTES", 10)?,
         })
     }
 

@@ -6,7 +6,7 @@
 //! cli               the command line (`serve` starts the web application)
 //!   web             handlers, pages, sessions
 //!     recording     the use-cases of entering rounds, the round writer, what the process remembers
-//!     reports       what reads many rows: audit verification, reports
+//!     reports       what reads many rows: audit verification, reports (beside recording: neither imports the other)
 //!       db          rows, queries, SQL texts, the audit log
 //!         config    settings
 //!           rules, password   the game (pure); password hashing

@@ -96,6 +96,8 @@ const AUDITORS: Allow = Allow::Roles(&[Role::Auditor, Role::Admin]);
 const DAY_VIEWERS: Allow = Allow::Roles(&[Role::Supervisor, Role::Admin, Role::Auditor]);
 /// Who closes a gaming day.
 const DAY_CLOSERS: Allow = Allow::Roles(&[Role::Supervisor, Role::Admin]);
+/// Who watches the pit and reads its reports: pit managers, administrators, auditors.
+const PIT_WATCHERS: Allow = Allow::Roles(&[Role::Supervisor, Role::Admin, Role::Auditor]);
 
 /// Every route of the application and who may use it.
 pub const RULES: &[Rule] = &[
@@ -147,6 +149,13 @@ pub const RULES: &[Rule] = &[
     rule("GET", "/days", DAY_VIEWERS),
     rule("GET", "/days/{day}", DAY_VIEWERS),
     rule("POST", "/days/{day}/close", DAY_CLOSERS),
+    rule("GET", "/pit", PIT_WATCHERS),
+    rule("GET", "/api/v1/pit", PIT_WATCHERS),
+    rule("GET", "/reports", PIT_WATCHERS),
+    rule("GET", "/reports/csv", PIT_WATCHERS),
+    rule("GET", "/reports/charts/hours.svg", PIT_WATCHERS),
+    rule("GET", "/reports/charts/tables.svg", PIT_WATCHERS),
+    rule("GET", "/reports/shifts/{id}/chart.svg", PIT_WATCHERS),
 ];
 
 /// Routes a user who must change their password may still use.

@@ -12,6 +12,8 @@ const CARDS_JS: &str = include_str!("../../templates/static/cards.js");
 const DUPLICATES_JS: &str = include_str!("../../templates/static/duplicates.js");
 const CARD_FACES_JS: &str = include_str!("../../templates/static/card-faces.js");
 const ROVING_JS: &str = include_str!("../../templates/static/roving.js");
+const PIT_JS: &str = include_str!("../../templates/static/pit.js");
+const REPORTS_CSS: &str = include_str!("../../templates/static/reports.css");
 const FAVICON: &str = include_str!("../../templates/static/favicon.svg");
 
 pub async fn serve(file: web::Path<String>) -> Result<HttpResponse, AppError> {
@@ -23,6 +25,8 @@ pub async fn serve(file: web::Path<String>) -> Result<HttpResponse, AppError> {
         "duplicates.js" => (DUPLICATES_JS, "text/javascript; charset=utf-8"),
         "card-faces.js" => (CARD_FACES_JS, "text/javascript; charset=utf-8"),
         "roving.js" => (ROVING_JS, "text/javascript; charset=utf-8"),
+        "pit.js" => (PIT_JS, "text/javascript; charset=utf-8"),
+        "reports.css" => (REPORTS_CSS, "text/css; charset=utf-8"),
         "favicon.svg" => (FAVICON, "image/svg+xml"),
         _ => return Err(AppError::NotFound),
     };

@@ -30,6 +30,9 @@ pub enum AppError {
     CsrfRejected,
     #[error("The request could not be read.")]
     BadRequest,
+    /// A request whose parameters are wrong, with what is wrong and where.
+    #[error("{0}.")]
+    InvalidInput(String),
     #[error("The field {field} contains a control character (U+{code:04X}); remove it and send the form again.")]
     ControlCharacter { field: String, code: u32 },
     /// A form field that no page of ours sends as it came.
@@ -52,6 +55,8 @@ pub enum AppError {
     Template(#[from] askama::Error),
     #[error(transparent)]
     Hash(#[from] HashError),
+    #[error("writing CSV failed")]
+    Csv(#[from] csv::Error),
     #[error("session storage failed: {0}")]
     Session(String),
     #[error(transparent)]
@@ -108,7 +113,8 @@ impl ResponseError for AppError {
             }
             AppError::BadRequest
             | AppError::ControlCharacter { .. }
-            | AppError::BadField { .. } => StatusCode::BAD_REQUEST,
+            | AppError::BadField { .. }
+            | AppError::InvalidInput(_) => StatusCode::BAD_REQUEST,
             AppError::SignInRequired { api: true } | AppError::InvalidApiToken => {
                 StatusCode::UNAUTHORIZED
             }
@@ -122,6 +128,7 @@ impl ResponseError for AppError {
             | AppError::Blocking(_)
             | AppError::Template(_)
             | AppError::Hash(_)
+            | AppError::Csv(_)
             | AppError::Session(_)
             | AppError::Table(_)
             | AppError::Shift(_) => StatusCode::INTERNAL_SERVER_ERROR,

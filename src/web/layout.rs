@@ -12,6 +12,8 @@ pub struct NavUser {
     pub can_audit: bool,
     /// Pit managers, administrators and auditors: the gaming days and their seals.
     pub can_see_days: bool,
+    /// Pit managers, administrators and auditors: the pit board and the reports.
+    pub can_see_pit: bool,
 }
 
 /// A one-time message: something done, or something refused (shown as an error, not as the
@@ -65,6 +67,7 @@ impl Nav {
                 can_see_staff: matches!(role, Role::Admin | Role::Supervisor | Role::Auditor),
                 can_audit: matches!(role, Role::Admin | Role::Auditor),
                 can_see_days: matches!(role, Role::Admin | Role::Supervisor | Role::Auditor),
+                can_see_pit: matches!(role, Role::Admin | Role::Supervisor | Role::Auditor),
             }),
             csrf_token,
             flash,

@@ -17,6 +17,7 @@ mod assets;
 mod audit;
 mod audit_words;
 mod auth;
+mod charts;
 mod csrf;
 mod days;
 pub mod error;
@@ -26,7 +27,9 @@ mod headers;
 mod home;
 mod layout;
 mod outage;
+mod pit;
 pub mod refusals;
+mod reports;
 mod respond;
 pub mod session;
 pub mod state;
@@ -154,6 +157,13 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
             .service(web::resource("/days").get(days::list))
             .service(web::resource("/days/{day}").get(days::show))
             .service(web::resource("/days/{day}/close").post(days::close))
+            .service(web::resource("/pit").get(pit::show))
+            .service(web::resource("/api/v1/pit").get(pit::json))
+            .service(web::resource("/reports").get(reports::show))
+            .service(web::resource("/reports/csv").get(reports::csv))
+            .service(web::resource("/reports/charts/hours.svg").get(reports::hours_chart))
+            .service(web::resource("/reports/charts/tables.svg").get(reports::tables_chart))
+            .service(web::resource("/reports/shifts/{id}/chart.svg").get(reports::shift_chart))
             .service(web::resource("/static/{file}").get(assets::serve))
             .service(web::resource("/health").get(health))
             .service(web::resource("/healthz").get(health))

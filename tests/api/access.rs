@@ -134,6 +134,29 @@ const MATRIX: &[Case] = &[
     case("GET", "/health", &[], [200, 200, 200, 200, 200]),
     case("GET", "/healthz", &[], [200, 200, 200, 200, 200]),
     case("GET", "/no/such/page", &[], [404, 404, 404, 404, 404]),
+    // The pit board and the reports: pit managers, administrators and auditors.
+    case("GET", "/pit", &[], [303, 403, 200, 200, 200]),
+    case("GET", "/api/v1/pit", &[], [401, 403, 200, 200, 200]),
+    case("GET", "/reports", &[], [303, 403, 200, 200, 200]),
+    case("GET", "/reports/csv", &[], [303, 403, 200, 200, 200]),
+    case(
+        "GET",
+        "/reports/charts/hours.svg",
+        &[],
+        [303, 403, 200, 200, 200],
+    ),
+    case(
+        "GET",
+        "/reports/charts/tables.svg",
+        &[],
+        [303, 403, 200, 200, 200],
+    ),
+    case(
+        "GET",
+        "/reports/shifts/999999/chart.svg",
+        &[],
+        [303, 403, 404, 404, 404],
+    ),
     case("GET", "/logout", &[], [405, 405, 405, 405, 405]),
     case(
         "GET",

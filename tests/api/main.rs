@@ -18,6 +18,7 @@ mod record;
 mod refusals;
 mod replays;
 mod round_input;
+mod reports;
 mod round_shifts;
 mod rounds;
 mod sessions;

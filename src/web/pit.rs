@@ -1,0 +1,272 @@
+//! The live pit board (`/pit`) for pit managers, administrators and auditors, and its JSON
+//! (`/api/v1/pit`), which `pit.js` reads to refresh the board in place. Both show the same
+//! [`PitView`], worked out once from [`reports::pit::board`].
+
+use actix_session::Session;
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+use chrono::{DateTime, FixedOffset, Utc};
+use serde::Serialize;
+
+use crate::reports::figures::percent;
+use crate::reports::pit::{self, Board, BoardRow, Flag, FlagRules};
+use crate::rules::money::Money;
+use crate::web::error::AppError;
+use crate::web::format::when;
+use crate::web::layout::Nav;
+use crate::web::respond::render;
+use crate::web::session;
+use crate::web::state::AppState;
+use crate::web::user::CurrentUser;
+
+/// How often the board refreshes itself, in seconds, unless the address says otherwise
+/// (`/pit?refresh=5`, from [`FASTEST_REFRESH`] to [`SLOWEST_REFRESH`]: a wall screen may want it
+/// quicker, a tablet on battery slower).
+pub const REFRESH_SECONDS: u32 = 15;
+pub const FASTEST_REFRESH: u32 = 2;
+pub const SLOWEST_REFRESH: u32 = 600;
+
+#[derive(Debug, serde::Deserialize)]
+pub struct BoardQuery {
+    refresh: Option<String>,
+}
+
+fn refresh_seconds(query: &BoardQuery) -> Result<u32, AppError> {
+    let Some(text) = query.refresh.as_deref().filter(|t| !t.trim().is_empty()) else {
+        return Ok(REFRESH_SECONDS);
+    };
+    text.trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|s| (FASTEST_REFRESH..=SLOWEST_REFRESH).contains(s))
+        .ok_or_else(|| {
+            AppError::InvalidInput(format!(
+                "refresh `{}` is not a number of seconds from {FASTEST_REFRESH} to {SLOWEST_REFRESH}",
+                text.chars().take(20).collect::<String>()
+            ))
+        })
+}
+
+/// The board as pages and the JSON show it: amounts in each table's currency, times in the
+/// casino's local time with the zone named.
+#[derive(Debug, Serialize)]
+pub struct PitView {
+    pub gaming_day: String,
+    pub updated: String,
+    pub quiet_minutes: i64,
+    pub pit_rounds: i64,
+    pub pit_dealer_fouls: i64,
+    pub pit_dealer_foul_rate: String,
+    pub open_tables: usize,
+    pub flagged_tables: usize,
+    /// The day's house result over all tables, per currency.
+    pub totals: Vec<CurrencyTotal>,
+    pub tables: Vec<TableView>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CurrencyTotal {
+    pub currency: String,
+    pub day_rounds: i64,
+    pub day_house: Money,
+    pub day_house_text: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct TableView {
+    pub code: String,
+    pub name: String,
+    pub currency: String,
+    pub open: bool,
+    pub status: &'static str,
+    pub dealer: Option<String>,
+    pub since: Option<String>,
+    pub shift_id: Option<i64>,
+    pub shift_rounds: i64,
+    pub shift_house: Money,
+    pub shift_house_text: String,
+    pub shift_dealer_foul_rate: String,
+    pub day_rounds: i64,
+    pub day_house: Money,
+    pub day_house_text: String,
+    pub last_round: Option<String>,
+    /// Minutes the open draft has been open, if there is one.
+    pub draft_minutes: Option<i64>,
+    pub draft_text: String,
+    pub pending: i64,
+    pub flags: Vec<FlagView>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FlagView {
+    pub kind: &'static str,
+    pub text: String,
+}
+
+fn amount(currency: &str, money: Money) -> String {
+    format!("{currency} {}", money.signed_text())
+}
+
+fn flag_view(flag: &Flag, pit_rate: &str) -> FlagView {
+    match flag {
+        Flag::Quiet { minutes } => FlagView {
+            kind: "quiet",
+            text: format!("No round for {minutes} min"),
+        },
+        Flag::LongDraft { minutes } => FlagView {
+            kind: "draft",
+            text: format!("Round open {minutes} min"),
+        },
+        Flag::Fouls {
+            shift_fouls,
+            shift_rounds,
+        } => FlagView {
+            kind: "fouls",
+            text: format!(
+                "Dealer fouled {shift_fouls} of {shift_rounds} ({}; pit {pit_rate})",
+                percent(*shift_fouls, *shift_rounds)
+            ),
+        },
+        Flag::Pending { rounds } => FlagView {
+            kind: "pending",
+            text: format!(
+                "{rounds} round{} to approve",
+                if *rounds == 1 { "" } else { "s" }
+            ),
+        },
+    }
+}
+
+fn table_view(
+    row: &BoardRow,
+    flags: &[Flag],
+    now: DateTime<Utc>,
+    zone: FixedOffset,
+    pit_rate: &str,
+) -> TableView {
+    let draft_minutes = row
+        .draft_opened_at
+        .map(|at| (now - at).num_minutes().max(0));
+    TableView {
+        code: row.code.clone(),
+        name: row.name.clone(),
+        currency: row.currency.clone(),
+        open: row.shift_id.is_some(),
+        status: if row.shift_id.is_some() {
+            "Open"
+        } else {
+            "Closed"
+        },
+        dealer: row.dealer_name.clone(),
+        since: row.signed_on_at.map(|at| when(at, zone)),
+        shift_id: row.shift_id.map(|s| s.0),
+        shift_rounds: row.shift_rounds,
+        shift_house: row.shift_house,
+        shift_house_text: amount(&row.currency, row.shift_house),
+        shift_dealer_foul_rate: percent(row.shift_dealer_fouls, row.shift_rounds),
+        day_rounds: row.day_rounds,
+        day_house: row.day_house,
+        day_house_text: amount(&row.currency, row.day_house),
+        last_round: row.last_round_at.map(|at| when(at, zone)),
+        draft_minutes,
+        draft_text: draft_minutes.map_or_else(|| "none".to_owned(), |m| format!("open {m} min")),
+        pending: row.pending,
+        flags: flags.iter().map(|f| flag_view(f, pit_rate)).collect(),
+    }
+}
+
+/// The view of `board` for a casino at `zone`.
+pub fn view(board: &Board, zone: FixedOffset, quiet_minutes: i64) -> PitView {
+    let pit_rate = percent(board.pit_dealer_fouls, board.pit_rounds);
+    let tables: Vec<TableView> = board
+        .tables
+        .iter()
+        .map(|(row, flags)| table_view(row, flags, board.at, zone, &pit_rate))
+        .collect();
+    let mut totals: Vec<CurrencyTotal> = Vec::new();
+    for t in &tables {
+        match totals.iter_mut().find(|c| c.currency == t.currency) {
+            Some(total) => {
+                total.day_rounds += t.day_rounds;
+                total.day_house = Money(total.day_house.0.saturating_add(t.day_house.0));
+            }
+            None => totals.push(CurrencyTotal {
+                currency: t.currency.clone(),
+                day_rounds: t.day_rounds,
+                day_house: t.day_house,
+                day_house_text: String::new(),
+            }),
+        }
+    }
+    for total in &mut totals {
+        total.day_house_text = amount(&total.currency, total.day_house);
+    }
+    PitView {
+        gaming_day: board.gaming_day.to_string(),
+        updated: format!(
+            "{} (UTC{zone})",
+            board.at.with_timezone(&zone).format("%H:%M:%S")
+        ),
+        quiet_minutes,
+        pit_rounds: board.pit_rounds,
+        pit_dealer_fouls: board.pit_dealer_fouls,
+        pit_dealer_foul_rate: pit_rate,
+        open_tables: tables.iter().filter(|t| t.open).count(),
+        flagged_tables: tables.iter().filter(|t| !t.flags.is_empty()).count(),
+        totals,
+        tables,
+    }
+}
+
+async fn current_view(state: &AppState) -> Result<PitView, AppError> {
+    let now = Utc::now();
+    let day = state.config.gaming_day(now);
+    let rules = FlagRules {
+        quiet_after: state.config.pit_quiet_after,
+    };
+    let board = state
+        .db(move |conn| Ok(pit::board(conn, day, now, rules)?))
+        .await?;
+    Ok(view(
+        &board,
+        state.config.utc_offset,
+        state.config.pit_quiet_after.num_minutes(),
+    ))
+}
+
+#[derive(Template)]
+#[template(path = "pit.html")]
+struct PitPage {
+    nav: Nav,
+    pit: PitView,
+    refresh_seconds: u32,
+}
+
+#[tracing::instrument(skip_all, fields(user = %user.username))]
+pub async fn show(
+    req: HttpRequest,
+    session: Session,
+    state: web::Data<AppState>,
+    user: CurrentUser,
+) -> Result<HttpResponse, AppError> {
+    let query: BoardQuery = serde_urlencoded::from_str(req.query_string())
+        .map_err(|err| AppError::InvalidInput(format!("the query cannot be read: {err}")))?;
+    let refresh_seconds = refresh_seconds(&query)?;
+    let pit = current_view(&state).await?;
+    let page = PitPage {
+        nav: session::nav(&session, Some(&user))?,
+        pit,
+        refresh_seconds,
+    };
+    render(StatusCode::OK, &page)
+}
+
+/// The board as JSON, for `pit.js` and for wall screens fed by other software.
+#[tracing::instrument(skip_all, fields(user = %user.username))]
+pub async fn json(state: web::Data<AppState>, user: CurrentUser) -> Result<HttpResponse, AppError> {
+    let pit = current_view(&state).await?;
+    Ok(HttpResponse::Ok()
+        .insert_header((actix_web::http::header::CACHE_CONTROL, "no-store"))
+        .json(pit))
+}

@@ -1,0 +1,523 @@
+//! Gaming-day reports for pit managers, administrators and auditors: one day (`/reports?day=D`)
+//! or a range (`/reports?from=D&to=D`), as a page that prints as a signed report, as CSV
+//! (`/reports/csv`), and their charts as SVG: the house result by hour of the gaming day and by
+//! table, and a shift's running total.
+
+use actix_session::Session;
+use actix_web::http::header::{self, ContentType};
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+use chrono::{FixedOffset, NaiveDate, TimeDelta, Utc};
+use serde::Deserialize;
+
+use crate::db::ids::ShiftId;
+use crate::reports::figures::Figures;
+use crate::reports::gaming_day::{self, Line, Report, ReportError, Subject};
+use crate::rules::money::Money;
+use crate::web::charts::{BarChart, LineChart};
+use crate::web::error::AppError;
+use crate::web::format::when;
+use crate::web::layout::Nav;
+use crate::web::respond::render;
+use crate::web::session;
+use crate::web::state::AppState;
+use crate::web::user::CurrentUser;
+
+/// The days asked for: `day`, or `from` and `to` (either alone is a one-day range); none is
+/// today's gaming day. `currency` picks a chart's currency.
+#[derive(Debug, Default, Deserialize)]
+struct RangeQuery {
+    day: Option<String>,
+    from: Option<String>,
+    to: Option<String>,
+    currency: Option<String>,
+}
+
+/// The range a request asks for, checked: a clear 400 naming the parameter otherwise.
+struct Range {
+    from: NaiveDate,
+    to: NaiveDate,
+    currency: Option<String>,
+}
+
+fn parse_day(name: &str, text: &str) -> Result<NaiveDate, AppError> {
+    NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d").map_err(|_| {
+        AppError::InvalidInput(format!(
+            "{name} `{}` is not a date: write it as YYYY-MM-DD, e.g. 2026-03-01",
+            text.chars().take(40).collect::<String>()
+        ))
+    })
+}
+
+fn range(req: &HttpRequest, state: &AppState) -> Result<Range, AppError> {
+    let query: RangeQuery = serde_urlencoded::from_str(req.query_string())
+        .map_err(|err| AppError::InvalidInput(format!("the query cannot be read: {err}")))?;
+    let nonempty = |v: &Option<String>| v.clone().filter(|t| !t.trim().is_empty());
+    let today = state.config.gaming_day(Utc::now());
+    let (from, to) = match (
+        nonempty(&query.day),
+        nonempty(&query.from),
+        nonempty(&query.to),
+    ) {
+        (Some(day), None, None) => {
+            let day = parse_day("day", &day)?;
+            (day, day)
+        }
+        (Some(_), _, _) => {
+            return Err(AppError::InvalidInput(
+                "ask for either day, or from and to, not both".to_owned(),
+            ))
+        }
+        (None, None, None) => (today, today),
+        (None, from, to) => {
+            let from = from.map(|f| parse_day("from", &f)).transpose()?;
+            let to = to.map(|t| parse_day("to", &t)).transpose()?;
+            let from = from.or(to).unwrap_or(today);
+            (from, to.unwrap_or(from))
+        }
+    };
+    gaming_day::check_range(from, to).map_err(report_error)?;
+    Ok(Range {
+        from,
+        to,
+        currency: nonempty(&query.currency).map(|c| c.trim().to_ascii_uppercase()),
+    })
+}
+
+fn report_error(err: ReportError) -> AppError {
+    match err {
+        ReportError::Query(err) => err.into(),
+        refused => AppError::InvalidInput(refused.to_string()),
+    }
+}
+
+/// A report line as the page shows it.
+pub struct LineView {
+    pub label: String,
+    pub detail: String,
+    pub link: Option<String>,
+    pub f: Figures,
+    pub handle: String,
+    pub house: String,
+    pub loss: bool,
+}
+
+fn line_view(line: &Line, zone: FixedOffset) -> LineView {
+    let (label, detail, link) = match &line.subject {
+        Subject::Total => ("All tables".to_owned(), String::new(), None),
+        Subject::Day(day) => (
+            day.to_string(),
+            String::new(),
+            Some(format!("/reports?day={day}")),
+        ),
+        Subject::Table(t) => (t.code.clone(), t.name.clone(), None),
+        Subject::Dealer(d) => (d.display_name.clone(), d.username.clone(), None),
+        Subject::Shift {
+            table,
+            dealer,
+            shift,
+        } => (
+            format!("{} · {}", table.code, dealer.display_name),
+            format!(
+                "{} to {}",
+                when(shift.signed_on_at, zone),
+                shift
+                    .signed_off_at
+                    .map_or_else(|| "now (on shift)".to_owned(), |at| when(at, zone))
+            ),
+            Some(format!("/reports/shifts/{}/chart.svg", shift.id)),
+        ),
+    };
+    let f = line.figures;
+    LineView {
+        label,
+        detail,
+        link,
+        handle: format!("{} {}", line.currency, f.handle.major_text()),
+        house: format!("{} {}", line.currency, f.house.signed_text()),
+        loss: f.house.minor_units() < 0,
+        f,
+    }
+}
+
+/// A chart on the report page: its address and what it shows.
+pub struct ChartLink {
+    pub src: String,
+    pub alt: String,
+}
+
+#[derive(Template)]
+#[template(path = "report.html")]
+struct ReportPage {
+    nav: Nav,
+    title: String,
+    one_day: bool,
+    from: String,
+    to: String,
+    prev: String,
+    next: String,
+    query: String,
+    zone: String,
+    generated: String,
+    totals: Vec<LineView>,
+    days: Vec<LineView>,
+    tables: Vec<LineView>,
+    dealers: Vec<LineView>,
+    shifts: Vec<LineView>,
+    charts: Vec<ChartLink>,
+    seal: Option<SealView>,
+}
+
+pub struct SealView {
+    pub closed_at: String,
+    pub seal_seq: i64,
+    pub seal_hash: String,
+}
+
+fn query_of(range: &Range) -> String {
+    if range.from == range.to {
+        format!("day={}", range.from)
+    } else {
+        format!("from={}&to={}", range.from, range.to)
+    }
+}
+
+async fn load(state: &AppState, range: &Range) -> Result<Report, AppError> {
+    let (from, to) = (range.from, range.to);
+    state
+        .db(move |conn| gaming_day::report(conn, from, to).map_err(report_error))
+        .await
+}
+
+#[tracing::instrument(skip_all, fields(user = %user.username))]
+pub async fn show(
+    req: HttpRequest,
+    session: Session,
+    state: web::Data<AppState>,
+    user: CurrentUser,
+) -> Result<HttpResponse, AppError> {
+    let range = range(&req, &state)?;
+    let report = load(&state, &range).await?;
+    let zone = state.config.utc_offset;
+    let views = |lines: &[Line]| lines.iter().map(|l| line_view(l, zone)).collect();
+    let one_day = range.from == range.to;
+    let span = (range.to - range.from).num_days() + 1;
+    let query = query_of(&range);
+    let charts = report
+        .totals
+        .iter()
+        .flat_map(|t| {
+            let c = &t.currency;
+            [
+                ChartLink {
+                    src: format!("/reports/charts/hours.svg?{query}&currency={c}"),
+                    alt: format!("House result by hour of the gaming day, {c}"),
+                },
+                ChartLink {
+                    src: format!("/reports/charts/tables.svg?{query}&currency={c}"),
+                    alt: format!("House result by table, {c}"),
+                },
+            ]
+        })
+        .collect();
+    let moved = |days: i64| {
+        let by = |d: NaiveDate| d.checked_add_signed(TimeDelta::days(days)).unwrap_or(d);
+        if one_day {
+            format!("day={}", by(range.from))
+        } else {
+            format!("from={}&to={}", by(range.from), by(range.to))
+        }
+    };
+    let page = ReportPage {
+        nav: session::nav(&session, Some(&user))?,
+        title: if one_day {
+            format!("Gaming day {}", range.from)
+        } else {
+            format!("Gaming days {} to {}", range.from, range.to)
+        },
+        one_day,
+        from: range.from.to_string(),
+        to: range.to.to_string(),
+        prev: moved(-span),
+        next: moved(span),
+        query,
+        zone: format!("UTC{zone}"),
+        generated: when(Utc::now(), zone),
+        totals: views(&report.totals),
+        days: views(&report.days),
+        tables: views(&report.tables),
+        dealers: views(&report.dealers),
+        shifts: if one_day {
+            views(&report.shifts)
+        } else {
+            Vec::new()
+        },
+        charts,
+        seal: report.close.as_ref().map(|close| SealView {
+            closed_at: when(close.closed_at, zone),
+            seal_seq: close.seal_seq,
+            seal_hash: hex::encode(&close.seal_hash),
+        }),
+    };
+    render(StatusCode::OK, &page)
+}
+
+/// The CSV's columns, after the line's own (`section`, `gaming_day`, `table`, `dealer`,
+/// `shift`, `currency`). Amounts are in major units without separators (`-1234.50`).
+const FIGURE_COLUMNS: [&str; 18] = [
+    "rounds",
+    "seats",
+    "handle",
+    "house_result",
+    "result_share",
+    "player_sets",
+    "player_fouls",
+    "player_foul_rate",
+    "dealer_sets",
+    "dealer_fouls",
+    "dealer_foul_rate",
+    "surrenders",
+    "royalties",
+    "player_sweeps",
+    "dealer_sweeps",
+    "sweeps",
+    "voids",
+    "pending",
+];
+
+fn csv_record(section: &str, line: &Line, zone: FixedOffset) -> Vec<String> {
+    let (day, table, dealer, shift) = match &line.subject {
+        Subject::Total => (String::new(), String::new(), String::new(), String::new()),
+        Subject::Day(d) => (d.to_string(), String::new(), String::new(), String::new()),
+        Subject::Table(t) => (String::new(), t.code.clone(), String::new(), String::new()),
+        Subject::Dealer(d) => (
+            String::new(),
+            String::new(),
+            d.username.clone(),
+            String::new(),
+        ),
+        Subject::Shift {
+            table,
+            dealer,
+            shift,
+        } => (
+            shift.gaming_day.to_string(),
+            table.code.clone(),
+            dealer.username.clone(),
+            when(shift.signed_on_at, zone),
+        ),
+    };
+    let f = &line.figures;
+    let mut record = vec![
+        section.to_owned(),
+        day,
+        table,
+        dealer,
+        shift,
+        line.currency.clone(),
+    ];
+    record.extend([
+        f.rounds.to_string(),
+        f.seats.to_string(),
+        f.handle.plain_text(),
+        f.house.plain_text(),
+        f.result_share(),
+        f.player_sets.to_string(),
+        f.player_fouls.to_string(),
+        f.player_foul_rate(),
+        f.dealer_sets.to_string(),
+        f.dealer_fouls.to_string(),
+        f.dealer_foul_rate(),
+        f.surrenders.to_string(),
+        f.royalties.to_string(),
+        f.player_sweeps.to_string(),
+        f.dealer_sweeps.to_string(),
+        f.sweeps().to_string(),
+        f.voids.to_string(),
+        f.pending.to_string(),
+    ]);
+    record
+}
+
+fn csv_of(report: &Report, zone: FixedOffset) -> Result<Vec<u8>, csv::Error> {
+    let mut out = csv::Writer::from_writer(Vec::new());
+    let mut header = vec![
+        "section",
+        "gaming_day",
+        "table",
+        "dealer",
+        "shift",
+        "currency",
+    ];
+    header.extend(FIGURE_COLUMNS);
+    out.write_record(&header)?;
+    let sections: [(&str, &[Line]); 5] = [
+        ("total", &report.totals),
+        ("day", &report.days),
+        ("table", &report.tables),
+        ("dealer", &report.dealers),
+        ("shift", &report.shifts),
+    ];
+    for (section, lines) in sections {
+        for line in lines {
+            out.write_record(csv_record(section, line, zone))?;
+        }
+    }
+    out.into_inner().map_err(|err| err.into_error().into())
+}
+
+#[tracing::instrument(skip_all, fields(user = %user.username))]
+pub async fn csv(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    user: CurrentUser,
+) -> Result<HttpResponse, AppError> {
+    let range = range(&req, &state)?;
+    let report = load(&state, &range).await?;
+    let body = csv_of(&report, state.config.utc_offset)?;
+    let name = if range.from == range.to {
+        format!("pusoy-report-{}.csv", range.from)
+    } else {
+        format!("pusoy-report-{}-to-{}.csv", range.from, range.to)
+    };
+    Ok(HttpResponse::Ok()
+        .content_type("text/csv; charset=utf-8")
+        .insert_header((
+            header::CONTENT_DISPOSITION,
+            format!("attachment; filename=\"{name}\""),
+        ))
+        .body(body))
+}
+
+fn svg(chart: &impl Template) -> Result<HttpResponse, AppError> {
+    Ok(HttpResponse::Ok()
+        .insert_header(ContentType(
+            "image/svg+xml".parse().map_err(|_| AppError::BadRequest)?,
+        ))
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .body(chart.render()?))
+}
+
+/// The currency a chart shows: the one asked for, else the first of the report.
+fn chart_currency(range: &Range, report_currencies: &[String]) -> String {
+    range
+        .currency
+        .clone()
+        .or_else(|| report_currencies.first().cloned())
+        .unwrap_or_else(|| "PHP".to_owned())
+}
+
+fn range_words(range: &Range) -> String {
+    if range.from == range.to {
+        format!("gaming day {}", range.from)
+    } else {
+        format!("gaming days {} to {}", range.from, range.to)
+    }
+}
+
+/// The house result by hour of the gaming day (local hours, from the day's start).
+#[tracing::instrument(skip_all, fields(user = %user.username))]
+pub async fn hours_chart(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    user: CurrentUser,
+) -> Result<HttpResponse, AppError> {
+    let range = range(&req, &state)?;
+    let (from, to) = (range.from, range.to);
+    let (zone, start) = (state.config.utc_offset, state.config.gaming_day_start);
+    let hours = state
+        .db(move |conn| gaming_day::by_hour(conn, from, to, zone, start).map_err(report_error))
+        .await?;
+    let currencies: Vec<String> = hours.iter().map(|h| h.currency.clone()).collect();
+    let currency = chart_currency(&range, &currencies);
+    let bars: Vec<(String, Money)> = (0..24)
+        .map(|hour| {
+            let label = (start + TimeDelta::hours(hour)).format("%H").to_string();
+            let house = hours
+                .iter()
+                .find(|h| i64::from(h.hour) == hour && h.currency == currency)
+                .map_or(Money::ZERO, |h| h.house);
+            (label, house)
+        })
+        .collect();
+    svg(&BarChart::new(
+        format!(
+            "House result by hour, {} (local hours, UTC{zone})",
+            range_words(&range)
+        ),
+        &currency,
+        &bars,
+    ))
+}
+
+/// The house result of each table.
+#[tracing::instrument(skip_all, fields(user = %user.username))]
+pub async fn tables_chart(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    user: CurrentUser,
+) -> Result<HttpResponse, AppError> {
+    let range = range(&req, &state)?;
+    let report = load(&state, &range).await?;
+    let currencies: Vec<String> = report.totals.iter().map(|t| t.currency.clone()).collect();
+    let currency = chart_currency(&range, &currencies);
+    let bars: Vec<(String, Money)> = report
+        .tables
+        .iter()
+        .filter(|line| line.currency == currency)
+        .filter_map(|line| match &line.subject {
+            Subject::Table(t) => Some((t.code.clone(), line.figures.house)),
+            _ => None,
+        })
+        .collect();
+    svg(&BarChart::new(
+        format!("House result by table, {}", range_words(&range)),
+        &currency,
+        &bars,
+    ))
+}
+
+/// A shift's running house result, round by round (voided rounds left out).
+#[tracing::instrument(skip_all, fields(user = %user.username))]
+pub async fn shift_chart(
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, AppError> {
+    let id = ShiftId(id.into_inner());
+    let shift = state
+        .db(move |conn| Ok(gaming_day::shift_rounds(conn, id)?))
+        .await?
+        .ok_or(AppError::NotFound)?;
+    let zone = state.config.utc_offset;
+    let steps: Vec<(String, Money)> = shift
+        .rounds
+        .iter()
+        .filter(|r| !r.voided)
+        .map(|r| {
+            (
+                format!(
+                    "#{} {}",
+                    r.round_no,
+                    r.settled_at.with_timezone(&zone).format("%H:%M")
+                ),
+                r.dealer_result,
+            )
+        })
+        .collect();
+    let currency = shift
+        .rounds
+        .first()
+        .map_or_else(|| "PHP".to_owned(), |r| r.currency.clone());
+    svg(&LineChart::running_total(
+        format!(
+            "Running house result, {} · {} from {}",
+            shift.table.code,
+            shift.dealer.display_name,
+            when(shift.shift.signed_on_at, zone)
+        ),
+        &currency,
+        &steps,
+    ))
+}
