@@ -15,7 +15,6 @@ use serde_json::json;
 
 use crate::db::ids::RoundId;
 use crate::db::rounds::rows::{self, SettledRound};
-use crate::db::shifts;
 use crate::db::tables::PlayingTable;
 use crate::recording::drafts;
 use crate::recording::entry::{place_note, FieldErrors, PlaceNote};

@@ -54,7 +54,7 @@ fn random_round(rng: &mut StdRng) -> Value {
     let dealer = set(&deal[0], Side::Dealer, rng.random_bool(0.1));
     let seat_count = rng.random_range(1..=3_usize);
     let mut seats = Vec::new();
-    for seat in 1..=3_usize {
+    for (seat, dealt) in deal.iter().enumerate().take(4).skip(1) {
         let royal = royalty && seat == 3;
         if !royal && seat > seat_count {
             continue;
@@ -63,12 +63,12 @@ fn random_round(rng: &mut StdRng) -> Value {
         let mut place = json!({"seat": seat, "bet": bet});
         if royal {
             place["action"] = json!("royalty");
-            place["dealt"] = json!(cards(&deal[seat]));
+            place["dealt"] = json!(cards(dealt));
             place["royalty"] = json!("four_of_a_kind");
         } else if rng.random_bool(0.1) {
             place["action"] = json!("surrender");
         } else {
-            let hands = set(&deal[seat], Side::Player, rng.random_bool(0.15));
+            let hands = set(dealt, Side::Player, rng.random_bool(0.15));
             for key in ["back", "middle", "front"] {
                 place[key] = hands[key].clone();
             }
