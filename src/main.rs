@@ -188,9 +188,17 @@ fn run_service_command(command: ServiceCommand) -> anyhow::Result<ExitCode> {
         return pusoy_pit::cli::audit::verify(&config, args);
     }
     let done = match command {
-        ServiceCommand::Serve { demo } => service::serve(config, demo),
+        ServiceCommand::Serve { demo } => {
+            if demo {
+                demo_history(&config)?;
+            }
+            service::serve(config, demo)
+        }
         ServiceCommand::Migrate => service::migrate(&config),
-        ServiceCommand::SeedDemo => service::seed_demo(&config),
+        ServiceCommand::SeedDemo => {
+            service::seed_demo(&config)?;
+            demo_history(&config)
+        }
         ServiceCommand::User(cmd) => match cmd {
             UserCommand::Add {
                 username,
@@ -241,4 +249,12 @@ fn run_service_command(command: ServiceCommand) -> anyhow::Result<ExitCode> {
         ServiceCommand::Audit(_) => Ok(()),
     };
     done.map(|()| ExitCode::SUCCESS)
+}
+
+/// The demo's past gaming days at GEN-01 to GEN-03, written once (`seed-demo`, `serve --demo`).
+fn demo_history(config: &Config) -> anyhow::Result<()> {
+    if pusoy_pit::cli::demo_history::seed_history(config)? {
+        println!("Demo history: past gaming days of settled rounds at GEN-01 to GEN-03.");
+    }
+    Ok(())
 }

@@ -3,6 +3,7 @@
 //! the others need the configuration and the database.
 
 pub mod audit;
+pub mod demo_history;
 pub mod generate;
 pub mod houseway;
 pub mod service;

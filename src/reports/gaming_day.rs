@@ -14,7 +14,7 @@ use diesel::sql_types::{BigInt, Bool, Date, Integer, Nullable, Text, Timestamptz
 use crate::db::days::{self, DayClose};
 use crate::db::ids::{ShiftId, TableId, UserId};
 use crate::db::prepared::Sql;
-use crate::db::schema::{dealer_shifts, gaming_tables, users};
+use crate::db::schema::{dealer_shifts, gaming_tables, rounds, users};
 use crate::reports::figures::Figures;
 use crate::rules::money::Money;
 
@@ -344,6 +344,14 @@ impl Names {
             shift: row.shift_id.and_then(|id| self.shifts.get(&id)).cloned()?,
         })
     }
+}
+
+/// The latest gaming day up to `today` with rounds, if any (through the index on the day).
+pub fn latest_day(conn: &mut PgConnection, today: NaiveDate) -> QueryResult<Option<NaiveDate>> {
+    rounds::table
+        .filter(rounds::gaming_day.le(today))
+        .select(diesel::dsl::max(rounds::gaming_day))
+        .first(conn)
 }
 
 /// The house result of one hour of the gaming day, in one currency.

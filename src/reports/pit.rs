@@ -16,23 +16,27 @@ use crate::rules::money::Money;
 
 /// Every table by code, with (`$1`: today's gaming day): its open shift and dealer, its open
 /// draft's start, the count and house result of the shift's and of the day's rounds that are
-/// not voided, how many of those the dealer fouled, the time of the table's latest round since
-/// the shift's gaming day began, and its rounds pending approval (any day).
+/// not voided, how many of those the dealer fouled, the time of the shift's latest round (voided
+/// or not: it was dealt), and the table's rounds pending approval (any day).
 ///
-/// The shift's rounds are read through the key on table and gaming day (a shift's rounds are on
-/// its gaming day or later); the pending ones through the partial index on rounds needing
-/// approval. Dealer fouls are read from the dealer's place (`places[0]`).
+/// Written to be read from indexes, not from the rounds' rows (each round's row is wide: its
+/// places): counts and sums come from the key on table, day and number (which carries each
+/// round's shift and dealer result), less those of the voided rounds (few, found through
+/// `round_voids`); the dealer's fouls from the partial index of rounds whose dealer fouled; the
+/// pending rounds from the partial index of rounds needing approval. A shift's rounds are on
+/// its gaming day or later. Only the shift's latest round is read, for its time.
 const BOARD: &str = "\
     SELECT t.id AS table_id, t.code, t.name, t.currency, \
            s.id AS shift_id, s.signed_on_at, u.display_name AS dealer_name, \
            d.created_at AS draft_opened_at, \
-           COALESCE(sr.rounds, 0) AS shift_rounds, COALESCE(sr.house, 0)::bigint AS shift_house, \
-           COALESCE(sr.dealer_fouls, 0) AS shift_dealer_fouls, \
-           COALESCE(dr.rounds, 0) AS day_rounds, COALESCE(dr.house, 0)::bigint AS day_house, \
-           COALESCE(dr.dealer_fouls, 0) AS day_dealer_fouls, \
-           (SELECT max(r.settled_at) FROM rounds r \
-            WHERE r.table_id = t.id AND r.gaming_day >= LEAST($1, s.gaming_day) \
-              AND r.shift_id = s.id) AS last_round_at, \
+           COALESCE(sr.rounds - sv.rounds, 0) AS shift_rounds, \
+           COALESCE(sr.house - sv.house, 0)::bigint AS shift_house, \
+           COALESCE(sf.fouls, 0) AS shift_dealer_fouls, \
+           dr.rounds - dv.rounds AS day_rounds, (dr.house - dv.house)::bigint AS day_house, \
+           df.fouls AS day_dealer_fouls, \
+           (SELECT r.settled_at FROM rounds r \
+            WHERE r.table_id = t.id AND r.gaming_day >= s.gaming_day AND r.shift_id = s.id \
+            ORDER BY r.gaming_day DESC, r.round_no DESC LIMIT 1) AS last_round_at, \
            (SELECT count(*) FROM rounds r \
             WHERE r.table_id = t.id AND r.needs_approval \
               AND NOT EXISTS (SELECT 1 FROM round_approvals a WHERE a.round_id = r.id) \
@@ -43,19 +47,35 @@ const BOARD: &str = "\
     LEFT JOIN round_drafts d ON d.table_id = t.id \
         AND d.settled_round_id IS NULL AND d.abandoned_at IS NULL \
     LEFT JOIN LATERAL ( \
-        SELECT count(*) AS rounds, sum(r.dealer_result) AS house, \
-               count(*) FILTER (WHERE (r.places -> 0 ->> 'fouled')::boolean) AS dealer_fouls \
-        FROM rounds r \
+        SELECT count(*) AS rounds, COALESCE(sum(r.dealer_result), 0) AS house FROM rounds r \
         WHERE r.table_id = t.id AND r.gaming_day >= s.gaming_day AND r.shift_id = s.id \
-          AND NOT EXISTS (SELECT 1 FROM round_voids v WHERE v.round_id = r.id) \
     ) sr ON s.id IS NOT NULL \
     LEFT JOIN LATERAL ( \
-        SELECT count(*) AS rounds, sum(r.dealer_result) AS house, \
-               count(*) FILTER (WHERE (r.places -> 0 ->> 'fouled')::boolean) AS dealer_fouls \
-        FROM rounds r \
-        WHERE r.table_id = t.id AND r.gaming_day = $1 \
+        SELECT count(*) AS rounds, COALESCE(sum(r.dealer_result), 0) AS house \
+        FROM round_voids v JOIN rounds r ON r.id = v.round_id \
+        WHERE v.table_id = t.id AND v.gaming_day >= s.gaming_day AND r.shift_id = s.id \
+    ) sv ON s.id IS NOT NULL \
+    LEFT JOIN LATERAL ( \
+        SELECT count(*) AS fouls FROM rounds r \
+        WHERE r.table_id = t.id AND r.gaming_day >= s.gaming_day AND r.shift_id = s.id \
+          AND (r.places -> 0 ->> 'fouled')::boolean \
           AND NOT EXISTS (SELECT 1 FROM round_voids v WHERE v.round_id = r.id) \
-    ) dr ON true \
+    ) sf ON s.id IS NOT NULL \
+    CROSS JOIN LATERAL ( \
+        SELECT count(*) AS rounds, COALESCE(sum(r.dealer_result), 0) AS house FROM rounds r \
+        WHERE r.table_id = t.id AND r.gaming_day = $1 \
+    ) dr \
+    CROSS JOIN LATERAL ( \
+        SELECT count(*) AS rounds, COALESCE(sum(r.dealer_result), 0) AS house \
+        FROM round_voids v JOIN rounds r ON r.id = v.round_id \
+        WHERE v.table_id = t.id AND v.gaming_day = $1 \
+    ) dv \
+    CROSS JOIN LATERAL ( \
+        SELECT count(*) AS fouls FROM rounds r \
+        WHERE r.table_id = t.id AND r.gaming_day = $1 \
+          AND (r.places -> 0 ->> 'fouled')::boolean \
+          AND NOT EXISTS (SELECT 1 FROM round_voids v WHERE v.round_id = r.id) \
+    ) df \
     ORDER BY t.code";
 
 /// A table as the board reads it.

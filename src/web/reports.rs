@@ -25,7 +25,7 @@ use crate::web::state::AppState;
 use crate::web::user::CurrentUser;
 
 /// The days asked for: `day`, or `from` and `to` (either alone is a one-day range); none is
-/// today's gaming day. `currency` picks a chart's currency.
+/// the latest gaming day with rounds (today's once it has any). `currency` picks a chart's currency.
 #[derive(Debug, Default, Deserialize)]
 struct RangeQuery {
     day: Option<String>,
@@ -50,7 +50,7 @@ fn parse_day(name: &str, text: &str) -> Result<NaiveDate, AppError> {
     })
 }
 
-fn range(req: &HttpRequest, state: &AppState) -> Result<Range, AppError> {
+async fn range(req: &HttpRequest, state: &AppState) -> Result<Range, AppError> {
     let query: RangeQuery = serde_urlencoded::from_str(req.query_string())
         .map_err(|err| AppError::InvalidInput(format!("the query cannot be read: {err}")))?;
     let nonempty = |v: &Option<String>| v.clone().filter(|t| !t.trim().is_empty());
@@ -69,7 +69,14 @@ fn range(req: &HttpRequest, state: &AppState) -> Result<Range, AppError> {
                 "ask for either day, or from and to, not both".to_owned(),
             ))
         }
-        (None, None, None) => (today, today),
+        (None, None, None) => {
+            // The latest gaming day with rounds, up to today's: today's once it has any.
+            let latest = state
+                .db(move |conn| Ok(gaming_day::latest_day(conn, today)?))
+                .await?;
+            let day = latest.unwrap_or(today);
+            (day, day)
+        }
         (None, from, to) => {
             let from = from.map(|f| parse_day("from", &f)).transpose()?;
             let to = to.map(|t| parse_day("to", &t)).transpose()?;
@@ -197,7 +204,7 @@ pub async fn show(
     state: web::Data<AppState>,
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
-    let range = range(&req, &state)?;
+    let range = range(&req, &state).await?;
     let report = load(&state, &range).await?;
     let zone = state.config.utc_offset;
     let views = |lines: &[Line]| lines.iter().map(|l| line_view(l, zone)).collect();
@@ -373,7 +380,7 @@ pub async fn csv(
     state: web::Data<AppState>,
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
-    let range = range(&req, &state)?;
+    let range = range(&req, &state).await?;
     let report = load(&state, &range).await?;
     let body = csv_of(&report, state.config.utc_offset)?;
     let name = if range.from == range.to {
@@ -423,7 +430,7 @@ pub async fn hours_chart(
     state: web::Data<AppState>,
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
-    let range = range(&req, &state)?;
+    let range = range(&req, &state).await?;
     let (from, to) = (range.from, range.to);
     let (zone, start) = (state.config.utc_offset, state.config.gaming_day_start);
     let hours = state
@@ -458,7 +465,7 @@ pub async fn tables_chart(
     state: web::Data<AppState>,
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
-    let range = range(&req, &state)?;
+    let range = range(&req, &state).await?;
     let report = load(&state, &range).await?;
     let currencies: Vec<String> = report.totals.iter().map(|t| t.currency.clone()).collect();
     let currency = chart_currency(&range, &currencies);

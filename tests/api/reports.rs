@@ -54,7 +54,7 @@ fn random_round(rng: &mut StdRng) -> Value {
     let dealer = set(&deal[0], Side::Dealer, rng.random_bool(0.1));
     let seat_count = rng.random_range(1..=3_usize);
     let mut seats = Vec::new();
-    for (seat, dealt) in deal.iter().enumerate().take(4).skip(1) {
+    for (seat, dealt) in deal.iter().enumerate().skip(1) {
         let royal = royalty && seat == 3;
         if !royal && seat > seat_count {
             continue;
@@ -190,42 +190,37 @@ fn mark_needs_approval(app: &TestApp, round_id: i64) {
     .unwrap();
 }
 
+/// Inserts a row beside `round` (a void or an approval) by `sql`: `$1` round, `$2` table, `$3`
+/// gaming day, `$4` the supervisor.
+fn beside(app: &TestApp, sql: &str, round: &Value, by: &User) {
+    let day: NaiveDate = round["gaming_day"].as_str().unwrap().parse().unwrap();
+    diesel::sql_query(sql)
+        .bind::<BigInt, _>(round["id"].as_i64().unwrap())
+        .bind::<BigInt, _>(round["table_id"].as_i64().unwrap())
+        .bind::<Date, _>(day)
+        .bind::<BigInt, _>(by.id.0)
+        .execute(&mut app.conn())
+        .unwrap();
+}
+
 fn void(app: &TestApp, round: &Value, by: &User) {
-    diesel::sql_query(
+    beside(
+        app,
         "INSERT INTO round_voids (round_id, table_id, gaming_day, reason, voided_by) \
          VALUES ($1, $2, $3, 'misdeal', $4)",
-    )
-    .bind::<BigInt, _>(round["id"].as_i64().unwrap())
-    .bind::<BigInt, _>(round["table_id"].as_i64().unwrap())
-    .bind::<Date, _>(
-        round["gaming_day"]
-            .as_str()
-            .unwrap()
-            .parse::<NaiveDate>()
-            .unwrap(),
-    )
-    .bind::<BigInt, _>(by.id.0)
-    .execute(&mut app.conn())
-    .unwrap();
+        round,
+        by,
+    );
 }
 
 fn approve(app: &TestApp, round: &Value, by: &User) {
-    diesel::sql_query(
+    beside(
+        app,
         "INSERT INTO round_approvals (round_id, table_id, gaming_day, approved_by) \
          VALUES ($1, $2, $3, $4)",
-    )
-    .bind::<BigInt, _>(round["id"].as_i64().unwrap())
-    .bind::<BigInt, _>(round["table_id"].as_i64().unwrap())
-    .bind::<Date, _>(
-        round["gaming_day"]
-            .as_str()
-            .unwrap()
-            .parse::<NaiveDate>()
-            .unwrap(),
-    )
-    .bind::<BigInt, _>(by.id.0)
-    .execute(&mut app.conn())
-    .unwrap();
+        round,
+        by,
+    );
 }
 
 /// Two dealers at two tables record `count` random rounds through the API; about a quarter are
