@@ -163,8 +163,11 @@ pub fn settle_draft(
     draft: &Draft,
     table: &PlayingTable,
 ) -> Result<(Round, SettlementOut), RoundsError> {
-    if let Ok(typed) = serde_json::from_value::<TypedDraft>(draft.data.clone()) {
-        return settle_typed(&typed.form, table);
+    // A key lookup first: the API's drafts (the confirm load run's) take no detour.
+    if draft.data.get("form").is_some() {
+        if let Ok(typed) = serde_json::from_value::<TypedDraft>(draft.data.clone()) {
+            return settle_typed(&typed.form, table);
+        }
     }
     let body: RoundBody = serde_json::from_value(draft.data.clone()).map_err(|_| {
         RoundsError::Invalid(FieldErrors::round("the round has not been entered yet"))

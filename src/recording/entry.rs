@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::recording::problems::card_problems;
 use crate::rules::card::{parse_cards, Card};
 use crate::rules::money::Money;
 use crate::rules::place::{Place, SeatNo};
@@ -203,8 +202,8 @@ pub fn validate(
             return Ok(round);
         }
     }
-    // Otherwise every card problem at once, then the rule the engine stopped at.
-    card_problems(body, &mut errors);
+    // Otherwise the bets' problems and the rule the engine stopped at (the caller adds every
+    // card problem: `recording::problems`).
     if let Err(err) = engine {
         for (field, message) in field_errors(body, &err).0 {
             errors.add(field, message);

@@ -217,6 +217,7 @@ mod tests {
             ("seat1_action", "play"),
             ("seat1_bet", "5OO"),
             ("seat2_action", "surrender"),
+            ("seat2_bet", "2"),
             ("seat2_back", "As Ks"),
             ("seat3_action", "dance"),
             ("seat3_bet", ""),

@@ -272,7 +272,10 @@ mod tests {
         let got = problems(&body);
         assert_eq!(
             got.get("seat1_back").map(String::as_str),
-            Some("seat 1 back: card 5 `hello`: `hell` is not a rank (2-9, T or 10, J, Q, K, A)")
+            Some(
+                "seat 1 back: card 5 `hello`: a card is a rank (2-9, T or 10, J, Q, K, A) then \
+                 a suit (c, d, h, s or ♣ ♦ ♥ ♠)"
+            )
         );
         assert_eq!(
             got.get("seat1_middle").map(String::as_str),

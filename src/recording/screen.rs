@@ -161,17 +161,29 @@ pub fn show(
     })
 }
 
+/// The form as typed, to store at table `code` for `writer` on gaming day `day`, if the caller
+/// saw revision `expected` (any, if `None`).
+#[derive(Debug, Clone, Copy)]
+pub struct Save<'a> {
+    pub code: &'a str,
+    pub writer: Writer,
+    pub actor: &'a Actor,
+    pub day: NaiveDate,
+    pub typed: &'a Fields,
+    pub expected: Option<i32>,
+}
+
 /// Stores the form as typed in the table's round (opened now if it has none) at its next
-/// revision, if the caller saw revision `expected` (any, if `None`), and checks it.
-pub fn save(
-    conn: &mut PgConnection,
-    code: &str,
-    writer: Writer,
-    actor: &Actor,
-    day: NaiveDate,
-    typed: Fields,
-    expected: Option<i32>,
-) -> Result<Stored, RoundsError> {
+/// revision, and checks it.
+pub fn save(conn: &mut PgConnection, save: Save<'_>) -> Result<Stored, RoundsError> {
+    let Save {
+        code,
+        writer,
+        actor,
+        day,
+        typed,
+        expected,
+    } = save;
     let table = drafts::table(conn, code)?;
     let (draft, _) = drafts::open(conn, &table, writer, actor, day)?;
     let data = serde_json::to_value(TypedDraft {
@@ -186,29 +198,21 @@ pub fn save(
         expected,
         &data,
     )?;
-    let checked = check(&typed, &table)?;
+    let checked = check(typed, &table)?;
     Ok(Stored {
         confirm_prompt: table_settings::confirm_prompt(conn, table.table.id)?,
         table,
         draft: Some(draft),
-        fields: typed,
+        fields: typed.clone(),
         checked,
     })
 }
 
 /// [`save`], then the whole screen (the Preview button without script).
-pub fn preview(
-    conn: &mut PgConnection,
-    code: &str,
-    writer: Writer,
-    actor: &Actor,
-    day: NaiveDate,
-    typed: Fields,
-    expected: Option<i32>,
-) -> Result<Screen, RoundsError> {
-    let stored = save(conn, code, writer, actor, day, typed, expected)?;
-    let shift = entry_shift(conn, &stored.table, writer)?;
-    let side = side(conn, &stored.table, shift, day)?;
+pub fn preview(conn: &mut PgConnection, to_save: Save<'_>) -> Result<Screen, RoundsError> {
+    let stored = save(conn, to_save)?;
+    let shift = entry_shift(conn, &stored.table, to_save.writer)?;
+    let side = side(conn, &stored.table, shift, to_save.day)?;
     Ok(Screen { stored, side })
 }
 

@@ -13,7 +13,8 @@ use crate::db::rounds::payload::{self, RoundRecord, RoundSettled, SettlementReco
 use crate::db::rounds::rows::{place_rows, RoundRow};
 use crate::db::shifts::Shift;
 use crate::db::tables::PlayingTable;
-use crate::recording::entry::{self, Limits, RoundBody};
+use crate::recording::entry::{self, FieldErrors, Limits, RoundBody};
+use crate::recording::problems::card_problems;
 use crate::recording::{RoundsError, Writer};
 use crate::rules::round::Round;
 use crate::rules::settle::settle;
@@ -27,7 +28,15 @@ pub fn validate(body: &RoundBody, table: &PlayingTable) -> Result<Round, RoundsE
         min_bet: t.min_bet.minor_units(),
         max_bet: t.max_bet.minor_units(),
     };
-    entry::validate(body, &table.profile, limits).map_err(RoundsError::Invalid)
+    entry::validate(body, &table.profile, limits).map_err(|found| {
+        // Every card problem at once, then what the bets' check and the engine found.
+        let mut errors = FieldErrors::default();
+        card_problems(body, &mut errors);
+        for (field, message) in found.0 {
+            errors.add(field, message);
+        }
+        RoundsError::Invalid(errors)
+    })
 }
 
 /// A round validated and settled under `table`'s limits and rules.

@@ -10,9 +10,10 @@ use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
-use chrono::{FixedOffset, Utc};
+use chrono::{FixedOffset, NaiveDate, Utc};
 use serde_json::json;
 
+use crate::db::audit_log::Actor;
 use crate::db::ids::RoundId;
 use crate::db::rounds::rows::{self, SettledRound};
 use crate::db::tables::PlayingTable;
@@ -243,6 +244,25 @@ fn writer(user: &CurrentUser) -> Writer {
     Writer {
         user: user.id,
         role: user.role,
+    }
+}
+
+/// The form as typed on this request, as the save use-case takes it.
+fn saving<'a>(
+    code: &'a str,
+    user: &CurrentUser,
+    actor: &'a Actor,
+    day: NaiveDate,
+    typed: &'a Fields,
+    expected: Option<i32>,
+) -> screen::Save<'a> {
+    screen::Save {
+        code,
+        writer: writer(user),
+        actor,
+        day,
+        typed,
+        expected,
     }
 }
 
@@ -487,15 +507,8 @@ async fn submit_form(
     let typed = form::typed(&submitted);
     let screen = state
         .db(move |conn| {
-            Ok(screen::preview(
-                conn,
-                &code,
-                writer(&user),
-                &actor,
-                day,
-                typed,
-                expected,
-            )?)
+            let save = saving(&code, &user, &actor, day, &typed, expected);
+            Ok(screen::preview(conn, save)?)
         })
         .await?;
     let status = if screen.stored.checked.errors.is_empty() {
@@ -524,15 +537,8 @@ pub async fn check(
     let typed = form::typed(&submitted);
     let stored = state
         .db(move |conn| {
-            Ok(screen::save(
-                conn,
-                &code,
-                writer(&user),
-                &actor,
-                day,
-                typed,
-                expected,
-            )?)
+            let save = saving(&code, &user, &actor, day, &typed, expected);
+            Ok(screen::save(conn, save)?)
         })
         .await?;
     let preview = stored.checked.settlement.as_ref().map(preview_view);

@@ -8,7 +8,7 @@ use crate::helpers::create_table;
 use crate::helpers::{location, spawn_app, TestApp};
 
 /// The error paragraph's text for a field.
-fn error_for(html: &str, field: &str) -> String {
+pub(crate) fn error_for(html: &str, field: &str) -> String {
     let marker = format!("class=\"field-error\" data-for=\"{field}\">");
     let start = html.find(&marker).expect("an error paragraph") + marker.len();
     html[start..]
@@ -30,8 +30,9 @@ fn rounds_count(app: &TestApp) -> i64 {
     rounds::table.count().get_result(&mut app.conn()).unwrap()
 }
 
-/// Seat 1 fouls (middle above back), seat 2 surrenders, seat 3 wins two hands of three.
-fn the_round() -> Vec<(&'static str, &'static str)> {
+/// Seat 1 fouls (middle above back), seat 2 surrenders, seat 3 wins two hands of three: the
+/// house wins 9.00.
+pub(crate) fn the_round() -> Vec<(&'static str, &'static str)> {
     vec![
         ("dealer_action", "play"),
         ("dealer_back", "2c 2d 2h 5s 6s"),
@@ -52,7 +53,7 @@ fn the_round() -> Vec<(&'static str, &'static str)> {
     ]
 }
 
-async fn page(app: &TestApp, code: &str) -> String {
+pub(crate) async fn page(app: &TestApp, code: &str) -> String {
     let res = app.get(&format!("/tables/{code}")).await;
     assert_eq!(res.status(), StatusCode::OK);
     res.text().await.unwrap()
@@ -225,7 +226,7 @@ async fn the_check_endpoint_answers_json_and_refuses_a_stale_revision() {
 }
 
 /// The text of the `<strong class="{class}">` on the page.
-fn strong(html: &str, class: &str) -> String {
+pub(crate) fn strong(html: &str, class: &str) -> String {
     let marker = format!("<strong class=\"{class}\">");
     let start = html.find(&marker).expect("the figure") + marker.len();
     html[start..].split('<').next().unwrap().to_owned()

@@ -8,12 +8,7 @@ use serde_json::Value;
 use pusoy_pit::db::users::Role;
 
 use crate::helpers::{count, create_table, spawn_app, TestApp};
-
-async fn page(app: &TestApp, code: &str) -> String {
-    let res = app.get(&format!("/tables/{code}")).await;
-    assert_eq!(res.status(), StatusCode::OK);
-    res.text().await.unwrap()
-}
+use crate::table_screen::{error_for, page, strong, the_round};
 
 /// The value of the form field `name` as the page renders it.
 fn value_of(html: &str, name: &str) -> String {
@@ -24,17 +19,6 @@ fn value_of(html: &str, name: &str) -> String {
         .nth(1)
         .map(|v| v.split('"').next().unwrap().to_owned())
         .unwrap_or_default()
-}
-
-fn error_for(html: &str, field: &str) -> String {
-    let marker = format!("class=\"field-error\" data-for=\"{field}\">");
-    let start = html.find(&marker).expect("an error paragraph") + marker.len();
-    html[start..]
-        .split("</p>")
-        .next()
-        .unwrap()
-        .trim()
-        .to_owned()
 }
 
 /// `POST /tables/{code}/round/check` with these fields (and the draft's revision, if given).
@@ -51,26 +35,6 @@ async fn check(app: &TestApp, code: &str, fields: &[(&str, &str)]) -> (StatusCod
     let status = res.status();
     (status, res.json().await.unwrap_or(Value::Null))
 }
-
-/// Seat 1 fouls, seat 2 surrenders, seat 3 wins two hands of three: the house wins 9.00.
-const THE_ROUND: &[(&str, &str)] = &[
-    ("dealer_action", "play"),
-    ("dealer_back", "2c 2d 2h 5s 6s"),
-    ("dealer_middle", "7c 7d 8h 9s Tc"),
-    ("dealer_front", "Jc Qd Kh"),
-    ("seat1_action", "play"),
-    ("seat1_bet", "5"),
-    ("seat1_back", "8c 8d 9h Ts Jd"),
-    ("seat1_middle", "Ac Ad Ah 3s 4s"),
-    ("seat1_front", "Qc Kd As"),
-    ("seat2_action", "surrender"),
-    ("seat2_bet", "2"),
-    ("seat3_action", "play"),
-    ("seat3_bet", "3"),
-    ("seat3_back", "3d 3h 3c 4d 5d"),
-    ("seat3_middle", "9c 9d Qh Js Td"),
-    ("seat3_front", "Qs Jh 6h"),
-];
 
 fn drafts(app: &TestApp) -> i64 {
     count(app, "SELECT count(*) AS n FROM round_drafts")
@@ -193,7 +157,7 @@ async fn a_reload_of_a_round_ready_to_confirm_offers_confirm_and_the_form_refuse
     create_table(&app, "T-READY");
     app.signed_in_as(Role::Dealer).await;
     app.sign_on_at("T-READY").await;
-    let (_, body) = check(&app, "T-READY", THE_ROUND).await;
+    let (_, body) = check(&app, "T-READY", &the_round()).await;
     assert_eq!(body["can_confirm"], true, "{body}");
     let html = page(&app, "T-READY").await;
     assert!(html.contains("<button name=\"step\" value=\"confirm\">Confirm</button>"));
@@ -217,7 +181,7 @@ async fn a_reload_of_a_round_ready_to_confirm_offers_confirm_and_the_form_refuse
 }
 
 async fn confirm_the_round(app: &TestApp, code: &str) {
-    let (_, body) = check(app, code, THE_ROUND).await;
+    let (_, body) = check(app, code, &the_round()).await;
     let key = body["draft_key"].as_str().unwrap().to_owned();
     let revision = body["revision"].as_i64().unwrap().to_string();
     let res = app
@@ -231,13 +195,6 @@ async fn confirm_the_round(app: &TestApp, code: &str) {
         )
         .await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
-}
-
-/// The text of the `<strong class="{class}">` on the page.
-fn strong(html: &str, class: &str) -> String {
-    let marker = format!("<strong class=\"{class}\">");
-    let start = html.find(&marker).expect("the amount") + marker.len();
-    html[start..].split('<').next().unwrap().to_owned()
 }
 
 #[tokio::test]
@@ -287,7 +244,7 @@ async fn a_table_set_to_ask_names_the_seats_and_the_house_result_before_confirmi
 
     app.signed_in_as(Role::Dealer).await;
     app.sign_on_at("T-ASK").await;
-    let (_, body) = check(&app, "T-ASK", THE_ROUND).await;
+    let (_, body) = check(&app, "T-ASK", &the_round()).await;
     assert_eq!(
         body["confirm_question"],
         "Confirm 3 seats, house +9.00 PHP?"
@@ -299,7 +256,7 @@ async fn a_table_set_to_ask_names_the_seats_and_the_house_result_before_confirmi
     // Turned off again (an unticked box sends nothing): no question.
     admin.post_form(&path, &[]).await;
     assert_eq!(app.audit("table.confirm_prompt").len(), 2);
-    let (_, body) = check(&app, "T-ASK", THE_ROUND).await;
+    let (_, body) = check(&app, "T-ASK", &the_round()).await;
     assert_eq!(body["confirm_question"], "");
 }
 

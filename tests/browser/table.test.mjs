@@ -39,11 +39,15 @@ async function dealerPage(contextOptions) {
   page.problems = [];
   page.on('pageerror', (e) => page.problems.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error') page.problems.push(m.text()); });
-  await page.goto(`${base}/login`);
-  await page.fill('#username', DEALER.username);
-  await page.fill('#password', DEALER.password);
-  await Promise.all([page.waitForURL((u) => !u.pathname.startsWith('/login')), page.click('form button[type=submit]')]);
+  await signIn(page, DEALER);
   return page;
+}
+
+async function signIn(page, who) {
+  await page.goto(`${base}/login`);
+  await page.fill('#username', who.username);
+  await page.fill('#password', who.password);
+  await Promise.all([page.waitForURL((u) => !u.pathname.startsWith('/login')), page.click('form button[type=submit]')]);
 }
 
 async function shot(page, name) {
@@ -395,10 +399,7 @@ test('a round typed with errors is all there after a reload, with every problem'
 test('a table set to ask names the seats and the house result once before confirming', async () => {
   const admin = await browser.newContext();
   const a = await admin.newPage();
-  await a.goto(`${base}/login`);
-  await a.fill('#username', 'admin');
-  await a.fill('#password', 'demo-admin-pit');
-  await Promise.all([a.waitForURL((u) => !u.pathname.startsWith('/login')), a.click('form button[type=submit]')]);
+  await signIn(a, { username: 'admin', password: 'demo-admin-pit' });
   await a.goto(`${base}/admin/tables`);
   const box = a.locator('#confirm-prompts form', { hasText: TABLE });
   await box.locator('input[type=checkbox]').check();
