@@ -6,19 +6,9 @@ use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
 use crate::helpers::spawn_app;
-use crate::helpers::{call, count, create_table, open, the_round, TestApp, PASSWORD};
+use crate::helpers::{call, count, create_table, open, record, the_round, TestApp, PASSWORD};
 
 const KEY: &str = "cage-replay-0001";
-
-async fn record(app: &TestApp, code: &str, key: &str, round: Value) -> (StatusCode, Value) {
-    call(
-        app,
-        Method::PUT,
-        &format!("/api/v1/tables/{code}/rounds/{key}"),
-        Some(round),
-    )
-    .await
-}
 
 /// Another browser, signed in as a new user `name` of `role`.
 async fn browser_of(app: &TestApp, name: &str, role: Role) -> TestApp {
