@@ -305,7 +305,9 @@ fn other_error_json(status: StatusCode, message: &str) -> HttpResponse {
         tracing::error!(error = %message, %status, "request failed");
         "The application hit an error; it has been logged."
     } else if message.is_empty() {
-        status.canonical_reason().unwrap_or("The request was refused.")
+        status
+            .canonical_reason()
+            .unwrap_or("The request was refused.")
     } else {
         message
     };

@@ -109,6 +109,10 @@ async fn a_stored_round_is_answered_again_only_to_someone_allowed_to_read_it() {
     .await;
     assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
     assert!(body.get("places").is_none(), "{body}");
+    let (status, body) = call(&next, Method::POST, &format!("{path}/preview"), None).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(body["code"], "settled");
+    assert!(body.get("settlement").is_none(), "{body}");
 
     // A pit manager reads every round: the retry is answered.
     let pit = browser_of(&app, "pit-boss", Role::Supervisor).await;
