@@ -137,6 +137,10 @@ pub fn check(
 ) -> Result<(Draft, PlayingTable, SettlementOut), RoundsError> {
     let (draft, table) = load(conn, key)?;
     entry_shift(conn, &table, writer)?;
+    // A settled round is read as itself, by those who may read it; not previewed again.
+    if draft.settled_round_id.is_some() {
+        return Err(RoundsError::AlreadySettled);
+    }
     let (_, settlement) = settle_draft(&draft, &table)?;
     Ok((draft, table, settlement))
 }

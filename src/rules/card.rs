@@ -478,4 +478,53 @@ mod tests {
         assert_eq!((count, cards.len()), (3, 3));
         assert_eq!(parse_cards_into("As Kd 7h", |_| {}).expect("cards"), 3);
     }
+
+    /// What the fast path reads of `text`: its answer and the cards it handed on.
+    fn canonical(text: &str) -> (Option<usize>, Vec<Card>) {
+        let mut cards = Vec::new();
+        let read = parse_canonical(text.as_bytes(), &mut |card| cards.push(card));
+        (read, cards)
+    }
+
+    #[test]
+    fn the_fast_path_reads_every_canonical_list_of_up_to_13_cards_and_hands_on_anything_else() {
+        // Every card, in runs of 1 to 13, in either case: read by the fast path, card for card
+        // as the card parser reads each token.
+        let deck: Vec<Card> = Card::all().collect();
+        for run in deck
+            .chunks(13)
+            .flat_map(|suit| (1..=13).map(move |n| &suit[..n]))
+        {
+            let text = format_cards(run);
+            for text in [text.clone(), text.to_lowercase()] {
+                let tokens: Vec<Card> = text.split(' ').map(card).collect();
+                assert_eq!(canonical(&text), (Some(run.len()), tokens), "{text}");
+            }
+        }
+        let thirteen = "2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac";
+        assert_eq!(canonical(thirteen).0, Some(13));
+        // Anything else is handed on whole to the general path: no card taken, nothing counted.
+        for text in [
+            "",
+            "A",
+            "As ",
+            " As",
+            "As  Kd",
+            "As,Kd",
+            "As\tKd",
+            "10s",
+            "Xs Kd",
+            "As Kx",
+            "1s Kd",
+            "As Kd7h",
+            "As K♦",
+            &format!("{thirteen} Ad"),
+        ] {
+            assert_eq!(canonical(text), (None, Vec::new()), "{text:?}");
+        }
+        // Fourteen cards are counted by the general path, every one handed on.
+        let mut cards = Vec::new();
+        let count = parse_cards_into(&format!("{thirteen} Ad"), |card| cards.push(card));
+        assert_eq!((count, cards.len()), (Ok(14), 14));
+    }
 }

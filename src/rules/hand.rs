@@ -40,20 +40,6 @@ impl Category {
         Category::FourOfAKind,
         Category::StraightFlush,
     ];
-
-    pub fn word(self) -> &'static str {
-        match self {
-            Category::HighCard => "high card",
-            Category::OnePair => "one pair",
-            Category::TwoPair => "two pair",
-            Category::ThreeOfAKind => "three of a kind",
-            Category::Straight => "straight",
-            Category::Flush => "flush",
-            Category::FullHouse => "full house",
-            Category::FourOfAKind => "four of a kind",
-            Category::StraightFlush => "straight flush",
-        }
-    }
 }
 
 /// The strength of a 5-card hand or a 3-card front, comparable with `Ord` between hands of the

@@ -304,15 +304,46 @@ pub async fn json_errors(
     if !wants_json {
         return Ok(res);
     }
-    let json = res
-        .response()
-        .error()
-        .and_then(|err| err.as_error::<AppError>())
-        .map(AppError::json_response);
+    let json = match res.response().error() {
+        Some(err) => match err.as_error::<AppError>() {
+            Some(err) => Some(err.json_response()),
+            None => Some(other_error_json(res.status(), &err.to_string())),
+        },
+        // An error answered without an error value (a method the route does not take).
+        None if is_error(&res) && !is_json(&res) => Some(other_error_json(res.status(), "")),
+        None => None,
+    };
     Ok(match json {
         Some(json) => res.into_response(json),
         None => res,
     })
+}
+
+fn is_error<B>(res: &ServiceResponse<B>) -> bool {
+    res.status().is_client_error() || res.status().is_server_error()
+}
+
+fn is_json<B>(res: &ServiceResponse<B>) -> bool {
+    res.headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|kind| kind.as_bytes().starts_with(b"application/json"))
+}
+
+/// JSON for an error that is not an [`AppError`] (actix's own: a body too large, a method not
+/// allowed...): its status, and its message for a client error (the status's name when it has
+/// none); a server error's cause is logged, never shown.
+fn other_error_json(status: StatusCode, message: &str) -> HttpResponse {
+    let message = if status.is_server_error() {
+        tracing::error!(error = %message, %status, "request failed");
+        "The application hit an error; it has been logged."
+    } else if message.is_empty() {
+        status
+            .canonical_reason()
+            .unwrap_or("The request was refused.")
+    } else {
+        message
+    };
+    HttpResponse::build(status).json(json!({ "error": message }))
 }
 
 /// Seconds a client is asked to wait before trying again while the database is away.

@@ -402,6 +402,18 @@ pub fn the_round() -> Value {
     })
 }
 
+/// Records the whole round `round` at table `code` under the one-time `key` (`PUT
+/// /api/v1/tables/{code}/rounds/{key}`).
+pub async fn record(app: &TestApp, code: &str, key: &str, round: Value) -> (StatusCode, Value) {
+    call(
+        app,
+        Method::PUT,
+        &format!("/api/v1/tables/{code}/rounds/{key}"),
+        Some(round),
+    )
+    .await
+}
+
 pub async fn open(app: &TestApp, code: &str) -> String {
     let (status, body) = call(
         app,

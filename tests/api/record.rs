@@ -6,7 +6,7 @@ use pusoy_pit::db::users::Role;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
-use crate::helpers::{call, count, create_table, open, round_numbers, the_round};
+use crate::helpers::{call, count, create_table, open, record, round_numbers, the_round};
 use crate::helpers::{spawn_app, TestApp, PASSWORD};
 
 const KEY: &str = "cage-7f3a-0001";
@@ -15,16 +15,6 @@ async fn dealer_on_shift_at(app: &TestApp, code: &str) -> pusoy_pit::db::users::
     let dealer = app.signed_in_as(Role::Dealer).await;
     app.sign_on_at(code).await;
     dealer
-}
-
-async fn record(app: &TestApp, code: &str, key: &str, round: Value) -> (StatusCode, Value) {
-    call(
-        app,
-        Method::PUT,
-        &format!("/api/v1/tables/{code}/rounds/{key}"),
-        Some(round),
-    )
-    .await
 }
 
 #[tokio::test]

@@ -6,19 +6,9 @@ use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
 use crate::helpers::spawn_app;
-use crate::helpers::{call, count, create_table, open, the_round, TestApp, PASSWORD};
+use crate::helpers::{call, count, create_table, open, record, the_round, TestApp, PASSWORD};
 
 const KEY: &str = "cage-replay-0001";
-
-async fn record(app: &TestApp, code: &str, key: &str, round: Value) -> (StatusCode, Value) {
-    call(
-        app,
-        Method::PUT,
-        &format!("/api/v1/tables/{code}/rounds/{key}"),
-        Some(round),
-    )
-    .await
-}
 
 /// Another browser, signed in as a new user `name` of `role`.
 async fn browser_of(app: &TestApp, name: &str, role: Role) -> TestApp {
@@ -119,6 +109,10 @@ async fn a_stored_round_is_answered_again_only_to_someone_allowed_to_read_it() {
     .await;
     assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
     assert!(body.get("places").is_none(), "{body}");
+    let (status, body) = call(&next, Method::POST, &format!("{path}/preview"), None).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(body["code"], "settled");
+    assert!(body.get("settlement").is_none(), "{body}");
 
     // A pit manager reads every round: the retry is answered.
     let pit = browser_of(&app, "pit-boss", Role::Supervisor).await;

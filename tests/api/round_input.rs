@@ -209,3 +209,96 @@ async fn a_whole_round_the_database_dropped_is_answered_try_again_and_goes_in_on
     assert_eq!(status, StatusCode::CREATED, "{body}");
     assert_eq!(rounds(&app), 1);
 }
+
+/// The status and content type of a request's answer, and its body as JSON (panics if not).
+async fn json_answer(req: reqwest::RequestBuilder) -> (StatusCode, Value) {
+    let res = req.send().await.unwrap();
+    let status = res.status();
+    let kind = res
+        .headers()
+        .get(CONTENT_TYPE)
+        .map(|v| v.to_str().unwrap().to_owned());
+    let text = res.text().await.unwrap();
+    assert_eq!(
+        kind.as_deref(),
+        Some("application/json"),
+        "{status}: {text}"
+    );
+    let body: Value = serde_json::from_str(&text).unwrap();
+    assert!(body["error"].is_string(), "{status}: {body}");
+    (status, body)
+}
+
+#[tokio::test]
+async fn every_error_under_the_api_is_json() {
+    let app = dealer_at("PUSOY-1").await;
+    let whole = app.url(&format!("/api/v1/tables/PUSOY-1/rounds/{KEY}"));
+    let token = app.csrf_token().await;
+    let anonymous = app.another_browser();
+    let cases = [
+        // Signed out.
+        (
+            anonymous.client.put(&whole).json(&the_round()),
+            StatusCode::UNAUTHORIZED,
+        ),
+        // No CSRF token.
+        (
+            app.client.put(&whole).json(&the_round()),
+            StatusCode::FORBIDDEN,
+        ),
+        // No such route, no such round.
+        (
+            app.client.get(app.url("/api/v1/nothing")),
+            StatusCode::NOT_FOUND,
+        ),
+        (
+            app.client.get(app.url("/api/v1/rounds/no-such-key")),
+            StatusCode::NOT_FOUND,
+        ),
+        // A method the route does not take.
+        (
+            app.client.delete(&whole).header("X-CSRF-Token", &token),
+            StatusCode::METHOD_NOT_ALLOWED,
+        ),
+        // Too large a body.
+        (
+            app.client
+                .put(&whole)
+                .header("X-CSRF-Token", &token)
+                .header(CONTENT_TYPE, "application/json")
+                .body(vec![b' '; 2 << 20]),
+            StatusCode::PAYLOAD_TOO_LARGE,
+        ),
+        // Not JSON.
+        (
+            app.client
+                .put(&whole)
+                .header("X-CSRF-Token", &token)
+                .body("{"),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+    ];
+    for (req, expected) in cases {
+        let (status, body) = json_answer(req).await;
+        assert_eq!(status, expected, "{body}");
+    }
+    // A server error: the database refuses the write for a reason of its own.
+    app.conn()
+        .batch_execute(
+            "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ \
+             BEGIN RAISE EXCEPTION 'refused for the test'; END $$; \
+             CREATE TRIGGER refuse BEFORE INSERT ON rounds FOR EACH ROW EXECUTE FUNCTION refuse()",
+        )
+        .unwrap();
+    let req = app
+        .client
+        .put(&whole)
+        .header("X-CSRF-Token", &token)
+        .json(&the_round());
+    let (status, body) = json_answer(req).await;
+    assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
+    assert!(
+        !body.to_string().contains("refused for the test"),
+        "the cause is not shown"
+    );
+}
