@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use pusoy_pit::cli::{service, settle, users};
 use pusoy_pit::config::Config;
 use pusoy_pit::db::users::Role;
+use pusoy_pit::reports::export::{Format, Kind};
 use pusoy_pit::rules::profile::Wheel;
 
 /// mimalloc instead of the system allocator: the server allocates from many threads at once
@@ -45,6 +46,16 @@ enum Command {
     /// The house way: how the house sets a dealer's 13 cards, `--batch` for many, `build` for
     /// its table.
     Houseway(pusoy_pit::cli::houseway::HousewayArgs),
+    /// The auditor's checks.
+    #[command(subcommand)]
+    Audit(AuditCommand),
+}
+
+#[derive(Subcommand)]
+enum AuditCommand {
+    /// Check an export file with no database: every row, hash, link and result against its
+    /// manifest. Exits with status 1 when anything is wrong.
+    VerifyExport { file: std::path::PathBuf },
 }
 
 /// The commands that need the configuration and the database.
@@ -63,9 +74,41 @@ enum ServiceCommand {
     User(UserCommand),
     /// Create the demo accounts (safe to run again).
     SeedDemo,
+    /// Export rounds (one row per place) or audit events of a range of gaming days, ending
+    /// with a manifest line (README, Exports).
+    Export {
+        #[arg(value_enum)]
+        kind: ExportKind,
+        /// First gaming day (YYYY-MM-DD).
+        #[arg(long)]
+        from: chrono::NaiveDate,
+        /// Last gaming day (YYYY-MM-DD), included.
+        #[arg(long)]
+        to: chrono::NaiveDate,
+        /// One table's code (default: every table).
+        #[arg(long)]
+        table: Option<String>,
+        #[arg(long, value_enum)]
+        format: ExportFormat,
+        /// The file to write (default: standard output).
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+    },
     /// The private PostgreSQL cluster used when DATABASE_URL is unset.
     #[command(subcommand)]
     Db(DbCommand),
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ExportKind {
+    Rounds,
+    Events,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ExportFormat {
+    Csv,
+    Jsonl,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -140,6 +183,14 @@ fn main() -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Houseway(args) => pusoy_pit::cli::houseway::run(args),
+        Command::Audit(AuditCommand::VerifyExport { file }) => {
+            let intact = pusoy_pit::cli::audit_export::verify_export(&file)?;
+            Ok(if intact {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
         Command::Service(command) => run_service_command(command).map(|()| ExitCode::SUCCESS),
     }
 }
@@ -183,6 +234,30 @@ fn run_service_command(command: ServiceCommand) -> anyhow::Result<()> {
             UserCommand::Unlock { username } => users::unlock(&config, &username),
             UserCommand::List => users::list(&config),
         },
+        ServiceCommand::Export {
+            kind,
+            from,
+            to,
+            table,
+            format,
+            out,
+        } => pusoy_pit::cli::export::run(
+            &config,
+            pusoy_pit::cli::export::ExportArgs {
+                kind: match kind {
+                    ExportKind::Rounds => Kind::Rounds,
+                    ExportKind::Events => Kind::Events,
+                },
+                from,
+                to,
+                table,
+                format: match format {
+                    ExportFormat::Csv => Format::Csv,
+                    ExportFormat::Jsonl => Format::Jsonl,
+                },
+                out,
+            },
+        ),
         ServiceCommand::Db(cmd) => match cmd {
             DbCommand::Url => service::db_url(&config),
             DbCommand::Stop => service::db_stop(&config),

@@ -2,6 +2,8 @@
 //! calls them. `settle` and `eval` are pure (the rules engine on standard input and output);
 //! the others need the configuration and the database.
 
+pub mod audit_export;
+pub mod export;
 pub mod houseway;
 pub mod service;
 pub mod settle;

@@ -89,6 +89,8 @@ const ROUND_WRITERS: Allow = Allow::Roles(&[Role::Dealer, Role::Supervisor]);
 /// Who may read rounds: those who enter them, and auditors.
 const ROUND_READERS: Allow = Allow::Roles(&[Role::Dealer, Role::Supervisor, Role::Auditor]);
 const DEALER: Allow = Allow::Roles(&[Role::Dealer]);
+/// Who may download exports: auditors, and administrators.
+const EXPORTERS: Allow = Allow::Roles(&[Role::Auditor, Role::Admin]);
 const UNLOCKERS: Allow = Allow::Roles(&[Role::Admin, Role::Supervisor]);
 
 /// Every route of the application and who may use it.
@@ -134,6 +136,8 @@ pub const RULES: &[Rule] = &[
     rule("POST", "/tables/{code}/round", ROUND_WRITERS),
     rule("POST", "/tables/{code}/round/check", ROUND_WRITERS),
     rule("GET", "/tables/{code}/rounds/{round_id}", ROUND_READERS),
+    rule("GET", "/audit/exports", EXPORTERS),
+    rule("GET", "/audit/exports/download", EXPORTERS),
 ];
 
 /// Routes a user who must change their password may still use.

@@ -14,6 +14,7 @@ mod admin_tables;
 mod admin_tokens;
 mod api;
 mod assets;
+mod audit_exports;
 mod auth;
 mod csrf;
 pub mod error;
@@ -141,6 +142,8 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
             .service(
                 web::resource("/tables/{code}/rounds/{round_id}").get(table_screen::show_round),
             )
+            .service(web::resource("/audit/exports").get(audit_exports::form))
+            .service(web::resource("/audit/exports/download").get(audit_exports::download))
             .service(web::resource("/static/{file}").get(assets::serve))
             .service(web::resource("/health").get(health))
             .service(web::resource("/healthz").get(health))

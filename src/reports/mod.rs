@@ -1,0 +1,3 @@
+//! What reads many rows and never writes: exports that verify offline.
+
+pub mod export;
