@@ -4,6 +4,7 @@
 
 pub mod audit_export;
 pub mod export;
+pub mod generate;
 pub mod houseway;
 pub mod service;
 pub mod settle;

@@ -9,6 +9,7 @@ mod export;
 mod forms;
 mod headers;
 mod helpers;
+mod history;
 mod outage;
 mod prepared;
 mod record;

@@ -173,3 +173,15 @@ pub const HOUSE_RESULTS: &str = "\
     SELECT COALESCE(SUM(dealer_result) FILTER (WHERE gaming_day = $2), 0)::bigint AS day, \
            COALESCE(SUM(dealer_result) FILTER (WHERE shift_id = $3), 0)::bigint AS shift \
     FROM rounds WHERE table_id = $1 AND gaming_day >= LEAST($2, $4)";
+
+/// Inserts rounds of the past, one per row of the arrays `$1` to `$12` (the columns of
+/// `round_columns!`, in order): history written after the fact, by the same columns as every
+/// other write. Their events are appended with [`audit_log::append_sealed`] in the same
+/// transaction.
+pub const INSERT_HISTORY: &str = concat!(
+    "INSERT INTO rounds (",
+    round_columns!(),
+    ") SELECT * FROM unnest($1::int8[], $2::int8[], $3::date[], $4::int4[], $5::text[], \
+        $6::int8[], $7::int8[], $8::int8[], $9::text[], $10::int8[], $11::timestamptz[], \
+        $12::jsonb[])"
+);
