@@ -97,7 +97,20 @@ pub fn each_round<E: From<diesel::result::Error>>(
         .bind::<Date, _>(from)
         .bind::<Date, _>(to)
         .bind::<Nullable<Text>, _>(table);
-    for line in query.load_iter::<RoundLine, diesel::pg::PgRowByRowLoadingMode>(conn)? {
+    stream(conn, query, &mut each)
+}
+
+/// Runs `query` in single-row mode and hands each row to `each`.
+fn stream<T, E>(
+    conn: &mut PgConnection,
+    query: Sql<'_>,
+    each: &mut impl FnMut(T) -> Result<(), E>,
+) -> Result<(), E>
+where
+    T: QueryableByName<diesel::pg::Pg> + 'static,
+    E: From<diesel::result::Error>,
+{
+    for line in query.load_iter::<T, diesel::pg::PgRowByRowLoadingMode>(conn)? {
         each(line?)?;
     }
     Ok(())
@@ -198,10 +211,7 @@ pub fn each_event<E: From<diesel::result::Error>>(
         .bind::<Timestamptz, _>(from)
         .bind::<Timestamptz, _>(to)
         .bind::<Nullable<Text>, _>(chain);
-    for line in query.load_iter::<EventLine, diesel::pg::PgRowByRowLoadingMode>(conn)? {
-        each(line?)?;
-    }
-    Ok(())
+    stream(conn, query, &mut each)
 }
 
 /// The hash of event `seq` on `chain` (the link an export's first event of that chain makes).

@@ -139,8 +139,8 @@ pub(super) fn export(
         query.from,
         query.to,
         query.table.as_deref(),
-        |line: RoundLine| -> Result<(), ExportError> {
-            let places: Vec<PlaceRow> = serde_json::from_value(line.places.clone())
+        |mut line: RoundLine| -> Result<(), ExportError> {
+            let places: Vec<PlaceRow> = serde_json::from_value(line.places.take())
                 .map_err(|e| ExportError::Stored(format!("round {}: places: {e}", line.id)))?;
             let version = versions.get(&line.profile_version_id);
             used.insert(line.profile_version_id);
@@ -436,16 +436,7 @@ fn resettle(rows: &[Row], rules: RuleProfile, round_id: &str, problems: &mut Pro
         let Some(play) = place_in(row, problems) else {
             return;
         };
-        seats.push(SeatIn {
-            seat,
-            bet,
-            action: play.action,
-            royalty: play.royalty,
-            back: play.back,
-            middle: play.middle,
-            front: play.front,
-            dealt: play.dealt,
-        });
+        seats.push(SeatIn::new(seat, bet, play));
     }
     let round_in = RoundIn {
         rules,
