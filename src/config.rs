@@ -34,6 +34,9 @@ pub struct Config {
     pub bind: String,
     /// The database; `None` means the private cluster under `data_dir`.
     pub database_url: Option<String>,
+    /// Where exports, verification, reports and the review queue read
+    /// (`PUSOY_READ_DATABASE_URL`: a streaming replica); `None` means the primary.
+    pub read_database_url: Option<String>,
     /// Where the private cluster lives when `database_url` is `None`.
     pub data_dir: PathBuf,
     pub session_key: Vec<u8>,
@@ -180,6 +183,7 @@ impl Config {
             environment,
             bind: get("BIND").unwrap_or_else(|| "127.0.0.1:8080".to_owned()),
             database_url: get("DATABASE_URL"),
+            read_database_url: get("PUSOY_READ_DATABASE_URL"),
             data_dir,
             seal_file,
             session_key,

@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use pusoy_pit::cli::{service, settle, users};
 use pusoy_pit::config::Config;
 use pusoy_pit::db::users::Role;
+use pusoy_pit::reports::export::{Format, Kind};
 use pusoy_pit::rules::profile::Wheel;
 
 /// mimalloc instead of the system allocator: the server allocates from many threads at once
@@ -63,6 +64,26 @@ enum ServiceCommand {
     User(UserCommand),
     /// Create the demo accounts (safe to run again).
     SeedDemo,
+    /// Export rounds (one row per place) or audit events of a range of gaming days, ending
+    /// with a manifest line (README, Exports).
+    Export {
+        #[arg(value_enum)]
+        kind: ExportKind,
+        /// First gaming day (YYYY-MM-DD).
+        #[arg(long)]
+        from: chrono::NaiveDate,
+        /// Last gaming day (YYYY-MM-DD), included.
+        #[arg(long)]
+        to: chrono::NaiveDate,
+        /// One table's code (default: every table).
+        #[arg(long)]
+        table: Option<String>,
+        #[arg(long, value_enum)]
+        format: ExportFormat,
+        /// The file to write (default: standard output).
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+    },
     /// The private PostgreSQL cluster used when DATABASE_URL is unset.
     #[command(subcommand)]
     Db(DbCommand),
@@ -77,6 +98,21 @@ enum AuditCommand {
     /// numbers without gaps, each chain's head and every day seal (in the database and in the
     /// seal file). One line per chain; exit status 1 when anything is broken.
     Verify(pusoy_pit::cli::audit::VerifyArgs),
+    /// Check an export file with no database: every row, hash, link and result against its
+    /// manifest. Exits with status 1 when anything is wrong.
+    VerifyExport { file: std::path::PathBuf },
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ExportKind {
+    Rounds,
+    Events,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ExportFormat {
+    Csv,
+    Jsonl,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -176,6 +212,15 @@ fn main() -> anyhow::Result<ExitCode> {
 }
 
 fn run_service_command(command: ServiceCommand) -> anyhow::Result<ExitCode> {
+    // An export is checked from its file alone: no configuration, no database.
+    if let ServiceCommand::Audit(AuditCommand::VerifyExport { file }) = &command {
+        let intact = pusoy_pit::cli::audit_export::verify_export(file)?;
+        return Ok(if intact {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        });
+    }
     let config = Config::from_env().context("reading configuration")?;
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -225,6 +270,30 @@ fn run_service_command(command: ServiceCommand) -> anyhow::Result<ExitCode> {
             UserCommand::Unlock { username } => users::unlock(&config, &username),
             UserCommand::List => users::list(&config),
         },
+        ServiceCommand::Export {
+            kind,
+            from,
+            to,
+            table,
+            format,
+            out,
+        } => pusoy_pit::cli::export::run(
+            &config,
+            pusoy_pit::cli::export::ExportArgs {
+                kind: match kind {
+                    ExportKind::Rounds => Kind::Rounds,
+                    ExportKind::Events => Kind::Events,
+                },
+                from,
+                to,
+                table,
+                format: match format {
+                    ExportFormat::Csv => Format::Csv,
+                    ExportFormat::Jsonl => Format::Jsonl,
+                },
+                out,
+            },
+        ),
         ServiceCommand::Db(cmd) => match cmd {
             DbCommand::Url => service::db_url(&config),
             DbCommand::Stop => service::db_stop(&config),

@@ -4,6 +4,8 @@
 
 pub mod audit;
 pub mod demo_history;
+pub mod audit_export;
+pub mod export;
 pub mod generate;
 pub mod houseway;
 pub mod service;

@@ -37,6 +37,16 @@ pub fn connect(config: &Config) -> anyhow::Result<db::PgPool> {
     Ok(pool)
 }
 
+/// A pool for reads that may go to a replica: on `PUSOY_READ_DATABASE_URL` when it is set (not
+/// migrated: a standby is read-only and follows the primary's schema), else `primary`.
+pub fn read_pool(config: &Config, primary: &db::PgPool) -> anyhow::Result<db::PgPool> {
+    match &config.read_database_url {
+        Some(url) => db::pool(url, config.db_pool_size)
+            .context("connecting to the read database (PUSOY_READ_DATABASE_URL)"),
+        None => Ok(primary.clone()),
+    }
+}
+
 /// `serve`: runs the web application (migrating first, seeding the demo data with `--demo`).
 pub fn serve(config: Config, demo: bool) -> anyhow::Result<()> {
     if config.environment == Environment::Production && config.database_url.is_none() {
@@ -46,6 +56,7 @@ pub fn serve(config: Config, demo: bool) -> anyhow::Result<()> {
         tracing::warn!("SESSION_KEY is unset: using a random key, sessions end when the app stops");
     }
     let pool = connect(&config)?;
+    let read_pool = read_pool(&config, &pool)?;
     if demo {
         let mut conn = pool.get()?;
         seed(&mut conn, &config)?;
@@ -62,8 +73,10 @@ pub fn serve(config: Config, demo: bool) -> anyhow::Result<()> {
     if config.secure_cookies && scheme == "https" {
         println!("(secure cookies are on: put a TLS-terminating proxy in front of this address)");
     }
-    actix_web::rt::System::new()
-        .block_on(async move { crate::web::run(listener, pool, config)?.await })?;
+    actix_web::rt::System::new().block_on(async move {
+        let state = crate::web::state::AppState::new(pool, config).with_read_pool(read_pool);
+        crate::web::serve(listener, state)?.await
+    })?;
     Ok(())
 }
 

@@ -559,6 +559,12 @@ impl<'a> HashedFields<'a> {
     }
 }
 
+/// The hash `event` should carry: over its `prev_hash` and its canonical content, as it was
+/// sealed. Pure, so that an export can be checked without the database.
+pub fn expected_hash(event: &AuditEvent) -> [u8; 32] {
+    event_hash(&event.prev_hash, &HashedFields::of(event))
+}
+
 fn event_hash(prev_hash: &[u8], fields: &HashedFields<'_>) -> [u8; 32] {
     let mut hasher = Sha256::new();
     hasher.update(prev_hash);

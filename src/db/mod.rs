@@ -8,6 +8,7 @@ pub mod audit_log;
 pub mod days;
 pub mod demo;
 pub mod embedded;
+pub mod export;
 pub mod ids;
 pub mod prepared;
 pub mod profiles;

@@ -1,10 +1,12 @@
 //! What reads many rows, and never writes: audit-trail verification and the event search; the
 //! gaming-day report (per day, table, dealer and shift, over one day or a range of days), its
-//! charts' series, and the live pit board. Voided rounds drop out of every total and are counted
-//! as voids; a round waiting for approval counts in the totals and is counted as pending.
+//! charts' series, and the live pit board; exports that verify offline. Voided rounds drop out
+//! of every total and are counted as voids; a round waiting for approval counts in the totals
+//! and is counted as pending.
 
 pub mod checks;
 pub mod events;
+pub mod export;
 pub mod figures;
 pub mod gaming_day;
 pub mod pit;

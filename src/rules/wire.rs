@@ -133,7 +133,8 @@ pub struct SeatIn<'a> {
 }
 
 impl<'a> SeatIn<'a> {
-    fn new(seat: SeatNo, bet: Money, play: PlaceIn<'a>) -> SeatIn<'a> {
+    /// The seat `seat`, betting `bet`, playing `play`.
+    pub fn new(seat: SeatNo, bet: Money, play: PlaceIn<'a>) -> SeatIn<'a> {
         SeatIn {
             seat,
             bet,

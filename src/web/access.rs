@@ -89,6 +89,8 @@ const ROUND_WRITERS: Allow = Allow::Roles(&[Role::Dealer, Role::Supervisor]);
 /// Who may read rounds: those who enter them, and auditors.
 const ROUND_READERS: Allow = Allow::Roles(&[Role::Dealer, Role::Supervisor, Role::Auditor]);
 const DEALER: Allow = Allow::Roles(&[Role::Dealer]);
+/// Who may download exports: auditors, and administrators.
+const EXPORTERS: Allow = Allow::Roles(&[Role::Auditor, Role::Admin]);
 const UNLOCKERS: Allow = Allow::Roles(&[Role::Admin, Role::Supervisor]);
 /// Who verifies and searches the audit trail.
 const AUDITORS: Allow = Allow::Roles(&[Role::Auditor, Role::Admin]);
@@ -156,6 +158,8 @@ pub const RULES: &[Rule] = &[
     rule("GET", "/reports/charts/hours.svg", PIT_WATCHERS),
     rule("GET", "/reports/charts/tables.svg", PIT_WATCHERS),
     rule("GET", "/reports/shifts/{id}/chart.svg", PIT_WATCHERS),
+    rule("GET", "/audit/exports", EXPORTERS),
+    rule("GET", "/audit/exports/download", EXPORTERS),
 ];
 
 /// Routes a user who must change their password may still use.

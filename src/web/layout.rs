@@ -14,6 +14,8 @@ pub struct NavUser {
     pub can_see_days: bool,
     /// Pit managers, administrators and auditors: the pit board and the reports.
     pub can_see_pit: bool,
+    /// Auditors and administrators download exports.
+    pub can_export: bool,
 }
 
 /// A one-time message: something done, or something refused (shown as an error, not as the
@@ -68,6 +70,7 @@ impl Nav {
                 can_audit: matches!(role, Role::Admin | Role::Auditor),
                 can_see_days: matches!(role, Role::Admin | Role::Supervisor | Role::Auditor),
                 can_see_pit: matches!(role, Role::Admin | Role::Supervisor | Role::Auditor),
+                can_export: matches!(role, Role::Auditor | Role::Admin),
             }),
             csrf_token,
             flash,

@@ -16,6 +16,7 @@ mod api;
 mod assets;
 mod audit;
 mod audit_words;
+mod audit_exports;
 mod auth;
 mod charts;
 mod csrf;
@@ -164,6 +165,8 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
             .service(web::resource("/reports/charts/hours.svg").get(reports::hours_chart))
             .service(web::resource("/reports/charts/tables.svg").get(reports::tables_chart))
             .service(web::resource("/reports/shifts/{id}/chart.svg").get(reports::shift_chart))
+            .service(web::resource("/audit/exports").get(audit_exports::form))
+            .service(web::resource("/audit/exports/download").get(audit_exports::download))
             .service(web::resource("/static/{file}").get(assets::serve))
             .service(web::resource("/health").get(health))
             .service(web::resource("/healthz").get(health))

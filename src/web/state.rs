@@ -22,6 +22,9 @@ use crate::web::user::CurrentUser;
 #[derive(Clone)]
 pub struct AppState {
     pub pool: PgPool,
+    /// Where exports, verification, reports and the review queue read: a streaming replica
+    /// (`PUSOY_READ_DATABASE_URL`), or the primary's pool.
+    pub read_pool: PgPool,
     pub config: Arc<Config>,
     /// One permit per pooled connection: requests wait for the database here, first come first
     /// served, instead of as blocked threads on the pool, which wakes them in no fixed order.
@@ -53,6 +56,7 @@ impl AppState {
             .allow_burst(NonZeroU32::new(limit.burst).unwrap_or(NonZeroU32::MIN));
         AppState {
             round_writer: Arc::new(RoundWriter::new(pool.clone(), table_memos.clone(), writers)),
+            read_pool: pool.clone(),
             pool,
             config: Arc::new(config),
             db_turns: Arc::new(Semaphore::new(turns)),
@@ -62,6 +66,12 @@ impl AppState {
             checked_tokens: Arc::new(RememberedTokens::default()),
             audit_checks: Arc::new(Checks::default()),
         }
+    }
+
+    /// Reads go to `read_pool` (a replica) instead of the primary.
+    pub fn with_read_pool(mut self, read_pool: PgPool) -> Self {
+        self.read_pool = read_pool;
+        self
     }
 
     /// Runs `f` with a pooled connection on the blocking thread pool, in its turn.

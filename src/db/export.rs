@@ -1,0 +1,315 @@
+//! The reads behind exports: settled rounds with their approval, void and re-entry, and audit
+//! events, each streamed row by row (`load_iter`: libpq's single-row mode, so the process holds
+//! one row at a time however long the range), plus what an export's manifest states: the chain
+//! heads, the day seals and the profile versions its rows name, and where a read replica stands.
+//! Run them inside one `REPEATABLE READ` transaction ([`in_snapshot`]) so that the rows and the
+//! manifest describe the same moment.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Bool, Bytea, Date, Int4, Jsonb, Nullable, Text, Timestamptz};
+
+use crate::db::prepared::Sql;
+
+/// Runs `f` in a read-only transaction that sees one snapshot throughout (a standby serves
+/// `REPEATABLE READ` too).
+pub fn in_snapshot<T, E>(
+    conn: &mut PgConnection,
+    f: impl FnOnce(&mut PgConnection) -> Result<T, E>,
+) -> Result<T, E>
+where
+    E: From<diesel::result::Error>,
+{
+    conn.build_transaction()
+        .repeatable_read()
+        .read_only()
+        .run(f)
+}
+
+/// One settled round as the rounds export reads it: the round, its places (a JSON array, dealer
+/// first), and its approval, void and re-entry.
+#[derive(Debug, QueryableByName)]
+pub struct RoundLine {
+    #[diesel(sql_type = BigInt)]
+    pub id: i64,
+    #[diesel(sql_type = Text)]
+    pub table_code: String,
+    #[diesel(sql_type = Date)]
+    pub gaming_day: NaiveDate,
+    #[diesel(sql_type = Int4)]
+    pub round_no: i32,
+    #[diesel(sql_type = Timestamptz)]
+    pub settled_at: DateTime<Utc>,
+    #[diesel(sql_type = Text)]
+    pub dealer: String,
+    #[diesel(sql_type = BigInt)]
+    pub profile_version_id: i64,
+    #[diesel(sql_type = Text)]
+    pub currency: String,
+    #[diesel(sql_type = Bool)]
+    pub needs_approval: bool,
+    #[diesel(sql_type = Jsonb)]
+    pub places: serde_json::Value,
+    #[diesel(sql_type = Nullable<Text>)]
+    pub approved_by: Option<String>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    pub approved_at: Option<DateTime<Utc>>,
+    #[diesel(sql_type = Nullable<Text>)]
+    pub void_reason: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    pub void_note: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    pub voided_by: Option<String>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    pub voided_at: Option<DateTime<Utc>>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    pub replaces_round_id: Option<i64>,
+}
+
+/// The settled rounds of gaming days `$1` to `$2` (both included), of table code `$3` or of
+/// every table when it is NULL, in the order of the key on (table, gaming day, number).
+const ROUNDS: &str = "\
+    SELECT r.id, t.code AS table_code, r.gaming_day, r.round_no, r.settled_at, \
+           u.username AS dealer, r.rule_profile_version_id AS profile_version_id, r.currency, \
+           r.needs_approval, r.places, au.username AS approved_by, a.approved_at, \
+           v.reason AS void_reason, v.note AS void_note, vu.username AS voided_by, v.voided_at, \
+           re.replaces_round_id \
+    FROM rounds r \
+    JOIN gaming_tables t ON t.id = r.table_id \
+    JOIN users u ON u.id = r.dealer_id \
+    LEFT JOIN round_approvals a ON a.round_id = r.id \
+    LEFT JOIN users au ON au.id = a.approved_by \
+    LEFT JOIN round_voids v ON v.round_id = r.id \
+    LEFT JOIN users vu ON vu.id = v.voided_by \
+    LEFT JOIN round_reentries re ON re.round_id = r.id \
+    WHERE r.gaming_day BETWEEN $1 AND $2 AND ($3::text IS NULL OR t.code = $3) \
+    ORDER BY r.table_id, r.gaming_day, r.round_no";
+
+/// The rounds of the range, one at a time, to `each` (which may stop the stream with an error).
+pub fn each_round<E: From<diesel::result::Error>>(
+    conn: &mut PgConnection,
+    from: NaiveDate,
+    to: NaiveDate,
+    table: Option<&str>,
+    mut each: impl FnMut(RoundLine) -> Result<(), E>,
+) -> Result<(), E> {
+    let query = Sql::new(ROUNDS)
+        .bind::<Date, _>(from)
+        .bind::<Date, _>(to)
+        .bind::<Nullable<Text>, _>(table);
+    stream(conn, query, &mut each)
+}
+
+/// Runs `query` in single-row mode and hands each row to `each`.
+fn stream<T, E>(
+    conn: &mut PgConnection,
+    query: Sql<'_>,
+    each: &mut impl FnMut(T) -> Result<(), E>,
+) -> Result<(), E>
+where
+    T: QueryableByName<diesel::pg::Pg> + 'static,
+    E: From<diesel::result::Error>,
+{
+    for line in query.load_iter::<T, diesel::pg::PgRowByRowLoadingMode>(conn)? {
+        each(line?)?;
+    }
+    Ok(())
+}
+
+/// An audit event as the events export reads it: every column.
+#[derive(Debug, QueryableByName)]
+pub struct EventLine {
+    #[diesel(sql_type = BigInt)]
+    pub id: i64,
+    #[diesel(sql_type = Text)]
+    pub chain: String,
+    #[diesel(sql_type = BigInt)]
+    pub seq: i64,
+    #[diesel(sql_type = Timestamptz)]
+    pub at: DateTime<Utc>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    pub actor_user_id: Option<i64>,
+    #[diesel(sql_type = Text)]
+    pub actor_name: String,
+    #[diesel(sql_type = Text)]
+    pub action: String,
+    #[diesel(sql_type = Text)]
+    pub target: String,
+    #[diesel(sql_type = Jsonb)]
+    pub details: serde_json::Value,
+    #[diesel(sql_type = Nullable<Text>)]
+    pub client_addr: Option<String>,
+    #[diesel(sql_type = Nullable<Date>)]
+    pub gaming_day: Option<NaiveDate>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    pub table_id: Option<i64>,
+    #[diesel(sql_type = Bytea)]
+    pub prev_hash: Vec<u8>,
+    #[diesel(sql_type = Bytea)]
+    pub hash: Vec<u8>,
+}
+
+/// Which events of each chain an events export holds: every event from the first to the last
+/// one written in `[$1, $2)` (so each chain's part is unbroken even where two writers' clocks
+/// crossed at the edge), on chain `$3` or on every chain when it is NULL.
+macro_rules! chain_spans {
+    () => {
+        "SELECT chain, min(seq) AS first_seq, max(seq) AS last_seq \
+         FROM audit_events WHERE at >= $1 AND at < $2 AND ($3::text IS NULL OR chain = $3) \
+         GROUP BY chain"
+    };
+}
+
+const CHAIN_SPANS: &str = concat!(chain_spans!(), " ORDER BY chain");
+
+/// The events of the spans of [`CHAIN_SPANS`] (same parameters), in chain and sequence order.
+const EVENTS: &str = concat!(
+    "WITH span AS (",
+    chain_spans!(),
+    ") SELECT e.id, e.chain, e.seq, e.at, e.actor_user_id, e.actor_name, e.action, e.target, \
+            e.details, e.client_addr, e.gaming_day, e.table_id, e.prev_hash, e.hash \
+     FROM span s JOIN audit_events e \
+       ON e.chain = s.chain AND e.seq BETWEEN s.first_seq AND s.last_seq \
+     ORDER BY e.chain, e.seq"
+);
+
+/// The part of one chain an events export holds.
+#[derive(Debug, Clone, QueryableByName)]
+pub struct ChainSpan {
+    #[diesel(sql_type = Text)]
+    pub chain: String,
+    #[diesel(sql_type = BigInt)]
+    pub first_seq: i64,
+    #[diesel(sql_type = BigInt)]
+    pub last_seq: i64,
+}
+
+/// The chains with events written from `from` (included) to `to` (excluded), and which part of
+/// each an export of that window holds.
+pub fn chain_spans(
+    conn: &mut PgConnection,
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+    chain: Option<&str>,
+) -> QueryResult<Vec<ChainSpan>> {
+    Sql::new(CHAIN_SPANS)
+        .bind::<Timestamptz, _>(from)
+        .bind::<Timestamptz, _>(to)
+        .bind::<Nullable<Text>, _>(chain)
+        .load(conn)
+}
+
+/// The events of the window's chain spans, one at a time, to `each`.
+pub fn each_event<E: From<diesel::result::Error>>(
+    conn: &mut PgConnection,
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+    chain: Option<&str>,
+    mut each: impl FnMut(EventLine) -> Result<(), E>,
+) -> Result<(), E> {
+    let query = Sql::new(EVENTS)
+        .bind::<Timestamptz, _>(from)
+        .bind::<Timestamptz, _>(to)
+        .bind::<Nullable<Text>, _>(chain);
+    stream(conn, query, &mut each)
+}
+
+/// The hash of event `seq` on `chain` (the link an export's first event of that chain makes).
+pub fn event_hash_at(conn: &mut PgConnection, chain: &str, seq: i64) -> QueryResult<Vec<u8>> {
+    use crate::db::schema::audit_events;
+    audit_events::table
+        .filter(audit_events::chain.eq(chain))
+        .filter(audit_events::seq.eq(seq))
+        .select(audit_events::hash)
+        .first(conn)
+}
+
+/// Every chain's head (`chain`, last seq, last hash), in chain order.
+pub fn chain_heads(conn: &mut PgConnection) -> QueryResult<Vec<(String, i64, Vec<u8>)>> {
+    use crate::db::schema::audit_chain_heads as heads;
+    heads::table
+        .order(heads::chain.asc())
+        .select((heads::chain, heads::last_seq, heads::last_hash))
+        .load(conn)
+}
+
+/// The tables (id, code) whose rounds a rounds export of table `table` (or all) may hold.
+pub fn tables(conn: &mut PgConnection, table: Option<&str>) -> QueryResult<Vec<(i64, String)>> {
+    use crate::db::schema::gaming_tables as t;
+    let mut query = t::table
+        .select((t::id, t::code))
+        .order(t::id.asc())
+        .into_boxed();
+    if let Some(code) = table {
+        query = query.filter(t::code.eq(code.to_owned()));
+    }
+    query.load(conn)
+}
+
+/// The closes of gaming days `from` to `to`.
+pub fn day_seals(
+    conn: &mut PgConnection,
+    from: NaiveDate,
+    to: NaiveDate,
+) -> QueryResult<Vec<crate::db::days::DayClose>> {
+    use crate::db::schema::gaming_day_closes as c;
+    c::table
+        .filter(c::gaming_day.between(from, to))
+        .order(c::gaming_day.asc())
+        .select(crate::db::days::DayClose::as_select())
+        .load(conn)
+}
+
+/// Every profile version: (id, profile name, version number, options).
+pub fn profile_versions(
+    conn: &mut PgConnection,
+) -> QueryResult<Vec<(i64, String, i32, serde_json::Value)>> {
+    use crate::db::schema::{rule_profile_versions as v, rule_profiles as p};
+    v::table
+        .inner_join(p::table)
+        .order(v::id.asc())
+        .select((v::id, p::name, v::version, v::options))
+        .load(conn)
+}
+
+/// Where a standby stands: the WAL it has replayed, and when the last transaction it replayed
+/// was committed on the primary.
+#[derive(Debug, Clone, PartialEq, Eq, QueryableByName)]
+pub struct Replay {
+    #[diesel(sql_type = Text)]
+    pub lsn: String,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    pub last_commit_at: Option<DateTime<Utc>>,
+    /// `lsn` as a number, to compare positions.
+    #[diesel(sql_type = BigInt)]
+    pub lsn_bytes: i64,
+}
+
+/// The replay position, when `conn` is to a standby (None on a primary).
+pub fn replay_position(conn: &mut PgConnection) -> QueryResult<Option<Replay>> {
+    diesel::sql_query(
+        "SELECT pg_last_wal_replay_lsn()::text AS lsn, \
+                pg_last_xact_replay_timestamp() AS last_commit_at, \
+                (pg_last_wal_replay_lsn() - '0/0')::bigint AS lsn_bytes \
+         WHERE pg_is_in_recovery()",
+    )
+    .get_result(conn)
+    .optional()
+}
+
+/// The primary's current WAL position, as text and as a number.
+pub fn primary_position(conn: &mut PgConnection) -> QueryResult<(String, i64)> {
+    #[derive(QueryableByName)]
+    struct Position {
+        #[diesel(sql_type = Text)]
+        lsn: String,
+        #[diesel(sql_type = BigInt)]
+        lsn_bytes: i64,
+    }
+    let p: Position = diesel::sql_query(
+        "SELECT pg_current_wal_lsn()::text AS lsn, \
+                (pg_current_wal_lsn() - '0/0')::bigint AS lsn_bytes",
+    )
+    .get_result(conn)?;
+    Ok((p.lsn, p.lsn_bytes))
+}

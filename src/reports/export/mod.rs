@@ -1,0 +1,376 @@
+//! Exports that verify offline: settled rounds (one row per place) and audit events, as CSV or
+//! JSON Lines, streamed from one database snapshot and ended by a manifest (the file's last
+//! line) that states the query, the row count, the SHA-256 of the data and of each column, the
+//! chain heads and day seals that cover the range, and where a read replica stood.
+//!
+//! Every data row starts with its number (`row`, from 1) and ends with `row_sha256`, a digest of
+//! its fields: a changed field shows as its row's digest and its column's digest disagreeing,
+//! which names both. [`verify`] checks a file with no database.
+//!
+//! The file:
+//! - CSV: a header line of the column names, one line per row, and the trailer record
+//!   `#manifest,"{...}"` (the manifest as JSON in the second field).
+//! - JSON Lines: one object per row (column name to value), then `{"manifest": {...}}`.
+//!
+//! `data_sha256` is the SHA-256 of every byte before the trailer line.
+
+mod events;
+mod rounds;
+mod table;
+pub mod verify;
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use chrono::{DateTime, FixedOffset, NaiveDate, NaiveTime, SecondsFormat, TimeDelta, Utc};
+use diesel::PgConnection;
+use serde::{Deserialize, Serialize};
+
+use crate::db::export as db;
+
+pub use table::Format;
+pub use verify::{verify, Problem, Verified, VerifyError};
+
+/// What an export holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Rounds,
+    Events,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Rounds => "rounds",
+            Kind::Events => "events",
+        }
+    }
+}
+
+/// An export's query: gaming days `from` to `to` (both included), one table or all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Query {
+    pub kind: Kind,
+    pub from: NaiveDate,
+    pub to: NaiveDate,
+    /// A table code; `None`: every table (and, for events, the `system` and `day` chains).
+    pub table: Option<String>,
+}
+
+/// The casino's clock: how gaming days map to UTC and how local times are written.
+#[derive(Debug, Clone, Copy)]
+pub struct Clock {
+    pub utc_offset: FixedOffset,
+    pub gaming_day_start: NaiveTime,
+}
+
+impl Clock {
+    /// When gaming day `day` starts, in UTC.
+    pub fn day_start(&self, day: NaiveDate) -> DateTime<Utc> {
+        let local = day.and_time(self.gaming_day_start);
+        (local - TimeDelta::seconds(i64::from(self.utc_offset.local_minus_utc()))).and_utc()
+    }
+
+    /// `at` in local time with its offset, `2026-03-01 22:05:03.123456 +08:00`.
+    pub fn local(&self, at: DateTime<Utc>) -> String {
+        at.with_timezone(&self.utc_offset)
+            .format("%Y-%m-%d %H:%M:%S%.6f %:z")
+            .to_string()
+    }
+}
+
+/// The exact text times are exported in (UTC, microseconds, as the audit hash covers them).
+pub(crate) fn utc_text(at: DateTime<Utc>) -> String {
+    at.to_rfc3339_opts(SecondsFormat::Micros, true)
+}
+
+/// Why an export could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error("{0}")]
+    BadQuery(String),
+    #[error("{0}")]
+    NotReplayed(String),
+    #[error("database query failed: {0}")]
+    Db(#[from] diesel::result::Error),
+    #[error("writing the export: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("writing the export: {0}")]
+    Csv(#[from] csv::Error),
+    #[error("stored data does not read: {0}")]
+    Stored(String),
+}
+
+impl Query {
+    /// Checks the range: `from` not after `to`, and at most `max_days` days.
+    pub fn checked(self, max_days: i64) -> Result<Query, ExportError> {
+        if self.from > self.to {
+            return Err(ExportError::BadQuery(format!(
+                "the range starts ({}) after it ends ({})",
+                self.from, self.to
+            )));
+        }
+        let days = (self.to - self.from).num_days() + 1;
+        if days > max_days {
+            return Err(ExportError::BadQuery(format!(
+                "the range is {days} gaming days; at most {max_days} per export"
+            )));
+        }
+        Ok(self)
+    }
+}
+
+/// Where the rows were read: the primary, or a standby and the WAL position it had replayed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Source {
+    /// `primary` or `replica`.
+    pub database: String,
+    /// The standby's replayed WAL position when the export began (everything committed on the
+    /// primary up to it is in the export).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay_lsn: Option<String>,
+    /// When the last transaction it had replayed was committed on the primary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replayed_commit_at: Option<String>,
+    /// The primary's WAL position the standby was found to have reached, when it was asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub primary_lsn: Option<String>,
+    /// Why the range counts as replayed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covers: Option<String>,
+}
+
+impl Source {
+    pub fn primary() -> Source {
+        Source {
+            database: "primary".to_owned(),
+            replay_lsn: None,
+            replayed_commit_at: None,
+            primary_lsn: None,
+            covers: None,
+        }
+    }
+}
+
+/// Decides whether `read` may serve `query`, and what the manifest says of it. On a primary:
+/// yes. On a standby: when every gaming day of the range is closed there (nothing more can be
+/// recorded for it), or when it has replayed the primary's WAL position as it was when the
+/// export began (waiting up to `wait` for it); otherwise the range is not yet replayed and the
+/// export is refused. `primary` is `None` when the primary cannot be reached.
+pub fn replay_check(
+    read: &mut PgConnection,
+    primary: Option<&mut PgConnection>,
+    query: &Query,
+    wait: std::time::Duration,
+) -> Result<Source, ExportError> {
+    let Some(replay) = db::replay_position(read)? else {
+        return Ok(Source::primary());
+    };
+    let mut source = Source {
+        database: "replica".to_owned(),
+        replay_lsn: Some(replay.lsn.clone()),
+        replayed_commit_at: replay.last_commit_at.map(utc_text),
+        primary_lsn: None,
+        covers: None,
+    };
+    let days = (query.to - query.from).num_days() + 1;
+    let closed = db::day_seals(read, query.from, query.to)?.len();
+    if i64::try_from(closed).unwrap_or(0) == days {
+        source.covers = Some("every gaming day of the range is closed".to_owned());
+        return Ok(source);
+    }
+    let Some(primary) = primary else {
+        return Err(ExportError::NotReplayed(format!(
+            "gaming days {} to {} are not all closed and the primary cannot be asked how far \
+             the replica must replay: export from the primary",
+            query.from, query.to
+        )));
+    };
+    let (target, target_bytes) = db::primary_position(primary)?;
+    let started = std::time::Instant::now();
+    let mut replay = replay;
+    while replay.lsn_bytes < target_bytes && started.elapsed() < wait {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        replay = db::replay_position(read)?.unwrap_or(replay);
+    }
+    if replay.lsn_bytes < target_bytes {
+        return Err(ExportError::NotReplayed(format!(
+            "the range {} to {} is not yet replayed on the read replica: it has replayed to \
+             LSN {} (last transaction committed {}), the primary is at LSN {}; wait, or export \
+             from the primary",
+            query.from,
+            query.to,
+            replay.lsn,
+            replay
+                .last_commit_at
+                .map_or_else(|| "never".to_owned(), utc_text),
+            target
+        )));
+    }
+    source.replay_lsn = Some(replay.lsn);
+    source.replayed_commit_at = replay.last_commit_at.map(utc_text);
+    source.primary_lsn = Some(target);
+    source.covers = Some("the replica had replayed the primary's position".to_owned());
+    Ok(source)
+}
+
+/// The last line of an export.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// `pusoy-pit export 1`.
+    pub format: String,
+    pub kind: Kind,
+    pub query: QueryRecord,
+    pub utc_offset: String,
+    pub gaming_day_start: String,
+    pub exported_at: String,
+    pub source: Source,
+    pub columns: Vec<String>,
+    pub rows: u64,
+    pub data_sha256: String,
+    /// Each column's digest, in the order of `columns`.
+    pub column_sha256: Vec<String>,
+    /// The chains covering the range: for events, each chain's part in the export (the event
+    /// before it, its last event) and its head; for rounds, the heads of the tables' chains.
+    pub chains: Vec<ChainRecord>,
+    /// The closes of the range's gaming days.
+    pub day_seals: Vec<SealRecord>,
+    /// The profile versions the rounds were settled under, by id (rounds only).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub profiles: BTreeMap<String, ProfileRecord>,
+}
+
+/// The format written now.
+pub const FORMAT: &str = "pusoy-pit export 1";
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueryRecord {
+    pub from: NaiveDate,
+    pub to: NaiveDate,
+    pub table: Option<String>,
+    /// The range in UTC: from the start of gaming day `from` to the start of the day after `to`.
+    pub window_from: String,
+    pub window_to: String,
+}
+
+/// A position on a chain: a sequence number and the hash of that event (hex; seq 0 is the
+/// chain's start, hash all zeros).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Position {
+    pub seq: i64,
+    pub hash: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChainRecord {
+    pub chain: String,
+    /// The event just before the export's first event of this chain (events only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<Position>,
+    /// The export's last event of this chain (events only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last: Option<Position>,
+    /// The chain's head when the export was read.
+    pub head: Position,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SealRecord {
+    pub gaming_day: NaiveDate,
+    pub closed_at: String,
+    /// The `day.closed` event on chain `day`.
+    pub seal_seq: i64,
+    pub seal_hash: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileRecord {
+    pub profile: String,
+    pub version: i32,
+    pub options: serde_json::Value,
+}
+
+/// How many rows an export wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Written {
+    pub rows: u64,
+}
+
+/// Writes the export of `query` to `out`, read from `conn` in one snapshot, and its manifest.
+pub fn export(
+    conn: &mut PgConnection,
+    query: &Query,
+    clock: Clock,
+    source: Source,
+    format: Format,
+    out: impl Write,
+) -> Result<Written, ExportError> {
+    let window = (
+        clock.day_start(query.from),
+        clock.day_start(query.to + TimeDelta::days(1)),
+    );
+    db::in_snapshot(conn, |conn| {
+        if let Some(code) = &query.table {
+            if db::tables(conn, Some(code))?.is_empty() {
+                return Err(ExportError::BadQuery(format!("there is no table {code}")));
+            }
+        }
+        let manifest = Manifest {
+            format: FORMAT.to_owned(),
+            kind: query.kind,
+            query: QueryRecord {
+                from: query.from,
+                to: query.to,
+                table: query.table.clone(),
+                window_from: utc_text(window.0),
+                window_to: utc_text(window.1),
+            },
+            utc_offset: clock.utc_offset.to_string(),
+            gaming_day_start: clock.gaming_day_start.format("%H:%M").to_string(),
+            exported_at: utc_text(Utc::now()),
+            source,
+            columns: Vec::new(),
+            rows: 0,
+            data_sha256: String::new(),
+            column_sha256: Vec::new(),
+            chains: Vec::new(),
+            day_seals: db::day_seals(conn, query.from, query.to)?
+                .into_iter()
+                .map(|close| SealRecord {
+                    gaming_day: close.gaming_day,
+                    closed_at: utc_text(close.closed_at),
+                    seal_seq: close.seal_seq,
+                    seal_hash: hex::encode(close.seal_hash),
+                })
+                .collect(),
+            profiles: BTreeMap::new(),
+        };
+        match query.kind {
+            Kind::Rounds => rounds::export(conn, query, clock, format, out, manifest),
+            Kind::Events => events::export(conn, query, clock, window, format, out, manifest),
+        }
+    })
+}
+
+/// The head of every chain, by name.
+fn heads(conn: &mut PgConnection) -> Result<BTreeMap<String, Position>, ExportError> {
+    Ok(db::chain_heads(conn)?
+        .into_iter()
+        .map(|(chain, seq, hash)| {
+            (
+                chain,
+                Position {
+                    seq,
+                    hash: hex::encode(hash),
+                },
+            )
+        })
+        .collect())
+}

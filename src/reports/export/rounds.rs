@@ -1,0 +1,587 @@
+//! The rounds export: one row per place of every settled round of the range, with the round's
+//! table, gaming day, dealer, profile version, approval and void; and its check, which settles
+//! every round again with the engine from the exported cards.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+
+use chrono::{DateTime, Utc};
+use diesel::PgConnection;
+
+use crate::db::export::{self as db, RoundLine};
+use crate::db::rounds::rows::PlaceRow;
+use crate::rules::money::Money;
+use crate::rules::place::SeatNo;
+use crate::rules::profile::RuleProfile;
+use crate::rules::settle::settle;
+use crate::rules::wire::{Action, HandsOut, PlaceIn, RoundIn, SeatIn, SettlementOut, WireError};
+
+use super::table::{ColumnKind, Field, Format, TableWriter};
+use super::verify::{Checker, Problems, Row};
+use super::{heads, utc_text, Clock, ExportError, Manifest, ProfileRecord, Query, Written};
+
+use ColumnKind::{Bool, Int, Text};
+
+/// The rounds export's own columns (between `row` and `row_sha256`).
+pub const COLUMNS: &[(&str, ColumnKind)] = &[
+    ("round_id", Int),
+    ("table", Text),
+    ("gaming_day", Text),
+    ("round_no", Int),
+    ("settled_at_utc", Text),
+    ("settled_at_local", Text),
+    ("dealer", Text),
+    ("profile", Text),
+    ("profile_version_id", Int),
+    ("profile_version", Int),
+    ("currency", Text),
+    ("place", Text),
+    ("bet", Int),
+    ("action", Text),
+    ("royalty", Text),
+    ("dealt", Text),
+    ("back", Text),
+    ("middle", Text),
+    ("front", Text),
+    ("back_name", Text),
+    ("middle_name", Text),
+    ("front_name", Text),
+    ("fouled", Bool),
+    ("foul", Text),
+    ("outcome", Text),
+    ("hands_won", Int),
+    ("result", Int),
+    ("needs_approval", Bool),
+    ("approved_by", Text),
+    ("approved_at_utc", Text),
+    ("voided", Bool),
+    ("void_reason", Text),
+    ("void_note", Text),
+    ("voided_by", Text),
+    ("voided_at_utc", Text),
+    ("replaces_round_id", Int),
+];
+
+/// Where each column is in a row (`row` is 0).
+mod at {
+    pub const ROUND_ID: usize = 1;
+    pub const TABLE: usize = 2;
+    pub const GAMING_DAY: usize = 3;
+    pub const ROUND_NO: usize = 4;
+    pub const SETTLED_UTC: usize = 5;
+    pub const SETTLED_LOCAL: usize = 6;
+    pub const PROFILE_VERSION_ID: usize = 9;
+    pub const PLACE: usize = 12;
+    pub const BET: usize = 13;
+    pub const ACTION: usize = 14;
+    pub const ROYALTY: usize = 15;
+    pub const DEALT: usize = 16;
+    pub const BACK: usize = 17;
+    pub const MIDDLE: usize = 18;
+    pub const FRONT: usize = 19;
+    pub const BACK_NAME: usize = 20;
+    pub const FOULED: usize = 23;
+    pub const FOUL: usize = 24;
+    pub const OUTCOME: usize = 25;
+    pub const HANDS_WON: usize = 26;
+    pub const RESULT: usize = 27;
+    /// The columns from here on (approval, void, re-entry) are the round's, as are those
+    /// before `PLACE`.
+    pub const NEEDS_APPROVAL: usize = 28;
+    pub const REPLACES: usize = 36;
+}
+
+fn time(at: Option<DateTime<Utc>>) -> Field {
+    Field::opt_text(at.map(utc_text))
+}
+
+pub(super) fn export(
+    conn: &mut PgConnection,
+    query: &Query,
+    clock: Clock,
+    format: Format,
+    out: impl Write,
+    mut manifest: Manifest,
+) -> Result<Written, ExportError> {
+    let versions: BTreeMap<i64, ProfileRecord> = db::profile_versions(conn)?
+        .into_iter()
+        .map(|(id, profile, version, options)| {
+            (
+                id,
+                ProfileRecord {
+                    profile,
+                    version,
+                    options,
+                },
+            )
+        })
+        .collect();
+    let heads = heads(conn)?;
+    manifest.chains = db::tables(conn, query.table.as_deref())?
+        .into_iter()
+        .filter_map(|(id, _)| {
+            let chain = crate::db::audit_log::table_chain(crate::db::ids::TableId(id));
+            let head = heads.get(&chain)?.clone();
+            Some(super::ChainRecord {
+                chain,
+                before: None,
+                last: None,
+                head,
+            })
+        })
+        .collect();
+    let mut writer = TableWriter::new(format, COLUMNS, out)?;
+    let mut used = BTreeSet::new();
+    let mut fields = Vec::with_capacity(COLUMNS.len());
+    db::each_round(
+        conn,
+        query.from,
+        query.to,
+        query.table.as_deref(),
+        |mut line: RoundLine| -> Result<(), ExportError> {
+            let places: Vec<PlaceRow> = serde_json::from_value(line.places.take())
+                .map_err(|e| ExportError::Stored(format!("round {}: places: {e}", line.id)))?;
+            let version = versions.get(&line.profile_version_id);
+            used.insert(line.profile_version_id);
+            for place in places {
+                fields.clear();
+                fields.extend([
+                    Field::Int(line.id),
+                    Field::text(line.table_code.as_str()),
+                    Field::Text(line.gaming_day.to_string()),
+                    Field::Int(i64::from(line.round_no)),
+                    Field::Text(utc_text(line.settled_at)),
+                    Field::Text(clock.local(line.settled_at)),
+                    Field::text(line.dealer.as_str()),
+                    Field::opt_text(version.map(|v| v.profile.as_str())),
+                    Field::Int(line.profile_version_id),
+                    Field::opt_int(version.map(|v| i64::from(v.version))),
+                    Field::text(line.currency.as_str()),
+                    Field::Text(place.place),
+                    Field::opt_int(place.bet.map(|m| m.0)),
+                    Field::Text(place.action),
+                    Field::opt_text(place.royalty),
+                    Field::opt_text(place.dealt),
+                    Field::opt_text(place.back),
+                    Field::opt_text(place.middle),
+                    Field::opt_text(place.front),
+                    Field::opt_text(place.back_name),
+                    Field::opt_text(place.middle_name),
+                    Field::opt_text(place.front_name),
+                    Field::opt_bool(place.fouled),
+                    Field::opt_text(place.foul_reason),
+                    Field::opt_text(place.outcome),
+                    Field::opt_int(place.hands_won.map(i64::from)),
+                    Field::Int(place.result.0),
+                    Field::Bool(line.needs_approval),
+                    Field::opt_text(line.approved_by.as_deref()),
+                    time(line.approved_at),
+                    Field::Bool(line.voided_at.is_some()),
+                    Field::opt_text(line.void_reason.as_deref()),
+                    Field::opt_text(line.void_note.as_deref()),
+                    Field::opt_text(line.voided_by.as_deref()),
+                    time(line.voided_at),
+                    Field::opt_int(line.replaces_round_id),
+                ]);
+                writer.write(&fields)?;
+            }
+            Ok(())
+        },
+    )?;
+    manifest.profiles = used
+        .into_iter()
+        .filter_map(|id| Some((id.to_string(), versions.get(&id)?.clone())))
+        .collect();
+    let rows = writer.finish(manifest)?;
+    Ok(Written { rows })
+}
+
+/// Checks a rounds export's rows: each round's rows agree on the round, are in order, and
+/// settle again to the exported results, balancing to zero.
+pub(super) struct RoundsCheck {
+    clock: Clock,
+    profiles: BTreeMap<String, Result<RuleProfile, String>>,
+    /// The rows of the round being read.
+    round: Vec<Row>,
+    /// The last round read: (table, gaming day, number).
+    last: Option<(String, String, i64)>,
+}
+
+impl RoundsCheck {
+    pub(super) fn new(manifest: &Manifest, clock: Clock) -> RoundsCheck {
+        let profiles = manifest
+            .profiles
+            .iter()
+            .map(|(id, record)| {
+                let rules = serde_json::from_value::<RuleProfile>(record.options.clone())
+                    .map_err(|e| e.to_string());
+                (id.clone(), rules)
+            })
+            .collect();
+        RoundsCheck {
+            clock,
+            profiles,
+            round: Vec::new(),
+            last: None,
+        }
+    }
+
+    fn check_round(&mut self, problems: &mut Problems) {
+        let rows = std::mem::take(&mut self.round);
+        let Some(first) = rows.first() else {
+            return;
+        };
+        let round_id = first.text(at::ROUND_ID).to_owned();
+        // The round's own columns are the same on each of its rows.
+        for row in &rows[1..] {
+            for column in (at::ROUND_ID..at::PLACE).chain(at::NEEDS_APPROVAL..=at::REPLACES) {
+                if row.text(column) != first.text(column) {
+                    problems.at(
+                        row,
+                        column,
+                        format!(
+                            "differs from the first row of round {round_id} (row {})",
+                            first.number
+                        ),
+                    );
+                }
+            }
+        }
+        let key = (
+            first.text(at::TABLE).to_owned(),
+            first.text(at::GAMING_DAY).to_owned(),
+            first.text(at::ROUND_NO).parse::<i64>().unwrap_or(0),
+        );
+        if let Some(last) = &self.last {
+            if last.0 == key.0 && last.1 == key.1 && last.2 >= key.2 {
+                problems.at(
+                    first,
+                    at::ROUND_NO,
+                    format!(
+                        "round {} of {} on {} comes after round {}: rows out of order",
+                        key.2, key.0, key.1, last.2
+                    ),
+                );
+            }
+        }
+        self.last = Some(key);
+        match self.clock_check(first) {
+            Ok(()) => {}
+            Err(message) => problems.at(first, at::SETTLED_LOCAL, message),
+        }
+        let version = first.text(at::PROFILE_VERSION_ID);
+        let rules = match self.profiles.get(version) {
+            Some(Ok(rules)) => *rules,
+            Some(Err(error)) => {
+                problems.at(
+                    first,
+                    at::PROFILE_VERSION_ID,
+                    format!(
+                        "the manifest's options of profile version {version} do not read: {error}"
+                    ),
+                );
+                return;
+            }
+            None => {
+                problems.at(
+                    first,
+                    at::PROFILE_VERSION_ID,
+                    format!("profile version {version} is not in the manifest"),
+                );
+                return;
+            }
+        };
+        resettle(&rows, rules, &round_id, problems);
+    }
+
+    fn clock_check(&self, row: &Row) -> Result<(), String> {
+        let utc = DateTime::parse_from_rfc3339(row.text(at::SETTLED_UTC))
+            .map_err(|e| format!("settled_at_utc does not read: {e}"))?
+            .with_timezone(&Utc);
+        let local = self.clock.local(utc);
+        if row.text(at::SETTLED_LOCAL) != local {
+            return Err(format!(
+                "{:?} is not settled_at_utc in local time ({local})",
+                row.text(at::SETTLED_LOCAL)
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Checker for RoundsCheck {
+    fn row(&mut self, row: Row, problems: &mut Problems) {
+        if self
+            .round
+            .first()
+            .is_some_and(|first| first.text(at::ROUND_ID) != row.text(at::ROUND_ID))
+        {
+            self.check_round(problems);
+        }
+        self.round.push(row);
+    }
+
+    fn finish(&mut self, problems: &mut Problems) {
+        self.check_round(problems);
+    }
+}
+
+/// A text column as an optional borrowed text (empty is NULL).
+fn opt(row: &Row, column: usize) -> Option<Cow<'_, str>> {
+    let text = row.text(column);
+    (!text.is_empty()).then_some(Cow::Borrowed(text))
+}
+
+/// A serde enum from its text (`"surrender"`).
+fn word<T: serde::de::DeserializeOwned>(text: &str) -> Result<Option<T>, String> {
+    if text.is_empty() {
+        return Ok(None);
+    }
+    serde_json::from_value(serde_json::Value::String(text.to_owned()))
+        .map(Some)
+        .map_err(|_| format!("{text:?} is not a known value"))
+}
+
+fn int(row: &Row, column: usize) -> Result<Option<i64>, String> {
+    let text = row.text(column);
+    if text.is_empty() {
+        return Ok(None);
+    }
+    text.parse()
+        .map(Some)
+        .map_err(|_| format!("{text:?} is not a whole number"))
+}
+
+/// The place of a row: the dealer (None) or a seat.
+fn seat_of(row: &Row) -> Result<Option<SeatNo>, String> {
+    match row.text(at::PLACE) {
+        "dealer" => Ok(None),
+        place => place
+            .strip_prefix("seat")
+            .and_then(|n| n.parse::<i64>().ok())
+            .and_then(|n| SeatNo::new(n).ok())
+            .map(Some)
+            .ok_or_else(|| format!("{place:?} is not dealer, seat1, seat2 or seat3")),
+    }
+}
+
+fn place_in<'r>(row: &'r Row, problems: &mut Problems) -> Option<PlaceIn<'r>> {
+    let action = match word::<Action>(row.text(at::ACTION)) {
+        Ok(action) => action.unwrap_or_default(),
+        Err(e) => {
+            problems.at(row, at::ACTION, e);
+            return None;
+        }
+    };
+    let royalty = match word(row.text(at::ROYALTY)) {
+        Ok(royalty) => royalty,
+        Err(e) => {
+            problems.at(row, at::ROYALTY, e);
+            return None;
+        }
+    };
+    Some(PlaceIn {
+        action,
+        royalty,
+        back: opt(row, at::BACK),
+        middle: opt(row, at::MIDDLE),
+        front: opt(row, at::FRONT),
+        dealt: opt(row, at::DEALT),
+    })
+}
+
+/// Settles the round of `rows` (the dealer's row first) again and compares each place.
+fn resettle(rows: &[Row], rules: RuleProfile, round_id: &str, problems: &mut Problems) {
+    let first = &rows[0];
+    if first.text(at::PLACE) != "dealer" {
+        problems.at(
+            first,
+            at::PLACE,
+            format!("round {round_id} does not start with the dealer's row"),
+        );
+        return;
+    }
+    let Some(dealer) = place_in(first, problems) else {
+        return;
+    };
+    let mut seats = Vec::new();
+    for row in &rows[1..] {
+        let seat = match seat_of(row) {
+            Ok(Some(seat)) => seat,
+            Ok(None) => {
+                problems.at(
+                    row,
+                    at::PLACE,
+                    format!("a second dealer in round {round_id}"),
+                );
+                return;
+            }
+            Err(e) => {
+                problems.at(row, at::PLACE, e);
+                return;
+            }
+        };
+        let bet = match int(row, at::BET) {
+            Ok(Some(bet)) => Money(bet),
+            Ok(None) => {
+                problems.at(row, at::BET, "a seat's bet is missing".to_owned());
+                return;
+            }
+            Err(e) => {
+                problems.at(row, at::BET, e);
+                return;
+            }
+        };
+        let Some(play) = place_in(row, problems) else {
+            return;
+        };
+        seats.push(SeatIn::new(seat, bet, play));
+    }
+    let round_in = RoundIn {
+        rules,
+        dealer,
+        seats,
+    };
+    let round = match round_in.to_round() {
+        Ok(round) => round,
+        Err(error) => {
+            let (row, column) = where_refused(rows, &error);
+            problems.at(
+                row,
+                column,
+                format!("the engine refuses round {round_id}: {error}"),
+            );
+            return;
+        }
+    };
+    let settled = match settle(&round) {
+        Ok(settled) => SettlementOut::new(&round, &settled),
+        Err(error) => {
+            problems.at(
+                first,
+                at::RESULT,
+                format!("round {round_id} does not settle: {error}"),
+            );
+            return;
+        }
+    };
+    compare(rows, &settled, round_id, problems);
+}
+
+/// The row and column an engine's refusal points at (the place's cards, or its first row).
+fn where_refused<'r>(rows: &'r [Row], error: &WireError) -> (&'r Row, usize) {
+    use crate::rules::place::Place;
+    let (place, column) = match error {
+        WireError::Cards { place, hand, .. } => (
+            Some(*place),
+            match *hand {
+                "back" => at::BACK,
+                "middle" => at::MIDDLE,
+                "front" => at::FRONT,
+                _ => at::DEALT,
+            },
+        ),
+        WireError::Set { place, .. } | WireError::PartialSet { place, .. } => {
+            (Some(*place), at::BACK)
+        }
+        WireError::DealtCount { place, .. } => (Some(*place), at::DEALT),
+        _ => (None, at::ACTION),
+    };
+    let row = place
+        .and_then(|place| {
+            rows.iter().find(|row| match (place, seat_of(row)) {
+                (Place::Dealer, Ok(None)) => true,
+                (Place::Seat(seat), Ok(Some(s))) => seat == s,
+                _ => false,
+            })
+        })
+        .unwrap_or(&rows[0]);
+    (row, column)
+}
+
+/// What the engine says of one place, as the export writes it.
+struct Expected<'a> {
+    result: i64,
+    fouled: Option<bool>,
+    foul: Option<&'a str>,
+    outcome: Option<String>,
+    hands_won: Option<u8>,
+    hands: Option<&'a HandsOut>,
+}
+
+fn compare(rows: &[Row], settled: &SettlementOut, round_id: &str, problems: &mut Problems) {
+    let mut sum: i64 = 0;
+    for row in rows {
+        let expected = match seat_of(row) {
+            Ok(None) => Expected {
+                result: settled.dealer.result.0,
+                fouled: settled.dealer.fouled,
+                foul: settled.dealer.foul.as_deref(),
+                outcome: None,
+                hands_won: None,
+                hands: settled.dealer.hands.as_ref(),
+            },
+            Ok(Some(seat)) => match settled.seats.iter().find(|s| s.seat == seat) {
+                Some(out) => Expected {
+                    result: out.result.0,
+                    fouled: out.fouled,
+                    foul: out.foul.as_deref(),
+                    outcome: serde_json::to_value(out.outcome)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_owned)),
+                    hands_won: out.hands_won,
+                    hands: out.hands.as_ref(),
+                },
+                None => continue,
+            },
+            Err(_) => continue,
+        };
+        let place = row.text(at::PLACE);
+        let mut check = |column: usize, engine: String| {
+            if row.text(column) != engine {
+                problems.at(
+                    row,
+                    column,
+                    format!(
+                        "round {round_id} {place}: exported {:?}, the engine settles {engine:?}",
+                        row.text(column)
+                    ),
+                );
+            }
+        };
+        check(at::RESULT, expected.result.to_string());
+        check(
+            at::FOULED,
+            expected.fouled.map(|f| f.to_string()).unwrap_or_default(),
+        );
+        check(at::FOUL, expected.foul.unwrap_or_default().to_owned());
+        check(at::OUTCOME, expected.outcome.unwrap_or_default());
+        check(
+            at::HANDS_WON,
+            expected
+                .hands_won
+                .map(|n| n.to_string())
+                .unwrap_or_default(),
+        );
+        let names = expected.hands.map(|h| [&h.back, &h.middle, &h.front]);
+        for (offset, column) in (at::BACK_NAME..at::BACK_NAME + 3).enumerate() {
+            check(
+                column,
+                names.map(|n| n[offset].to_string()).unwrap_or_default(),
+            );
+        }
+        sum = sum.saturating_add(row.text(at::RESULT).parse::<i64>().unwrap_or(0));
+    }
+    if sum != 0 {
+        let last = &rows[rows.len() - 1];
+        problems.at(
+            last,
+            at::RESULT,
+            format!(
+                "round {round_id} (rows {} to {}) does not balance: its results sum to {sum}",
+                rows[0].number, last.number
+            ),
+        );
+    }
+}

@@ -1,0 +1,539 @@
+//! `audit verify-export`: checks an export file with no database. It reads the manifest (the
+//! file's last line) first, then streams the rows once: their numbering, each row's digest,
+//! each column's digest, the digest of all the data and the row count, and what the kind of
+//! export can prove of itself (events: every hash and link against the manifest's chain
+//! positions; rounds: every round settled again by the engine). Every problem names its row
+//! and field.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::Path;
+
+use sha2::{Digest, Sha256};
+
+use super::events::EventsCheck;
+use super::rounds::RoundsCheck;
+use super::table::{row_digest, ColumnKind, Digests, MANIFEST_MARK, ROW, ROW_SHA256};
+use super::{events, rounds, Clock, Kind, Manifest, FORMAT};
+
+/// One data row of an export: its place in the file (1 for the first data row) and its fields
+/// as text (NULL is empty), `row` first.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub number: u64,
+    pub fields: Vec<String>,
+}
+
+impl Row {
+    pub fn text(&self, column: usize) -> &str {
+        self.fields.get(column).map_or("", String::as_str)
+    }
+}
+
+/// Something wrong with an export: where (row and field, when it is one row's) and what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub row: Option<u64>,
+    pub field: Option<String>,
+    pub message: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (&self.row, &self.field) {
+            (Some(row), Some(field)) => write!(f, "row {row}, field {field}: {}", self.message),
+            (Some(row), None) => write!(f, "row {row}: {}", self.message),
+            (None, Some(field)) => write!(f, "field {field}: {}", self.message),
+            (None, None) => f.write_str(&self.message),
+        }
+    }
+}
+
+/// The problems found so far, with the column names to name fields by.
+pub struct Problems {
+    columns: Vec<String>,
+    pub found: Vec<Problem>,
+}
+
+impl Problems {
+    /// A problem with `column` of `row`.
+    pub fn at(&mut self, row: &Row, column: usize, message: String) {
+        self.found.push(Problem {
+            row: Some(row.number),
+            field: self.columns.get(column).cloned(),
+            message,
+        });
+    }
+
+    /// A problem of the whole file.
+    pub fn file(&mut self, message: String) {
+        self.found.push(Problem {
+            row: None,
+            field: None,
+            message,
+        });
+    }
+}
+
+/// What an export of one kind checks of its rows, one at a time in file order.
+pub trait Checker {
+    fn row(&mut self, row: Row, problems: &mut Problems);
+    fn finish(&mut self, problems: &mut Problems);
+}
+
+/// A file that could be read to its end.
+#[derive(Debug)]
+pub struct Verified {
+    pub manifest: Manifest,
+    /// Data rows read.
+    pub rows: u64,
+    /// Empty when the export is intact.
+    pub problems: Vec<Problem>,
+}
+
+/// Why a file could not be checked at all.
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    #[error("reading {path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Manifest(String),
+}
+
+/// How far from the end the manifest line is looked for.
+const MANIFEST_MOST_BYTES: u64 = 64 << 20;
+
+/// Checks the export in `path`.
+pub fn verify(path: &Path) -> Result<Verified, VerifyError> {
+    let io = |source| VerifyError::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    let mut file = File::open(path).map_err(io)?;
+    let (data_len, last_line) = last_line(&mut file).map_err(io)?;
+    let (manifest, csv) = read_manifest(&last_line)?;
+    if manifest.format != FORMAT {
+        return Err(VerifyError::Manifest(format!(
+            "the manifest's format is {:?}; this program reads {FORMAT:?}",
+            manifest.format
+        )));
+    }
+    let clock = Clock {
+        utc_offset: manifest.utc_offset.parse().map_err(|e| {
+            VerifyError::Manifest(format!("the manifest's utc_offset does not read: {e}"))
+        })?,
+        gaming_day_start: chrono::NaiveTime::parse_from_str(&manifest.gaming_day_start, "%H:%M")
+            .map_err(|e| {
+                VerifyError::Manifest(format!(
+                    "the manifest's gaming_day_start does not read: {e}"
+                ))
+            })?,
+    };
+    let own = match manifest.kind {
+        Kind::Rounds => rounds::COLUMNS,
+        Kind::Events => events::COLUMNS,
+    };
+    let mut kinds = vec![(ROW, ColumnKind::Int)];
+    kinds.extend_from_slice(own);
+    kinds.push((ROW_SHA256, ColumnKind::Text));
+    let names: Vec<String> = kinds.iter().map(|c| c.0.to_owned()).collect();
+    if manifest.columns != names {
+        return Err(VerifyError::Manifest(format!(
+            "the manifest names the columns {:?}; a {} export has {:?}",
+            manifest.columns,
+            manifest.kind.name(),
+            names
+        )));
+    }
+    let mut checker: Box<dyn Checker> = match manifest.kind {
+        Kind::Rounds => Box::new(RoundsCheck::new(&manifest, clock)),
+        Kind::Events => Box::new(EventsCheck::new(&manifest, clock)),
+    };
+    file.seek(SeekFrom::Start(0)).map_err(io)?;
+    let mut data = HashingReader {
+        inner: BufReader::with_capacity(1 << 16, file.take(data_len)),
+        hash: Sha256::new(),
+    };
+    let mut walk = Walk {
+        problems: Problems {
+            columns: names.clone(),
+            found: Vec::new(),
+        },
+        digests: Digests::new(names.len()),
+        numbering: Numbering::default(),
+        changed_rows: Vec::new(),
+        rows: 0,
+    };
+    if csv {
+        read_csv(&mut data, &names, &mut walk, &mut *checker).map_err(io)?;
+    } else {
+        read_jsonl(&mut data, &kinds, &mut walk, &mut *checker).map_err(io)?;
+    }
+    // What the reader buffered but no row took (a cut last line) is data all the same.
+    std::io::copy(&mut data, &mut std::io::sink()).map_err(io)?;
+    checker.finish(&mut walk.problems);
+    let rows = walk.rows;
+    let mut problems = walk.problems;
+    walk.numbering.finish(&mut problems);
+    let columns = walk.digests.finish();
+    let changed_columns: Vec<&str> = names
+        .iter()
+        .zip(columns.iter().zip(&manifest.column_sha256))
+        .filter(|(_, (ours, theirs))| ours != theirs)
+        .map(|(name, _)| name.as_str())
+        .collect();
+    for &row in &walk.changed_rows {
+        let (field, message) = match changed_columns.as_slice() {
+            [] => (
+                None,
+                "changed: its row_sha256 does not match its fields".to_owned(),
+            ),
+            [one] => (
+                Some((*one).to_owned()),
+                "changed: its row_sha256 does not match its fields, and this column's digest \
+                 does not match the manifest"
+                    .to_owned(),
+            ),
+            many => (
+                None,
+                format!(
+                    "changed: its row_sha256 does not match its fields; the columns whose \
+                     digests do not match the manifest: {}",
+                    many.join(", ")
+                ),
+            ),
+        };
+        problems.found.push(Problem {
+            row: Some(row),
+            field,
+            message,
+        });
+    }
+    if walk.changed_rows.is_empty() && !changed_columns.is_empty() {
+        problems.file(format!(
+            "the digests of columns {} do not match the manifest",
+            changed_columns.join(", ")
+        ));
+    }
+    if rows != manifest.rows {
+        problems.file(format!(
+            "the manifest says {} rows, the file holds {rows}",
+            manifest.rows
+        ));
+    }
+    let data_sha256 = hex::encode(data.hash.finalize());
+    if data_sha256 != manifest.data_sha256 {
+        problems.file(format!(
+            "the SHA-256 of the data is {data_sha256}, the manifest says {}",
+            manifest.data_sha256
+        ));
+    }
+    Ok(Verified {
+        manifest,
+        rows,
+        problems: problems.found,
+    })
+}
+
+/// The file's length without its last line, and the last line (without its line end).
+fn last_line(file: &mut File) -> std::io::Result<(u64, String)> {
+    let len = file.metadata()?.len();
+    let mut end = len;
+    // A final line end ends the manifest; it is not an empty last line.
+    if end > 0 {
+        file.seek(SeekFrom::Start(end - 1))?;
+        let mut byte = [0_u8];
+        file.read_exact(&mut byte)?;
+        if byte[0] == b'\n' {
+            end -= 1;
+        }
+    }
+    let mut tail = Vec::new();
+    let mut start = end;
+    const STEP: u64 = 64 * 1024;
+    loop {
+        let from = start.saturating_sub(STEP);
+        let mut chunk = vec![0_u8; usize::try_from(start - from).unwrap_or(0)];
+        file.seek(SeekFrom::Start(from))?;
+        file.read_exact(&mut chunk)?;
+        chunk.extend_from_slice(&tail);
+        tail = chunk;
+        let within = usize::try_from(end - from)
+            .unwrap_or(tail.len())
+            .min(tail.len());
+        if let Some(at) = tail[..within].iter().rposition(|&b| b == b'\n') {
+            let line = String::from_utf8_lossy(&tail[at + 1..within]).into_owned();
+            return Ok((from + at as u64 + 1, line));
+        }
+        if from == 0 || end - from > MANIFEST_MOST_BYTES {
+            let line = String::from_utf8_lossy(&tail[..within]).into_owned();
+            return Ok((from, line));
+        }
+        start = from;
+    }
+}
+
+/// The manifest of the trailer line, and whether the file is CSV.
+fn read_manifest(line: &str) -> Result<(Manifest, bool), VerifyError> {
+    let not_found = || {
+        VerifyError::Manifest(
+            "the last line is not a manifest (`#manifest,...` or `{\"manifest\": ...}`): the \
+             file is cut short or is not an export"
+                .to_owned(),
+        )
+    };
+    let bad =
+        |e: serde_json::Error| VerifyError::Manifest(format!("the manifest does not read: {e}"));
+    if line.starts_with(MANIFEST_MARK) {
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(line.as_bytes());
+        let record = reader
+            .records()
+            .next()
+            .and_then(Result::ok)
+            .ok_or_else(not_found)?;
+        let json = record.get(1).ok_or_else(not_found)?;
+        return Ok((serde_json::from_str(json).map_err(bad)?, true));
+    }
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Trailer {
+        manifest: Manifest,
+    }
+    if line.starts_with("{\"manifest\"") {
+        let trailer: Trailer = serde_json::from_str(line).map_err(bad)?;
+        return Ok((trailer.manifest, false));
+    }
+    Err(not_found())
+}
+
+struct HashingReader<R> {
+    inner: R,
+    hash: Sha256,
+}
+
+impl<R: BufRead> Read for HashingReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hash.update(&buf[..n]);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for HashingReader<R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amount: usize) {
+        if let Ok(buf) = self.inner.fill_buf() {
+            self.hash.update(&buf[..amount.min(buf.len())]);
+        }
+        self.inner.consume(amount);
+    }
+}
+
+/// Row numbers: each row's `row` should be one more than the last. A row whose number is
+/// missing and later turns up out of place was moved (a swap); one that never turns up was
+/// deleted.
+#[derive(Default)]
+struct Numbering {
+    expected: u64,
+    /// Numbers skipped so far, with the row read where each was expected.
+    skipped: Vec<(u64, u64)>,
+}
+
+impl Numbering {
+    fn see(&mut self, row: &Row, problems: &mut Problems) {
+        self.expected = self.expected.max(1);
+        let Ok(number) = row.text(0).parse::<u64>() else {
+            problems.at(row, 0, format!("{:?} is not a row number", row.text(0)));
+            self.expected += 1;
+            return;
+        };
+        if number == self.expected {
+            self.expected += 1;
+        } else if number > self.expected {
+            for missing in self.expected..number.min(self.expected + 1000) {
+                self.skipped.push((missing, row.number));
+            }
+            self.expected = number + 1;
+        } else if let Some(at) = self.skipped.iter().position(|s| s.0 == number) {
+            let (_, where_expected) = self.skipped.remove(at);
+            problems.at(
+                row,
+                0,
+                format!(
+                    "row {number} is out of order: it belongs before the row at line {where_expected} \
+                     (rows swapped or moved)"
+                ),
+            );
+        } else {
+            problems.at(
+                row,
+                0,
+                format!(
+                    "row {number} appears again or out of order (expected {})",
+                    self.expected
+                ),
+            );
+        }
+    }
+
+    fn finish(&mut self, problems: &mut Problems) {
+        for (missing, found_at) in self.skipped.drain(..) {
+            problems.found.push(Problem {
+                row: Some(missing),
+                field: None,
+                message: format!(
+                    "row {missing} is missing (deleted): the rows jump past it at data line \
+                     {found_at}"
+                ),
+            });
+        }
+    }
+}
+
+/// The checks every export gets, row by row.
+struct Walk {
+    problems: Problems,
+    digests: Digests,
+    numbering: Numbering,
+    /// Rows whose digest does not match their fields.
+    changed_rows: Vec<u64>,
+    rows: u64,
+}
+
+impl Walk {
+    fn row(&mut self, fields: Vec<String>, checker: &mut dyn Checker) {
+        self.rows += 1;
+        let row = Row {
+            number: self.rows,
+            fields,
+        };
+        self.digests.add(row.fields.iter().map(String::as_str));
+        let last = row.fields.len() - 1;
+        if row_digest(row.fields[..last].iter().map(String::as_str)) != row.fields[last] {
+            self.changed_rows.push(row.number);
+        }
+        self.numbering.see(&row, &mut self.problems);
+        checker.row(row, &mut self.problems);
+    }
+}
+
+fn read_csv(
+    data: &mut impl Read,
+    names: &[String],
+    walk: &mut Walk,
+    checker: &mut dyn Checker,
+) -> std::io::Result<()> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .buffer_capacity(1 << 16)
+        .from_reader(data);
+    let mut record = csv::StringRecord::new();
+    let mut header = true;
+    loop {
+        match reader.read_record(&mut record) {
+            Ok(false) => return Ok(()),
+            Ok(true) => {}
+            Err(error) => {
+                walk.problems
+                    .file(format!("data line {}: not CSV: {error}", walk.rows + 1));
+                return Ok(());
+            }
+        }
+        if header {
+            header = false;
+            if record.iter().ne(names.iter().map(String::as_str)) {
+                walk.problems.file(format!(
+                    "the header line is not the manifest's columns: {:?}",
+                    record.iter().collect::<Vec<_>>()
+                ));
+            }
+            continue;
+        }
+        if record.len() != names.len() {
+            walk.problems.file(format!(
+                "data line {}: {} fields, not {}",
+                walk.rows + 1,
+                record.len(),
+                names.len()
+            ));
+            continue;
+        }
+        walk.row(record.iter().map(str::to_owned).collect(), checker);
+    }
+}
+
+fn read_jsonl(
+    data: &mut impl BufRead,
+    kinds: &[(&str, ColumnKind)],
+    walk: &mut Walk,
+    checker: &mut dyn Checker,
+) -> std::io::Result<()> {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if data.read_line(&mut line)? == 0 {
+            return Ok(());
+        }
+        let number = walk.rows + 1;
+        let object: serde_json::Map<String, serde_json::Value> =
+            match serde_json::from_str(line.trim_end_matches('\n')) {
+                Ok(object) => object,
+                Err(error) => {
+                    walk.problems
+                        .file(format!("data line {number}: not a JSON object: {error}"));
+                    walk.rows += 1;
+                    continue;
+                }
+            };
+        let mut fields = Vec::with_capacity(kinds.len());
+        let mut wrong = Vec::new();
+        for (name, kind) in kinds {
+            let value = object.get(*name).unwrap_or(&serde_json::Value::Null);
+            match text_of(value, *kind) {
+                Some(text) => fields.push(text),
+                None => {
+                    wrong.push(*name);
+                    fields.push(value.to_string());
+                }
+            }
+        }
+        let extra: Vec<&String> = object
+            .keys()
+            .filter(|k| !kinds.iter().any(|(name, _)| name == k))
+            .collect();
+        if !extra.is_empty() {
+            walk.problems
+                .file(format!("data line {number}: unknown fields {extra:?}"));
+        }
+        for name in wrong {
+            walk.problems.found.push(Problem {
+                row: Some(number),
+                field: Some(name.to_owned()),
+                message: "a value of the wrong type".to_owned(),
+            });
+        }
+        walk.row(fields, checker);
+    }
+}
+
+/// A JSON value as the text its digests cover, if it is of the column's kind.
+fn text_of(value: &serde_json::Value, kind: ColumnKind) -> Option<String> {
+    use serde_json::Value;
+    match (value, kind) {
+        (Value::Null, _) => Some(String::new()),
+        (Value::Number(n), ColumnKind::Int) if n.is_i64() || n.is_u64() => Some(n.to_string()),
+        (Value::String(s), ColumnKind::Text) => Some(s.clone()),
+        (Value::Bool(b), ColumnKind::Bool) => Some(b.to_string()),
+        (value, ColumnKind::Json) => Some(value.to_string()),
+        _ => None,
+    }
+}

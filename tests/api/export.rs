@@ -1,0 +1,363 @@
+//! Exports that verify offline: rounds and events exported from a real database, checked with
+//! no database, and found out, row and field, when one field is edited, one row deleted or two
+//! rows swapped.
+use std::path::{Path, PathBuf};
+
+use diesel::RunQueryDsl;
+use pusoy_pit::db::users::Role;
+use pusoy_pit::reports::export::{self, Clock, Format, Kind, Problem, Query, Source};
+use reqwest::{Method, StatusCode};
+
+use crate::helpers::{call, create_table, spawn_app, the_round, TestApp};
+
+async fn rounds_at(app: &TestApp, code: &str, rounds: usize) {
+    app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at(code).await;
+    for n in 0..rounds {
+        let (status, body) = call(
+            app,
+            Method::PUT,
+            &format!("/api/v1/tables/{code}/rounds/export-{code}-{n}"),
+            Some(the_round()),
+        )
+        .await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "export-{}-{}",
+        std::process::id(),
+        rand::random::<u32>()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// Exports `kind` of today's gaming day (and the days either side) into a file.
+pub fn export_to(app: &TestApp, kind: Kind, format: Format, table: Option<&str>) -> PathBuf {
+    let today = app.config.gaming_day(chrono::Utc::now());
+    let query = Query {
+        kind,
+        from: today.pred_opt().unwrap(),
+        to: today.succ_opt().unwrap(),
+        table: table.map(str::to_owned),
+    };
+    let path = scratch(&format!("{}.{}", kind.name(), format.extension()));
+    let file = std::fs::File::create(&path).unwrap();
+    export::export(
+        &mut app.conn(),
+        &query,
+        clock(app),
+        Source::primary(),
+        format,
+        file,
+    )
+    .unwrap();
+    path
+}
+
+fn clock(app: &TestApp) -> Clock {
+    Clock {
+        utc_offset: app.config.utc_offset,
+        gaming_day_start: app.config.gaming_day_start,
+    }
+}
+
+fn problems(path: &Path) -> Vec<Problem> {
+    export::verify(path).unwrap().problems
+}
+
+/// The file's lines; the data rows are `1..len - 1` (CSV: after the header), the manifest last.
+fn lines(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+fn write_lines(path: &Path, lines: &[String]) -> PathBuf {
+    let out = path.with_extension(format!(
+        "{}.edited",
+        path.extension().unwrap().to_string_lossy()
+    ));
+    std::fs::write(&out, lines.join("\n") + "\n").unwrap();
+    out
+}
+
+/// A CSV line with one field replaced.
+fn csv_edit(line: &str, field: usize, value: &str) -> String {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(line.as_bytes());
+    let record = reader.records().next().unwrap().unwrap();
+    let mut fields: Vec<String> = record.iter().map(str::to_owned).collect();
+    fields[field] = value.to_owned();
+    let mut writer = csv::WriterBuilder::new().from_writer(vec![]);
+    writer.write_record(&fields).unwrap();
+    String::from_utf8(writer.into_inner().unwrap())
+        .unwrap()
+        .trim_end()
+        .to_owned()
+}
+
+fn column(path: &Path, name: &str) -> usize {
+    let verified = export::verify(path).unwrap();
+    verified
+        .manifest
+        .columns
+        .iter()
+        .position(|c| c == name)
+        .unwrap()
+}
+
+fn says(problems: &[Problem], row: Option<u64>, field: Option<&str>, words: &str) -> bool {
+    problems
+        .iter()
+        .any(|p| p.row == row && p.field.as_deref() == field && p.message.contains(words))
+}
+
+#[tokio::test]
+async fn a_rounds_export_verifies_and_names_an_edited_result_a_deleted_row_and_a_swap() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-7");
+    rounds_at(&app, "PUSOY-7", 3).await;
+    // A voided round shows as void on each of its rows.
+    let supervisor = app.create_user("pit", Role::Supervisor, "pit-password-123");
+    diesel::sql_query(format!(
+        "INSERT INTO round_voids (round_id, table_id, gaming_day, reason, note, voided_by) \
+         SELECT id, table_id, gaming_day, 'misdeal', 'two cards up', {} FROM rounds \
+         WHERE round_no = 2",
+        supervisor.id
+    ))
+    .execute(&mut app.conn())
+    .unwrap();
+
+    let path = export_to(&app, Kind::Rounds, Format::Csv, Some("PUSOY-7"));
+    let verified = export::verify(&path).unwrap();
+    assert_eq!(verified.problems, vec![], "a fresh export is intact");
+    assert_eq!(
+        verified.rows, 12,
+        "three rounds of a dealer and three seats"
+    );
+    assert_eq!(verified.manifest.rows, 12);
+    assert_eq!(verified.manifest.profiles.len(), 1);
+    assert_eq!(verified.manifest.chains.len(), 1);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("misdeal,two cards up,pit,"), "{text}");
+    assert!(lines(&path).last().unwrap().starts_with("#manifest,"));
+
+    // Seat 1 of the first round fouled and lost 1,000: say it lost 100 instead.
+    let result = column(&path, "result");
+    let mut edited = lines(&path);
+    edited[2] = csv_edit(&edited[2], result, "-100");
+    let found = problems(&write_lines(&path, &edited));
+    assert!(
+        says(
+            &found,
+            Some(2),
+            Some("result"),
+            "the engine settles \"-1000\""
+        ),
+        "{found:#?}"
+    );
+    assert!(
+        says(&found, Some(4), Some("result"), "does not balance"),
+        "{found:#?}"
+    );
+    assert!(
+        says(&found, Some(2), Some("result"), "row_sha256"),
+        "{found:#?}"
+    );
+
+    // One changed byte in a column the engine does not decide (the dealer's name).
+    let dealer = column(&path, "dealer");
+    let mut edited = lines(&path);
+    let name = csv_edit(&edited[5], dealer, "dealez");
+    edited[5] = name;
+    let found = problems(&write_lines(&path, &edited));
+    assert!(
+        says(&found, Some(5), Some("dealer"), "changed"),
+        "{found:#?}"
+    );
+
+    let mut deleted = lines(&path);
+    deleted.remove(7);
+    let found = problems(&write_lines(&path, &deleted));
+    assert!(
+        says(&found, Some(7), None, "row 7 is missing (deleted)"),
+        "{found:#?}"
+    );
+    assert!(says(
+        &found,
+        None,
+        None,
+        "the manifest says 12 rows, the file holds 11"
+    ));
+
+    let mut swapped = lines(&path);
+    swapped.swap(9, 10);
+    let found = problems(&write_lines(&path, &swapped));
+    assert!(
+        says(&found, Some(10), Some("row"), "row 9 is out of order"),
+        "{found:#?}"
+    );
+}
+
+#[tokio::test]
+async fn an_events_export_verifies_and_names_edited_details_a_deleted_event_and_a_swap() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-8");
+    rounds_at(&app, "PUSOY-8", 2).await;
+
+    let path = export_to(&app, Kind::Events, Format::Jsonl, None);
+    let verified = export::verify(&path).unwrap();
+    assert_eq!(verified.problems, vec![], "a fresh export is intact");
+    let rows = lines(&path);
+    assert!(rows.last().unwrap().starts_with("{\"manifest\":"));
+    let settled = rows
+        .iter()
+        .position(|line| line.contains("\"action\":\"round.settled\""))
+        .unwrap();
+
+    // A round's result in its event's details, changed: the chain's hash finds it.
+    let mut edited = rows.clone();
+    let mut event: serde_json::Value = serde_json::from_str(&edited[settled]).unwrap();
+    event["details"]["settlement"]["dealer"]["result"] = serde_json::json!(1);
+    edited[settled] = serde_json::to_string(&event).unwrap();
+    let found = problems(&write_lines(&path, &edited));
+    let row = settled as u64 + 1;
+    assert!(
+        says(&found, Some(row), None, "content changed"),
+        "{found:#?}"
+    );
+    assert!(
+        says(&found, Some(row), Some("details"), "row_sha256"),
+        "{found:#?}"
+    );
+
+    let mut edited = rows.clone();
+    let mut event: serde_json::Value = serde_json::from_str(&edited[settled]).unwrap();
+    let hash = event["hash"]
+        .as_str()
+        .unwrap()
+        .replace('a', "b")
+        .replace('0', "1");
+    event["hash"] = serde_json::json!(hash);
+    edited[settled] = serde_json::to_string(&event).unwrap();
+    let found = problems(&write_lines(&path, &edited));
+    assert!(
+        says(&found, Some(row), Some("hash"), "the hash was changed"),
+        "{found:#?}"
+    );
+
+    let mut deleted = rows.clone();
+    deleted.remove(settled);
+    let found = problems(&write_lines(&path, &deleted));
+    assert!(
+        says(&found, Some(row), Some("seq"), "missing before this row"),
+        "{found:#?}"
+    );
+    assert!(
+        says(&found, Some(row), Some("prev_hash"), "link broken"),
+        "{found:#?}"
+    );
+
+    let mut swapped = rows.clone();
+    swapped.swap(settled - 1, settled);
+    let found = problems(&write_lines(&path, &swapped));
+    assert!(
+        says(&found, Some(row), Some("row"), "out of order"),
+        "{found:#?}"
+    );
+}
+
+#[tokio::test]
+async fn verify_export_exits_with_1_and_names_the_row_of_a_changed_byte() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-9");
+    rounds_at(&app, "PUSOY-9", 1).await;
+    let path = export_to(&app, Kind::Events, Format::Csv, Some("PUSOY-9"));
+    let run = |file: &Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_pusoy-pit"))
+            .args(["audit", "verify-export"])
+            .arg(file)
+            .output()
+            .unwrap()
+    };
+    let good = run(&path);
+    assert_eq!(good.status.code(), Some(0), "{good:?}");
+    assert!(String::from_utf8_lossy(&good.stdout).contains(": intact: "));
+
+    let mut edited = lines(&path);
+    let target = column(&path, "target");
+    let line = edited[1].clone();
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(line.as_bytes());
+    let record = reader.records().next().unwrap().unwrap();
+    let mut value = record[target].to_owned();
+    value.push('x');
+    edited[1] = csv_edit(&line, target, &value);
+    let bad = run(&write_lines(&path, &edited));
+    let out = String::from_utf8_lossy(&bad.stdout);
+    assert_eq!(bad.status.code(), Some(1), "{out}");
+    assert!(out.contains("NOT intact"), "{out}");
+    assert!(out.contains("row 1, field target: changed"), "{out}");
+}
+
+#[tokio::test]
+async fn an_auditor_downloads_an_export_that_verifies_and_a_bad_range_is_refused_on_the_form() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-6");
+    rounds_at(&app, "PUSOY-6", 1).await;
+    let auditor = app.another_browser();
+    auditor.signed_in_as(Role::Auditor).await;
+    let today = app.config.gaming_day(chrono::Utc::now());
+    let res = auditor
+        .get(&format!(
+            "/audit/exports/download?kind=rounds&from={today}&to={today}&table=PUSOY-6&format=jsonl"
+        ))
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(
+        res.headers()["content-disposition"],
+        format!("attachment; filename=\"pusoy-rounds-{today}_{today}-PUSOY-6.jsonl\"").as_str()
+    );
+    let path = scratch("download.jsonl");
+    std::fs::write(&path, res.bytes().await.unwrap()).unwrap();
+    let verified = export::verify(&path).unwrap();
+    assert_eq!(verified.problems, vec![]);
+    assert_eq!(verified.rows, 4);
+
+    let res = auditor
+        .get("/audit/exports/download?kind=rounds&from=2026-01-02&to=2026-01-01&format=csv")
+        .await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    assert!(res.text().await.unwrap().contains("after it ends"));
+    let res = auditor
+        .get(&format!(
+            "/audit/exports/download?kind=rounds&from={today}&to={today}&table=NOPE-1&format=csv"
+        ))
+        .await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    assert!(res
+        .text()
+        .await
+        .unwrap()
+        .contains("There is no table NOPE-1"));
+    let res = auditor
+        .get("/audit/exports/download?kind=hands&from=x&to=2026-01-01&format=pdf")
+        .await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    let page = res.text().await.unwrap();
+    assert!(page.contains("Choose rounds or audit events"), "{page}");
+    assert!(page.contains("is not a date"), "{page}");
+    assert!(page.contains("Choose CSV or JSON Lines"), "{page}");
+
+    // A dealer may not.
+    let res = app.get("/audit/exports").await;
+    assert_eq!(res.status(), StatusCode::FORBIDDEN);
+}
