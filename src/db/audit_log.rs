@@ -498,7 +498,8 @@ pub fn verify_chain(conn: &mut PgConnection, chain: &str) -> QueryResult<ChainCh
 }
 
 /// The hash `event` must have if it follows an event whose hash is `prev_hash` (the stored
-/// `prev_hash` of `event` is not read: callers compare it with what they saw before).
+/// `prev_hash` of `event` is not read: callers compare it with what they saw before). Pure, so
+/// that an export can be checked without the database.
 pub fn expected_hash(prev_hash: &[u8], event: &AuditEvent) -> [u8; 32] {
     event_hash(prev_hash, &HashedFields::of(event))
 }
@@ -557,12 +558,6 @@ impl<'a> HashedFields<'a> {
             table_id: event.table_id,
         }
     }
-}
-
-/// The hash `event` should carry: over its `prev_hash` and its canonical content, as it was
-/// sealed. Pure, so that an export can be checked without the database.
-pub fn expected_hash(event: &AuditEvent) -> [u8; 32] {
-    event_hash(&event.prev_hash, &HashedFields::of(event))
 }
 
 fn event_hash(prev_hash: &[u8], fields: &HashedFields<'_>) -> [u8; 32] {

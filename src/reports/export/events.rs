@@ -395,7 +395,7 @@ impl Checker for EventsCheck {
                 ),
             );
         }
-        let expected = hex::encode(audit_log::expected_hash(&event));
+        let expected = hex::encode(audit_log::expected_hash(&event.prev_hash, &event));
         if expected != row.text(at::HASH) {
             on.unsound = Some((row.number, expected));
         }
