@@ -17,6 +17,7 @@ mod refusals;
 mod round_shifts;
 mod rounds;
 mod sessions;
+mod shift_end;
 mod sign_in;
 mod staff;
 mod table_screen;
