@@ -10,9 +10,11 @@ use serde_json::json;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::days;
 use crate::db::ids::{ProfileVersionId, ShiftId, TableId, UserId};
-use crate::db::schema::{dealer_shifts, gaming_tables, users};
+use crate::db::rounds::drafts;
+use crate::db::schema::{dealer_shifts, gaming_tables, round_voids, rounds, users};
 use crate::db::tables::{self, GamingTable, TableError, TableListing};
 use crate::db::users as accounts;
+use crate::rules::money::Money;
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
 #[diesel(table_name = dealer_shifts)]
@@ -122,6 +124,41 @@ pub fn tables_with_dealers(
         out.push((listing, shift));
     }
     Ok(out)
+}
+
+/// What a shift has done so far, as shown before signing off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShiftSummary {
+    /// Rounds settled in the shift, voided ones included.
+    pub rounds: i64,
+    pub voided: i64,
+    /// The house's result over the shift's rounds that are not void.
+    pub house_result: Money,
+    /// Whether the table has a round entered but not confirmed.
+    pub unfinished_round: bool,
+}
+
+/// The summary of `shift` at its table.
+pub fn summary(conn: &mut PgConnection, shift: &Shift) -> QueryResult<ShiftSummary> {
+    let (rounds, voided, house_result): (i64, i64, Option<i64>) = rounds::table
+        .left_join(round_voids::table)
+        .filter(rounds::shift_id.eq(shift.id))
+        .select((
+            diesel::dsl::count_star(),
+            diesel::dsl::count(round_voids::round_id.nullable()),
+            diesel::dsl::sql::<diesel::sql_types::Nullable<diesel::sql_types::BigInt>>(
+                "(SUM(rounds.dealer_result) FILTER (WHERE round_voids.round_id IS NULL))::bigint",
+            ),
+        ))
+        .first(conn)?;
+    let unfinished_round =
+        drafts::open_draft_of(conn, shift.table_id)?.is_some_and(|draft| draft.revision > 0);
+    Ok(ShiftSummary {
+        rounds,
+        voided,
+        house_result: Money(house_result.unwrap_or(0)),
+        unfinished_round,
+    })
 }
 
 /// Signs `dealer` on at a table for `gaming_day`, under the profile version waiting for the next

@@ -141,6 +141,7 @@ pub const RULES: &[Rule] = &[
     rule("GET", "/tables", EVERY_ROLE),
     rule("POST", "/tables/{code}/sign-on", DEALER),
     rule("POST", "/tables/{code}/sign-off", ROUND_WRITERS),
+    rule("GET", "/tables/{code}/sign-off", ROUND_WRITERS),
     rule("GET", "/tables/{code}", ROUND_WRITERS),
     rule("POST", "/tables/{code}/round", ROUND_WRITERS),
     rule("POST", "/tables/{code}/round/check", ROUND_WRITERS),
@@ -238,6 +239,8 @@ pub enum Refusal {
     BadToken,
     /// The token's account has a role the route does not allow.
     Role(User),
+    /// The handler refused this user the page, for the reason given.
+    Page(User, &'static str),
 }
 
 impl PendingToken {
@@ -365,7 +368,29 @@ pub async fn authorize(
         return Ok(req.into_response(res));
     }
     req.extensions_mut().insert(current);
-    Ok(next.call(req).await?.map_into_boxed_body())
+    let res = next.call(req).await?.map_into_boxed_body();
+    // A handler's own refusal (a page this user may not read, e.g. another table's round) is
+    // recorded as the middleware's are. Only signed-in users of an allowed role get this far,
+    // so these events are bounded by what staff do, not by what the internet sends.
+    let reason = res
+        .response()
+        .error()
+        .and_then(|err| err.as_error::<AppError>())
+        .and_then(|err| match err {
+            AppError::ForbiddenBecause(reason) => Some(*reason),
+            _ => None,
+        });
+    match reason {
+        Some(reason) => {
+            let refused = refuse(&state, res.request(), Refusal::Page(user, reason)).await;
+            match refused {
+                AppError::ForbiddenBecause(_) => Ok(res),
+                // The refusal could not be recorded: answer that instead.
+                other => Ok(res.into_response(HttpResponse::from_error(other))),
+            }
+        }
+        None => Ok(res),
+    }
 }
 
 /// Records a refused request and gives the error to answer it with: 403 and an `authz.denied`
@@ -384,6 +409,17 @@ pub async fn refuse(state: &AppState, req: &HttpRequest, refusal: Refusal) -> Ap
             let actor = Actor::user(user.id, &user.username, addr);
             let details = json!({ "role": user.role.as_str() });
             (actor, "authz.denied", details, AppError::Forbidden)
+        }
+        Refusal::Page(user, reason) => {
+            tracing::warn!(user = %user.username, %target, "page refused");
+            let actor = Actor::user(user.id, &user.username, addr);
+            let details = json!({ "role": user.role.as_str(), "reason": reason });
+            (
+                actor,
+                "authz.denied",
+                details,
+                AppError::ForbiddenBecause(reason),
+            )
         }
         Refusal::BadToken => {
             if let Err(not_until) = state

@@ -2,6 +2,8 @@
 
 use chrono::{DateTime, FixedOffset, Utc};
 
+use crate::rules::money::Money;
+
 /// A time as pages show it: in the casino's local time (`PUSOY_UTC_OFFSET`) with the offset
 /// named, `2026-03-01 22:05 (UTC+08:00)`.
 pub fn when(at: DateTime<Utc>, zone: FixedOffset) -> String {
@@ -9,6 +11,17 @@ pub fn when(at: DateTime<Utc>, zone: FixedOffset) -> String {
         "{} (UTC{zone})",
         at.with_timezone(&zone).format("%Y-%m-%d %H:%M")
     )
+}
+
+/// An amount with its currency beside it, in the one format of every page: `PHP 50,000.00`.
+pub fn money(amount: Money, currency: &str) -> String {
+    format!("{currency} {}", amount.major_text())
+}
+
+/// A result with its currency, signed so that a loss reads as one without colour:
+/// `PHP +800.00`, `PHP -1,250.00`, `PHP 0.00`.
+pub fn result(amount: Money, currency: &str) -> String {
+    format!("{currency} {}", amount.signed_text())
 }
 
 /// A message as a sentence: its first letter capitalised and a full stop at the end (once).
@@ -36,6 +49,14 @@ mod tests {
         assert_eq!(when(at, manila), "2026-03-01 18:15 (UTC+08:00)");
         let new_york = FixedOffset::west_opt(5 * 3600).unwrap_or(Utc.fix());
         assert_eq!(when(at, new_york), "2026-03-01 05:15 (UTC-05:00)");
+    }
+
+    #[test]
+    fn amounts_carry_their_currency_and_losses_their_sign() {
+        assert_eq!(money(Money(5_000_000), "PHP"), "PHP 50,000.00");
+        assert_eq!(result(Money(80_000), "PHP"), "PHP +800.00");
+        assert_eq!(result(Money(-125_000), "USD"), "USD -1,250.00");
+        assert_eq!(result(Money(0), "PHP"), "PHP 0.00");
     }
 
     #[test]

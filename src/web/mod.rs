@@ -145,7 +145,11 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
             .service(web::resource("/admin/tokens/{id}/revoke").post(admin_tokens::revoke))
             .service(web::resource("/tables").get(tables::list))
             .service(web::resource("/tables/{code}/sign-on").post(tables::sign_on))
-            .service(web::resource("/tables/{code}/sign-off").post(tables::sign_off))
+            .service(
+                web::resource("/tables/{code}/sign-off")
+                    .get(tables::sign_off_page)
+                    .post(tables::sign_off),
+            )
             .service(web::resource("/tables/{code}").get(table_screen::show))
             .service(web::resource("/tables/{code}/round").post(table_screen::submit))
             .service(web::resource("/tables/{code}/round/check").post(table_screen::check))

@@ -11,7 +11,7 @@ use crate::db::shifts::{self, CurrentShift, ShiftError};
 use crate::db::tables::{self, TableListing, WaitingVersion};
 use crate::db::users::Role;
 use crate::web::error::AppError;
-use crate::web::format::when;
+use crate::web::format::{money, result, when};
 use crate::web::layout::Nav;
 use crate::web::respond::{redirect, render};
 use crate::web::session;
@@ -57,10 +57,9 @@ fn row(
         code: t.code.clone(),
         name: t.name.clone(),
         limits: format!(
-            "{} {} – {}",
-            t.currency,
-            t.min_bet.major_text(),
-            t.max_bet.major_text()
+            "{} – {}",
+            money(t.min_bet, &t.currency),
+            money(t.max_bet, &t.currency)
         ),
         profile_name: format!(
             "{} v{} in force",
@@ -165,6 +164,77 @@ pub async fn sign_on(
             Ok(redirect("/tables"))
         }
     }
+}
+
+/// What the sign-off page shows: the shift so far and whether a round is unfinished.
+pub struct SignOffView {
+    pub code: String,
+    pub dealer: String,
+    pub since: String,
+    pub rounds: i64,
+    pub voided: i64,
+    pub house_result: String,
+    pub house_lost: bool,
+    pub unfinished_round: bool,
+    /// A pit manager signing another dealer off.
+    pub by_pit: bool,
+}
+
+#[derive(Template)]
+#[template(path = "sign_off.html")]
+struct SignOffPage {
+    nav: Nav,
+    shift: SignOffView,
+}
+
+/// `GET /tables/{code}/sign-off`: before signing off, the shift's summary (rounds, the house's
+/// result) and a warning if a round is entered but not confirmed; the form that signs off.
+#[tracing::instrument(skip_all, fields(by = %by.username))]
+pub async fn sign_off_page(
+    session: Session,
+    state: web::Data<AppState>,
+    by: CurrentUser,
+    code: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    let code = code.into_inner();
+    let by_pit = by.role != Role::Dealer;
+    let viewer = by.id;
+    let found = state
+        .db(move |conn| {
+            let table = tables::find_by_code(conn, &code)?.ok_or(AppError::NotFound)?;
+            let Some(open) = shifts::current_shift(conn, table.id)? else {
+                return Ok(Err(format!("Nobody is signed on at {}.", table.code)));
+            };
+            if !by_pit && open.shift.dealer_id != viewer {
+                return Ok(Err(format!("You are not signed on at {}.", table.code)));
+            }
+            let summary = shifts::summary(conn, &open.shift)?;
+            Ok(Ok((table, open, summary)))
+        })
+        .await?;
+    let (table, open, summary) = match found {
+        Ok(found) => found,
+        Err(message) => {
+            session::set_error_flash(&session, &message)?;
+            return Ok(redirect("/tables"));
+        }
+    };
+    let shift = SignOffView {
+        code: table.code.clone(),
+        dealer: open.dealer_name,
+        since: when(open.shift.signed_on_at, state.config.utc_offset),
+        rounds: summary.rounds,
+        voided: summary.voided,
+        house_result: result(summary.house_result, &table.currency),
+        house_lost: summary.house_result.minor_units() < 0,
+        unfinished_round: summary.unfinished_round,
+        by_pit,
+    };
+    let page = SignOffPage {
+        nav: session::nav(&session, Some(&by))?,
+        shift,
+    };
+    render(StatusCode::OK, &page)
 }
 
 #[tracing::instrument(skip_all, fields(by = %by.username))]

@@ -24,6 +24,7 @@ mod replica;
 mod round_shifts;
 mod rounds;
 mod sessions;
+mod shift_end;
 mod sign_in;
 mod staff;
 mod table_screen;
