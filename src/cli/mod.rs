@@ -3,8 +3,8 @@
 //! the others need the configuration and the database.
 
 pub mod audit;
-pub mod demo_history;
 pub mod audit_export;
+pub mod demo_history;
 pub mod export;
 pub mod generate;
 pub mod houseway;
