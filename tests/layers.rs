@@ -23,10 +23,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("config", 1),
     ("db", 2),
     ("recording", 3),
-<<<<<<< HEAD
     // What reads many rows (reports, exports, audit verification): beside `recording`.
-=======
->>>>>>> export
     ("reports", 3),
     ("web", 4),
     // `serve` starts the web application.
