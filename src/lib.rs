@@ -4,5 +4,6 @@ pub mod config;
 pub mod db;
 pub mod password;
 pub mod recording;
+pub mod reports;
 pub mod rules;
 pub mod web;

@@ -66,6 +66,20 @@ enum ServiceCommand {
     /// The private PostgreSQL cluster used when DATABASE_URL is unset.
     #[command(subcommand)]
     Db(DbCommand),
+    /// Review of settled rounds.
+    #[command(subcommand)]
+    Review(ReviewCommand),
+}
+
+#[derive(Subcommand)]
+enum ReviewCommand {
+    /// Settle every round of a gaming day again from its stored cards and compare with what
+    /// was stored; exits with status 1 if any round differs.
+    Recheck {
+        /// The gaming day, e.g. 2026-03-01.
+        #[arg(long)]
+        day: chrono::NaiveDate,
+    },
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -188,5 +202,8 @@ fn run_service_command(command: ServiceCommand) -> anyhow::Result<()> {
             DbCommand::Stop => service::db_stop(&config),
             DbCommand::Scratch { name } => service::db_scratch(&config, &name),
         },
+        ServiceCommand::Review(ReviewCommand::Recheck { day }) => {
+            pusoy_pit::cli::review::recheck_day(&config, day, std::io::stdout().lock())
+        }
     }
 }

@@ -22,6 +22,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("config", 1),
     ("db", 2),
     ("recording", 3),
+    ("reports", 3),
     ("web", 4),
     // `serve` starts the web application.
     ("cli", 5),

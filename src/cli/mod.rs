@@ -3,6 +3,7 @@
 //! the others need the configuration and the database.
 
 pub mod houseway;
+pub mod review;
 pub mod service;
 pub mod settle;
 pub(crate) mod settle_json;

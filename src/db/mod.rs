@@ -11,6 +11,7 @@ pub mod embedded;
 pub mod ids;
 pub mod prepared;
 pub mod profiles;
+pub mod review;
 pub mod rounds;
 pub mod schema;
 pub mod sessions;

@@ -9,6 +9,7 @@
 pub mod drafts;
 pub mod entry;
 pub mod memory;
+pub mod review;
 pub mod tokens;
 pub mod whole;
 pub mod write;

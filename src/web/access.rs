@@ -89,6 +89,15 @@ const ROUND_WRITERS: Allow = Allow::Roles(&[Role::Dealer, Role::Supervisor]);
 /// Who may read rounds: those who enter them, and auditors.
 const ROUND_READERS: Allow = Allow::Roles(&[Role::Dealer, Role::Supervisor, Role::Auditor]);
 const DEALER: Allow = Allow::Roles(&[Role::Dealer]);
+/// Who reads every settled round and the review queue: pit managers and administrators, who
+/// decide on rounds, and auditors.
+const REVIEW_READERS: Allow = Allow::Roles(&[Role::Supervisor, Role::Admin, Role::Auditor]);
+/// Who approves, voids and enters rounds again.
+const REVIEWERS: Allow = Allow::Roles(&[Role::Supervisor, Role::Admin]);
+/// Who reads a settled round's page: those who enter rounds (a dealer, of their own shift
+/// only), and the review's readers.
+const ROUND_PAGE_READERS: Allow =
+    Allow::Roles(&[Role::Dealer, Role::Supervisor, Role::Admin, Role::Auditor]);
 const UNLOCKERS: Allow = Allow::Roles(&[Role::Admin, Role::Supervisor]);
 
 /// Every route of the application and who may use it.
@@ -133,7 +142,16 @@ pub const RULES: &[Rule] = &[
     rule("GET", "/tables/{code}", ROUND_WRITERS),
     rule("POST", "/tables/{code}/round", ROUND_WRITERS),
     rule("POST", "/tables/{code}/round/check", ROUND_WRITERS),
-    rule("GET", "/tables/{code}/rounds/{round_id}", ROUND_READERS),
+    rule(
+        "GET",
+        "/tables/{code}/rounds/{round_id}",
+        ROUND_PAGE_READERS,
+    ),
+    rule("GET", "/review", REVIEW_READERS),
+    rule("POST", "/review/rounds/{id}/approve", REVIEWERS),
+    rule("POST", "/review/rounds/{id}/void", REVIEWERS),
+    rule("GET", "/review/rounds/{id}/reenter", REVIEWERS),
+    rule("POST", "/review/rounds/{id}/reenter", REVIEWERS),
 ];
 
 /// Routes a user who must change their password may still use.

@@ -8,6 +8,8 @@ pub struct NavUser {
     pub display_name: String,
     pub role_title: &'static str,
     pub can_see_staff: bool,
+    /// Pit managers, administrators and auditors read the review queue.
+    pub can_review: bool,
 }
 
 /// A one-time message: something done, or something refused (shown as an error, not as the
@@ -59,6 +61,7 @@ impl Nav {
                 display_name: display_name.to_owned(),
                 role_title: role.title(),
                 can_see_staff: matches!(role, Role::Admin | Role::Supervisor | Role::Auditor),
+                can_review: matches!(role, Role::Admin | Role::Supervisor | Role::Auditor),
             }),
             csrf_token,
             flash,

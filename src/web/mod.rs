@@ -25,6 +25,7 @@ mod layout;
 mod outage;
 pub mod refusals;
 mod respond;
+mod review;
 pub mod session;
 pub mod state;
 mod table_screen;
@@ -138,8 +139,14 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
             .service(web::resource("/tables/{code}").get(table_screen::show))
             .service(web::resource("/tables/{code}/round").post(table_screen::submit))
             .service(web::resource("/tables/{code}/round/check").post(table_screen::check))
+            .service(web::resource("/tables/{code}/rounds/{round_id}").get(review::show_round))
+            .service(web::resource("/review").get(review::queue))
+            .service(web::resource("/review/rounds/{id}/approve").post(review::approve))
+            .service(web::resource("/review/rounds/{id}/void").post(review::void))
             .service(
-                web::resource("/tables/{code}/rounds/{round_id}").get(table_screen::show_round),
+                web::resource("/review/rounds/{id}/reenter")
+                    .get(review::reenter_form)
+                    .post(review::reenter),
             )
             .service(web::resource("/static/{file}").get(assets::serve))
             .service(web::resource("/health").get(health))

@@ -14,12 +14,11 @@ use serde_json::json;
 
 use crate::db::audit_log::Actor;
 use crate::db::ids::RoundId;
+use crate::db::review;
 use crate::db::rounds::drafts::Draft;
-use crate::db::rounds::rows::{self, SettledRound};
-use crate::db::shifts;
+use crate::db::rounds::rows;
 use crate::db::shifts::CurrentShift;
 use crate::db::tables::PlayingTable;
-use crate::db::users::Role;
 use crate::recording::drafts;
 use crate::recording::entry::{place_note, FieldErrors, PlaceBody, PlaceNote, RoundBody, SeatBody};
 use crate::recording::{RoundsError, Writer};
@@ -88,6 +87,8 @@ pub struct RecentRow {
     pub round_no: i32,
     pub at: String,
     pub dealer_result: Money,
+    /// Voided: shown, marked, and left out of the house results.
+    pub voided: bool,
 }
 
 #[derive(Template)]
@@ -105,15 +106,6 @@ struct TablePage {
     house_today: Money,
     shift_dealer: String,
     house_shift: Money,
-}
-
-#[derive(Template)]
-#[template(path = "table_round.html")]
-struct RoundPage {
-    nav: Nav,
-    table: PlayingTable,
-    round: SettledRound,
-    settled_at: String,
 }
 
 fn action_name(action: Action) -> &'static str {
@@ -370,13 +362,17 @@ fn side(
     shift: &CurrentShift,
     zone: FixedOffset,
 ) -> Result<Side, AppError> {
-    let recent = rows::recent_for_table(conn, table.table.id, 10)?
+    let recent = rows::recent_for_table(conn, table.table.id, 10)?;
+    let ids: Vec<RoundId> = recent.iter().map(|r| r.id).collect();
+    let voided = review::voided_among(conn, &ids)?;
+    let recent = recent
         .into_iter()
         .map(|r| RecentRow {
             id: r.id,
             round_no: r.round_no,
             at: when(r.settled_at, zone),
             dealer_result: r.dealer_result,
+            voided: voided.contains(&r.id),
         })
         .collect();
     let house = rows::house_results(conn, table.table.id, day, &shift.shift)?;
@@ -660,55 +656,4 @@ pub async fn check(
         "preview_html": preview_html,
         "can_confirm": outcome.preview.is_some(),
     })))
-}
-
-/// `GET /tables/{code}/rounds/{round_id}`: one settled round.
-pub async fn show_round(
-    state: web::Data<AppState>,
-    session: Session,
-    user: CurrentUser,
-    path: web::Path<(String, i64)>,
-) -> Result<HttpResponse, AppError> {
-    let result = round_page(state, session.clone(), user, path).await;
-    as_page(&session, "/", result)
-}
-
-async fn round_page(
-    state: web::Data<AppState>,
-    session: Session,
-    user: CurrentUser,
-    path: web::Path<(String, i64)>,
-) -> Result<HttpResponse, AppError> {
-    let (code, id) = path.into_inner();
-    let nav = session::nav(&session, Some(&user))?;
-    let (table, round) = state
-        .db(move |conn| {
-            let table = drafts::table(conn, &code)?;
-            let round = rows::get_round(conn, RoundId(id))?
-                .filter(|r| r.round.table_id == table.table.id)
-                .ok_or(AppError::NotFound)?;
-            // Least privilege: a dealer reads only the rounds of their own shift; pit managers
-            // and auditors read every round.
-            if user.role == Role::Dealer {
-                let current = shifts::dealer_table(conn, user.id)?.map(|(shift, _)| shift.id);
-                if current != Some(round.round.shift_id) {
-                    return Err(AppError::ForbiddenBecause(
-                        "Dealers may read only the rounds of their own table during their \
-                         current shift; this round belongs to another table or shift.",
-                    ));
-                }
-            }
-            Ok((table, round))
-        })
-        .await?;
-    let settled_at = when(round.round.settled_at, state.config.utc_offset);
-    render(
-        StatusCode::OK,
-        &RoundPage {
-            nav,
-            table,
-            round,
-            settled_at,
-        },
-    )
 }

@@ -236,7 +236,32 @@ const MATRIX: &[Case] = &[
         "GET",
         "/tables/NO-SUCH/rounds/1",
         &[],
-        [303, 404, 404, 404, 403],
+        [303, 404, 404, 404, 404],
+    ),
+    case("GET", "/review", &[], [303, 403, 200, 200, 200]),
+    case(
+        "POST",
+        "/review/rounds/999999/approve",
+        &[],
+        [303, 403, 404, 403, 404],
+    ),
+    case(
+        "POST",
+        "/review/rounds/999999/void",
+        &[("reason", "misdeal")],
+        [303, 403, 404, 403, 404],
+    ),
+    case(
+        "GET",
+        "/review/rounds/999999/reenter",
+        &[],
+        [303, 403, 404, 403, 404],
+    ),
+    case(
+        "POST",
+        "/review/rounds/999999/reenter",
+        &[],
+        [303, 403, 404, 403, 404],
     ),
     case(
         "POST",

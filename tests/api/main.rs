@@ -12,6 +12,7 @@ mod outage;
 mod prepared;
 mod record;
 mod refusals;
+mod review;
 mod round_shifts;
 mod rounds;
 mod sessions;
