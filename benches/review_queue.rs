@@ -5,10 +5,9 @@
 //!
 //! `DATABASE_URL=... cargo bench --bench review_queue -- [--repeat 20] [--pages 5] [--prepare]`
 //!
-//! `--prepare` first gives the history what review adds to it (once): an approval threshold at
-//! every generated table and `needs_approval` on the rounds at or above it (set as the
-//! superuser with the immutability trigger off: the generator writes rounds without one), then
-//! approvals of two thirds of those and voids of one round in two hundred.
+//! `--prepare` first gives the history the decisions review adds to it (once): approvals of two
+//! thirds of the rounds that wait for one (the generated tables' threshold is PHP 20,000.00),
+//! and voids of one round in two hundred.
 
 use std::time::Instant;
 
@@ -37,18 +36,20 @@ struct Day {
 
 const PREPARE: &str = "\
     BEGIN; \
-    UPDATE gaming_tables SET approval_threshold = 2000000 WHERE code LIKE 'GEN-%'; \
-    ALTER TABLE rounds DISABLE TRIGGER rounds_are_immutable; \
-    UPDATE rounds SET needs_approval = true WHERE largest_result >= 2000000; \
-    ALTER TABLE rounds ENABLE TRIGGER rounds_are_immutable; \
     INSERT INTO round_approvals (round_id, table_id, gaming_day, approved_by) \
         SELECT r.id, r.table_id, r.gaming_day, (SELECT min(id) FROM users) FROM rounds r \
         WHERE r.needs_approval AND r.id % 3 <> 0 ON CONFLICT DO NOTHING; \
     INSERT INTO round_voids (round_id, table_id, gaming_day, reason, voided_by) \
         SELECT r.id, r.table_id, r.gaming_day, 'misdeal', (SELECT min(id) FROM users) \
         FROM rounds r WHERE r.id % 200 = 7 ON CONFLICT DO NOTHING; \
-    COMMIT; \
-    VACUUM ANALYZE rounds; VACUUM ANALYZE round_approvals; VACUUM ANALYZE round_voids;";
+    COMMIT";
+
+/// Run one by one after [`PREPARE`] (VACUUM runs outside any transaction).
+const VACUUM: [&str; 3] = [
+    "VACUUM ANALYZE rounds",
+    "VACUUM ANALYZE round_approvals",
+    "VACUUM ANALYZE round_voids",
+];
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     let at = ((sorted.len() as f64 - 1.0) * p).round() as usize;
@@ -73,7 +74,10 @@ fn main() -> Result<()> {
     let mut conn = PgConnection::establish(&url)?;
     if prepare {
         let started = Instant::now();
-        diesel::sql_query(PREPARE).execute(&mut conn)?;
+        conn.batch_execute(PREPARE)?;
+        for statement in VACUUM {
+            conn.batch_execute(statement)?;
+        }
         println!("prepared in {:.1} s", started.elapsed().as_secs_f64());
     }
     let rounds: Id =

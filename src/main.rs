@@ -130,6 +130,26 @@ enum DbCommand {
     /// (Re)create an empty, migrated database on the private cluster and print its URL.
     #[command(hide = true)]
     Scratch { name: String },
+    /// Generate a history of settled rounds (with their shifts and audit events) at generated
+    /// tables GEN-01... over the gaming days before today's, to try and measure the pit and
+    /// audit pages with, e.g. `--rounds 1000000 --days 60 --tables 40`.
+    Generate {
+        /// How many rounds in all (rounded up to fill every shift alike).
+        #[arg(long, default_value_t = 10_000)]
+        rounds: u64,
+        /// How many gaming days, ending yesterday's.
+        #[arg(long, default_value_t = 7)]
+        days: u32,
+        /// How many tables (GEN-01 to GEN-99).
+        #[arg(long, default_value_t = 4)]
+        tables: u32,
+        /// Dealer shifts per table and gaming day.
+        #[arg(long, default_value_t = 3)]
+        shifts_per_day: u32,
+        /// The same seed deals the same cards.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
 }
 
 fn main() -> anyhow::Result<ExitCode> {
@@ -201,6 +221,22 @@ fn run_service_command(command: ServiceCommand) -> anyhow::Result<()> {
             DbCommand::Url => service::db_url(&config),
             DbCommand::Stop => service::db_stop(&config),
             DbCommand::Scratch { name } => service::db_scratch(&config, &name),
+            DbCommand::Generate {
+                rounds,
+                days,
+                tables,
+                shifts_per_day,
+                seed,
+            } => pusoy_pit::cli::generate::generate(
+                &config,
+                pusoy_pit::cli::generate::Request {
+                    rounds,
+                    days,
+                    tables,
+                    shifts_per_day,
+                    seed,
+                },
+            ),
         },
         ServiceCommand::Review(ReviewCommand::Recheck { day }) => {
             pusoy_pit::cli::review::recheck_day(&config, day, std::io::stdout().lock())

@@ -2,6 +2,7 @@
 //! calls them. `settle` and `eval` are pure (the rules engine on standard input and output);
 //! the others need the configuration and the database.
 
+pub mod generate;
 pub mod houseway;
 pub mod review;
 pub mod service;

@@ -235,8 +235,14 @@ pub struct SealedEvent {
 
 impl SealedEvent {
     pub fn after(head: ChainHead, event: NewAuditEvent<'_>) -> Self {
+        SealedEvent::after_at(head, event, Utc::now())
+    }
+
+    /// The event after `head` as having happened at `at`: history written after the fact (the
+    /// generated history of `pusoy-pit db generate`), whose times are in the past.
+    pub fn after_at(head: ChainHead, event: NewAuditEvent<'_>, at: DateTime<Utc>) -> Self {
         let seq = head.last_seq + 1;
-        let at = Utc::now().trunc_subsecs(6);
+        let at = at.trunc_subsecs(6);
         let actor_user_id = event.actor.user_id;
         let hash = event_hash(
             &head.last_hash,
@@ -269,6 +275,29 @@ impl SealedEvent {
             prev_hash: head.last_hash,
             hash,
         }
+    }
+
+    /// The same event, at the same place on its chain, as having happened at `at` instead:
+    /// sealed again, since the time is part of what the hash covers.
+    pub fn moved_to(mut self, at: DateTime<Utc>) -> Self {
+        self.at = at.trunc_subsecs(6);
+        self.hash = event_hash(
+            &self.prev_hash,
+            &HashedFields {
+                chain: &self.chain,
+                seq: self.seq,
+                at: self.at,
+                actor_user_id: self.actor_user_id,
+                actor_name: &self.actor_name,
+                action: &self.action,
+                target: &self.target,
+                details: &self.details,
+                client_addr: self.client_addr.as_deref(),
+                gaming_day: self.gaming_day,
+                table_id: self.table_id,
+            },
+        );
+        self
     }
 
     /// The chain's head once this event is appended.
@@ -327,6 +356,82 @@ macro_rules! sealed_event_ctes {
     };
 }
 pub(crate) use sealed_event_ctes;
+
+/// Inserts sealed events, one per row of the arrays `$1` to `$13` (the columns of
+/// [`audit_event_columns!`], in order).
+const INSERT_SEALED: &str = concat!(
+    "INSERT INTO audit_events (",
+    audit_event_columns!(),
+    ") SELECT * FROM unnest($1::text[], $2::int8[], $3::timestamptz[], $4::int8[], $5::text[], \
+        $6::text[], $7::text[], $8::jsonb[], $9::text[], $10::date[], $11::int8[], $12::bytea[], \
+        $13::bytea[])"
+);
+
+/// Locks the chain's head row (creating it on the chain's first event) until the transaction
+/// ends, and returns it: for a caller that seals several events of the chain itself and appends
+/// them with [`append_sealed`].
+pub fn lock_chain(conn: &mut PgConnection, chain: &str) -> QueryResult<ChainHead> {
+    lock_head(conn, chain)
+}
+
+/// Appends `events`, sealed one after another on `chain` after its head `head` (which this
+/// transaction has locked with [`lock_chain`]), in one statement, and moves the head to the
+/// last. Refuses (`NotFound`, writing nothing once the caller's transaction rolls back) events
+/// that are not that chain's next ones in order.
+pub fn append_sealed(
+    conn: &mut PgConnection,
+    chain: &str,
+    head: &ChainHead,
+    events: &[SealedEvent],
+) -> QueryResult<()> {
+    let Some(last) = events.last() else {
+        return Ok(());
+    };
+    let mut before = head.clone();
+    for event in events {
+        if event.chain != chain
+            || event.seq != before.last_seq + 1
+            || event.prev_hash != before.last_hash
+        {
+            return Err(diesel::result::Error::NotFound);
+        }
+        before = event.head_after();
+    }
+    fn column<'e, T>(events: &'e [SealedEvent], of: impl Fn(&'e SealedEvent) -> T) -> Vec<T> {
+        events.iter().map(of).collect()
+    }
+    use diesel::sql_types::Array;
+    Sql::new(INSERT_SEALED)
+        .bind::<Array<Text>, _>(column(events, |e| e.chain.as_str()))
+        .bind::<Array<BigInt>, _>(column(events, |e| e.seq))
+        .bind::<Array<Timestamptz>, _>(column::<DateTime<Utc>>(events, |e| e.at))
+        .bind::<Array<Nullable<BigInt>>, _>(column(events, |e| e.actor_user_id))
+        .bind::<Array<Text>, _>(column(events, |e| e.actor_name.as_str()))
+        .bind::<Array<Text>, _>(column(events, |e| e.action.as_str()))
+        .bind::<Array<Text>, _>(column(events, |e| e.target.as_str()))
+        .bind::<Array<Jsonb>, _>(column::<&Value>(events, |e| &e.details))
+        .bind::<Array<Nullable<Text>>, _>(column(events, |e| e.client_addr.as_deref()))
+        .bind::<Array<Nullable<Date>>, _>(column(events, |e| e.gaming_day))
+        .bind::<Array<Nullable<BigInt>>, _>(column(events, |e| e.table_id))
+        .bind::<Array<Bytea>, _>(column(events, |e| e.prev_hash.as_slice()))
+        .bind::<Array<Bytea>, _>(column(events, |e| e.hash.as_slice()))
+        .execute(conn)?;
+    let moved = diesel::update(
+        audit_chain_heads::table
+            .filter(audit_chain_heads::chain.eq(chain))
+            .filter(audit_chain_heads::last_seq.eq(head.last_seq)),
+    )
+    .set((
+        audit_chain_heads::last_seq.eq(last.seq),
+        audit_chain_heads::last_hash.eq(last.hash.as_slice()),
+    ))
+    .execute(conn)?;
+    if moved == 1 {
+        Ok(())
+    } else {
+        Err(diesel::result::Error::NotFound)
+    }
+}
 
 /// Appends an event to a chain whose head this transaction has locked.
 const APPEND_LOCKED: &str = concat!("WITH go AS (SELECT 1), ", sealed_event_ctes!(), " SELECT 1");

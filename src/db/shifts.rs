@@ -149,18 +149,8 @@ pub fn sign_on(
                 }
                 other => ShiftError::Query(other),
             })?;
-        audit_log::append(
-            conn,
-            &NewAuditEvent {
-                chain: &audit_log::table_chain(table_id),
-                actor: dealer,
-                action: "table.sign_on",
-                target: format!("table:{}", table.code),
-                details: json!({ "shift_id": shift.id, "dealer_id": dealer_id }),
-                gaming_day: Some(gaming_day),
-                table_id: Some(table_id),
-            },
-        )?;
+        let chain = audit_log::table_chain(table_id);
+        audit_log::append(conn, &sign_on_event(&chain, &table.code, &shift, dealer))?;
         Ok(shift)
     })
 }
@@ -233,15 +223,66 @@ fn close(
     let chain = audit_log::table_chain(table.id);
     audit_log::append(
         conn,
-        &NewAuditEvent {
-            chain: &chain,
-            actor: by,
-            action: "table.sign_off",
-            target: format!("table:{}", table.code),
-            details: json!({ "shift_id": shift.id, "dealer_id": shift.dealer_id, "reason": reason }),
-            gaming_day: Some(shift.gaming_day),
-            table_id: Some(table.id),
-        },
+        &sign_off_event(&chain, &table.code, &shift, by, reason),
     )?;
     Ok(shift)
+}
+
+/// The `table.sign_on` event of `shift` at the table `code`, on the table's `chain`.
+pub fn sign_on_event<'a>(
+    chain: &'a str,
+    code: &str,
+    shift: &Shift,
+    dealer: &'a Actor,
+) -> NewAuditEvent<'a> {
+    NewAuditEvent {
+        chain,
+        actor: dealer,
+        action: "table.sign_on",
+        target: format!("table:{code}"),
+        details: json!({ "shift_id": shift.id, "dealer_id": shift.dealer_id }),
+        gaming_day: Some(shift.gaming_day),
+        table_id: Some(shift.table_id),
+    }
+}
+
+/// The `table.sign_off` event of `shift` at the table `code`, on the table's `chain`.
+pub fn sign_off_event<'a>(
+    chain: &'a str,
+    code: &str,
+    shift: &Shift,
+    by: &'a Actor,
+    reason: &str,
+) -> NewAuditEvent<'a> {
+    NewAuditEvent {
+        chain,
+        actor: by,
+        action: "table.sign_off",
+        target: format!("table:{code}"),
+        details: json!({ "shift_id": shift.id, "dealer_id": shift.dealer_id, "reason": reason }),
+        gaming_day: Some(shift.gaming_day),
+        table_id: Some(shift.table_id),
+    }
+}
+
+/// A shift of the past, already over (generated history), written without its events: the
+/// caller seals [`sign_on_event`] and [`sign_off_event`] on the table's chain at its times.
+pub fn insert_past_shift(
+    conn: &mut PgConnection,
+    table_id: TableId,
+    dealer_id: UserId,
+    gaming_day: NaiveDate,
+    signed_on_at: DateTime<Utc>,
+    signed_off_at: DateTime<Utc>,
+) -> QueryResult<Shift> {
+    diesel::insert_into(dealer_shifts::table)
+        .values((
+            dealer_shifts::table_id.eq(table_id),
+            dealer_shifts::dealer_id.eq(dealer_id),
+            dealer_shifts::gaming_day.eq(gaming_day),
+            dealer_shifts::signed_on_at.eq(signed_on_at),
+            dealer_shifts::signed_off_at.eq(signed_off_at),
+        ))
+        .returning(Shift::as_returning())
+        .get_result(conn)
 }

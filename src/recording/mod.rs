@@ -8,6 +8,7 @@
 
 pub mod drafts;
 pub mod entry;
+pub mod history;
 pub mod memory;
 pub mod review;
 pub mod tokens;

@@ -8,6 +8,7 @@ mod durability;
 mod forms;
 mod headers;
 mod helpers;
+mod history;
 mod outage;
 mod prepared;
 mod record;

@@ -5,6 +5,7 @@
 
 pub mod confirm;
 pub mod drafts;
+pub mod history;
 pub mod payload;
 pub mod rows;
 pub mod sql;

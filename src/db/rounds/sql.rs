@@ -181,3 +181,15 @@ pub const HOUSE_RESULTS: &str = "\
     FROM rounds r WHERE r.table_id = $1 AND r.gaming_day >= LEAST($2, $4) \
       AND NOT EXISTS (SELECT 1 FROM round_voids v WHERE v.round_id = r.id \
                       AND v.table_id = $1 AND v.gaming_day >= LEAST($2, $4))";
+
+/// Inserts rounds of the past, one per row of the arrays `$1` to `$13` (the columns of
+/// `round_columns!`, in order): history written after the fact, by the same columns as every
+/// other write. Their events are appended with [`audit_log::append_sealed`] in the same
+/// transaction.
+pub const INSERT_HISTORY: &str = concat!(
+    "INSERT INTO rounds (",
+    round_columns!(),
+    ") SELECT * FROM unnest($1::int8[], $2::int8[], $3::date[], $4::int4[], $5::text[], \
+        $6::int8[], $7::int8[], $8::int8[], $9::text[], $10::int8[], $11::timestamptz[], \
+        $12::jsonb[], $13::bool[])"
+);

@@ -1,0 +1,169 @@
+//! `db generate`: a history of settled rounds at generated tables (`GEN-01`...), dealt by
+//! generated dealers (`gen-dealer-001`...: accounts nobody can sign in to, their password random
+//! and thrown away), over the gaming days before today's: data to try the pit manager's and the
+//! auditor's sides with, and to measure them at scale (a million rounds over 60 days and 40
+//! tables: `db generate --rounds 1000000 --days 60 --tables 40`). See
+//! [`crate::recording::history`].
+
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+use chrono::{Duration, Utc};
+use diesel::prelude::*;
+use rand::distr::{Alphanumeric, SampleString};
+
+use crate::cli::service::connect;
+use crate::config::Config;
+use crate::db::audit_log::Actor;
+use crate::db::profiles;
+use crate::db::schema::rounds;
+use crate::db::tables::{self, TableInput};
+use crate::db::users::{self, NewUser, Role};
+use crate::password;
+use crate::recording::history::{self, Dealer, Plan};
+use crate::rules::profile::RuleProfile;
+
+/// What `db generate` is asked for.
+#[derive(Debug, Clone, Copy)]
+pub struct Request {
+    pub rounds: u64,
+    pub days: u32,
+    pub tables: u32,
+    pub shifts_per_day: u32,
+    pub seed: u64,
+}
+
+const PROFILE: &str = "Generated history";
+
+/// `db generate`: writes the history and says how fast.
+pub fn generate(config: &Config, request: Request) -> anyhow::Result<()> {
+    if request.tables == 0 || request.tables > 99 || request.days == 0 || request.days > 3660 {
+        bail!("--tables must be 1 to 99 and --days 1 to 3660");
+    }
+    if request.shifts_per_day == 0 || request.shifts_per_day > 6 {
+        bail!("--shifts-per-day must be 1 to 6");
+    }
+    let shifts =
+        u64::from(request.days) * u64::from(request.tables) * u64::from(request.shifts_per_day);
+    let rounds_per_shift = u32::try_from(request.rounds.div_ceil(shifts).max(1))
+        .context("too many rounds for so few shifts")?;
+    let pool = connect(config)?;
+    let mut conn = pool.get()?;
+    let conn = &mut *conn;
+    let actor = Actor::system("db-generate");
+    let profile = match profiles::find_by_name(conn, PROFILE)? {
+        Some(profile) => profile.id,
+        None => {
+            profiles::create_profile(conn, PROFILE, &RuleProfile::default(), &actor)?
+                .0
+                .id
+        }
+    };
+    let mut playing = Vec::new();
+    for n in 1..=request.tables {
+        let code = format!("GEN-{n:02}");
+        if tables::find_by_code(conn, &code)?.is_none() {
+            let input = TableInput {
+                code: code.clone(),
+                name: format!("Generated table {n}"),
+                currency: "PHP".to_owned(),
+                min_bet: 10_000,
+                max_bet: 5_000_000,
+                rule_profile_id: profile,
+                // A seat winning or losing PHP 20,000.00 or more waits for approval.
+                approval_threshold: Some(2_000_000),
+            };
+            tables::create_table(conn, &input, &actor)?;
+        }
+        playing.push(
+            tables::playing_by_code(conn, &code)?
+                .with_context(|| format!("table {code} is missing"))?,
+        );
+    }
+    let needed = request.tables * request.shifts_per_day;
+    let mut dealers = Vec::new();
+    let mut password_hash = None;
+    for n in 1..=needed {
+        let username = format!("gen-dealer-{n:03}");
+        let user = match users::find_by_username(conn, &username)? {
+            Some(user) => user,
+            None => {
+                let hash = match &password_hash {
+                    Some(hash) => String::clone(hash),
+                    None => {
+                        let secret = Alphanumeric.sample_string(&mut rand::rng(), 40);
+                        password_hash
+                            .insert(password::hash(&secret, config.password_hash)?)
+                            .clone()
+                    }
+                };
+                let new = NewUser {
+                    username: username.clone(),
+                    display_name: format!("Generated Dealer {n}"),
+                    role: Role::Dealer,
+                    password_hash: hash,
+                    must_change_password: true,
+                };
+                users::create(conn, &new, &actor)?
+            }
+        };
+        dealers.push(Dealer {
+            id: user.id,
+            username: user.username,
+        });
+    }
+    let today = config.gaming_day(Utc::now());
+    let days: Vec<_> = (1..=i64::from(request.days))
+        .rev()
+        .map(|back| today - Duration::days(back))
+        .collect();
+    let ids: Vec<_> = playing.iter().map(|t| t.table.id).collect();
+    let taken: i64 = rounds::table
+        .filter(rounds::table_id.eq_any(&ids))
+        .filter(rounds::gaming_day.between(days[0], today))
+        .count()
+        .get_result(conn)?;
+    if taken > 0 {
+        bail!(
+            "the generated tables already have {taken} rounds from {} on: generate into a fresh \
+             database (or fewer days before the first generated one)",
+            days[0]
+        );
+    }
+    let plan = Plan {
+        tables: playing,
+        dealers,
+        days,
+        shifts_per_day: request.shifts_per_day,
+        rounds_per_shift,
+        seed: request.seed,
+        utc_offset: config.utc_offset,
+        day_start: config.gaming_day_start,
+    };
+    let started = Instant::now();
+    let every = (shifts / 20).max(1);
+    let written = history::generate(conn, &plan, |w| {
+        if w.shifts % every == 0 {
+            eprintln!(
+                "{} of {shifts} shifts, {} rounds, {:.0} rounds/s",
+                w.shifts,
+                w.rounds,
+                w.rounds as f64 / started.elapsed().as_secs_f64()
+            );
+        }
+    })?;
+    let seconds = started.elapsed().as_secs_f64();
+    println!(
+        "generated {} rounds in {} shifts ({} audit events) at {} tables over {} gaming days \
+         ({} to {}) in {seconds:.1} s: {:.0} rounds/s",
+        written.rounds,
+        written.shifts,
+        written.events,
+        request.tables,
+        request.days,
+        plan.days[0],
+        plan.days[plan.days.len() - 1],
+        written.rounds as f64 / seconds
+    );
+    Ok(())
+}
