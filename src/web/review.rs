@@ -96,6 +96,12 @@ pub struct HandView {
 /// One place of the replay.
 pub struct PlaceView {
     pub title: String,
+    /// The summary table's cells: bet and result without the currency, the action, the hands'
+    /// names in one line.
+    pub bet_amount: String,
+    pub action: String,
+    pub hands_line: String,
+    pub result_amount: String,
     pub declared: String,
     pub bet: String,
     pub dealt: Vec<CardFace>,
@@ -165,6 +171,13 @@ fn place_view(row: &PlaceRow, winners: Option<HandWinners>, currency: &str) -> P
     };
     PlaceView {
         title,
+        bet_amount: row.bet.map(Money::major_text).unwrap_or_default(),
+        action: words(&row.action),
+        hands_line: match (&row.back_name, &row.middle_name, &row.front_name) {
+            (Some(b), Some(m), Some(f)) => format!("{b} / {m} / {f}"),
+            _ => String::new(),
+        },
+        result_amount: row.result.signed_text(),
         declared,
         bet: row
             .bet
@@ -215,6 +228,7 @@ struct RoundPage {
     round_id: RoundId,
     round_no: i32,
     gaming_day: NaiveDate,
+    currency: String,
     settled_at: String,
     dealer: String,
     entered_by: String,
@@ -343,6 +357,7 @@ fn round_page(nav: Nav, read: RoundRead, user: &CurrentUser, zone: FixedOffset) 
         round_id: round.round.id,
         round_no: round.round.round_no,
         gaming_day: round.round.gaming_day,
+        currency: currency.clone(),
         settled_at: when(round.round.settled_at, zone),
         dealer,
         entered_by: settled.map(|e| e.actor_name.clone()).unwrap_or_default(),

@@ -52,7 +52,7 @@ async function shot(page, name) {
 }
 
 /** A whole round at TABLE through the API, as the signed-in dealer of `page`: seat 1 fouls,
- * seat 2 surrenders, seat 3 wins two hands of three; bets in minor units. */
+ * seat 3 wins two hands of three; bets in minor units. */
 async function recordRound(page, key, bets) {
   await page.goto(`${base}/tables`);
   const token = await page.locator('input[name=csrf_token]').first().inputValue();
@@ -62,8 +62,7 @@ async function recordRound(page, key, bets) {
       dealer: { back: '2c 2d 2h 5s 6s', middle: '7c 7d 8h 9s Tc', front: 'Jc Qd Kh' },
       seats: [
         { seat: 1, bet: bets[0], back: '8c 8d 9h Ts Jd', middle: 'Ac Ad Ah 3s 4s', front: 'Qc Kd As' },
-        { seat: 2, bet: bets[1], action: 'surrender' },
-        { seat: 3, bet: bets[2], back: '3d 3h 3c 4d 5d', middle: '9c 9d Qh Js Td', front: 'Qs Jh 6h' },
+        { seat: 3, bet: bets[1], back: '3d 3h 3c 4d 5d', middle: '9c 9d Qh Js Td', front: 'Qs Jh 6h' },
       ],
     },
   });
@@ -82,8 +81,8 @@ test('the dealer signs on and two rounds are recorded, one above the approval th
   await dealer.goto(`${base}/tables`);
   const row = dealer.locator(`#table-${TABLE}`);
   await Promise.all([dealer.waitForURL(`${base}/tables/${TABLE}`), row.locator('button', { hasText: 'Sign on' }).click()]);
-  big = await recordRound(dealer, `review-big-${run}`, [10_000, 10_000, 600_000]);
-  small = await recordRound(dealer, `review-small-${run}`, [10_000, 10_000, 10_000]);
+  big = await recordRound(dealer, `review-big-${run}`, [10_000, 600_000]);
+  small = await recordRound(dealer, `review-small-${run}`, [10_000, 10_000]);
   assert.ok(big.round_no < small.round_no);
 });
 
