@@ -13,6 +13,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use chrono::NaiveDate;
+use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Date, Text};
 use pusoy_pit::db::ids::{TableId, UserId};

@@ -76,17 +76,11 @@ fn round_in<'a>(places: &'a [PlaceRow], profile: &RuleProfile) -> Result<RoundIn
             .and_then(|n| n.parse::<i64>().ok())
             .and_then(|n| SeatNo::new(n).ok())
             .ok_or_else(|| format!("unknown place {:?}", row.place))?;
-        let play = place_in(row)?;
-        seats_in.push(SeatIn {
-            seat: number,
-            bet: row.bet.unwrap_or(Money(0)),
-            action: play.action,
-            royalty: play.royalty,
-            back: play.back,
-            middle: play.middle,
-            front: play.front,
-            dealt: play.dealt,
-        });
+        seats_in.push(SeatIn::new(
+            number,
+            row.bet.unwrap_or(Money(0)),
+            place_in(row)?,
+        ));
     }
     Ok(RoundIn {
         rules: *profile,

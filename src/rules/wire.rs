@@ -133,7 +133,8 @@ pub struct SeatIn<'a> {
 }
 
 impl<'a> SeatIn<'a> {
-    fn new(seat: SeatNo, bet: Money, play: PlaceIn<'a>) -> SeatIn<'a> {
+    /// Seat `seat`'s bet and play.
+    pub fn new(seat: SeatNo, bet: Money, play: PlaceIn<'a>) -> SeatIn<'a> {
         SeatIn {
             seat,
             bet,

@@ -638,61 +638,6 @@ fn body_of_round(round: &SettledRound) -> RoundBody {
     body
 }
 
-/// The form as a round body, or what cannot be read (field, message).
-fn body_of_form(
-    fields: &std::collections::HashMap<String, String>,
-) -> Result<RoundBody, (String, String)> {
-    let get = |name: String| {
-        fields
-            .get(&name)
-            .map(|v| v.trim().to_owned())
-            .filter(|v| !v.is_empty())
-    };
-    let play = |key: &str| -> Result<PlaceBody, (String, String)> {
-        let action = match get(format!("{key}_action")).as_deref() {
-            None | Some("play") => crate::rules::wire::Action::Play,
-            Some("surrender") => crate::rules::wire::Action::Surrender,
-            Some("royalty") => crate::rules::wire::Action::Royalty,
-            Some(other) => {
-                return Err((format!("{key}_action"), format!("unknown action {other}")));
-            }
-        };
-        Ok(PlaceBody {
-            action,
-            royalty: None,
-            dealt: get(format!("{key}_dealt")),
-            back: get(format!("{key}_back")),
-            middle: get(format!("{key}_middle")),
-            front: get(format!("{key}_front")),
-        })
-    };
-    let mut body = RoundBody {
-        seats: Vec::new(),
-        dealer: play("dealer")?,
-    };
-    for n in 1..=3 {
-        let key = format!("seat{n}");
-        if get(format!("{key}_action")).is_none() {
-            continue;
-        }
-        let bet_field = format!("{key}_bet");
-        let bet = get(bet_field.clone())
-            .and_then(|b| Money::parse_major(&b))
-            .ok_or_else(|| {
-                (
-                    bet_field.clone(),
-                    format!("seat {n} needs a bet as an amount, like 500 or 500.50"),
-                )
-            })?;
-        body.seats.push(SeatBody {
-            seat: n,
-            bet: bet.minor_units(),
-            play: play(&key)?,
-        });
-    }
-    Ok(body)
-}
-
 fn reenter_page(
     nav: Nav,
     voided: &SettledRound,
@@ -767,7 +712,8 @@ pub async fn reenter(
     let nav = session::nav(&session, Some(&user))?;
     let outcome = state
         .db(move |conn| {
-            let parsed = body_of_form(&fields);
+            // The same form fields as the table screen's, read the same way.
+            let parsed = super::table_screen::body_of(&fields);
             let refused = match &parsed {
                 Ok(body) => match decide::reenter(conn, id, body, writer, day, &actor) {
                     Ok(settled) => {
@@ -780,7 +726,7 @@ pub async fn reenter(
                     }
                     Err(other) => return Err(AppError::from(other)),
                 },
-                Err((field, message)) => format!("{field}: {message}"),
+                Err(errors) => errors.summary(),
             };
             let (voided, code, shift) = reenter_context(conn, id)?;
             let body = parsed.unwrap_or_else(|_| body_of_round(&voided));

@@ -163,7 +163,7 @@ mod filters {
 }
 
 /// Form fields as a round, or the errors of fields that cannot be read at all.
-fn body_of(fields: &Fields) -> Result<RoundBody, FieldErrors> {
+pub(super) fn body_of(fields: &Fields) -> Result<RoundBody, FieldErrors> {
     let mut errors = FieldErrors::default();
     let get = |name: String| {
         fields
