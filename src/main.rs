@@ -90,6 +90,20 @@ enum ServiceCommand {
     /// The audit trail: `audit verify` checks every chain and day seal (exit status 1 if broken).
     #[command(subcommand)]
     Audit(AuditCommand),
+    /// Review of settled rounds.
+    #[command(subcommand)]
+    Review(ReviewCommand),
+}
+
+#[derive(Subcommand)]
+enum ReviewCommand {
+    /// Settle every round of a gaming day again from its stored cards and compare with what
+    /// was stored; exits with status 1 if any round differs.
+    Recheck {
+        /// The gaming day, e.g. 2026-03-01.
+        #[arg(long)]
+        day: chrono::NaiveDate,
+    },
 }
 
 #[derive(Subcommand)]
@@ -315,6 +329,9 @@ fn run_service_command(command: ServiceCommand) -> anyhow::Result<ExitCode> {
                 },
             ),
         },
+        ServiceCommand::Review(ReviewCommand::Recheck { day }) => {
+            pusoy_pit::cli::review::recheck_day(&config, day, std::io::stdout().lock())
+        }
         ServiceCommand::Audit(_) => Ok(()),
     };
     done.map(|()| ExitCode::SUCCESS)

@@ -84,6 +84,8 @@ pub fn seed(
                 min_bet: 100,
                 max_bet: 100_000,
                 rule_profile_id: profile.id,
+                // Every round waits for approval: the confirm path's most work.
+                approval_threshold: Some(100),
             },
             &system,
         )?;

@@ -70,6 +70,8 @@ pub fn generate(config: &Config, request: Request) -> anyhow::Result<()> {
                 min_bet: 10_000,
                 max_bet: 5_000_000,
                 rule_profile_id: profile,
+                // A seat winning or losing PHP 20,000.00 or more waits for approval.
+                approval_threshold: Some(2_000_000),
             };
             tables::create_table(conn, &input, &actor)?;
         }

@@ -8,6 +8,7 @@ pub mod demo_history;
 pub mod export;
 pub mod generate;
 pub mod houseway;
+pub mod review;
 pub mod service;
 pub mod settle;
 pub(crate) mod settle_json;

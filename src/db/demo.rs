@@ -81,6 +81,10 @@ pub fn demo_profiles() -> [(&'static str, RuleProfile); 2] {
 }
 
 /// The demo tables: code, name, minimum and maximum bet in centavos, profile name.
+/// The demo tables' approval threshold: a seat winning or losing PHP 5,000.00 or more waits for a
+/// pit manager's approval.
+pub const DEMO_APPROVAL_THRESHOLD: i64 = 500_000;
+
 pub const DEMO_TABLES: [(&str, &str, i64, i64, &str); 4] = [
     (
         "PUSOY-01",
@@ -193,6 +197,7 @@ pub fn seed_tables(conn: &mut PgConnection, report: &mut SeedReport) -> Result<(
             min_bet,
             max_bet,
             rule_profile_id: profile.id,
+            approval_threshold: Some(DEMO_APPROVAL_THRESHOLD),
         };
         match tables::create_table(conn, &input, &actor) {
             Ok(_) => report.tables_created.push(code),
@@ -220,6 +225,7 @@ mod tests {
                 min_bet,
                 max_bet,
                 rule_profile_id: crate::db::ids::ProfileId(1),
+                approval_threshold: Some(DEMO_APPROVAL_THRESHOLD),
             };
             assert!(tables::validate(&input).is_ok(), "{code}");
             assert!(names.contains(&profile), "{code}");

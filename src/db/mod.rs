@@ -12,6 +12,7 @@ pub mod export;
 pub mod ids;
 pub mod prepared;
 pub mod profiles;
+pub mod review;
 pub mod rounds;
 pub mod schema;
 pub mod seal_file;

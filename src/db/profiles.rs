@@ -214,6 +214,20 @@ pub fn version_by_id(
     Ok((name, Version::try_from(row)?))
 }
 
+/// The stored version with this id (the one a settled round names).
+pub fn version(
+    conn: &mut PgConnection,
+    id: ProfileVersionId,
+) -> Result<Option<Version>, ProfileError> {
+    rule_profile_versions::table
+        .find(id)
+        .select(VersionRow::as_select())
+        .first(conn)
+        .optional()?
+        .map(Version::try_from)
+        .transpose()
+}
+
 /// Every version of a profile, oldest first.
 pub fn versions(
     conn: &mut PgConnection,

@@ -143,6 +143,8 @@ diesel::table! {
         settled_at -> Timestamptz,
         places -> Jsonb,
         needs_approval -> Bool,
+        outcome_flags -> Int4,
+        largest_result -> Int8,
     }
 }
 

@@ -29,6 +29,16 @@ pub struct GamingTable {
     pub rule_profile_id: ProfileId,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// A round whose largest seat result (win or loss) is at or above this waits for a
+    /// supervisor's approval (minor units); `None`: no round needs approval.
+    pub approval_threshold: Option<i64>,
+}
+
+impl GamingTable {
+    /// The approval threshold in force, as money.
+    pub fn approval_threshold(&self) -> Option<Money> {
+        self.approval_threshold.map(Money)
+    }
 }
 
 /// A gaming table with the rule-profile version in force: what a round is entered under.
@@ -162,6 +172,8 @@ pub struct TableInput {
     pub min_bet: i64,
     pub max_bet: i64,
     pub rule_profile_id: ProfileId,
+    /// Minor units; `None`: the table's rounds need no approval.
+    pub approval_threshold: Option<i64>,
 }
 
 /// One message per field that is wrong.
@@ -173,6 +185,7 @@ pub struct TableFieldErrors {
     pub min_bet: Option<String>,
     pub max_bet: Option<String>,
     pub rule_profile_id: Option<String>,
+    pub approval_threshold: Option<String>,
 }
 
 impl TableFieldErrors {
@@ -183,6 +196,7 @@ impl TableFieldErrors {
             || self.min_bet.is_some()
             || self.max_bet.is_some()
             || self.rule_profile_id.is_some()
+            || self.approval_threshold.is_some()
     }
 }
 
@@ -241,6 +255,18 @@ pub fn validate(input: &TableInput) -> Result<TableInput, Box<TableFieldErrors>>
     } else if clean.max_bet > MOST_BET {
         errors.max_bet = Some("The maximum bet can be at most 1,000,000,000.00.".to_owned());
     }
+    match clean.approval_threshold {
+        Some(threshold) if threshold <= 0 => {
+            errors.approval_threshold = Some(
+                "The approval threshold must be above zero (leave it empty for none).".to_owned(),
+            );
+        }
+        Some(threshold) if threshold > MOST_BET * 100 => {
+            errors.approval_threshold =
+                Some("The approval threshold can be at most 100,000,000,000.00.".to_owned());
+        }
+        _ => {}
+    }
     if errors.any() {
         Err(Box::new(errors))
     } else {
@@ -271,6 +297,7 @@ fn details(t: &GamingTable) -> serde_json::Value {
         "min_bet": t.min_bet,
         "max_bet": t.max_bet,
         "rule_profile_id": t.rule_profile_id,
+        "approval_threshold": t.approval_threshold,
     })
 }
 
@@ -291,6 +318,7 @@ pub fn create_table(
                 gaming_tables::min_bet.eq(input.min_bet),
                 gaming_tables::max_bet.eq(input.max_bet),
                 gaming_tables::rule_profile_id.eq(input.rule_profile_id),
+                gaming_tables::approval_threshold.eq(input.approval_threshold),
             ))
             .returning(GamingTable::as_returning())
             .get_result(conn)
@@ -354,6 +382,7 @@ pub fn update_table(
                 gaming_tables::min_bet.eq(input.min_bet),
                 gaming_tables::max_bet.eq(input.max_bet),
                 gaming_tables::rule_profile_id.eq(input.rule_profile_id),
+                gaming_tables::approval_threshold.eq(input.approval_threshold),
                 gaming_tables::updated_at.eq(diesel::dsl::now),
             ))
             .returning(GamingTable::as_returning())
@@ -499,6 +528,7 @@ mod tests {
             min_bet: 10_000,
             max_bet: 5_000_000,
             rule_profile_id: ProfileId(1),
+            approval_threshold: None,
         }
     }
 
@@ -536,6 +566,7 @@ mod tests {
             min_bet: 0,
             max_bet: -1,
             rule_profile_id: ProfileId(1),
+            approval_threshold: None,
         })
         .err()
         .unwrap_or_default();
@@ -572,6 +603,7 @@ mod limit_tests {
             min_bet: 100,
             max_bet,
             rule_profile_id: ProfileId(1),
+            approval_threshold: None,
         };
         let refused = validate(&input(9_223_372_036_854_775_807)).unwrap_err();
         assert!(refused

@@ -13,6 +13,7 @@ pub mod history;
 pub mod memory;
 pub mod problems;
 pub mod screen;
+pub mod review;
 pub mod tokens;
 pub mod whole;
 pub mod write;

@@ -8,6 +8,7 @@ use diesel::PgConnection;
 
 use crate::db::audit_log::Actor;
 use crate::db::ids::RoundId;
+use crate::db::review;
 use crate::db::rounds::drafts::{self as draft_rows, Draft};
 use crate::db::rounds::rows::{self, HouseResults, RoundRow};
 use crate::db::shifts::CurrentShift;
@@ -53,6 +54,8 @@ pub struct LastSeat {
 pub struct Side {
     pub shift: CurrentShift,
     pub recent: Vec<RoundRow>,
+    /// Which of `recent` are voided (shown, marked, and left out of the house results).
+    pub voided: Vec<RoundId>,
     pub house: HouseResults,
     pub last_seats: Vec<LastSeat>,
 }
@@ -105,6 +108,8 @@ fn side(
     day: NaiveDate,
 ) -> Result<Side, RoundsError> {
     let recent = rows::recent_for_table(conn, table.table.id, RECENT)?;
+    let ids: Vec<RoundId> = recent.iter().map(|r| r.id).collect();
+    let voided = review::voided_among(conn, &ids)?;
     let house = rows::house_results(conn, table.table.id, day, &shift.shift)?;
     let last_seats = match recent.first() {
         Some(last) => rows::get_round(conn, last.id)?
@@ -127,6 +132,7 @@ fn side(
     Ok(Side {
         shift,
         recent,
+        voided,
         house,
         last_seats,
     })

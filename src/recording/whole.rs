@@ -36,7 +36,7 @@ pub struct Entry<'a> {
 
 impl<'a> Entry<'a> {
     /// The round to settle under this entry's key, at `table`.
-    fn round_to_settle(
+    pub(crate) fn round_to_settle(
         &self,
         table: &'a PlayingTable,
         round: &'a Round,

@@ -16,6 +16,7 @@ use crate::db::tables::PlayingTable;
 use crate::recording::entry::{self, FieldErrors, Limits, RoundBody};
 use crate::recording::problems::card_problems;
 use crate::recording::{RoundsError, Writer};
+use crate::rules::money::Money;
 use crate::rules::round::Round;
 use crate::rules::settle::settle;
 use crate::rules::wire::{RoundIn, SettlementOut};
@@ -48,6 +49,17 @@ pub fn settle_entered(
     let settlement = settle(&round).map_err(|err| RoundsError::round(err.to_string()))?;
     let out = SettlementOut::new(&round, &settlement);
     Ok((round, out))
+}
+
+/// Whether a round settled as `settlement` waits for a supervisor's approval at a table whose
+/// approval threshold is `threshold`: its largest single seat result, win or loss, is at or
+/// above it (the dealer's result, the sum of the seats', does not count).
+pub fn needs_approval(threshold: Option<Money>, settlement: &SettlementOut) -> bool {
+    threshold.is_some_and(|threshold| {
+        settlement.seats.iter().any(|seat| {
+            seat.result.minor_units().unsigned_abs() >= threshold.minor_units().unsigned_abs()
+        })
+    })
 }
 
 /// A validated round to settle at `table` under the one-time `key` (a draft's key, or the
@@ -217,6 +229,7 @@ impl RoundToSettle<'_> {
                 currency: table.currency.clone(),
                 dealer_result: settlement.dealer.result,
                 settled_at: event.at,
+                needs_approval: needs_approval(table.approval_threshold(), settlement),
             },
             places,
             places_json,
@@ -224,6 +237,7 @@ impl RoundToSettle<'_> {
             min_bet: table.min_bet,
             max_bet: table.max_bet,
             rule_profile_id: table.rule_profile_id,
+            approval_threshold: table.approval_threshold,
             token,
         })
     }

@@ -91,6 +91,15 @@ const ROUND_READERS: Allow = Allow::Roles(&[Role::Dealer, Role::Supervisor, Role
 const DEALER: Allow = Allow::Roles(&[Role::Dealer]);
 /// Who may download exports: auditors, and administrators.
 const EXPORTERS: Allow = Allow::Roles(&[Role::Auditor, Role::Admin]);
+/// Who reads every settled round and the review queue: pit managers and administrators, who
+/// decide on rounds, and auditors.
+const REVIEW_READERS: Allow = Allow::Roles(&[Role::Supervisor, Role::Admin, Role::Auditor]);
+/// Who approves, voids and enters rounds again.
+const REVIEWERS: Allow = Allow::Roles(&[Role::Supervisor, Role::Admin]);
+/// Who reads a settled round's page: those who enter rounds (a dealer, of their own shift
+/// only), and the review's readers.
+const ROUND_PAGE_READERS: Allow =
+    Allow::Roles(&[Role::Dealer, Role::Supervisor, Role::Admin, Role::Auditor]);
 const UNLOCKERS: Allow = Allow::Roles(&[Role::Admin, Role::Supervisor]);
 /// Who verifies and searches the audit trail.
 const AUDITORS: Allow = Allow::Roles(&[Role::Auditor, Role::Admin]);
@@ -145,7 +154,16 @@ pub const RULES: &[Rule] = &[
     rule("GET", "/tables/{code}", ROUND_WRITERS),
     rule("POST", "/tables/{code}/round", ROUND_WRITERS),
     rule("POST", "/tables/{code}/round/check", ROUND_WRITERS),
-    rule("GET", "/tables/{code}/rounds/{round_id}", ROUND_READERS),
+    rule(
+        "GET",
+        "/tables/{code}/rounds/{round_id}",
+        ROUND_PAGE_READERS,
+    ),
+    rule("GET", "/review", REVIEW_READERS),
+    rule("POST", "/review/rounds/{id}/approve", REVIEWERS),
+    rule("POST", "/review/rounds/{id}/void", REVIEWERS),
+    rule("GET", "/review/rounds/{id}/reenter", REVIEWERS),
+    rule("POST", "/review/rounds/{id}/reenter", REVIEWERS),
     rule("GET", "/audit", AUDITORS),
     rule("POST", "/audit/verify", AUDITORS),
     rule("GET", "/audit/events", AUDITORS),

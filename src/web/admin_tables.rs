@@ -33,6 +33,8 @@ pub struct AdminTableRow {
     pub waiting: Option<String>,
     /// Why the row's edit was refused (its fields then hold what was typed).
     pub error: Option<String>,
+    /// Empty when the table's rounds need no approval.
+    pub approval_threshold: String,
 }
 
 pub struct ProfileOption {
@@ -48,6 +50,7 @@ pub struct TableValues {
     pub min_bet: String,
     pub max_bet: String,
     pub rule_profile_id: i64,
+    pub approval_threshold: String,
 }
 
 #[derive(Template)]
@@ -104,6 +107,11 @@ async fn page(
                     .waiting
                     .as_ref()
                     .map(|w| waiting_text(w, l, state.config.utc_offset)),
+                approval_threshold: l
+                    .table
+                    .approval_threshold()
+                    .map(Money::plain_text)
+                    .unwrap_or_default(),
                 error: None,
             })
             .map(|mut row| {
@@ -114,6 +122,7 @@ async fn page(
                     row.min_bet = edit.values.min_bet.clone();
                     row.max_bet = edit.values.max_bet.clone();
                     row.rule_profile_id = edit.values.rule_profile_id;
+                    row.approval_threshold = edit.values.approval_threshold.clone();
                     row.error = Some(edit.error.clone());
                 }
                 row
@@ -164,6 +173,9 @@ pub struct TableForm {
     min_bet: String,
     max_bet: String,
     rule_profile_id: String,
+    /// Empty: no approval needed.
+    #[serde(default)]
+    approval_threshold: String,
 }
 
 /// The form as input, or the amount errors the database layer cannot see.
@@ -181,6 +193,22 @@ fn input(form: &TableForm) -> (TableInput, TableFieldErrors) {
             errors.max_bet = Some("Enter an amount such as 50000 or 50000.00.".to_owned());
             min_bet
         });
+    let threshold = form.approval_threshold.trim();
+    let approval_threshold = if threshold.is_empty() {
+        None
+    } else {
+        Some(
+            Money::parse_major(threshold)
+                .map(Money::minor_units)
+                .unwrap_or_else(|| {
+                    errors.approval_threshold = Some(
+                        "Enter an amount such as 5000 or 5000.00, or leave it empty for none."
+                            .to_owned(),
+                    );
+                    1
+                }),
+        )
+    };
     let input = TableInput {
         code: form.code.clone(),
         name: form.name.clone(),
@@ -188,6 +216,7 @@ fn input(form: &TableForm) -> (TableInput, TableFieldErrors) {
         min_bet,
         max_bet,
         rule_profile_id: ProfileId(form.rule_profile_id.trim().parse().unwrap_or(0)),
+        approval_threshold,
     };
     (input, errors)
 }
@@ -199,6 +228,7 @@ fn merge(mut into: TableFieldErrors, from: TableFieldErrors) -> TableFieldErrors
     into.min_bet = into.min_bet.or(from.min_bet);
     into.max_bet = into.max_bet.or(from.max_bet);
     into.rule_profile_id = into.rule_profile_id.or(from.rule_profile_id);
+    into.approval_threshold = into.approval_threshold.or(from.approval_threshold);
     into
 }
 
@@ -219,6 +249,7 @@ pub async fn create(
         min_bet: form.min_bet.clone(),
         max_bet: form.max_bet.clone(),
         rule_profile_id: new.rule_profile_id.0,
+        approval_threshold: form.approval_threshold.clone(),
     };
     let errors = if amount_errors.any() {
         let checked = tables::validate(&new).err().map(|e| *e).unwrap_or_default();
@@ -287,6 +318,7 @@ pub async fn update(
                 errors.min_bet,
                 errors.max_bet,
                 errors.rule_profile_id,
+                errors.approval_threshold,
             ]
             .into_iter()
             .flatten()

@@ -7,6 +7,7 @@ use crate::web::error::AppError;
 
 const APP_CSS: &str = include_str!("../../templates/static/app.css");
 const TABLE_CSS: &str = include_str!("../../templates/static/table.css");
+const REVIEW_CSS: &str = include_str!("../../templates/static/review.css");
 const TABLE_JS: &str = include_str!("../../templates/static/table.js");
 const CARDS_JS: &str = include_str!("../../templates/static/cards.js");
 const DUPLICATES_JS: &str = include_str!("../../templates/static/duplicates.js");
@@ -20,6 +21,7 @@ pub async fn serve(file: web::Path<String>) -> Result<HttpResponse, AppError> {
     let (body, content_type) = match file.as_str() {
         "app.css" => (APP_CSS, "text/css; charset=utf-8"),
         "table.css" => (TABLE_CSS, "text/css; charset=utf-8"),
+        "review.css" => (REVIEW_CSS, "text/css; charset=utf-8"),
         "table.js" => (TABLE_JS, "text/javascript; charset=utf-8"),
         "cards.js" => (CARDS_JS, "text/javascript; charset=utf-8"),
         "duplicates.js" => (DUPLICATES_JS, "text/javascript; charset=utf-8"),

@@ -14,6 +14,7 @@ use serde_json::json;
 use crate::db::tables::TableRulesError;
 use crate::db::{is_outage, DbError};
 use crate::password::HashError;
+use crate::recording::review::ReviewError;
 use crate::recording::RoundsError;
 use crate::web::layout::Nav;
 
@@ -66,6 +67,20 @@ pub enum AppError {
     /// A round that cannot be entered: see [`AppError::round_code`].
     #[error(transparent)]
     Round(#[from] RoundsError),
+    /// A pit manager's decision on a round refused (see [`From<ReviewError>`]).
+    #[error(transparent)]
+    Review(ReviewError),
+}
+
+impl From<ReviewError> for AppError {
+    fn from(err: ReviewError) -> Self {
+        match err {
+            ReviewError::Round(err) => AppError::Round(err),
+            ReviewError::Query(err) => AppError::Db(DbError::Query(err)),
+            ReviewError::NoRound(_) => AppError::NotFound,
+            other => AppError::Review(other),
+        }
+    }
 }
 
 impl From<TableRulesError> for AppError {
@@ -132,6 +147,13 @@ impl ResponseError for AppError {
             | AppError::Session(_)
             | AppError::Table(_)
             | AppError::Shift(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            AppError::Review(err) => match err {
+                ReviewError::NotYours(_) => StatusCode::FORBIDDEN,
+                ReviewError::Invalid { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+                ReviewError::NoRound(_) => StatusCode::NOT_FOUND,
+                ReviewError::Refused(_) | ReviewError::Round(_) => StatusCode::CONFLICT,
+                ReviewError::Query(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            },
             AppError::Round(err) => match err {
                 RoundsError::NoDraft(_) | RoundsError::NoTable(_) => StatusCode::NOT_FOUND,
                 RoundsError::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,

@@ -16,6 +16,8 @@ pub struct NavUser {
     pub can_see_pit: bool,
     /// Auditors and administrators download exports.
     pub can_export: bool,
+    /// Pit managers, administrators and auditors read the review queue.
+    pub can_review: bool,
 }
 
 /// A one-time message: something done, or something refused (shown as an error, not as the
@@ -71,6 +73,7 @@ impl Nav {
                 can_see_days: matches!(role, Role::Admin | Role::Supervisor | Role::Auditor),
                 can_see_pit: matches!(role, Role::Admin | Role::Supervisor | Role::Auditor),
                 can_export: matches!(role, Role::Auditor | Role::Admin),
+                can_review: matches!(role, Role::Admin | Role::Supervisor | Role::Auditor),
             }),
             csrf_token,
             flash,

@@ -32,6 +32,7 @@ mod pit;
 pub mod refusals;
 mod reports;
 mod respond;
+mod review;
 pub mod session;
 pub mod state;
 mod table_screen;
@@ -153,8 +154,14 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
             .service(web::resource("/tables/{code}").get(table_screen::show))
             .service(web::resource("/tables/{code}/round").post(table_screen::submit))
             .service(web::resource("/tables/{code}/round/check").post(table_screen::check))
+            .service(web::resource("/tables/{code}/rounds/{round_id}").get(review::show_round))
+            .service(web::resource("/review").get(review::queue))
+            .service(web::resource("/review/rounds/{id}/approve").post(review::approve))
+            .service(web::resource("/review/rounds/{id}/void").post(review::void))
             .service(
-                web::resource("/tables/{code}/rounds/{round_id}").get(table_screen::show_round),
+                web::resource("/review/rounds/{id}/reenter")
+                    .get(review::reenter_form)
+                    .post(review::reenter),
             )
             .service(web::resource("/audit").get(audit::page))
             .service(web::resource("/audit/verify").post(audit::start_check))

@@ -15,7 +15,7 @@ use serde_json::json;
 
 use crate::db::audit_log::Actor;
 use crate::db::ids::RoundId;
-use crate::db::rounds::rows::{self, SettledRound};
+use crate::db::rounds::rows;
 use crate::db::tables::PlayingTable;
 use crate::recording::drafts;
 use crate::recording::entry::{place_note, FieldErrors, PlaceNote};
@@ -85,6 +85,8 @@ pub struct RecentRow {
     pub round_no: i32,
     pub at: String,
     pub dealer_result: Money,
+    /// Voided: shown, marked, and left out of the house results.
+    pub voided: bool,
 }
 
 #[derive(Template)]
@@ -111,15 +113,6 @@ struct TablePage {
     house_today: String,
     shift_dealer: String,
     house_shift: String,
-}
-
-#[derive(Template)]
-#[template(path = "table_round.html")]
-struct RoundPage {
-    nav: Nav,
-    table: PlayingTable,
-    round: SettledRound,
-    settled_at: String,
 }
 
 /// "Confirm 3 seats, house +800.00?": what the dealer is asked before a round is confirmed.
@@ -207,6 +200,7 @@ fn page(nav: Nav, screen: Screen, zone: FixedOffset) -> TablePage {
                 round_no: r.round_no,
                 at: when(r.settled_at, zone),
                 dealer_result: r.dealer_result,
+                voided: side.voided.contains(&r.id),
             })
             .collect(),
         house_today: side.house.day.signed_text(),
@@ -590,48 +584,4 @@ fn place_hands(fields: &Fields, table: &PlayingTable) -> BTreeMap<&'static str, 
         .collect()
 }
 
-/// `GET /tables/{code}/rounds/{round_id}`: one settled round.
-pub async fn show_round(
-    state: web::Data<AppState>,
-    session: Session,
-    user: CurrentUser,
-    path: web::Path<(String, i64)>,
-) -> Result<HttpResponse, AppError> {
-    let result = round_page(state, session.clone(), user, path).await;
-    as_page(&session, "/", result)
-}
-
-async fn round_page(
-    state: web::Data<AppState>,
-    session: Session,
-    user: CurrentUser,
-    path: web::Path<(String, i64)>,
-) -> Result<HttpResponse, AppError> {
-    let (code, id) = path.into_inner();
-    let nav = session::nav(&session, Some(&user))?;
-    let (table, round) = state
-        .db(move |conn| {
-            let table = drafts::table(conn, &code)?;
-            let round = rows::get_round(conn, RoundId(id))?
-                .filter(|r| r.round.table_id == table.table.id)
-                .ok_or(AppError::NotFound)?;
-            may_read(
-                conn,
-                user.id,
-                user.role,
-                Belongs::ToShift(round.round.shift_id),
-            )?;
-            Ok((table, round))
-        })
-        .await?;
-    let settled_at = when(round.round.settled_at, state.config.utc_offset);
-    render(
-        StatusCode::OK,
-        &RoundPage {
-            nav,
-            table,
-            round,
-            settled_at,
-        },
-    )
 }

@@ -361,6 +361,7 @@ pub fn create_table(app: &TestApp, code: &str) -> i64 {
         min_bet: 100,
         max_bet: 10_000,
         rule_profile_id: profile.id,
+        approval_threshold: None,
     };
     tables::create_table(conn, &input, &admin).unwrap().id.0
 }

@@ -21,6 +21,7 @@ mod replays;
 mod replica;
 mod reports;
 mod round_input;
+mod review;
 mod round_shifts;
 mod rounds;
 mod sessions;

@@ -27,6 +27,7 @@ fn table_input(code: &str, profile_id: ProfileId) -> TableInput {
         min_bet: 10_000,
         max_bet: 5_000_000,
         rule_profile_id: profile_id,
+        approval_threshold: None,
     }
 }
 

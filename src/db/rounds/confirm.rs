@@ -4,7 +4,9 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{Array, BigInt, Bytea, Date, Integer, Jsonb, Nullable, Text, Timestamptz};
+use diesel::sql_types::{
+    Array, BigInt, Bool, Bytea, Date, Integer, Jsonb, Nullable, Text, Timestamptz,
+};
 use serde_json::Value;
 
 use crate::db::audit_log::{ChainHead, SealedEvent};
@@ -38,6 +40,8 @@ pub struct EntryRow {
     created_at: DateTime<Utc>,
     #[diesel(sql_type = Timestamptz)]
     updated_at: DateTime<Utc>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    approval_threshold: Option<i64>,
     #[diesel(sql_type = Nullable<BigInt>)]
     profile_version_id: Option<ProfileVersionId>,
     #[diesel(sql_type = Nullable<Jsonb>)]
@@ -116,6 +120,7 @@ impl EntryRow {
             rule_profile_id: self.rule_profile_id,
             created_at: self.created_at,
             updated_at: self.updated_at,
+            approval_threshold: self.approval_threshold,
         };
         PlayingTable::new(table, self.profile_version_id.zip(self.options.clone()))
     }
@@ -156,6 +161,8 @@ pub struct RoundWrite {
     pub min_bet: Money,
     pub max_bet: Money,
     pub rule_profile_id: ProfileId,
+    /// The table's approval threshold `round.needs_approval` was decided under.
+    pub approval_threshold: Option<i64>,
     pub token: Option<TokenToCheck>,
 }
 
@@ -199,6 +206,7 @@ pub fn write_draft_round(
         .bind::<Text, _>(write.places_json.as_str())
         .bind::<BigInt, _>(draft)
         .bind::<Integer, _>(revision)
+        .bind::<Bool, _>(round.needs_approval)
         .get_result(conn)?;
     Ok(written.n > 0)
 }
@@ -250,6 +258,8 @@ pub fn write_whole_rounds(
         .bind::<Array<Text>, _>(column(rounds, |r| {
             r.token.as_ref().map_or("", |t| t.role.as_str())
         }))
+        .bind::<Array<Bool>, _>(column(rounds, |r| r.round.needs_approval))
+        .bind::<Array<Nullable<BigInt>>, _>(column(rounds, |r| r.approval_threshold))
         .load(conn)?;
     Ok(written.into_iter().map(|w| w.id).collect())
 }

@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{Array, BigInt, Date, Integer, Text, Timestamptz};
+use diesel::sql_types::{Array, BigInt, Bool, Date, Integer, Text, Timestamptz};
 
 use crate::db::audit_log::{self, ChainHead, SealedEvent};
 use crate::db::prepared::Sql;
@@ -42,6 +42,7 @@ pub fn write_history(
         .bind::<Array<BigInt>, _>(column(rounds, |r| r.round.dealer_result.minor_units()))
         .bind::<Array<Timestamptz>, _>(column::<DateTime<Utc>>(rounds, |r| r.round.settled_at))
         .bind::<Array<Text>, _>(column(rounds, |r| r.places_json.as_str()))
+        .bind::<Array<Bool>, _>(column(rounds, |r| r.round.needs_approval))
         .execute(conn)?;
     Ok(())
 }

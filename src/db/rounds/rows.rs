@@ -34,6 +34,9 @@ pub struct RoundRow {
     #[diesel(deserialize_as = i64)]
     pub dealer_result: Money,
     pub settled_at: DateTime<Utc>,
+    /// Whether the round's largest seat result was at or above its table's approval threshold
+    /// when it was settled: it waits for a supervisor's approval.
+    pub needs_approval: bool,
 }
 
 /// One place of a settled round (RULES.md section 8), as kept in the round's row (`places`, a

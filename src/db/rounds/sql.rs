@@ -27,7 +27,7 @@ use crate::db::audit_log;
 macro_rules! round_columns {
     () => {
         "id, table_id, gaming_day, round_no, draft_key, shift_id, dealer_id, \
-         rule_profile_version_id, currency, dealer_result, settled_at, places"
+         rule_profile_version_id, currency, dealer_result, settled_at, places, needs_approval"
     };
 }
 
@@ -50,7 +50,8 @@ pub const VERSION_IN_FORCE: &str = version_in_force!();
 pub const ENTRY_READ: &str = concat!(
     "\
     SELECT t.id AS table_id, t.code, t.name, t.currency, t.min_bet, t.max_bet, \
-           t.rule_profile_id, t.created_at, t.updated_at, v.id AS profile_version_id, v.options, \
+           t.rule_profile_id, t.created_at, t.updated_at, t.approval_threshold, \
+           v.id AS profile_version_id, v.options, \
            s.id AS shift_id, s.dealer_id, s.gaming_day AS shift_day, s.signed_on_at, \
            h.last_seq, h.last_hash, \
            COALESCE((SELECT max(r.round_no) FROM rounds r \
@@ -71,7 +72,7 @@ pub const ENTRY_READ: &str = concat!(
 /// `$15` table, `$16` gaming day, `$17` round number, `$18` key, `$19` shift, `$20` dealer,
 /// `$21` profile version, `$22` currency, `$23` the dealer's result, `$24` places (serialised
 /// [`PlaceRow`](super::rows::PlaceRow)s), for the draft `$25` still at revision `$26` and unsettled, which it marks
-/// settled. The round is settled at the event's time (`$3`). Returns how many rounds it wrote:
+/// settled; `$27` whether the round waits for approval. The round is settled at the event's time (`$3`). Returns how many rounds it wrote:
 /// 0 when something moved since the read.
 ///
 /// It locks the open shift `$19` (a sign-off in progress is waited for, and then the shift has
@@ -94,7 +95,7 @@ pub const CONFIRM_WRITE: &str = concat!(
     ", go AS (SELECT 1 FROM head), settled AS ( \
         INSERT INTO rounds (",
     round_columns!(),
-    ") SELECT $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $3, $24::jsonb FROM go \
+    ") SELECT $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $3, $24::jsonb, $27 FROM go \
     ), ",
     audit_log::sealed_event_ctes!(),
     ", draft AS ( \
@@ -110,11 +111,11 @@ pub const LOCK_OPEN_SHIFT: &str = "\
         WHERE t.code = $1 AND s.signed_off_at IS NULL FOR NO KEY UPDATE OF s \
     ) locked";
 
-/// Writes whole rounds, one row per round of `$1`..`$27` (arrays of equal length, one per
+/// Writes whole rounds, one row per round of `$1`..`$29` (arrays of equal length, one per
 /// column). A round is written only if, under lock, its shift is still open (the shift is
 /// locked, so a sign-off or other change to it in progress is waited for), its table still has
-/// the currency, limits and rule profile it was validated under and the profile version in
-/// force is still the one it was settled under,
+/// the currency, limits, approval threshold and rule profile it was validated under and the
+/// profile version in force is still the one it was settled under,
 /// its key is used by no draft and no round, the caller's token (if one is to be checked) is
 /// still good and its account still has the role, and its table's audit chain is still where
 /// its event was sealed. An unmoved chain also means the round number is still the next one:
@@ -127,7 +128,9 @@ pub const LOCK_OPEN_SHIFT: &str = "\
 /// day and `$11` table (also the round's), `$12` previous hash, `$13` hash; round `$14` id,
 /// `$15` number, `$16` key, `$17` shift, `$18` dealer, `$19` profile version, `$20` currency,
 /// `$21` dealer's result, `$22` places; checks `$23` and `$24` the bet limits, `$25` the rule
-/// profile, `$26` the token's hash (null: nothing to check) and `$27` the writer's role.
+/// profile, `$26` the token's hash (null: nothing to check) and `$27` the writer's role; `$28`
+/// whether the round waits for approval, decided under `$29` the table's approval threshold
+/// (null: none), checked unchanged.
 pub const WRITE_WHOLE_ROUNDS: &str = concat!(
     "\
     WITH i AS ( \
@@ -135,17 +138,18 @@ pub const WRITE_WHOLE_ROUNDS: &str = concat!(
             $6::text[], $7::text[], $8::jsonb[], $9::text[], $10::date[], $11::int8[], \
             $12::bytea[], $13::bytea[], $14::int8[], $15::int4[], $16::text[], $17::int8[], \
             $18::int8[], $19::int8[], $20::text[], $21::int8[], $22::jsonb[], $23::int8[], \
-            $24::int8[], $25::int8[], $26::bytea[], $27::text[]) \
+            $24::int8[], $25::int8[], $26::bytea[], $27::text[], $28::bool[], $29::int8[]) \
         AS i(chain, seq, at, actor_user_id, actor_name, action, target, details, client_addr, \
              gaming_day, table_id, prev_hash, hash, round_id, round_no, draft_key, shift_id, \
              dealer_id, profile_version_id, currency, dealer_result, places, min_bet, max_bet, \
-             rule_profile_id, token_hash, writer_role) \
+             rule_profile_id, token_hash, writer_role, needs_approval, approval_threshold) \
     ), ready AS ( \
         SELECT i.* FROM i \
         JOIN dealer_shifts s ON s.id = i.shift_id AND s.signed_off_at IS NULL \
         JOIN gaming_tables t ON t.id = i.table_id AND t.currency = i.currency \
             AND t.min_bet = i.min_bet AND t.max_bet = i.max_bet \
             AND t.rule_profile_id = i.rule_profile_id \
+            AND t.approval_threshold IS NOT DISTINCT FROM i.approval_threshold \
         WHERE i.profile_version_id = ",
     version_in_force!(),
     " AND NOT EXISTS (SELECT 1 FROM round_drafts d WHERE d.draft_key = i.draft_key) \
@@ -166,7 +170,7 @@ pub const WRITE_WHOLE_ROUNDS: &str = concat!(
         INSERT INTO rounds (",
     round_columns!(),
     ") SELECT round_id, table_id, gaming_day, round_no, draft_key, shift_id, dealer_id, \
-               profile_version_id, currency, dealer_result, at, places FROM go \
+               profile_version_id, currency, dealer_result, at, places, needs_approval FROM go \
     ), event AS ( \
         INSERT INTO audit_events (",
     audit_log::audit_event_columns!(),
@@ -182,14 +186,18 @@ pub const NEXT_ROUND_IDS: &str =
 
 /// A table's house results (`$1` table): the sum of its dealer results on gaming day `$2`, and
 /// of the rounds of shift `$3`, whose gaming day is `$4` (a shift's rounds are on its own
-/// gaming day or later). Read from the unique index on (table, day, number), which carries both.
-/// The sums are PostgreSQL's exact `numeric`, passed as text: no sum of `bigint`s overflows it.
+/// gaming day or later), voided rounds left out. Read from the unique index on (table, day,
+/// number), which carries both, with an anti-join on the (few) voids of the table on those
+/// days. The sums are PostgreSQL's exact `numeric`, passed as text: no sum of `bigint`s
+/// overflows it.
 pub const HOUSE_RESULTS: &str = "\
-    SELECT COALESCE(SUM(dealer_result) FILTER (WHERE gaming_day = $2), 0)::text AS day, \
-           COALESCE(SUM(dealer_result) FILTER (WHERE shift_id = $3), 0)::text AS shift \
-    FROM rounds WHERE table_id = $1 AND gaming_day >= LEAST($2, $4)";
+    SELECT COALESCE(SUM(r.dealer_result) FILTER (WHERE r.gaming_day = $2), 0)::text AS day, \
+           COALESCE(SUM(r.dealer_result) FILTER (WHERE r.shift_id = $3), 0)::text AS shift \
+    FROM rounds r WHERE r.table_id = $1 AND r.gaming_day >= LEAST($2, $4) \
+      AND NOT EXISTS (SELECT 1 FROM round_voids v WHERE v.round_id = r.id \
+                      AND v.table_id = $1 AND v.gaming_day >= LEAST($2, $4))";
 
-/// Inserts rounds of the past, one per row of the arrays `$1` to `$12` (the columns of
+/// Inserts rounds of the past, one per row of the arrays `$1` to `$13` (the columns of
 /// `round_columns!`, in order): history written after the fact, by the same columns as every
 /// other write. Their events are appended with [`audit_log::append_sealed`] in the same
 /// transaction.
@@ -198,5 +206,5 @@ pub const INSERT_HISTORY: &str = concat!(
     round_columns!(),
     ") SELECT * FROM unnest($1::int8[], $2::int8[], $3::date[], $4::int4[], $5::text[], \
         $6::int8[], $7::int8[], $8::int8[], $9::text[], $10::int8[], $11::timestamptz[], \
-        $12::jsonb[])"
+        $12::jsonb[], $13::bool[])"
 );

@@ -1,0 +1,10 @@
+DROP INDEX audit_events_round_target_idx;
+DROP INDEX rounds_review_royalty_idx;
+DROP INDEX rounds_review_dealer_foul_idx;
+DROP INDEX rounds_review_needs_approval_idx;
+DROP INDEX rounds_review_amount_idx;
+DROP INDEX rounds_review_day_idx;
+DROP INDEX rounds_review_settled_idx;
+ALTER TABLE rounds DROP COLUMN largest_result, DROP COLUMN outcome_flags;
+DROP FUNCTION round_largest_result(JSONB);
+DROP FUNCTION round_outcome_flags(JSONB);

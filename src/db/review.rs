@@ -1,0 +1,558 @@
+//! The pit manager's records beside settled rounds: approvals, voids and re-entries (each a new
+//! row, never edited), the reads of a round's review state and audit events, and the review
+//! queue (settled rounds filtered and paged by keyset, never by offset). What may be approved
+//! or voided, and by whom, is decided above, in [`crate::recording::review`].
+
+use chrono::{DateTime, NaiveDate, Utc};
+use diesel::dsl::sql;
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Bool, Timestamptz};
+use serde::Serialize;
+
+use crate::db::audit_log::AuditEvent;
+use crate::db::ids::{RoundId, TableId, UserId};
+use crate::db::rounds::rows::RoundRow;
+use crate::db::schema::{
+    audit_events, gaming_tables, round_approvals, round_reentries, round_voids, rounds, users,
+};
+use crate::rules::money::Money;
+
+/// Why a round is voided (`round_voids.reason`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VoidReason {
+    Misdeal,
+    WrongCards,
+    WrongBet,
+    Dispute,
+    Other,
+}
+
+impl VoidReason {
+    pub const ALL: [VoidReason; 5] = [
+        VoidReason::Misdeal,
+        VoidReason::WrongCards,
+        VoidReason::WrongBet,
+        VoidReason::Dispute,
+        VoidReason::Other,
+    ];
+
+    /// The stored text.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VoidReason::Misdeal => "misdeal",
+            VoidReason::WrongCards => "wrong_cards",
+            VoidReason::WrongBet => "wrong_bet",
+            VoidReason::Dispute => "dispute",
+            VoidReason::Other => "other",
+        }
+    }
+
+    /// The reason in words.
+    pub fn words(self) -> &'static str {
+        match self {
+            VoidReason::Misdeal => "Misdeal",
+            VoidReason::WrongCards => "Wrong cards entered",
+            VoidReason::WrongBet => "Wrong bet",
+            VoidReason::Dispute => "Dispute",
+            VoidReason::Other => "Other",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<VoidReason> {
+        VoidReason::ALL.into_iter().find(|r| r.as_str() == text)
+    }
+}
+
+/// A round's approval, with the approver's name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Approval {
+    pub approved_by: UserId,
+    pub approver: String,
+    pub approved_at: DateTime<Utc>,
+}
+
+/// A round's void, with the name of who voided it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Void {
+    pub reason: VoidReason,
+    pub note: String,
+    pub voided_by: UserId,
+    pub voider: String,
+    pub voided_at: DateTime<Utc>,
+}
+
+/// Where a round stands in review: approved, voided, replaced by a re-entry, or itself the
+/// re-entry of a voided round.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReviewState {
+    pub approval: Option<Approval>,
+    pub void: Option<Void>,
+    /// The round entered again in place of this (voided) one.
+    pub replaced_by: Option<RoundId>,
+    /// The voided round this one was entered in place of.
+    pub replaces: Option<RoundId>,
+}
+
+/// The review state of round `id`.
+pub fn state(conn: &mut PgConnection, id: RoundId) -> QueryResult<ReviewState> {
+    let approval = round_approvals::table
+        .inner_join(users::table)
+        .filter(round_approvals::round_id.eq(id))
+        .select((
+            round_approvals::approved_by,
+            users::username,
+            round_approvals::approved_at,
+        ))
+        .first::<(UserId, String, DateTime<Utc>)>(conn)
+        .optional()?
+        .map(|(approved_by, approver, approved_at)| Approval {
+            approved_by,
+            approver,
+            approved_at,
+        });
+    let void = round_voids::table
+        .inner_join(users::table)
+        .filter(round_voids::round_id.eq(id))
+        .select((
+            round_voids::reason,
+            round_voids::note,
+            round_voids::voided_by,
+            users::username,
+            round_voids::voided_at,
+        ))
+        .first::<(String, String, UserId, String, DateTime<Utc>)>(conn)
+        .optional()?
+        .map(|(reason, note, voided_by, voider, voided_at)| Void {
+            // The column's CHECK allows only the known reasons.
+            reason: VoidReason::parse(&reason).unwrap_or(VoidReason::Other),
+            note,
+            voided_by,
+            voider,
+            voided_at,
+        });
+    let replaced_by = round_reentries::table
+        .filter(round_reentries::replaces_round_id.eq(id))
+        .select(round_reentries::round_id)
+        .first(conn)
+        .optional()?;
+    let replaces = round_reentries::table
+        .find(id)
+        .select(round_reentries::replaces_round_id)
+        .first(conn)
+        .optional()?;
+    Ok(ReviewState {
+        approval,
+        void,
+        replaced_by,
+        replaces,
+    })
+}
+
+/// Round `id`, locked against a concurrent approval or void of it until the transaction ends
+/// (`FOR NO KEY UPDATE`: the row itself is never changed).
+pub fn lock_round(conn: &mut PgConnection, id: RoundId) -> QueryResult<Option<RoundRow>> {
+    rounds::table
+        .find(id)
+        .select(RoundRow::as_select())
+        .for_no_key_update()
+        .first(conn)
+        .optional()
+}
+
+/// The target of a round's audit events.
+pub fn round_target(id: RoundId) -> String {
+    format!("round:{id}")
+}
+
+/// Every audit event about round `id` (settled, approved, voided, re-entered, refusals), in
+/// order.
+pub fn round_events(conn: &mut PgConnection, id: RoundId) -> QueryResult<Vec<AuditEvent>> {
+    audit_events::table
+        .filter(audit_events::target.eq(round_target(id)))
+        // Matches the partial index `audit_events_round_target_idx`.
+        .filter(audit_events::target.like("round:%"))
+        .order(audit_events::id.asc())
+        .select(AuditEvent::as_select())
+        .load(conn)
+}
+
+/// Records `by`'s approval of `round` (in the caller's transaction, with its audit event).
+pub fn insert_approval(conn: &mut PgConnection, round: &RoundRow, by: UserId) -> QueryResult<()> {
+    diesel::insert_into(round_approvals::table)
+        .values((
+            round_approvals::round_id.eq(round.id),
+            round_approvals::table_id.eq(round.table_id),
+            round_approvals::gaming_day.eq(round.gaming_day),
+            round_approvals::approved_by.eq(by),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Records `by`'s void of `round` (in the caller's transaction, with its audit event).
+pub fn insert_void(
+    conn: &mut PgConnection,
+    round: &RoundRow,
+    reason: VoidReason,
+    note: &str,
+    by: UserId,
+) -> QueryResult<()> {
+    diesel::insert_into(round_voids::table)
+        .values((
+            round_voids::round_id.eq(round.id),
+            round_voids::table_id.eq(round.table_id),
+            round_voids::gaming_day.eq(round.gaming_day),
+            round_voids::reason.eq(reason.as_str()),
+            round_voids::note.eq(note),
+            round_voids::voided_by.eq(by),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Records that `round` was entered in place of the voided round `replaces` (in the transaction
+/// that wrote `round`).
+pub fn insert_reentry(
+    conn: &mut PgConnection,
+    round: &RoundRow,
+    replaces: RoundId,
+) -> QueryResult<()> {
+    diesel::insert_into(round_reentries::table)
+        .values((
+            round_reentries::round_id.eq(round.id),
+            round_reentries::replaces_round_id.eq(replaces),
+            round_reentries::table_id.eq(round.table_id),
+            round_reentries::gaming_day.eq(round.gaming_day),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Whether round `id` is voided.
+pub fn is_voided(conn: &mut PgConnection, id: RoundId) -> QueryResult<bool> {
+    diesel::select(diesel::dsl::exists(round_voids::table.find(id))).get_result(conn)
+}
+
+/// The voided rounds among `ids`.
+pub fn voided_among(conn: &mut PgConnection, ids: &[RoundId]) -> QueryResult<Vec<RoundId>> {
+    round_voids::table
+        .filter(round_voids::round_id.eq_any(ids))
+        .select(round_voids::round_id)
+        .load(conn)
+}
+
+/// What the queue can pick rounds by: the bits of `rounds.outcome_flags`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutcomeFilter {
+    PlayerFoul,
+    DealerFoul,
+    Sweep,
+    Royalty,
+    Surrender,
+}
+
+impl OutcomeFilter {
+    pub const ALL: [OutcomeFilter; 5] = [
+        OutcomeFilter::PlayerFoul,
+        OutcomeFilter::DealerFoul,
+        OutcomeFilter::Sweep,
+        OutcomeFilter::Royalty,
+        OutcomeFilter::Surrender,
+    ];
+
+    /// Its bit in `rounds.outcome_flags` (see the migration `2026-11-25-000002_review_queue`).
+    pub fn bit(self) -> i32 {
+        match self {
+            OutcomeFilter::PlayerFoul => 1,
+            OutcomeFilter::DealerFoul => 2,
+            OutcomeFilter::Sweep => 4,
+            OutcomeFilter::Royalty => 8,
+            OutcomeFilter::Surrender => 16,
+        }
+    }
+
+    /// Its name in URLs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutcomeFilter::PlayerFoul => "player_foul",
+            OutcomeFilter::DealerFoul => "dealer_foul",
+            OutcomeFilter::Sweep => "sweep",
+            OutcomeFilter::Royalty => "royalty",
+            OutcomeFilter::Surrender => "surrender",
+        }
+    }
+
+    pub fn words(self) -> &'static str {
+        match self {
+            OutcomeFilter::PlayerFoul => "Player foul",
+            OutcomeFilter::DealerFoul => "Dealer foul",
+            OutcomeFilter::Sweep => "Sweep",
+            OutcomeFilter::Royalty => "Royalty",
+            OutcomeFilter::Surrender => "Surrender",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<OutcomeFilter> {
+        OutcomeFilter::ALL.into_iter().find(|o| o.as_str() == text)
+    }
+
+    /// The filter as SQL. Written exactly as the partial indexes' predicates are, so that the
+    /// planner uses them; the bit is a constant of ours, never input.
+    fn condition(self) -> &'static str {
+        match self {
+            OutcomeFilter::PlayerFoul => "(rounds.outcome_flags & 1) <> 0",
+            OutcomeFilter::DealerFoul => "(rounds.outcome_flags & 2) <> 0",
+            OutcomeFilter::Sweep => "(rounds.outcome_flags & 4) <> 0",
+            OutcomeFilter::Royalty => "(rounds.outcome_flags & 8) <> 0",
+            OutcomeFilter::Surrender => "(rounds.outcome_flags & 16) <> 0",
+        }
+    }
+}
+
+/// A round's approval state, for the queue's filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApprovalFilter {
+    /// Needs approval, not approved, not voided.
+    Pending,
+    Approved,
+    /// Needed none.
+    NotNeeded,
+}
+
+/// A round's void state, for the queue's filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VoidFilter {
+    Voided,
+    NotVoided,
+}
+
+/// The queue's orders: by when rounds were settled (newest or oldest first) or by largest seat
+/// result; ties by id.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum QueueOrder {
+    #[default]
+    Newest,
+    Oldest,
+    Largest,
+    Smallest,
+}
+
+/// Where a page of the queue starts: after the round with this id, settled at `at` with this
+/// largest seat result (the order says which of the two counts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueueCursor {
+    pub amount: i64,
+    pub at: DateTime<Utc>,
+    pub id: RoundId,
+}
+
+/// What the queue shows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct QueueFilter {
+    pub day: Option<NaiveDate>,
+    pub table: Option<TableId>,
+    pub dealer: Option<UserId>,
+    pub outcome: Option<OutcomeFilter>,
+    /// Largest seat result at least this (minor units).
+    pub min_amount: Option<i64>,
+    pub approval: Option<ApprovalFilter>,
+    pub void: Option<VoidFilter>,
+    pub order: QueueOrder,
+    pub after: Option<QueueCursor>,
+}
+
+/// One round in the queue.
+#[derive(Debug, Clone, PartialEq, Queryable)]
+pub struct QueueRow {
+    pub id: RoundId,
+    pub table_code: String,
+    pub gaming_day: NaiveDate,
+    pub round_no: i32,
+    pub dealer: String,
+    pub settled_at: DateTime<Utc>,
+    pub currency: String,
+    #[diesel(deserialize_as = i64)]
+    pub dealer_result: Money,
+    #[diesel(deserialize_as = i64)]
+    pub largest_result: Money,
+    pub outcome_flags: i32,
+    pub needs_approval: bool,
+    pub approved: bool,
+    pub voided: bool,
+}
+
+impl QueueRow {
+    /// Where the next page starts after this row.
+    pub fn cursor(&self) -> QueueCursor {
+        QueueCursor {
+            amount: self.largest_result.minor_units(),
+            at: self.settled_at,
+            id: self.id,
+        }
+    }
+
+    pub fn has(&self, outcome: OutcomeFilter) -> bool {
+        self.outcome_flags & outcome.bit() != 0
+    }
+}
+
+/// Up to `limit` rounds of the queue from `filter.after` on, in `filter.order`.
+pub fn queue(
+    conn: &mut PgConnection,
+    filter: &QueueFilter,
+    limit: i64,
+) -> QueryResult<Vec<QueueRow>> {
+    let mut query = rounds::table
+        .inner_join(gaming_tables::table.on(gaming_tables::id.eq(rounds::table_id)))
+        .inner_join(users::table.on(users::id.eq(rounds::dealer_id)))
+        .left_join(round_approvals::table.on(round_approvals::round_id.eq(rounds::id)))
+        .left_join(round_voids::table.on(round_voids::round_id.eq(rounds::id)))
+        .select((
+            rounds::id,
+            gaming_tables::code,
+            rounds::gaming_day,
+            rounds::round_no,
+            users::username,
+            rounds::settled_at,
+            rounds::currency,
+            rounds::dealer_result,
+            rounds::largest_result,
+            rounds::outcome_flags,
+            rounds::needs_approval,
+            round_approvals::round_id.nullable().is_not_null(),
+            round_voids::round_id.nullable().is_not_null(),
+        ))
+        .into_boxed();
+    if let Some(day) = filter.day {
+        query = query.filter(rounds::gaming_day.eq(day));
+    }
+    if let Some(table) = filter.table {
+        query = query.filter(rounds::table_id.eq(table));
+    }
+    if let Some(dealer) = filter.dealer {
+        query = query.filter(rounds::dealer_id.eq(dealer));
+    }
+    if let Some(outcome) = filter.outcome {
+        query = query.filter(sql::<Bool>(outcome.condition()));
+    }
+    if let Some(amount) = filter.min_amount {
+        query = query.filter(rounds::largest_result.ge(amount));
+    }
+    match filter.approval {
+        Some(ApprovalFilter::Pending) => {
+            query = query.filter(
+                rounds::needs_approval
+                    .eq(true)
+                    .and(round_approvals::round_id.nullable().is_null())
+                    .and(round_voids::round_id.nullable().is_null()),
+            );
+        }
+        Some(ApprovalFilter::Approved) => {
+            query = query.filter(round_approvals::round_id.nullable().is_not_null());
+        }
+        Some(ApprovalFilter::NotNeeded) => {
+            query = query.filter(rounds::needs_approval.eq(false));
+        }
+        None => {}
+    }
+    match filter.void {
+        Some(VoidFilter::Voided) => {
+            query = query.filter(round_voids::round_id.nullable().is_not_null());
+        }
+        Some(VoidFilter::NotVoided) => {
+            query = query.filter(round_voids::round_id.nullable().is_null());
+        }
+        None => {}
+    }
+    // Keyset paging: the next page starts after the last row of the one before, read from
+    // an index in the page's order (never OFFSET, which reads and drops every row before).
+    query = match (filter.order, filter.after) {
+        (QueueOrder::Newest, after) => {
+            if let Some(after) = after {
+                query = query.filter(
+                    sql::<Bool>("(rounds.settled_at, rounds.id) < (")
+                        .bind::<Timestamptz, _>(after.at)
+                        .sql(", ")
+                        .bind::<BigInt, _>(after.id.0)
+                        .sql(")"),
+                );
+            }
+            query.order((rounds::settled_at.desc(), rounds::id.desc()))
+        }
+        (QueueOrder::Oldest, after) => {
+            if let Some(after) = after {
+                query = query.filter(
+                    sql::<Bool>("(rounds.settled_at, rounds.id) > (")
+                        .bind::<Timestamptz, _>(after.at)
+                        .sql(", ")
+                        .bind::<BigInt, _>(after.id.0)
+                        .sql(")"),
+                );
+            }
+            query.order((rounds::settled_at.asc(), rounds::id.asc()))
+        }
+        (QueueOrder::Largest, after) => {
+            if let Some(after) = after {
+                query = query.filter(
+                    sql::<Bool>("(rounds.largest_result, rounds.id) < (")
+                        .bind::<BigInt, _>(after.amount)
+                        .sql(", ")
+                        .bind::<BigInt, _>(after.id.0)
+                        .sql(")"),
+                );
+            }
+            query.order((rounds::largest_result.desc(), rounds::id.desc()))
+        }
+        (QueueOrder::Smallest, after) => {
+            if let Some(after) = after {
+                query = query.filter(
+                    sql::<Bool>("(rounds.largest_result, rounds.id) > (")
+                        .bind::<BigInt, _>(after.amount)
+                        .sql(", ")
+                        .bind::<BigInt, _>(after.id.0)
+                        .sql(")"),
+                );
+            }
+            query.order((rounds::largest_result.asc(), rounds::id.asc()))
+        }
+    };
+    query.limit(limit).load(conn)
+}
+
+/// Every gaming table's id and code, by code (the queue's table filter).
+pub fn table_codes(conn: &mut PgConnection) -> QueryResult<Vec<(TableId, String)>> {
+    gaming_tables::table
+        .order(gaming_tables::code.asc())
+        .select((gaming_tables::id, gaming_tables::code))
+        .load(conn)
+}
+
+/// Every dealer's id and user name, by name (the queue's dealer filter).
+pub fn dealer_names(conn: &mut PgConnection) -> QueryResult<Vec<(UserId, String)>> {
+    users::table
+        .filter(users::role.eq("dealer"))
+        .order(users::username.asc())
+        .select((users::id, users::username))
+        .load(conn)
+}
+
+/// The ids and table codes of the settled rounds of gaming day `day`, in order (for the
+/// day's recompute check, read a page at a time from `after`).
+pub fn day_round_ids(
+    conn: &mut PgConnection,
+    day: NaiveDate,
+    after: Option<RoundId>,
+    limit: i64,
+) -> QueryResult<Vec<RoundId>> {
+    let mut query = rounds::table
+        .filter(rounds::gaming_day.eq(day))
+        .select(rounds::id)
+        .order(rounds::id.asc())
+        .limit(limit)
+        .into_boxed();
+    if let Some(after) = after {
+        query = query.filter(rounds::id.gt(after));
+    }
+    query.load(conn)
+}

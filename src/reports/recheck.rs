@@ -1,0 +1,251 @@
+//! The recompute check: a settled round settled again from its stored cards with the engine,
+//! under the rule-profile version it names, and compared with what was stored. A round whose
+//! stored results differ from the engine's was changed behind the application's back (or
+//! settled by a faulty build): the round's page shows it loudly, and `pusoy-pit review recheck
+//! --day D` runs it over a whole gaming day.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use chrono::NaiveDate;
+use diesel::PgConnection;
+use serde::de::DeserializeOwned;
+
+use crate::db::ids::{ProfileVersionId, RoundId};
+use crate::db::profiles::{self, ProfileError};
+use crate::db::review;
+use crate::db::rounds::rows::{self, place_rows, PlaceRow, SettledRound};
+use crate::rules::money::Money;
+use crate::rules::place::SeatNo;
+use crate::rules::profile::RuleProfile;
+use crate::rules::settle::settle;
+use crate::rules::wire::{PlaceIn, RoundIn, SeatIn, SettlementOut};
+
+/// The engine's settlement of a stored round, and every way it differs from what was stored
+/// (empty when they agree).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recheck {
+    /// `None` when the stored cards cannot be settled at all.
+    pub settlement: Option<SettlementOut>,
+    pub differences: Vec<String>,
+}
+
+impl Recheck {
+    pub fn agrees(&self) -> bool {
+        self.differences.is_empty()
+    }
+}
+
+fn from_text<T: DeserializeOwned>(text: &str) -> Option<T> {
+    serde_json::from_value(serde_json::Value::String(text.to_owned())).ok()
+}
+
+fn text(t: &Option<String>) -> Option<Cow<'_, str>> {
+    t.as_deref().map(Cow::Borrowed)
+}
+
+fn place_in(row: &PlaceRow) -> Result<PlaceIn<'_>, String> {
+    Ok(PlaceIn {
+        action: from_text(&row.action)
+            .ok_or_else(|| format!("{}: unknown action {:?}", row.place, row.action))?,
+        royalty: match &row.royalty {
+            Some(royalty) => Some(
+                from_text(royalty)
+                    .ok_or_else(|| format!("{}: unknown royalty {royalty:?}", row.place))?,
+            ),
+            None => None,
+        },
+        back: text(&row.back),
+        middle: text(&row.middle),
+        front: text(&row.front),
+        dealt: text(&row.dealt),
+    })
+}
+
+/// The round as the engine takes it, from its stored places.
+fn round_in<'a>(places: &'a [PlaceRow], profile: &RuleProfile) -> Result<RoundIn<'a>, String> {
+    let (dealer, seats) = places
+        .split_first()
+        .filter(|(dealer, _)| dealer.place == "dealer")
+        .ok_or("the stored places do not start with the dealer")?;
+    let mut seats_in = Vec::with_capacity(seats.len());
+    for row in seats {
+        let number = row
+            .place
+            .strip_prefix("seat")
+            .and_then(|n| n.parse::<i64>().ok())
+            .and_then(|n| SeatNo::new(n).ok())
+            .ok_or_else(|| format!("unknown place {:?}", row.place))?;
+        seats_in.push(SeatIn::new(
+            number,
+            row.bet.unwrap_or(Money(0)),
+            place_in(row)?,
+        ));
+    }
+    Ok(RoundIn {
+        rules: *profile,
+        dealer: place_in(dealer)?,
+        seats: seats_in,
+    })
+}
+
+fn describe<T: std::fmt::Debug>(value: &Option<T>) -> String {
+    match value {
+        Some(v) => format!("{v:?}"),
+        None => "none".to_owned(),
+    }
+}
+
+/// Settles `round` again under `profile` (the version it was settled under) and compares.
+pub fn recheck(round: &SettledRound, profile: &RuleProfile) -> Recheck {
+    let settled = round_in(&round.places, profile).and_then(|input| {
+        let valid = input.to_round().map_err(|err| err.to_string())?;
+        let settlement = settle(&valid).map_err(|err| err.to_string())?;
+        let out = SettlementOut::new(&valid, &settlement);
+        let again = place_rows(&RoundIn::from_round(&valid), &out);
+        Ok((out, again))
+    });
+    let (settlement, again) = match settled {
+        Ok(done) => done,
+        Err(err) => {
+            return Recheck {
+                settlement: None,
+                differences: vec![format!("the stored cards cannot be settled: {err}")],
+            }
+        }
+    };
+    let mut differences = Vec::new();
+    if settlement.dealer.result != round.round.dealer_result {
+        differences.push(format!(
+            "house result: stored {}, recomputed {}",
+            round.round.dealer_result.signed_text(),
+            settlement.dealer.result.signed_text()
+        ));
+    }
+    if again.len() != round.places.len() {
+        differences.push(format!(
+            "places: stored {}, recomputed {}",
+            round.places.len(),
+            again.len()
+        ));
+    }
+    for (stored, fresh) in round.places.iter().zip(&again) {
+        let place = &stored.place;
+        if stored.result != fresh.result {
+            differences.push(format!(
+                "{place} result: stored {}, recomputed {}",
+                stored.result.signed_text(),
+                fresh.result.signed_text()
+            ));
+        }
+        let pairs = [
+            ("fouled", describe(&stored.fouled), describe(&fresh.fouled)),
+            (
+                "outcome",
+                describe(&stored.outcome),
+                describe(&fresh.outcome),
+            ),
+            (
+                "hands won",
+                describe(&stored.hands_won),
+                describe(&fresh.hands_won),
+            ),
+            (
+                "back",
+                describe(&stored.back_name),
+                describe(&fresh.back_name),
+            ),
+            (
+                "middle",
+                describe(&stored.middle_name),
+                describe(&fresh.middle_name),
+            ),
+            (
+                "front",
+                describe(&stored.front_name),
+                describe(&fresh.front_name),
+            ),
+        ];
+        for (what, was, now) in pairs {
+            if was != now {
+                differences.push(format!("{place} {what}: stored {was}, recomputed {now}"));
+            }
+        }
+    }
+    Recheck {
+        settlement: Some(settlement),
+        differences,
+    }
+}
+
+/// Why a round or a day could not be checked.
+#[derive(Debug, thiserror::Error)]
+pub enum RecheckError {
+    #[error("database query failed")]
+    Query(#[from] diesel::result::Error),
+    #[error(transparent)]
+    Profile(#[from] ProfileError),
+    #[error("round {round} names rule profile version {version}, which does not exist")]
+    NoVersion {
+        round: RoundId,
+        version: ProfileVersionId,
+    },
+}
+
+/// One round of a day whose stored result differs from the engine's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Difference {
+    pub round: RoundId,
+    pub table_id: crate::db::ids::TableId,
+    pub round_no: i32,
+    pub differences: Vec<String>,
+}
+
+/// A gaming day's recompute check: how many rounds were checked, and those that differ.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DayRecheck {
+    pub rounds: usize,
+    pub differing: Vec<Difference>,
+}
+
+/// Rounds read per query.
+const PAGE: i64 = 500;
+
+/// Checks every settled round of gaming day `day` (voided ones too: a void does not make a
+/// changed record right).
+pub fn recheck_day(conn: &mut PgConnection, day: NaiveDate) -> Result<DayRecheck, RecheckError> {
+    let mut profiles_by_version: HashMap<ProfileVersionId, RuleProfile> = HashMap::new();
+    let mut report = DayRecheck::default();
+    let mut after = None;
+    loop {
+        let ids = review::day_round_ids(conn, day, after, PAGE)?;
+        let Some(last) = ids.last() else { break };
+        after = Some(*last);
+        for id in ids {
+            let Some(round) = rows::get_round(conn, id)? else {
+                continue;
+            };
+            let version = round.round.rule_profile_version_id;
+            let profile = match profiles_by_version.get(&version) {
+                Some(profile) => *profile,
+                None => {
+                    let found = profiles::version(conn, version)?
+                        .ok_or(RecheckError::NoVersion { round: id, version })?;
+                    profiles_by_version.insert(version, found.options);
+                    found.options
+                }
+            };
+            report.rounds += 1;
+            let checked = recheck(&round, &profile);
+            if !checked.agrees() {
+                report.differing.push(Difference {
+                    round: id,
+                    table_id: round.round.table_id,
+                    round_no: round.round.round_no,
+                    differences: checked.differences,
+                });
+            }
+        }
+    }
+    Ok(report)
+}

@@ -1,0 +1,995 @@
+//! The pit manager's review of settled rounds: the queue (`/review`, filtered and paged by
+//! keyset, its filters in the URL), a round's page (its replay: cards, hands, winners, fouls,
+//! results, who entered it, its audit events, the recompute check, its approval, void and
+//! re-entry), and the decisions taken there (approve, void, enter again). The decisions are
+//! [`crate::recording::review`]'s; the recompute check is [`crate::reports::recheck`]'s.
+
+use actix_session::Session;
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use askama::Template;
+use chrono::{FixedOffset, NaiveDate, Utc};
+use serde::Deserialize;
+
+use crate::db::audit_log::AuditEvent;
+use crate::db::ids::{RoundId, TableId, UserId};
+use crate::db::profiles;
+use crate::db::review::{
+    self, ApprovalFilter, OutcomeFilter, QueueCursor, QueueFilter, QueueOrder, QueueRow,
+    ReviewState, VoidFilter, VoidReason,
+};
+use crate::db::rounds::rows::{self, PlaceRow, SettledRound};
+use crate::db::shifts;
+use crate::db::tables::PlayingTable;
+use crate::db::users::{self, Role};
+use crate::recording::drafts;
+use crate::recording::entry::{PlaceBody, RoundBody, SeatBody};
+use crate::recording::review::{self as decide, ReviewError, Reviewer, VoidRequest};
+use crate::recording::Writer;
+use crate::reports::recheck::{self, Recheck};
+use crate::rules::card::{parse_cards, Card, Rank, Suit};
+use crate::rules::money::Money;
+use crate::rules::settle::{HandWinners, Winner};
+use crate::web::error::AppError;
+use crate::web::format::when;
+use crate::web::layout::Nav;
+use crate::web::respond::{redirect, render};
+use crate::web::session;
+use crate::web::state::AppState;
+use crate::web::user::CurrentUser;
+
+/// Rounds per page of the queue.
+const PAGE: i64 = 50;
+
+/// A card as the pages draw it: rank, suit symbol, colour and its name for screen readers.
+pub struct CardFace {
+    pub rank: &'static str,
+    pub suit: &'static str,
+    pub red: bool,
+    pub label: String,
+}
+
+fn rank_text(rank: Rank) -> &'static str {
+    const TEXTS: [&str; 13] = [
+        "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A",
+    ];
+    TEXTS[usize::from(rank.index())]
+}
+
+fn suit_symbol(suit: Suit) -> &'static str {
+    match suit {
+        Suit::Clubs => "♣",
+        Suit::Diamonds => "♦",
+        Suit::Hearts => "♥",
+        Suit::Spades => "♠",
+    }
+}
+
+impl CardFace {
+    fn of(card: Card) -> CardFace {
+        CardFace {
+            rank: rank_text(card.rank()),
+            suit: suit_symbol(card.suit()),
+            red: matches!(card.suit(), Suit::Diamonds | Suit::Hearts),
+            label: format!("{} of {}", rank_text(card.rank()), card.suit().word()),
+        }
+    }
+}
+
+/// The faces of a stored card list (none when there is none or it does not read).
+fn faces(text: &Option<String>) -> Vec<CardFace> {
+    text.as_deref()
+        .and_then(|t| parse_cards(t).ok())
+        .map(|cards| cards.into_iter().map(CardFace::of).collect())
+        .unwrap_or_default()
+}
+
+/// One of a place's three hands.
+pub struct HandView {
+    pub slot: &'static str,
+    pub cards: Vec<CardFace>,
+    pub name: String,
+    /// Who won it against the dealer (seats that played a dealer who played).
+    pub winner: String,
+}
+
+/// One place of the replay.
+pub struct PlaceView {
+    pub title: String,
+    /// The summary table's cells: bet and result without the currency, the action, the hands'
+    /// names in one line.
+    pub bet_amount: String,
+    pub action: String,
+    pub hands_line: String,
+    pub result_amount: String,
+    pub declared: String,
+    pub bet: String,
+    pub dealt: Vec<CardFace>,
+    pub hands: Vec<HandView>,
+    pub foul: String,
+    pub outcome: String,
+    pub hands_won: String,
+    pub result: String,
+}
+
+fn winner_words(winner: Winner) -> &'static str {
+    match winner {
+        Winner::Player => "player",
+        Winner::Dealer => "dealer",
+    }
+}
+
+fn words(text: &str) -> String {
+    let spaced = text.replace('_', " ");
+    let mut chars = spaced.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+fn place_view(row: &PlaceRow, winners: Option<HandWinners>, currency: &str) -> PlaceView {
+    let title = match row.place.strip_prefix("seat") {
+        Some(n) => format!("Seat {n}"),
+        None => "Dealer".to_owned(),
+    };
+    let declared = match (row.action.as_str(), &row.royalty) {
+        ("royalty", Some(royalty)) => format!("Royalty declared: {}", words(royalty)),
+        ("royalty", None) => "Royalty declared".to_owned(),
+        ("surrender", _) => "Surrendered".to_owned(),
+        _ => "Played".to_owned(),
+    };
+    let hand = |slot: &'static str,
+                cards: &Option<String>,
+                name: &Option<String>,
+                won: Option<Winner>| HandView {
+        slot,
+        cards: faces(cards),
+        name: name.clone().unwrap_or_default(),
+        winner: won
+            .map(|w| format!("won by the {}", winner_words(w)))
+            .unwrap_or_default(),
+    };
+    let hands = if row.back.is_some() {
+        vec![
+            hand("Back", &row.back, &row.back_name, winners.map(|w| w.back)),
+            hand(
+                "Middle",
+                &row.middle,
+                &row.middle_name,
+                winners.map(|w| w.middle),
+            ),
+            hand(
+                "Front",
+                &row.front,
+                &row.front_name,
+                winners.map(|w| w.front),
+            ),
+        ]
+    } else {
+        Vec::new()
+    };
+    PlaceView {
+        title,
+        bet_amount: row.bet.map(Money::major_text).unwrap_or_default(),
+        action: words(&row.action),
+        hands_line: match (&row.back_name, &row.middle_name, &row.front_name) {
+            (Some(b), Some(m), Some(f)) => format!("{b} / {m} / {f}"),
+            _ => String::new(),
+        },
+        result_amount: row.result.signed_text(),
+        declared,
+        bet: row
+            .bet
+            .map(|b| format!("{} {currency}", b.major_text()))
+            .unwrap_or_default(),
+        dealt: faces(&row.dealt),
+        hands,
+        foul: row.foul_reason.clone().unwrap_or_default(),
+        outcome: row.outcome.as_deref().map(words).unwrap_or_default(),
+        hands_won: row
+            .hands_won
+            .map(|n| format!("{n} of 3"))
+            .unwrap_or_default(),
+        result: format!("{} {currency}", row.result.signed_text()),
+    }
+}
+
+/// One audit event of the round.
+pub struct EventView {
+    pub at: String,
+    pub action: String,
+    pub actor: String,
+    pub from: String,
+    pub details: String,
+}
+
+fn event_view(event: &AuditEvent, zone: FixedOffset) -> EventView {
+    // The settled event carries the whole round, shown above; the rest carry a few fields.
+    let details = if event.action == "round.settled" {
+        format!("chain {} #{}", event.chain, event.seq)
+    } else {
+        format!("{} (chain {} #{})", event.details, event.chain, event.seq)
+    };
+    EventView {
+        at: when(event.at, zone),
+        action: event.action.clone(),
+        actor: event.actor_name.clone(),
+        from: event.client_addr.clone().unwrap_or_default(),
+        details,
+    }
+}
+
+#[derive(Template)]
+#[template(path = "round_replay.html")]
+struct RoundPage {
+    nav: Nav,
+    code: String,
+    round_id: RoundId,
+    round_no: i32,
+    gaming_day: NaiveDate,
+    currency: String,
+    settled_at: String,
+    dealer: String,
+    entered_by: String,
+    entered_from: String,
+    profile_words: String,
+    house_result: String,
+    approval: String,
+    void: String,
+    void_note: String,
+    replaced_by: Option<(String, RoundId)>,
+    replaces: Option<(String, RoundId)>,
+    recheck_agrees: bool,
+    differences: Vec<String>,
+    places: Vec<PlaceView>,
+    events: Vec<EventView>,
+    can_decide: bool,
+    can_approve: bool,
+    reasons: Vec<(&'static str, &'static str)>,
+}
+
+/// Everything the round's page reads.
+struct RoundRead {
+    table: PlayingTable,
+    round: SettledRound,
+    state: ReviewState,
+    dealer: String,
+    profile: Option<profiles::Version>,
+    events: Vec<AuditEvent>,
+    replaced_by_code: Option<(String, RoundId)>,
+    replaces_code: Option<(String, RoundId)>,
+}
+
+/// The code of the table of round `id`, with the id (for links).
+fn link_of(conn: &mut diesel::PgConnection, id: RoundId) -> Result<(String, RoundId), AppError> {
+    let round = rows::get_round(conn, id)?.ok_or(AppError::NotFound)?;
+    let code = crate::db::tables::find(conn, round.round.table_id)?
+        .map(|t| t.code)
+        .unwrap_or_default();
+    Ok((code, id))
+}
+
+fn read_round(
+    conn: &mut diesel::PgConnection,
+    code: &str,
+    id: RoundId,
+    user: &CurrentUser,
+) -> Result<RoundRead, AppError> {
+    let table = drafts::table(conn, code)?;
+    let round = rows::get_round(conn, id)?
+        .filter(|r| r.round.table_id == table.table.id)
+        .ok_or(AppError::NotFound)?;
+    // Least privilege: a dealer reads only the rounds of their own shift; pit managers,
+    // administrators and auditors read every round.
+    if user.role == Role::Dealer {
+        let current = shifts::dealer_table(conn, user.id)?.map(|(shift, _)| shift.id);
+        if current != Some(round.round.shift_id) {
+            return Err(AppError::ForbiddenBecause(
+                "Dealers may read only the rounds of their own table during their \
+                 current shift; this round belongs to another table or shift.",
+            ));
+        }
+    }
+    let state = review::state(conn, id)?;
+    let dealer = users::find(conn, round.round.dealer_id)?
+        .map(|u| u.username)
+        .unwrap_or_default();
+    let profile = profiles::version(conn, round.round.rule_profile_version_id)
+        .map_err(crate::db::tables::TableError::from)?;
+    let events = review::round_events(conn, id)?;
+    let replaced_by_code = state.replaced_by.map(|r| link_of(conn, r)).transpose()?;
+    let replaces_code = state.replaces.map(|r| link_of(conn, r)).transpose()?;
+    Ok(RoundRead {
+        table,
+        round,
+        state,
+        dealer,
+        profile,
+        events,
+        replaced_by_code,
+        replaces_code,
+    })
+}
+
+fn round_page(nav: Nav, read: RoundRead, user: &CurrentUser, zone: FixedOffset) -> RoundPage {
+    let RoundRead {
+        table,
+        round,
+        state,
+        dealer,
+        profile,
+        events,
+        replaced_by_code,
+        replaces_code,
+    } = read;
+    let checked = match &profile {
+        Some(version) => recheck::recheck(&round, &version.options),
+        None => Recheck {
+            settlement: None,
+            differences: vec![format!(
+                "the rule profile version {} the round names does not exist",
+                round.round.rule_profile_version_id
+            )],
+        },
+    };
+    let currency = round.round.currency.clone();
+    let winners_of = |place: &str| {
+        let seat: u8 = place.strip_prefix("seat")?.parse().ok()?;
+        checked
+            .settlement
+            .as_ref()?
+            .seats
+            .iter()
+            .find(|s| s.seat.number() == seat)?
+            .winners
+    };
+    let places = round
+        .places
+        .iter()
+        .map(|p| place_view(p, winners_of(&p.place), &currency))
+        .collect();
+    let settled = events.iter().find(|e| e.action == "round.settled");
+    let decider = matches!(user.role, Role::Supervisor | Role::Admin);
+    RoundPage {
+        nav,
+        code: table.table.code.clone(),
+        round_id: round.round.id,
+        round_no: round.round.round_no,
+        gaming_day: round.round.gaming_day,
+        currency: currency.clone(),
+        settled_at: when(round.round.settled_at, zone),
+        dealer,
+        entered_by: settled.map(|e| e.actor_name.clone()).unwrap_or_default(),
+        entered_from: settled
+            .and_then(|e| e.client_addr.clone())
+            .unwrap_or_default(),
+        profile_words: match &profile {
+            Some(v) => format!(
+                "version {} of rule profile {}: {}",
+                v.version,
+                v.profile_id,
+                v.options.describe()
+            ),
+            None => "unknown".to_owned(),
+        },
+        house_result: format!("{} {currency}", round.round.dealer_result.signed_text()),
+        approval: match (&state.approval, round.round.needs_approval) {
+            (Some(a), _) => format!(
+                "Approved by {} at {}",
+                a.approver,
+                when(a.approved_at, zone)
+            ),
+            (None, true) if state.void.is_some() => "Needed approval; void".to_owned(),
+            (None, true) => "Pending approval".to_owned(),
+            (None, false) => "Needs no approval".to_owned(),
+        },
+        void: state
+            .void
+            .as_ref()
+            .map(|v| {
+                format!(
+                    "VOID: {} (by {} at {})",
+                    v.reason.words(),
+                    v.voider,
+                    when(v.voided_at, zone)
+                )
+            })
+            .unwrap_or_default(),
+        void_note: state
+            .void
+            .as_ref()
+            .map(|v| v.note.clone())
+            .unwrap_or_default(),
+        replaced_by: replaced_by_code,
+        replaces: replaces_code,
+        recheck_agrees: checked.agrees(),
+        differences: checked.differences,
+        places,
+        events: events.iter().map(|e| event_view(e, zone)).collect(),
+        can_decide: decider && state.void.is_none(),
+        can_approve: decider
+            && round.round.needs_approval
+            && state.approval.is_none()
+            && state.void.is_none(),
+        reasons: VoidReason::ALL
+            .iter()
+            .map(|r| (r.as_str(), r.words()))
+            .collect(),
+    }
+}
+
+/// `GET /tables/{code}/rounds/{round_id}`: a round's replay.
+pub async fn show_round(
+    state: web::Data<AppState>,
+    session: Session,
+    user: CurrentUser,
+    path: web::Path<(String, i64)>,
+) -> Result<HttpResponse, AppError> {
+    let (code, id) = path.into_inner();
+    let nav = session::nav(&session, Some(&user))?;
+    let zone = state.config.utc_offset;
+    let reader = user.clone();
+    let read = state
+        .db(move |conn| read_round(conn, &code, RoundId(id), &reader))
+        .await?;
+    render(StatusCode::OK, &round_page(nav, read, &user, zone))
+}
+
+fn reviewer(user: &CurrentUser) -> Reviewer {
+    Reviewer {
+        user: user.id,
+        role: user.role,
+    }
+}
+
+/// The round's page after a decision.
+fn round_url(round: &crate::db::rounds::rows::RoundRow, code: &str) -> String {
+    format!("/tables/{code}/rounds/{}", round.id)
+}
+
+fn table_code(conn: &mut diesel::PgConnection, table: TableId) -> Result<String, AppError> {
+    Ok(crate::db::tables::find(conn, table)?
+        .map(|t| t.code)
+        .unwrap_or_default())
+}
+
+/// `POST /review/rounds/{id}/approve`.
+#[tracing::instrument(skip_all, fields(user = %user.username))]
+pub async fn approve(
+    state: web::Data<AppState>,
+    session: Session,
+    user: CurrentUser,
+    req: HttpRequest,
+    path: web::Path<i64>,
+) -> Result<HttpResponse, AppError> {
+    let id = RoundId(path.into_inner());
+    let actor = user.actor(&req);
+    let by = reviewer(&user);
+    let (url, no) = state
+        .db(move |conn| {
+            let round = decide::approve(conn, id, by, &actor)?;
+            Ok((
+                round_url(&round, &table_code(conn, round.table_id)?),
+                round.round_no,
+            ))
+        })
+        .await?;
+    session::set_flash(&session, &format!("Approved round {no}."))?;
+    Ok(redirect(&url))
+}
+
+#[derive(Deserialize)]
+pub struct VoidForm {
+    #[serde(default)]
+    reason: Option<String>,
+    #[serde(default)]
+    note: String,
+}
+
+/// `POST /review/rounds/{id}/void`.
+#[tracing::instrument(skip_all, fields(user = %user.username))]
+pub async fn void(
+    state: web::Data<AppState>,
+    session: Session,
+    user: CurrentUser,
+    req: HttpRequest,
+    path: web::Path<i64>,
+    form: web::Form<VoidForm>,
+) -> Result<HttpResponse, AppError> {
+    let id = RoundId(path.into_inner());
+    let actor = user.actor(&req);
+    let by = reviewer(&user);
+    let form = form.into_inner();
+    let (url, no) = state
+        .db(move |conn| {
+            let request = VoidRequest {
+                reason: form.reason.as_deref(),
+                note: &form.note,
+            };
+            let round = decide::void(conn, id, request, by, &actor)?;
+            Ok((
+                round_url(&round, &table_code(conn, round.table_id)?),
+                round.round_no,
+            ))
+        })
+        .await?;
+    session::set_flash(&session, &format!("Round {no} is now void."))?;
+    Ok(redirect(&url))
+}
+
+/// One field of the re-entry form.
+pub struct EntryField {
+    pub name: String,
+    pub label: &'static str,
+    pub value: String,
+}
+
+/// One place of the re-entry form.
+pub struct EntryPlace {
+    pub key: String,
+    pub title: String,
+    pub action: String,
+    pub is_seat: bool,
+    pub fields: Vec<EntryField>,
+}
+
+#[derive(Template)]
+#[template(path = "round_reenter.html")]
+struct ReenterPage {
+    nav: Nav,
+    code: String,
+    round_id: RoundId,
+    round_no: i32,
+    gaming_day: NaiveDate,
+    shift_dealer: String,
+    places: Vec<EntryPlace>,
+    error: String,
+}
+
+/// The form's places, filled from `body` (the voided round's, or what was sent).
+fn entry_places(body: &RoundBody) -> Vec<EntryPlace> {
+    let place = |key: String, title: String, play: Option<&PlaceBody>, bet: Option<i64>| {
+        let is_seat = key != "dealer";
+        let text = |t: Option<&Option<String>>| t.and_then(Clone::clone).unwrap_or_default();
+        let mut fields = Vec::new();
+        if is_seat {
+            fields.push(EntryField {
+                name: format!("{key}_bet"),
+                label: "Bet",
+                value: bet.map(|b| Money(b).typed_text()).unwrap_or_default(),
+            });
+        }
+        for (slot, label, value) in [
+            ("back", "Back (5)", text(play.map(|p| &p.back))),
+            ("middle", "Middle (5)", text(play.map(|p| &p.middle))),
+            ("front", "Front (3)", text(play.map(|p| &p.front))),
+            (
+                "dealt",
+                "Dealt (13, optional)",
+                text(play.map(|p| &p.dealt)),
+            ),
+        ] {
+            fields.push(EntryField {
+                name: format!("{key}_{slot}"),
+                label,
+                value,
+            });
+        }
+        let action = match play.map(|p| p.action) {
+            None => "",
+            Some(crate::rules::wire::Action::Play) => "play",
+            Some(crate::rules::wire::Action::Surrender) => "surrender",
+            Some(crate::rules::wire::Action::Royalty) => "royalty",
+        };
+        EntryPlace {
+            key,
+            title,
+            action: action.to_owned(),
+            is_seat,
+            fields,
+        }
+    };
+    let mut places: Vec<EntryPlace> = (1..=3)
+        .map(|n| {
+            let seat = body.seats.iter().find(|s| s.seat == n);
+            place(
+                format!("seat{n}"),
+                format!("Seat {n}"),
+                seat.map(|s| &s.play),
+                seat.map(|s| s.bet),
+            )
+        })
+        .collect();
+    places.push(place(
+        "dealer".to_owned(),
+        "Dealer".to_owned(),
+        Some(&body.dealer),
+        None,
+    ));
+    places
+}
+
+/// The voided round's places as a round body, to start the form from.
+fn body_of_round(round: &SettledRound) -> RoundBody {
+    let play = |p: &PlaceRow| PlaceBody {
+        action: serde_json::from_value(serde_json::Value::String(p.action.clone()))
+            .unwrap_or_default(),
+        royalty: p
+            .royalty
+            .as_ref()
+            .and_then(|r| serde_json::from_value(serde_json::Value::String(r.clone())).ok()),
+        dealt: p.dealt.clone(),
+        back: p.back.clone(),
+        middle: p.middle.clone(),
+        front: p.front.clone(),
+    };
+    let mut body = RoundBody::default();
+    for p in &round.places {
+        match p.place.strip_prefix("seat").and_then(|n| n.parse().ok()) {
+            Some(seat) => body.seats.push(SeatBody {
+                seat,
+                bet: p.bet.map(Money::minor_units).unwrap_or_default(),
+                play: play(p),
+            }),
+            None => body.dealer = play(p),
+        }
+    }
+    body
+}
+
+fn reenter_page(
+    nav: Nav,
+    voided: &SettledRound,
+    code: String,
+    shift_dealer: String,
+    body: &RoundBody,
+    error: String,
+) -> ReenterPage {
+    ReenterPage {
+        nav,
+        code,
+        round_id: voided.round.id,
+        round_no: voided.round.round_no,
+        gaming_day: voided.round.gaming_day,
+        shift_dealer,
+        places: entry_places(body),
+        error,
+    }
+}
+
+/// What the re-entry form needs: the voided round (if it may be entered again), its table's
+/// code and who is on shift there.
+fn reenter_context(
+    conn: &mut diesel::PgConnection,
+    id: RoundId,
+) -> Result<(SettledRound, String, String), AppError> {
+    decide::replaceable(conn, id)?;
+    let voided = rows::get_round(conn, id)?.ok_or(AppError::NotFound)?;
+    let code = table_code(conn, voided.round.table_id)?;
+    let shift = shifts::current_shift(conn, voided.round.table_id)?
+        .map(|s| s.dealer_name)
+        .unwrap_or_else(|| "nobody (a dealer must sign on first)".to_owned());
+    Ok((voided, code, shift))
+}
+
+/// `GET /review/rounds/{id}/reenter`: the voided round's cards and bets in a form, to correct
+/// and enter again at its table for the dealer on shift.
+pub async fn reenter_form(
+    state: web::Data<AppState>,
+    session: Session,
+    user: CurrentUser,
+    path: web::Path<i64>,
+) -> Result<HttpResponse, AppError> {
+    let id = RoundId(path.into_inner());
+    let nav = session::nav(&session, Some(&user))?;
+    let (voided, code, shift) = state.db(move |conn| reenter_context(conn, id)).await?;
+    let body = body_of_round(&voided);
+    render(
+        StatusCode::OK,
+        &reenter_page(nav, &voided, code, shift, &body, String::new()),
+    )
+}
+
+/// `POST /review/rounds/{id}/reenter`: enters the corrected round; on success, its page.
+#[tracing::instrument(skip_all, fields(user = %user.username))]
+pub async fn reenter(
+    state: web::Data<AppState>,
+    session: Session,
+    user: CurrentUser,
+    req: HttpRequest,
+    path: web::Path<i64>,
+    form: web::Form<std::collections::HashMap<String, String>>,
+) -> Result<HttpResponse, AppError> {
+    let id = RoundId(path.into_inner());
+    let actor = user.actor(&req);
+    let day = state.config.gaming_day(Utc::now());
+    let writer = Writer {
+        user: user.id,
+        role: user.role,
+    };
+    let fields = form.into_inner();
+    let nav = session::nav(&session, Some(&user))?;
+    let outcome = state
+        .db(move |conn| {
+            // The same form fields as the table screen's, read the same way.
+            let parsed = super::table_screen::body_of(&fields);
+            let refused = match &parsed {
+                Ok(body) => match decide::reenter(conn, id, body, writer, day, &actor) {
+                    Ok(settled) => {
+                        let code = table_code(conn, settled.round.table_id)?;
+                        return Ok(Ok(format!("/tables/{code}/rounds/{}", settled.round.id)));
+                    }
+                    // A round that does not validate is shown again with the reason.
+                    Err(ReviewError::Round(crate::recording::RoundsError::Invalid(errors))) => {
+                        errors.summary()
+                    }
+                    Err(other) => return Err(AppError::from(other)),
+                },
+                Err(errors) => errors.summary(),
+            };
+            let (voided, code, shift) = reenter_context(conn, id)?;
+            let body = parsed.unwrap_or_else(|_| body_of_round(&voided));
+            Ok(Err((voided, code, shift, body, refused)))
+        })
+        .await?;
+    match outcome {
+        Ok(url) => {
+            session::set_flash(
+                &session,
+                "Entered the round again in place of the void one.",
+            )?;
+            Ok(redirect(&url))
+        }
+        Err((voided, code, shift, body, error)) => render(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            &reenter_page(nav, &voided, code, shift, &body, error),
+        ),
+    }
+}
+
+/// The queue's filters as sent in the URL (every field optional; empty means any).
+#[derive(Debug, Default, Deserialize)]
+pub struct QueueParams {
+    #[serde(default)]
+    day: String,
+    #[serde(default)]
+    table: String,
+    #[serde(default)]
+    dealer: String,
+    #[serde(default)]
+    outcome: String,
+    #[serde(default)]
+    min_amount: String,
+    #[serde(default)]
+    approval: String,
+    #[serde(default)]
+    void: String,
+    #[serde(default)]
+    sort: String,
+    #[serde(default)]
+    after: String,
+}
+
+fn invalid(field: &'static str, message: String) -> AppError {
+    AppError::from(ReviewError::Invalid { field, message })
+}
+
+impl QueueParams {
+    /// The filter these parameters ask for, or which one cannot be read and why.
+    fn filter(&self) -> Result<QueueFilter, AppError> {
+        fn id<T: From<i64>>(text: &str, field: &'static str) -> Result<Option<T>, AppError> {
+            match text.trim() {
+                "" => Ok(None),
+                t => t
+                    .parse::<i64>()
+                    .map(|n| Some(T::from(n)))
+                    .map_err(|_| invalid(field, format!("{field}: {t:?} is not a choice"))),
+            }
+        }
+        let day = match self.day.trim() {
+            "" => None,
+            t => Some(NaiveDate::parse_from_str(t, "%Y-%m-%d").map_err(|_| {
+                invalid("day", format!("day: {t:?} is not a date like 2026-03-01"))
+            })?),
+        };
+        let outcome = match self.outcome.trim() {
+            "" => None,
+            t => Some(
+                OutcomeFilter::parse(t)
+                    .ok_or_else(|| invalid("outcome", format!("outcome: {t:?} is not a choice")))?,
+            ),
+        };
+        let min_amount = match self.min_amount.trim() {
+            "" => None,
+            t => Some(
+                Money::parse_major(t)
+                    .ok_or_else(|| {
+                        invalid(
+                            "min_amount",
+                            format!("amount: {t:?} is not an amount like 5000 or 5000.00"),
+                        )
+                    })?
+                    .minor_units(),
+            ),
+        };
+        let approval = match self.approval.trim() {
+            "" => None,
+            "pending" => Some(ApprovalFilter::Pending),
+            "approved" => Some(ApprovalFilter::Approved),
+            "none" => Some(ApprovalFilter::NotNeeded),
+            t => {
+                return Err(invalid(
+                    "approval",
+                    format!("approval: {t:?} is not a choice"),
+                ))
+            }
+        };
+        let void = match self.void.trim() {
+            "" => None,
+            "void" => Some(VoidFilter::Voided),
+            "not_void" => Some(VoidFilter::NotVoided),
+            t => return Err(invalid("void", format!("void: {t:?} is not a choice"))),
+        };
+        let order = match self.sort.trim() {
+            "" | "newest" => QueueOrder::Newest,
+            "oldest" => QueueOrder::Oldest,
+            "largest" => QueueOrder::Largest,
+            "smallest" => QueueOrder::Smallest,
+            t => return Err(invalid("sort", format!("sort: {t:?} is not a choice"))),
+        };
+        let after = match self.after.trim() {
+            "" => None,
+            t => {
+                let mut parts = t.split('.');
+                let mut next = || parts.next().and_then(|p| p.parse::<i64>().ok());
+                let cursor = (|| {
+                    Some(QueueCursor {
+                        amount: next()?,
+                        at: chrono::DateTime::from_timestamp_micros(next()?)?,
+                        id: RoundId(next()?),
+                    })
+                })();
+                Some(cursor.ok_or_else(|| {
+                    invalid("after", format!("after: {t:?} is not a place in the queue"))
+                })?)
+            }
+        };
+        Ok(QueueFilter {
+            day,
+            table: id::<TableId>(&self.table, "table")?,
+            dealer: id::<UserId>(&self.dealer, "dealer")?,
+            outcome,
+            min_amount,
+            approval,
+            void,
+            order,
+            after,
+        })
+    }
+
+    /// The URL of the page after `cursor`, with the same filters.
+    fn next_url(&self, cursor: QueueCursor) -> String {
+        let pairs = [
+            ("day", self.day.trim()),
+            ("table", self.table.trim()),
+            ("dealer", self.dealer.trim()),
+            ("outcome", self.outcome.trim()),
+            ("min_amount", self.min_amount.trim()),
+            ("approval", self.approval.trim()),
+            ("void", self.void.trim()),
+            ("sort", self.sort.trim()),
+        ];
+        let mut query: Vec<(&str, String)> = pairs
+            .iter()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(k, v)| (*k, (*v).to_owned()))
+            .collect();
+        query.push((
+            "after",
+            format!(
+                "{}.{}.{}",
+                cursor.amount,
+                cursor.at.timestamp_micros(),
+                cursor.id
+            ),
+        ));
+        let encoded = serde_urlencoded::to_string(&query).unwrap_or_default();
+        format!("/review?{encoded}")
+    }
+}
+
+/// One round in the queue, as shown.
+pub struct QueueLine {
+    pub url: String,
+    pub label: String,
+    pub gaming_day: NaiveDate,
+    pub settled_at: String,
+    pub dealer: String,
+    pub house_result: String,
+    pub largest: String,
+    pub outcomes: Vec<&'static str>,
+    pub approval: &'static str,
+    pub voided: bool,
+}
+
+fn queue_line(row: &QueueRow, zone: FixedOffset) -> QueueLine {
+    QueueLine {
+        url: format!("/tables/{}/rounds/{}", row.table_code, row.id),
+        label: format!("{} #{}", row.table_code, row.round_no),
+        gaming_day: row.gaming_day,
+        settled_at: when(row.settled_at, zone),
+        dealer: row.dealer.clone(),
+        house_result: format!("{} {}", row.dealer_result.signed_text(), row.currency),
+        largest: format!("{} {}", row.largest_result.major_text(), row.currency),
+        outcomes: OutcomeFilter::ALL
+            .iter()
+            .filter(|o| row.has(**o))
+            .map(|o| o.words())
+            .collect(),
+        approval: match (row.needs_approval, row.approved, row.voided) {
+            (_, true, _) => "Approved",
+            (true, false, false) => "Pending",
+            (true, false, true) => "Not needed (void)",
+            (false, _, _) => "Not needed",
+        },
+        voided: row.voided,
+    }
+}
+
+#[derive(Template)]
+#[template(path = "review.html")]
+struct QueuePage {
+    nav: Nav,
+    params: QueueParams,
+    tables: Vec<(TableId, String)>,
+    dealers: Vec<(UserId, String)>,
+    outcomes: Vec<(&'static str, &'static str)>,
+    lines: Vec<QueueLine>,
+    next_url: Option<String>,
+    paged: bool,
+}
+
+/// `GET /review`: the review queue.
+pub async fn queue(
+    state: web::Data<AppState>,
+    session: Session,
+    user: CurrentUser,
+    params: web::Query<QueueParams>,
+) -> Result<HttpResponse, AppError> {
+    let params = params.into_inner();
+    let filter = params.filter()?;
+    let nav = session::nav(&session, Some(&user))?;
+    let zone = state.config.utc_offset;
+    let (rows, tables, dealers) = state
+        .db(move |conn| {
+            let rows = review::queue(conn, &filter, PAGE + 1)?;
+            Ok((
+                rows,
+                review::table_codes(conn)?,
+                review::dealer_names(conn)?,
+            ))
+        })
+        .await?;
+    let more = rows.len() > PAGE as usize;
+    let shown = &rows[..rows.len().min(PAGE as usize)];
+    let next_url = if more {
+        shown.last().map(|r| params.next_url(r.cursor()))
+    } else {
+        None
+    };
+    let page = QueuePage {
+        nav,
+        lines: shown.iter().map(|r| queue_line(r, zone)).collect(),
+        paged: !params.after.trim().is_empty(),
+        params,
+        tables,
+        dealers,
+        outcomes: OutcomeFilter::ALL
+            .iter()
+            .map(|o| (o.as_str(), o.words()))
+            .collect(),
+        next_url,
+    };
+    render(StatusCode::OK, &page)
+}
