@@ -55,6 +55,10 @@ pub struct Config {
     /// Where each day seal is copied outside the database (`PUSOY_SEAL_FILE`, default
     /// `day-seals.jsonl` in `data_dir`, beside the private cluster's `pg` directory, not in it).
     pub seal_file: PathBuf,
+    /// Apply pending migrations at start (`PUSOY_MIGRATE`, default `true`). `false` for an app
+    /// that runs as a role without DDL rights (`scripts/app-role.sql`): it then only checks that
+    /// none is pending.
+    pub migrate_at_start: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -179,6 +183,7 @@ impl Config {
             database_url: get("DATABASE_URL"),
             data_dir,
             seal_file,
+            migrate_at_start: parse_or(&get, "PUSOY_MIGRATE", true)?,
             session_key,
             session_key_generated,
             secure_cookies,
