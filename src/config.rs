@@ -61,6 +61,10 @@ pub struct Config {
     /// The pit board flags a table with a dealer on and no round, or a round open, for this
     /// long (`PUSOY_PIT_QUIET_MINUTES`, default 10).
     pub pit_quiet_after: TimeDelta,
+    /// Apply pending migrations at start (`PUSOY_MIGRATE`, default `true`). `false` for an app
+    /// that runs as a role without DDL rights (`scripts/app-role.sql`): it then only checks that
+    /// none is pending.
+    pub migrate_at_start: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -186,6 +190,7 @@ impl Config {
             read_database_url: get("PUSOY_READ_DATABASE_URL"),
             data_dir,
             seal_file,
+            migrate_at_start: parse_or(&get, "PUSOY_MIGRATE", true)?,
             session_key,
             session_key_generated,
             secure_cookies,

@@ -26,9 +26,21 @@ pub fn connect(config: &Config) -> anyhow::Result<db::PgPool> {
     let url = database_url(config)?;
     let pool = db::pool(&url, config.db_pool_size).context("connecting to the database")?;
     let mut conn = pool.get()?;
-    let done = db::migrate(&mut conn).map_err(|e| anyhow::anyhow!(e))?;
-    if !done.is_empty() {
-        tracing::info!(migrations = ?done, "database migrated");
+    if config.migrate_at_start {
+        let done = db::migrate(&mut conn).map_err(|e| anyhow::anyhow!(e))?;
+        if !done.is_empty() {
+            tracing::info!(migrations = ?done, "database migrated");
+        }
+    } else {
+        let pending =
+            db::pending_migrations(&mut conn).context("reading the applied migrations")?;
+        if !pending.is_empty() {
+            bail!(
+                "PUSOY_MIGRATE=false and {} migration(s) are not applied ({}): run `pusoy-pit migrate` with the database owner's DATABASE_URL first",
+                pending.len(),
+                pending.join(", ")
+            );
+        }
     }
     let off = embedded::not_durable(&mut conn)?;
     if !off.is_empty() {

@@ -87,6 +87,30 @@ pub fn pool(database_url: &str, max_size: u32) -> Result<PgPool, diesel::r2d2::P
         .build(ConnectionManager::<PgConnection>::new(database_url))
 }
 
+/// The embedded migrations not applied to the database, read without creating or changing
+/// anything (for a role that may not: `PUSOY_MIGRATE=false`).
+pub fn pending_migrations(conn: &mut PgConnection) -> Result<Vec<String>, DbError> {
+    use diesel::migration::MigrationSource;
+    use diesel::RunQueryDsl;
+
+    #[derive(diesel::QueryableByName)]
+    struct Applied {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        version: String,
+    }
+    let applied: Vec<Applied> =
+        diesel::sql_query("SELECT version FROM __diesel_schema_migrations").load(conn)?;
+    let applied: std::collections::BTreeSet<String> =
+        applied.into_iter().map(|a| a.version).collect();
+    let embedded = MigrationSource::<diesel::pg::Pg>::migrations(&MIGRATIONS)
+        .map_err(|e| DbError::Query(diesel::result::Error::QueryBuilderError(e)))?;
+    Ok(embedded
+        .iter()
+        .filter(|m| !applied.contains(&m.name().version().to_string()))
+        .map(|m| m.name().to_string())
+        .collect())
+}
+
 /// Runs the migrations not yet applied; returns their names.
 pub fn migrate(
     conn: &mut PgConnection,

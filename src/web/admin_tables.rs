@@ -332,6 +332,7 @@ pub async fn update(
                     min_bet: form.min_bet.clone(),
                     max_bet: form.max_bet.clone(),
                     rule_profile_id: form.rule_profile_id.trim().parse().unwrap_or(0),
+                    approval_threshold: form.approval_threshold.clone(),
                 },
                 error: format!("Not saved: {}", problems.join(" ")),
             };

@@ -15,13 +15,11 @@ use serde_json::json;
 
 use crate::db::audit_log::Actor;
 use crate::db::ids::RoundId;
-use crate::db::rounds::rows;
 use crate::db::tables::PlayingTable;
-use crate::recording::drafts;
 use crate::recording::entry::{place_note, FieldErrors, PlaceNote};
 use crate::recording::form::{self, Fields};
 use crate::recording::screen::{self, Screen, Stored};
-use crate::recording::{may_read, Belongs, RoundsError, Writer};
+use crate::recording::{RoundsError, Writer};
 use crate::rules::money::Money;
 use crate::rules::settle::{Outcome, Winner};
 use crate::rules::wire::SettlementOut;
@@ -582,6 +580,4 @@ fn place_hands(fields: &Fields, table: &PlayingTable) -> BTreeMap<&'static str, 
             Some((place, note))
         })
         .collect()
-}
-
 }

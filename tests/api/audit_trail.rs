@@ -769,3 +769,72 @@ fn the_seal_file_lives_outside_the_private_cluster() {
     assert_eq!(config.seal_file, Path::new("var").join("day-seals.jsonl"));
     assert!(!config.seal_file.starts_with(config.data_dir.join("pg")));
 }
+
+#[tokio::test]
+async fn the_production_role_may_only_append_to_and_read_the_trail() {
+    let app = spawn_app().await;
+    let supervisor = app.create_user("sup", Role::Supervisor, PASSWORD);
+    let role = format!("pusoy_app_test_{}", std::process::id());
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/app-role.sql");
+    let owner_url = app.db_url.split('?').next().unwrap().to_owned()
+        + "?"
+        + app.db_url.split_once('?').map_or("", |(_, q)| q);
+    let ran = std::process::Command::new("psql")
+        .arg(&owner_url)
+        .args(["-q", "-v", "ON_ERROR_STOP=1", "-v"])
+        .arg(format!("app_role={role}"))
+        .args(["-v", "app_password=app-role-pw", "-f"])
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    // The same database, as the app's role.
+    let (scheme_user, rest) = owner_url.split_once('@').unwrap();
+    let scheme = &scheme_user[..scheme_user.find("://").unwrap() + 3];
+    let role_url = format!("{scheme}{role}:app-role-pw@{rest}");
+    let mut conn = PgConnection::establish(&role_url).unwrap();
+
+    assert!(pusoy_pit::db::pending_migrations(&mut conn)
+        .unwrap()
+        .is_empty());
+    append_events(&app, "t:role", 1);
+    audit_log::append(
+        &mut conn,
+        &NewAuditEvent::system(&Actor::system("app"), "test.event", "by the app's role"),
+    )
+    .unwrap();
+    for sql in [
+        "UPDATE audit_events SET target = 'x'",
+        "DELETE FROM audit_events",
+        "TRUNCATE audit_events",
+        "ALTER TABLE audit_events DISABLE TRIGGER audit_events_no_update_or_delete",
+    ] {
+        let err = diesel::sql_query(sql)
+            .execute(&mut conn)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("permission denied") || err.contains("must be owner"),
+            "{sql}: {err}"
+        );
+    }
+    // What the app does still works under the role: closing a day takes its locks.
+    let today = app.config.gaming_day(Utc::now());
+    let actor = Actor::user(supervisor.id, "sup", None);
+    days::close_day(&mut conn, today, today, &actor, |_| Ok(())).unwrap();
+    drop(conn);
+    assert!(verify_all(&app)
+        .seal_problems
+        .iter()
+        .all(|p| p.what.contains("seal file")));
+    diesel::sql_query(format!("DROP OWNED BY {role}"))
+        .execute(&mut app.conn())
+        .unwrap();
+    diesel::sql_query(format!("DROP ROLE {role}"))
+        .execute(&mut app.conn())
+        .unwrap();
+}

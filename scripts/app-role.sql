@@ -1,0 +1,26 @@
+-- The database role the app runs as in production: it reads and writes what the app needs, but
+-- may only INSERT and SELECT on audit_events, so even a compromised app cannot rewrite history
+-- (the append-only triggers remain for every other role, the owner included).
+--
+-- Run by the database owner after every migration (it is idempotent):
+--   psql "$OWNER_URL" -v ON_ERROR_STOP=1 -v app_role=pusoy_app -v app_password="$APP_PASSWORD" \
+--        -f scripts/app-role.sql
+-- then run the app with DATABASE_URL=postgres://pusoy_app:$APP_PASSWORD@host/db and
+-- PUSOY_MIGRATE=false (migrations need the owner: `pusoy-pit migrate` with the owner's URL).
+
+SELECT format('CREATE ROLE %I LOGIN PASSWORD %L', :'app_role', :'app_password')
+WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = :'app_role') \gexec
+SELECT format('ALTER ROLE %I LOGIN PASSWORD %L', :'app_role', :'app_password') \gexec
+
+SELECT format('GRANT CONNECT ON DATABASE %I TO %I', current_database(), :'app_role') \gexec
+GRANT USAGE ON SCHEMA public TO :"app_role";
+-- Every table: what the app does with it. Updates and deletes of settled records are refused by
+-- their triggers; chain heads only move forward (trigger).
+GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO :"app_role";
+GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO :"app_role";
+-- The audit trail: append and read, nothing else.
+REVOKE ALL ON audit_events FROM :"app_role";
+GRANT SELECT, INSERT ON audit_events TO :"app_role";
+-- The migrations' bookkeeping: the app reads which are applied, never changes them.
+REVOKE ALL ON __diesel_schema_migrations FROM :"app_role";
+GRANT SELECT ON __diesel_schema_migrations TO :"app_role";
