@@ -52,6 +52,14 @@ const MATRIX: &[Case] = &[
     case("GET", "/admin/tables", &[], [303, 403, 200, 200, 200]),
     case("GET", "/admin/profiles", &[], [303, 403, 200, 200, 200]),
     case("GET", "/admin/tokens", &[], [303, 403, 200, 200, 200]),
+    case("GET", "/audit/exports", &[], [303, 403, 403, 200, 200]),
+    // Without a query the form comes back naming each missing field.
+    case(
+        "GET",
+        "/audit/exports/download",
+        &[],
+        [303, 403, 403, 400, 400],
+    ),
     case(
         "POST",
         "/admin/tokens",

@@ -158,6 +158,29 @@ fn caught_up(standby: &mut PgConnection, primary: &mut PgConnection) {
     }
 }
 
+/// Waits until the standby's replay is paused (not just asked to pause).
+fn paused(standby: &mut PgConnection) {
+    #[derive(QueryableByName)]
+    struct State {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        state: String,
+    }
+    let started = Instant::now();
+    loop {
+        let State { state } = diesel::sql_query("SELECT pg_get_wal_replay_pause_state() AS state")
+            .get_result(standby)
+            .unwrap();
+        if state == "paused" {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the standby did not pause"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 async fn record(app: &TestApp, key: &str) {
     let (status, body) = call(
         app,
@@ -237,7 +260,11 @@ async fn an_export_from_a_streaming_replica_states_its_replay_position_and_refus
     diesel::sql_query("SELECT pg_wal_replay_pause()")
         .execute(&mut replica)
         .unwrap();
+    // A pause takes effect before the next record is replayed: the first round may still be
+    // replayed, the one after the pause is in force is not.
     record(&app, "replica-2").await;
+    paused(&mut replica);
+    record(&app, "replica-3").await;
     match export::replay_check(&mut replica, Some(&mut primary), &query, Duration::ZERO) {
         Err(ExportError::NotReplayed(message)) => {
             assert!(message.contains("not yet replayed"), "{message}");
