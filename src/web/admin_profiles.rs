@@ -5,7 +5,7 @@ use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
-use chrono::{DateTime, FixedOffset, NaiveDateTime, Utc};
+use chrono::{DateTime, FixedOffset, Utc};
 use serde::Deserialize;
 
 use crate::db::ids::ProfileId;
@@ -14,6 +14,7 @@ use crate::db::tables::TableError;
 use crate::db::users::Role;
 use crate::rules::profile::{BothFouled, RuleProfile, SuitOrder, TieRule, Wheel};
 use crate::web::error::AppError;
+use crate::web::format::typed_local_time;
 use crate::web::layout::Nav;
 use crate::web::respond::{redirect, render};
 use crate::web::session;
@@ -275,16 +276,9 @@ fn applies_from(
         return Ok(None);
     }
     let typed = form.applies_at.trim();
-    let local = NaiveDateTime::parse_from_str(typed, "%Y-%m-%dT%H:%M")
-        .or_else(|_| NaiveDateTime::parse_from_str(typed, "%Y-%m-%d %H:%M"))
-        .map_err(|_| {
-            format!("Applies from: enter a date and time such as 2026-03-01 18:00 (UTC{zone}).")
-        })?;
-    let at = local
-        .and_local_timezone(zone)
-        .single()
-        .map(|t| t.with_timezone(&Utc))
-        .ok_or_else(|| format!("Applies from: {typed} is not a time in UTC{zone}."))?;
+    let at = typed_local_time(typed, zone).ok_or_else(|| {
+        format!("Applies from: enter a date and time such as 2026-03-01 18:00 (UTC{zone}).")
+    })?;
     // A minute's grace for the time it took to send the form.
     if at < now - chrono::Duration::minutes(1) {
         return Err(format!(

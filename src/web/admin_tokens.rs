@@ -10,14 +10,14 @@ use actix_web::http::header::{CacheControl, CacheDirective, CACHE_CONTROL};
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
-use chrono::{DateTime, FixedOffset, NaiveDateTime, Utc};
+use chrono::{DateTime, FixedOffset, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::db::api_tokens::{self, IssueError, Revoked, TokenRow};
 use crate::db::ids::{TokenId, UserId};
 use crate::db::users::{self, Role};
 use crate::web::error::AppError;
-use crate::web::format::{capitalised, when};
+use crate::web::format::{capitalised, typed_local_time, when};
 use crate::web::layout::Nav;
 use crate::web::respond::{redirect, render};
 use crate::web::session;
@@ -198,11 +198,8 @@ fn expiry(typed: &str, zone: FixedOffset) -> Result<Option<DateTime<Utc>>, Strin
     if typed.is_empty() {
         return Ok(None);
     }
-    NaiveDateTime::parse_from_str(typed, "%Y-%m-%dT%H:%M")
-        .or_else(|_| NaiveDateTime::parse_from_str(typed, "%Y-%m-%d %H:%M"))
-        .ok()
-        .and_then(|local| local.and_local_timezone(zone).single())
-        .map(|at| Some(at.with_timezone(&Utc)))
+    typed_local_time(typed, zone)
+        .map(Some)
         .ok_or_else(|| {
             format!("Enter the expiry as a date and time such as 2026-12-31 18:00 (UTC{zone}), or leave it empty.")
         })

@@ -1,6 +1,6 @@
 //! How pages write times and messages.
 
-use chrono::{DateTime, FixedOffset, Utc};
+use chrono::{DateTime, FixedOffset, NaiveDateTime, Utc};
 
 use crate::rules::money::Money;
 
@@ -22,6 +22,18 @@ pub fn money(amount: Money, currency: &str) -> String {
 /// `PHP +800.00`, `PHP -1,250.00`, `PHP 0.00`.
 pub fn result(amount: Money, currency: &str) -> String {
     format!("{currency} {}", amount.signed_text())
+}
+
+/// A time typed in the casino's local time `zone` as a `datetime-local` field sends it
+/// (`2026-03-01T18:00`, or with a space), in UTC; `None` if it is not such a time.
+pub fn typed_local_time(typed: &str, zone: FixedOffset) -> Option<DateTime<Utc>> {
+    let typed = typed.trim();
+    NaiveDateTime::parse_from_str(typed, "%Y-%m-%dT%H:%M")
+        .or_else(|_| NaiveDateTime::parse_from_str(typed, "%Y-%m-%d %H:%M"))
+        .ok()?
+        .and_local_timezone(zone)
+        .single()
+        .map(|at| at.with_timezone(&Utc))
 }
 
 /// A message as a sentence: its first letter capitalised and a full stop at the end (once).
@@ -57,6 +69,18 @@ mod tests {
         assert_eq!(result(Money(80_000), "PHP"), "PHP +800.00");
         assert_eq!(result(Money(-125_000), "USD"), "USD -1,250.00");
         assert_eq!(result(Money(0), "PHP"), "PHP 0.00");
+    }
+
+    #[test]
+    fn a_typed_local_time_is_read_in_the_casinos_zone() {
+        let manila = FixedOffset::east_opt(8 * 3600).unwrap_or(Utc.fix());
+        let at = typed_local_time("2026-03-01T18:15", manila).map(|t| t.to_rfc3339());
+        assert_eq!(at.as_deref(), Some("2026-03-01T10:15:00+00:00"));
+        assert_eq!(
+            typed_local_time(" 2026-03-01 18:15 ", manila),
+            typed_local_time("2026-03-01T18:15", manila)
+        );
+        assert_eq!(typed_local_time("31/12/2099", manila), None);
     }
 
     #[test]

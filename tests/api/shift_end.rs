@@ -3,7 +3,15 @@
 use pusoy_pit::db::users::Role;
 use reqwest::{Method, StatusCode};
 
-use crate::helpers::{call, create_table, open, spawn_app, the_round, PASSWORD};
+use crate::helpers::{call, create_table, open, spawn_app, the_round, TestApp, PASSWORD};
+
+/// A whole round at `code`, recorded with this browser's session; the round as answered.
+async fn record_one(app: &TestApp, code: &str) -> serde_json::Value {
+    let path = format!("/api/v1/tables/{code}/rounds/cage-0000-0001");
+    let (status, round) = call(app, Method::PUT, &path, Some(the_round())).await;
+    assert_eq!(status, StatusCode::CREATED, "{round}");
+    round
+}
 
 #[tokio::test]
 async fn signing_off_first_shows_the_shift_and_warns_of_an_unfinished_round() {
@@ -11,14 +19,7 @@ async fn signing_off_first_shows_the_shift_and_warns_of_an_unfinished_round() {
     create_table(&app, "PUSOY-1");
     app.signed_in_as(Role::Dealer).await;
     app.sign_on_at("PUSOY-1").await;
-    let (status, round) = call(
-        &app,
-        Method::PUT,
-        "/api/v1/tables/PUSOY-1/rounds/cage-0000-0001",
-        Some(the_round()),
-    )
-    .await;
-    assert_eq!(status, StatusCode::CREATED, "{round}");
+    record_one(&app, "PUSOY-1").await;
 
     let tables = app.get("/tables").await.text().await.unwrap();
     assert!(tables.contains(r#"href="/tables/PUSOY-1/sign-off">Sign off…</a>"#));
@@ -58,14 +59,7 @@ async fn a_page_a_handler_refuses_writes_an_authz_denied_event() {
     create_table(&app, "T-MINE");
     app.signed_in_as(Role::Dealer).await;
     app.sign_on_at("T-MINE").await;
-    let (status, round) = call(
-        &app,
-        Method::PUT,
-        "/api/v1/tables/T-MINE/rounds/cage-0000-0001",
-        Some(the_round()),
-    )
-    .await;
-    assert_eq!(status, StatusCode::CREATED, "{round}");
+    let round = record_one(&app, "T-MINE").await;
     let path = format!("/tables/T-MINE/rounds/{}", round["id"]);
 
     let other = app.another_browser();
