@@ -713,8 +713,13 @@ pub async fn reenter(
     let outcome = state
         .db(move |conn| {
             // The same form fields as the table screen's, read the same way.
-            let (body, errors) = crate::recording::form::read(&crate::recording::form::typed(&fields));
-            let parsed = if errors.is_empty() { Ok(body) } else { Err(errors) };
+            let (body, errors) =
+                crate::recording::form::read(&crate::recording::form::typed(&fields));
+            let parsed = if errors.is_empty() {
+                Ok(body)
+            } else {
+                Err(errors)
+            };
             let refused = match &parsed {
                 Ok(body) => match decide::reenter(conn, id, body, writer, day, &actor) {
                     Ok(settled) => {

@@ -483,7 +483,7 @@ async fn submit_form(
     let actor = user.actor(&req);
     let day = state.config.gaming_day(Utc::now());
     let submitted = form.into_inner();
-    let expected = screen::revision(submitted.get("revision").map(String::as_str))?;
+    let expected = revision(submitted.get("revision").map(String::as_str))?;
     let nav = session::nav(&session, Some(&user))?;
     if submitted.get("step").map(String::as_str) == Some("confirm") {
         let key = submitted.get("draft_key").cloned().unwrap_or_default();
@@ -525,7 +525,7 @@ pub async fn check(
     let actor = user.actor(&req);
     let day = state.config.gaming_day(Utc::now());
     let submitted = form.into_inner();
-    let expected = screen::revision(submitted.get("revision").map(String::as_str))?;
+    let expected = revision(submitted.get("revision").map(String::as_str))?;
     let typed = form::typed(&submitted);
     let stored = state
         .db(move |conn| {
@@ -580,4 +580,14 @@ fn place_hands(fields: &Fields, table: &PlayingTable) -> BTreeMap<&'static str, 
             Some((place, note))
         })
         .collect()
+}
+
+/// The form's `revision`: none, or the whole number the page was given. Anything else is
+/// refused with a 400, not taken for none (which would skip the check for a round changed
+/// elsewhere).
+fn revision(text: Option<&str>) -> Result<Option<i32>, AppError> {
+    screen::revision(text).map_err(|_| AppError::BadField {
+        field: "revision",
+        problem: "must be the revision the page was given (a whole number); reload the page",
+    })
 }
