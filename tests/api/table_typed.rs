@@ -171,10 +171,11 @@ async fn a_reload_of_a_round_ready_to_confirm_offers_confirm_and_the_form_refuse
             &[("step", "confirm"), ("draft_key", key), ("revision", "abc")],
         )
         .await;
-    assert_eq!(res.status(), StatusCode::SEE_OTHER);
-    let html = page(&app, "T-READY").await;
+    // A clear 400 naming the field, as for every unreadable form field.
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    let html = res.text().await.unwrap();
     assert!(
-        html.contains("the revision `abc` is not a number"),
+        html.contains("The field revision must be"),
         "the refusal is shown"
     );
     assert_eq!(count(&app, "SELECT count(*) AS n FROM rounds"), 0);
