@@ -75,7 +75,7 @@ async function layoutProblems(page, width) {
     }
     const bar = document.querySelector('header.topbar');
     if (bar && width >= 1194) {
-      const tops = [...bar.querySelectorAll('.brand, nav > a, nav > .who, nav > form')]
+      const tops = [...bar.querySelectorAll('.brand, nav > a, nav > details')]
         .map((e) => Math.round(e.getBoundingClientRect().top + e.getBoundingClientRect().height / 2));
       if (tops.length && Math.max(...tops) - Math.min(...tops) > 12) {
         problems.push(`the staff header takes more than one line (${bar.getBoundingClientRect().height}px high)`);
