@@ -14,7 +14,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::db::ids::{TableId, UserId};
-use crate::db::prepared::Sql;
+use crate::db::prepared::{column, Sql};
 use crate::db::schema::{audit_chain_heads, audit_events};
 
 /// The chain for sign-in, session and staff-account events.
@@ -397,19 +397,16 @@ pub fn append_sealed(
         }
         before = event.head_after();
     }
-    fn column<'e, T>(events: &'e [SealedEvent], of: impl Fn(&'e SealedEvent) -> T) -> Vec<T> {
-        events.iter().map(of).collect()
-    }
     use diesel::sql_types::Array;
     Sql::new(INSERT_SEALED)
         .bind::<Array<Text>, _>(column(events, |e| e.chain.as_str()))
         .bind::<Array<BigInt>, _>(column(events, |e| e.seq))
-        .bind::<Array<Timestamptz>, _>(column::<DateTime<Utc>>(events, |e| e.at))
+        .bind::<Array<Timestamptz>, _>(column::<_, DateTime<Utc>>(events, |e| e.at))
         .bind::<Array<Nullable<BigInt>>, _>(column(events, |e| e.actor_user_id))
         .bind::<Array<Text>, _>(column(events, |e| e.actor_name.as_str()))
         .bind::<Array<Text>, _>(column(events, |e| e.action.as_str()))
         .bind::<Array<Text>, _>(column(events, |e| e.target.as_str()))
-        .bind::<Array<Jsonb>, _>(column::<&Value>(events, |e| &e.details))
+        .bind::<Array<Jsonb>, _>(column::<_, &Value>(events, |e| &e.details))
         .bind::<Array<Nullable<Text>>, _>(column(events, |e| e.client_addr.as_deref()))
         .bind::<Array<Nullable<Date>>, _>(column(events, |e| e.gaming_day))
         .bind::<Array<Nullable<BigInt>>, _>(column(events, |e| e.table_id))

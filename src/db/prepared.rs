@@ -43,6 +43,11 @@ impl<'a> Sql<'a> {
     }
 }
 
+/// One column of an `unnest` bind: `of` applied to each row, in order.
+pub fn column<'r, R, T>(rows: &'r [R], of: impl Fn(&'r R) -> T) -> Vec<T> {
+    rows.iter().map(of).collect()
+}
+
 struct Bind<ST, U> {
     value: U,
     sql_type: PhantomData<fn() -> ST>,

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::db::audit_log::{ChainHead, SealedEvent};
 use crate::db::ids::{DraftId, ProfileId, ProfileVersionId, RoundId, ShiftId, TableId, UserId};
-use crate::db::prepared::Sql;
+use crate::db::prepared::{column, Sql};
 use crate::db::rounds::rows::{PlaceRow, RoundRow, SettledRound};
 use crate::db::rounds::sql;
 use crate::db::shifts::Shift;
@@ -223,20 +223,17 @@ pub fn write_whole_rounds(
     conn: &mut PgConnection,
     rounds: &[RoundWrite],
 ) -> QueryResult<Vec<RoundId>> {
-    fn column<'r, T>(rounds: &'r [RoundWrite], of: impl Fn(&'r RoundWrite) -> T) -> Vec<T> {
-        rounds.iter().map(of).collect()
-    }
     let written: Vec<Written> = Sql::new(sql::WRITE_WHOLE_ROUNDS)
         .bind::<Array<Text>, _>(column(rounds, |r| r.event.chain.as_str()))
         .bind::<Array<BigInt>, _>(column(rounds, |r| r.event.seq))
-        .bind::<Array<Timestamptz>, _>(column::<DateTime<Utc>>(rounds, |r| r.event.at))
+        .bind::<Array<Timestamptz>, _>(column::<_, DateTime<Utc>>(rounds, |r| r.event.at))
         .bind::<Array<Nullable<BigInt>>, _>(column(rounds, |r| r.event.actor_user_id))
         .bind::<Array<Text>, _>(column(rounds, |r| r.event.actor_name.as_str()))
         .bind::<Array<Text>, _>(column(rounds, |r| r.event.action.as_str()))
         .bind::<Array<Text>, _>(column(rounds, |r| r.event.target.as_str()))
-        .bind::<Array<Jsonb>, _>(column::<&Value>(rounds, |r| &r.event.details))
+        .bind::<Array<Jsonb>, _>(column::<_, &Value>(rounds, |r| &r.event.details))
         .bind::<Array<Nullable<Text>>, _>(column(rounds, |r| r.event.client_addr.as_deref()))
-        .bind::<Array<Date>, _>(column::<NaiveDate>(rounds, |r| r.round.gaming_day))
+        .bind::<Array<Date>, _>(column::<_, NaiveDate>(rounds, |r| r.round.gaming_day))
         .bind::<Array<BigInt>, _>(column(rounds, |r| r.round.table_id))
         .bind::<Array<Bytea>, _>(column(rounds, |r| r.event.prev_hash.as_slice()))
         .bind::<Array<Bytea>, _>(column(rounds, |r| r.event.hash.as_slice()))

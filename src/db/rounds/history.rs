@@ -7,7 +7,7 @@ use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Bool, Date, Integer, Text, Timestamptz};
 
 use crate::db::audit_log::{self, ChainHead, SealedEvent};
-use crate::db::prepared::Sql;
+use crate::db::prepared::{column, Sql};
 use crate::db::rounds::confirm::RoundWrite;
 use crate::db::rounds::sql;
 
@@ -26,13 +26,10 @@ pub fn write_history(
     if rounds.is_empty() {
         return Ok(());
     }
-    fn column<'r, T>(rounds: &'r [RoundWrite], of: impl Fn(&'r RoundWrite) -> T) -> Vec<T> {
-        rounds.iter().map(of).collect()
-    }
     Sql::new(sql::INSERT_HISTORY)
         .bind::<Array<BigInt>, _>(column(rounds, |r| r.round.id))
         .bind::<Array<BigInt>, _>(column(rounds, |r| r.round.table_id))
-        .bind::<Array<Date>, _>(column::<NaiveDate>(rounds, |r| r.round.gaming_day))
+        .bind::<Array<Date>, _>(column::<_, NaiveDate>(rounds, |r| r.round.gaming_day))
         .bind::<Array<Integer>, _>(column(rounds, |r| r.round.round_no))
         .bind::<Array<Text>, _>(column(rounds, |r| r.round.draft_key.as_str()))
         .bind::<Array<BigInt>, _>(column(rounds, |r| r.round.shift_id))
@@ -40,7 +37,7 @@ pub fn write_history(
         .bind::<Array<BigInt>, _>(column(rounds, |r| r.round.rule_profile_version_id))
         .bind::<Array<Text>, _>(column(rounds, |r| r.round.currency.as_str()))
         .bind::<Array<BigInt>, _>(column(rounds, |r| r.round.dealer_result.minor_units()))
-        .bind::<Array<Timestamptz>, _>(column::<DateTime<Utc>>(rounds, |r| r.round.settled_at))
+        .bind::<Array<Timestamptz>, _>(column::<_, DateTime<Utc>>(rounds, |r| r.round.settled_at))
         .bind::<Array<Text>, _>(column(rounds, |r| r.places_json.as_str()))
         .bind::<Array<Bool>, _>(column(rounds, |r| r.round.needs_approval))
         .execute(conn)?;
