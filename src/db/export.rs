@@ -297,7 +297,9 @@ pub fn replay_position(conn: &mut PgConnection) -> QueryResult<Option<Replay>> {
     .optional()
 }
 
-/// The primary's current WAL position, as text and as a number.
+/// The primary's current WAL insert position, as text and as a number: the end of everything
+/// committed so far, including commits not yet written out (with `synchronous_commit = off` the
+/// write position can stand before a transaction other sessions already see).
 pub fn primary_position(conn: &mut PgConnection) -> QueryResult<(String, i64)> {
     #[derive(QueryableByName)]
     struct Position {
@@ -307,8 +309,8 @@ pub fn primary_position(conn: &mut PgConnection) -> QueryResult<(String, i64)> {
         lsn_bytes: i64,
     }
     let p: Position = diesel::sql_query(
-        "SELECT pg_current_wal_lsn()::text AS lsn, \
-                (pg_current_wal_lsn() - '0/0')::bigint AS lsn_bytes",
+        "SELECT pg_current_wal_insert_lsn()::text AS lsn, \
+                (pg_current_wal_insert_lsn() - '0/0')::bigint AS lsn_bytes",
     )
     .get_result(conn)?;
     Ok((p.lsn, p.lsn_bytes))
