@@ -88,15 +88,30 @@ async fn the_page_shows_the_table_its_rules_and_the_round_form() {
     assert!(html.contains("data-check-url=\"/tables/T-PAGE/round/check\""));
     assert!(html.contains("<script type=\"module\" src=\"/static/table.js\"></script>"));
     assert!(html.contains("name=\"seat3_front\""));
-    for module in [
-        "/static/table.js",
-        "/static/cards.js",
-        "/static/duplicates.js",
-        "/static/card-faces.js",
-        "/static/roving.js",
-    ] {
-        let js = app.get(module).await;
+    // Every module table.js imports, and every module those import, is served as JavaScript.
+    let mut todo = vec!["table.js".to_string()];
+    let mut served = std::collections::BTreeSet::new();
+    while let Some(module) = todo.pop() {
+        if !served.insert(module.clone()) {
+            continue;
+        }
+        let js = app.get(&format!("/static/{module}")).await;
         assert_eq!(js.status(), StatusCode::OK, "{module}");
+        let kind = js.headers()["content-type"].to_str().unwrap().to_string();
+        assert!(kind.starts_with("text/javascript"), "{module}: {kind}");
+        let text = js.text().await.unwrap();
+        for import in text.split("from './").skip(1) {
+            todo.push(import.split('\'').next().unwrap().to_string());
+        }
+    }
+    for module in [
+        "round-model.js",
+        "picker.js",
+        "live-save.js",
+        "preview-confirm.js",
+        "cards.js",
+    ] {
+        assert!(served.contains(module), "{module} among {served:?}");
     }
 }
 
