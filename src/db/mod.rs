@@ -62,7 +62,12 @@ impl DbError {
 pub fn is_outage(err: &diesel::result::Error) -> bool {
     use diesel::result::{DatabaseErrorKind, Error};
     match err {
-        Error::DatabaseError(DatabaseErrorKind::ClosedConnection, _) => true,
+        // A command that could not be sent: the connection is gone ("no connection to the
+        // server" once libpq has seen it go).
+        Error::DatabaseError(
+            DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
+            _,
+        ) => true,
         // A backend ended by the server (shut down, or pg_terminate_backend): SQLSTATE 57P01 to
         // 57P03, which diesel does not name.
         Error::DatabaseError(_, info) => {
@@ -72,6 +77,18 @@ pub fn is_outage(err: &diesel::result::Error) -> bool {
                 || message.contains("server closed the connection")
         }
         _ => false,
+    }
+}
+
+/// Marks `conn` broken when `err` says the database went away under it, so that the pool drops
+/// it instead of handing it out again. (Diesel marks a connection broken only when the failure
+/// is seen inside a transaction or in an answer; a command that could not be sent at all leaves
+/// it looking healthy, and every later request on it would fail.)
+pub fn drop_if_cut(conn: &mut PgConnection, err: &diesel::result::Error) {
+    use diesel::connection::{Connection, TransactionManager};
+    if is_outage(err) {
+        <PgConnection as Connection>::TransactionManager::transaction_manager_status_mut(conn)
+            .set_in_error();
     }
 }
 

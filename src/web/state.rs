@@ -88,7 +88,11 @@ impl AppState {
         let pool = self.pool.clone();
         web::block(move || {
             let mut conn = pool.get().map_err(DbError::from)?;
-            f(&mut conn)
+            let done = f(&mut conn);
+            if let Some(err) = done.as_ref().err().and_then(AppError::query_error) {
+                crate::db::drop_if_cut(&mut conn, err);
+            }
+            done
         })
         .await?
     }

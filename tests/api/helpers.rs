@@ -148,7 +148,12 @@ pub async fn spawn_app_with(adjust: impl FnOnce(&mut Config)) -> TestApp {
         &hex::encode(<sha2::Sha256 as sha2::Digest>::digest(db_url.as_bytes()))[..16]
     ));
     adjust(&mut config);
-    let pool = pusoy_pit::db::pool(&db_url, config.db_pool_size).unwrap();
+    // `adjust` may send the app's connections another way to the same database (a proxy).
+    let app_url = config
+        .database_url
+        .clone()
+        .unwrap_or_else(|| db_url.clone());
+    let pool = pusoy_pit::db::pool(&app_url, config.db_pool_size).unwrap();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let state = AppState::new(pool, config.clone());
