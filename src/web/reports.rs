@@ -17,7 +17,7 @@ use crate::reports::gaming_day::{self, Line, Report, ReportError, Subject};
 use crate::rules::money::Money;
 use crate::web::charts::{BarChart, LineChart};
 use crate::web::error::AppError;
-use crate::web::format::when;
+use crate::web::format::{self, when};
 use crate::web::layout::Nav;
 use crate::web::respond::render;
 use crate::web::session;
@@ -141,8 +141,8 @@ fn line_view(line: &Line, zone: FixedOffset) -> LineView {
         label,
         detail,
         link,
-        handle: format!("{} {}", line.currency, f.handle.major_text()),
-        house: format!("{} {}", line.currency, f.house.signed_text()),
+        handle: format::money(f.handle, &line.currency),
+        house: format::result(f.house, &line.currency),
         loss: f.house.minor_units() < 0,
         f,
     }

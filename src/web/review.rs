@@ -31,7 +31,7 @@ use crate::rules::card::{parse_cards, Card, Rank, Suit};
 use crate::rules::money::Money;
 use crate::rules::settle::{HandWinners, Winner};
 use crate::web::error::AppError;
-use crate::web::format::when;
+use crate::web::format::{self, when};
 use crate::web::layout::Nav;
 use crate::web::respond::{redirect, render};
 use crate::web::session;
@@ -181,7 +181,7 @@ fn place_view(row: &PlaceRow, winners: Option<HandWinners>, currency: &str) -> P
         declared,
         bet: row
             .bet
-            .map(|b| format!("{} {currency}", b.major_text()))
+            .map(|b| format::money(b, currency))
             .unwrap_or_default(),
         dealt: faces(&row.dealt),
         hands,
@@ -191,7 +191,7 @@ fn place_view(row: &PlaceRow, winners: Option<HandWinners>, currency: &str) -> P
             .hands_won
             .map(|n| format!("{n} of 3"))
             .unwrap_or_default(),
-        result: format!("{} {currency}", row.result.signed_text()),
+        result: format::result(row.result, currency),
     }
 }
 
@@ -373,7 +373,7 @@ fn round_page(nav: Nav, read: RoundRead, user: &CurrentUser, zone: FixedOffset) 
             ),
             None => "unknown".to_owned(),
         },
-        house_result: format!("{} {currency}", round.round.dealer_result.signed_text()),
+        house_result: format::result(round.round.dealer_result, &currency),
         approval: match (&state.approval, round.round.needs_approval) {
             (Some(a), _) => format!(
                 "Approved by {} at {}",
@@ -926,8 +926,8 @@ fn queue_line(row: &QueueRow, zone: FixedOffset) -> QueueLine {
         gaming_day: row.gaming_day,
         settled_at: when(row.settled_at, zone),
         dealer: row.dealer.clone(),
-        house_result: format!("{} {}", row.dealer_result.signed_text(), row.currency),
-        largest: format!("{} {}", row.largest_result.major_text(), row.currency),
+        house_result: format::result(row.dealer_result, &row.currency),
+        largest: format::money(row.largest_result, &row.currency),
         outcomes: OutcomeFilter::ALL
             .iter()
             .filter(|o| row.has(**o))

@@ -24,7 +24,7 @@ use crate::rules::money::Money;
 use crate::rules::settle::{Outcome, Winner};
 use crate::rules::wire::SettlementOut;
 use crate::web::error::AppError;
-use crate::web::format::when;
+use crate::web::format::{self, when};
 use crate::web::layout::Nav;
 use crate::web::respond::{redirect, render};
 use crate::web::session;
@@ -113,13 +113,13 @@ struct TablePage {
     house_shift: String,
 }
 
-/// "Confirm 3 seats, house +800.00?": what the dealer is asked before a round is confirmed.
+/// "Confirm 3 seats, house PHP +800.00?": what the dealer is asked before a round is confirmed.
 fn confirm_question(settlement: &SettlementOut, currency: &str) -> String {
     let seats = settlement.seats.len();
     format!(
-        "Confirm {seats} seat{}, house {} {currency}?",
+        "Confirm {seats} seat{}, house {}?",
         if seats == 1 { "" } else { "s" },
-        settlement.dealer.result.signed_text()
+        format::result(settlement.dealer.result, currency)
     )
 }
 
@@ -156,7 +156,12 @@ fn page(nav: Nav, screen: Screen, zone: FixedOffset) -> TablePage {
             fields.insert(format!("seat{}_action", seat.seat), "play".to_owned());
         }
     }
-    let preview = stored.checked.settlement.as_ref().map(preview_view);
+    let currency = &stored.table.table.currency;
+    let preview = stored
+        .checked
+        .settlement
+        .as_ref()
+        .map(|s| preview_view(s, currency));
     let confirm_question = match (&stored.checked.settlement, stored.confirm_prompt) {
         (Some(settlement), true) => confirm_question(settlement, &stored.table.table.currency),
         _ => String::new(),
@@ -201,13 +206,13 @@ fn page(nav: Nav, screen: Screen, zone: FixedOffset) -> TablePage {
                 voided: side.voided.contains(&r.id),
             })
             .collect(),
-        house_today: side.house.day.signed_text(),
+        house_today: format::total(side.house.day, &stored.table.table.currency),
         shift_dealer: format!(
             "{} since {}",
             side.shift.dealer_name,
             when(side.shift.shift.signed_on_at, zone)
         ),
-        house_shift: side.house.shift.signed_text(),
+        house_shift: format::total(side.house.shift, &stored.table.table.currency),
         table: stored.table,
     }
 }
@@ -347,7 +352,7 @@ fn winner_words(winner: Winner) -> &'static str {
     }
 }
 
-fn preview_view(settlement: &SettlementOut) -> PreviewView {
+fn preview_view(settlement: &SettlementOut, currency: &str) -> PreviewView {
     let hands = |h: &Option<crate::rules::wire::HandsOut>| {
         h.as_ref()
             .map(|h| format!("{} / {} / {}", h.back, h.middle, h.front))
@@ -376,7 +381,7 @@ fn preview_view(settlement: &SettlementOut) -> PreviewView {
                 .clone()
                 .map(|f| format!("Foul: {f}"))
                 .unwrap_or_default(),
-            result: s.result.signed_text(),
+            result: format::result(s.result, currency),
         })
         .collect();
     let d = &settlement.dealer;
@@ -390,11 +395,11 @@ fn preview_view(settlement: &SettlementOut) -> PreviewView {
             .clone()
             .map(|f| format!("Foul: {f}"))
             .unwrap_or_default(),
-        result: d.result.signed_text(),
+        result: format::result(d.result, currency),
     });
     PreviewView {
         lines,
-        dealer_net: d.result.signed_text(),
+        dealer_net: format::result(d.result, currency),
     }
 }
 
@@ -533,7 +538,12 @@ pub async fn check(
             Ok(screen::save(conn, save)?)
         })
         .await?;
-    let preview = stored.checked.settlement.as_ref().map(preview_view);
+    let currency = &stored.table.table.currency;
+    let preview = stored
+        .checked
+        .settlement
+        .as_ref()
+        .map(|s| preview_view(s, currency));
     let preview_html = match &preview {
         Some(p) => p.render()?,
         None => String::new(),

@@ -253,7 +253,10 @@ async fn a_void_keeps_the_round_marked_and_leaves_the_totals() {
     // The totals leave it out; the lists mark it.
     let after = house_results_shown(&dealer, "PUSOY-1").await;
     assert_ne!(before, after);
-    let one = pusoy_pit::rules::money::Money(one_round).signed_text();
+    let one = format!(
+        "PHP {}",
+        pusoy_pit::rules::money::Money(one_round).signed_text()
+    );
     assert_eq!(after, (one.clone(), one));
     let screen = dealer.get("/tables/PUSOY-1").await.text().await.unwrap();
     assert_eq!(screen.matches("VOID").count(), 1, "{screen}");

@@ -301,14 +301,14 @@ test('the preview names every hand, explains the foul, and gives outcomes and am
   assert.match(text('Dealer'), /three of a kind|trips/i);
   assert.match(text('Dealer'), /pair of queens/i);
   assert.match(text('Dealer'), /\+200\.00$/);
-  assert.equal((await page.locator('#preview .dealer-net strong').textContent()).trim(), '+200.00');
+  assert.equal((await page.locator('#preview .dealer-net strong').textContent()).trim(), 'PHP +200.00');
   // The foul is also explained next to seat 3's hands.
   const note = page.locator('.place-note[data-for="seat3"]');
   assert.match(await note.textContent(), /^foul.*middle.*pair of threes.*back.*pair of twos/i);
   assert.ok(await page.locator('.place[data-place="seat3"]').evaluate((e) => e.classList.contains('is-fouled')));
   assert.doesNotMatch(await page.locator('.place-note[data-for="seat1"]').textContent(), /foul/i);
   assert.equal(await page.locator('.place[data-place="seat1"]').evaluate((e) => e.classList.contains('is-fouled')), false);
-  assert.equal(await page.locator('.action-bar .bar-net').textContent(), 'House this round: +200.00');
+  assert.equal(await page.locator('.action-bar .bar-net').textContent(), 'House this round: PHP +200.00');
   await shot(page, 'desktop-1280x800-round-entered');
   await page.locator('#preview').scrollIntoViewIfNeeded();
   await shot(page, 'desktop-1280x800-preview');
@@ -333,7 +333,7 @@ test('confirm settles the round once; it shows in the latest rounds with the hou
   assert.match(seat3.join(' | '), /middle \(pair of threes\) ranks above back \(pair of twos\)/);
   assert.equal(seat3[seat3.length - 1], '-300.00');
   assert.deepEqual(settled.find((r) => r[0] === 'Seat 2').slice(1, 3), ['100.00', 'Surrender']);
-  assert.match(await page.locator('.dealer-result').textContent(), /^\+200\.00 PHP$/);
+  assert.match(await page.locator('.dealer-result').textContent(), /^PHP \+200\.00$/);
   await shot(page, 'desktop-1280x800-round-settled');
 
   await page.goto(`${base}/tables/${TABLE}`);
@@ -342,8 +342,8 @@ test('confirm settles the round once; it shows in the latest rounds with the hou
   const cells = await recent.first().locator('td').allTextContents();
   assert.equal(cells[0].trim(), '1');
   assert.equal(cells[2].trim(), '+200.00');
-  assert.equal((await page.locator('.house-today').textContent()).trim(), '+200.00');
-  assert.equal((await page.locator('.house-shift').textContent()).trim(), '+200.00');
+  assert.equal((await page.locator('.house-today').textContent()).trim(), 'PHP +200.00');
+  assert.equal((await page.locator('.house-shift').textContent()).trim(), 'PHP +200.00');
   assert.equal(await recent.first().locator('a').getAttribute('href'), new URL(roundUrl).pathname);
   // A new round starts empty.
   assert.equal(await field(page, 'seat1_back').inputValue(), '');
@@ -423,7 +423,7 @@ test('a table set to ask names the seats and the house result once before confir
   let asked = null;
   p.once('dialog', (d) => { asked = d.message(); d.dismiss(); });
   await p.locator('#round-form button.confirm').click();
-  assert.match(asked, /^Confirm 1 seat, house \+[\d,]+\.00 PHP\?$/);
+  assert.match(asked, /^Confirm 1 seat, house PHP \+[\d,]+\.00\?$/);
   assert.match(p.url(), new RegExp(`/tables/${TABLE}$`), 'a No keeps the round');
   p.once('dialog', (d) => d.accept());
   await Promise.all([p.waitForURL(new RegExp(`/tables/${TABLE}/rounds/\\d+$`)), p.locator('#round-form button.confirm').click()]);
