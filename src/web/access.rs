@@ -154,6 +154,7 @@ pub const RULES: &[Rule] = &[
     rule("GET", "/tables/{code}", ROUND_WRITERS),
     rule("POST", "/tables/{code}/round", ROUND_WRITERS),
     rule("POST", "/tables/{code}/round/check", ROUND_WRITERS),
+    rule("GET", "/api/v1/tables/{code}/house-way", ROUND_WRITERS),
     rule(
         "GET",
         "/tables/{code}/rounds/{round_id}",
