@@ -836,6 +836,9 @@ pub struct QueueParams {
     approval: String,
     #[serde(default)]
     void: String,
+    /// `departed`: only rounds flagged because the dealer's set differed from the house way.
+    #[serde(default)]
+    house_way: String,
     #[serde(default)]
     sort: String,
     #[serde(default)]
@@ -902,6 +905,16 @@ impl QueueParams {
             "not_void" => Some(VoidFilter::NotVoided),
             t => return Err(invalid("void", format!("void: {t:?} is not a choice"))),
         };
+        let house_way_departed = match self.house_way.trim() {
+            "" => false,
+            "departed" => true,
+            t => {
+                return Err(invalid(
+                    "house_way",
+                    format!("house way: {t:?} is not a choice"),
+                ))
+            }
+        };
         let order = match self.sort.trim() {
             "" | "newest" => QueueOrder::Newest,
             "oldest" => QueueOrder::Oldest,
@@ -934,6 +947,7 @@ impl QueueParams {
             min_amount,
             approval,
             void,
+            house_way_departed,
             order,
             after,
         })
@@ -949,6 +963,7 @@ impl QueueParams {
             ("min_amount", self.min_amount.trim()),
             ("approval", self.approval.trim()),
             ("void", self.void.trim()),
+            ("house_way", self.house_way.trim()),
             ("sort", self.sort.trim()),
         ];
         let mut query: Vec<(&str, String)> = pairs
@@ -982,6 +997,8 @@ pub struct QueueLine {
     pub outcomes: Vec<&'static str>,
     pub approval: &'static str,
     pub voided: bool,
+    /// Flagged: the dealer's set differed from the house way the table requires.
+    pub house_way: bool,
 }
 
 fn queue_line(row: &QueueRow, zone: FixedOffset) -> QueueLine {
@@ -1005,6 +1022,7 @@ fn queue_line(row: &QueueRow, zone: FixedOffset) -> QueueLine {
             (false, _, _) => "Not needed",
         },
         voided: row.voided,
+        house_way: row.house_way_departure,
     }
 }
 
