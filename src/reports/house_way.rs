@@ -148,10 +148,8 @@ pub fn report(
     for row in &rows {
         if let std::collections::btree_map::Entry::Vacant(slot) = rules.entry(row.version) {
             let version = profiles::version(conn, row.version).map_err(|err| match err {
-                profiles::ProfileError::Query(err) => ReportError::Query(err),
-                other => ReportError::Query(diesel::result::Error::DeserializationError(
-                    Box::new(other),
-                )),
+                profiles::ProfileError::Query(err) => err,
+                other => diesel::result::Error::DeserializationError(Box::new(other)),
             })?;
             slot.insert(version.map(|v| v.options).unwrap_or_default());
         }
@@ -163,7 +161,13 @@ pub fn report(
             .map_err(|err| diesel::result::Error::DeserializationError(Box::new(err)))?;
         let profile = rules.get(&row.version).copied().unwrap_or_default();
         for place in &places {
-            let (lines, setter) = if place.place == "dealer" {
+            let is_dealer = place.place == "dealer";
+            let analysis = analyse_place(place, &profile);
+            let flagged = is_dealer && row.flagged;
+            if analysis.is_none() && !flagged {
+                continue;
+            }
+            let (lines, setter) = if is_dealer {
                 (&mut dealers, Setter::Dealer(row.dealer.clone()))
             } else {
                 let seat = Setter::Seat {
@@ -173,10 +177,10 @@ pub fn report(
                 (&mut seats, seat)
             };
             let line = lines.entry(setter).or_default();
-            if place.place == "dealer" && row.flagged {
+            if flagged {
                 line.flagged += 1;
             }
-            if let Some(analysis) = analyse_place(place, &profile) {
+            if let Some(analysis) = analysis {
                 line.add(&analysis);
             }
         }
