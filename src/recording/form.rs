@@ -293,7 +293,8 @@ mod tests {
         assert_eq!(filled["dealer_back"].matches('A').count(), 4, "{filled:?}");
         assert_eq!(filled["dealer_dealt"], typed["dealer_dealt"]);
         let short = fields(&[("dealer_dealt", "As Ad")]);
-        let (field, problem) = set_dealer_by_house_way(&short, &RuleProfile::default()).unwrap_err();
+        let (field, problem) =
+            set_dealer_by_house_way(&short, &RuleProfile::default()).unwrap_err();
         assert_eq!(field, "dealer_dealt");
         assert!(problem.contains("13 cards"), "{problem}");
         let (_, problem) =

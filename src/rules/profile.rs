@@ -225,7 +225,10 @@ mod tests {
         assert_eq!(profile.both_fouled, BothFouled::Push);
         assert_eq!(profile.wheel, Wheel::Lowest);
         assert_eq!(profile.suit_order.to_string(), "dchs");
-        assert!(!profile.house_way, "a profile stored before the option reads as off");
+        assert!(
+            !profile.house_way,
+            "a profile stored before the option reads as off"
+        );
     }
 
     #[test]

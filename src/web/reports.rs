@@ -193,11 +193,32 @@ fn query_of(range: &Range) -> String {
     }
 }
 
-async fn load(state: &AppState, range: &Range) -> Result<Report, AppError> {
+/// A report over the days of `range`, read by `read` (e.g. [`gaming_day::report`]).
+async fn load<T: Send + 'static>(
+    state: &AppState,
+    range: &Range,
+    read: fn(&mut diesel::PgConnection, NaiveDate, NaiveDate) -> Result<T, ReportError>,
+) -> Result<T, AppError> {
     let (from, to) = (range.from, range.to);
     state
-        .db(move |conn| gaming_day::report(conn, from, to).map_err(report_error))
+        .db(move |conn| read(conn, from, to).map_err(report_error))
         .await
+}
+
+/// A CSV answer to download, named `{stem}-{day}.csv` or `{stem}-{from}-to-{to}.csv`.
+fn csv_download(range: &Range, stem: &str, body: Vec<u8>) -> HttpResponse {
+    let name = if range.from == range.to {
+        format!("{stem}-{}.csv", range.from)
+    } else {
+        format!("{stem}-{}-to-{}.csv", range.from, range.to)
+    };
+    HttpResponse::Ok()
+        .content_type("text/csv; charset=utf-8")
+        .insert_header((
+            header::CONTENT_DISPOSITION,
+            format!("attachment; filename=\"{name}\""),
+        ))
+        .body(body)
 }
 
 #[tracing::instrument(skip_all, fields(user = %user.username))]
@@ -208,7 +229,7 @@ pub async fn show(
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
     let range = range(&req, &state).await?;
-    let report = load(&state, &range).await?;
+    let report = load(&state, &range, gaming_day::report).await?;
     let zone = state.config.utc_offset;
     let views = |lines: &[Line]| lines.iter().map(|l| line_view(l, zone)).collect();
     let one_day = range.from == range.to;
@@ -384,20 +405,9 @@ pub async fn csv(
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
     let range = range(&req, &state).await?;
-    let report = load(&state, &range).await?;
+    let report = load(&state, &range, gaming_day::report).await?;
     let body = csv_of(&report, state.config.utc_offset)?;
-    let name = if range.from == range.to {
-        format!("pusoy-report-{}.csv", range.from)
-    } else {
-        format!("pusoy-report-{}-to-{}.csv", range.from, range.to)
-    };
-    Ok(HttpResponse::Ok()
-        .content_type("text/csv; charset=utf-8")
-        .insert_header((
-            header::CONTENT_DISPOSITION,
-            format!("attachment; filename=\"{name}\""),
-        ))
-        .body(body))
+    Ok(csv_download(&range, "pusoy-report", body))
 }
 
 fn svg(chart: &impl Template) -> Result<HttpResponse, AppError> {
@@ -469,7 +479,7 @@ pub async fn tables_chart(
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
     let range = range(&req, &state).await?;
-    let report = load(&state, &range).await?;
+    let report = load(&state, &range, gaming_day::report).await?;
     let currencies: Vec<String> = report.totals.iter().map(|t| t.currency.clone()).collect();
     let currency = chart_currency(&range, &currencies);
     let bars: Vec<(String, Money)> = report
@@ -584,13 +594,6 @@ struct HouseWayPage {
     description: String,
 }
 
-async fn load_house_way(state: &AppState, range: &Range) -> Result<HouseWayReport, AppError> {
-    let (from, to) = (range.from, range.to);
-    state
-        .db(move |conn| house_way::report(conn, from, to).map_err(report_error))
-        .await
-}
-
 /// `GET /reports/house-way`: dealers and player seats by how often and how far their sets
 /// departed from the house way, over a gaming day or a range (as `/reports` takes them).
 #[tracing::instrument(skip_all, fields(user = %user.username))]
@@ -601,7 +604,7 @@ pub async fn house_way_page(
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
     let range = range(&req, &state).await?;
-    let report = load_house_way(&state, &range).await?;
+    let report = load(&state, &range, house_way::report).await?;
     let page = HouseWayPage {
         nav: session::nav(&session, Some(&user))?,
         title: format!("House way: {}", range_words(&range)),
@@ -667,18 +670,7 @@ pub async fn house_way_csv(
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
     let range = range(&req, &state).await?;
-    let report = load_house_way(&state, &range).await?;
+    let report = load(&state, &range, house_way::report).await?;
     let body = house_way_csv_of(&report)?;
-    let name = if range.from == range.to {
-        format!("pusoy-house-way-{}.csv", range.from)
-    } else {
-        format!("pusoy-house-way-{}-to-{}.csv", range.from, range.to)
-    };
-    Ok(HttpResponse::Ok()
-        .content_type("text/csv; charset=utf-8")
-        .insert_header((
-            header::CONTENT_DISPOSITION,
-            format!("attachment; filename=\"{name}\""),
-        ))
-        .body(body))
+    Ok(csv_download(&range, "pusoy-house-way", body))
 }

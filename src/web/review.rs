@@ -30,9 +30,9 @@ use crate::reports::house_way;
 use crate::reports::recheck::{self, Recheck};
 use crate::rules::card::{parse_cards, Card, Rank, Suit};
 use crate::rules::houseway::{self, hand_text};
+use crate::rules::money::Money;
 use crate::rules::profile::RuleProfile;
 use crate::rules::set_hand::SetHand;
-use crate::rules::money::Money;
 use crate::rules::settle::{HandWinners, Winner};
 use crate::web::error::AppError;
 use crate::web::format::when;
@@ -296,7 +296,11 @@ fn house_way_lines(places: &[PlaceRow], profile: &RuleProfile) -> Vec<HouseWayLi
                 recorded_ev: format!(
                     "{:+.4}{}",
                     analysis.recorded_ev,
-                    if analysis.recorded_fouled { " (fouled)" } else { "" }
+                    if analysis.recorded_fouled {
+                        " (fouled)"
+                    } else {
+                        ""
+                    }
                 ),
                 best_ev: format!("{:+.4}", analysis.best_ev),
                 given_up: format!("{:.4}", analysis.ev_given_up),

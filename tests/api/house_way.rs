@@ -113,7 +113,9 @@ async fn a_dealer_set_other_than_the_house_way_is_flagged_only_where_the_table_r
     let res = pit.get(&format!("/tables/HW/rounds/{}", flagged.id)).await;
     assert_eq!(res.status(), StatusCode::OK);
     let html = res.text().await.unwrap();
-    let recorded = OTHER.map(|h| hand_text(&parse_cards(h).unwrap())).join(" / ");
+    let recorded = OTHER
+        .map(|h| hand_text(&parse_cards(h).unwrap()))
+        .join(" / ");
     let words = format!(
         "dealer set differs from house way: expected {} / {} / {}, recorded {recorded}",
         hw.back, hw.middle, hw.front
@@ -121,7 +123,10 @@ async fn a_dealer_set_other_than_the_house_way_is_flagged_only_where_the_table_r
     let shown = html.replace("&#x2f;", "/").replace("&#47;", "/");
     assert!(shown.contains(&words), "{words} in {shown}");
     let analysis = section(&shown, r#"id="house-way-analysis""#);
-    assert!(analysis.contains("Dealer") && analysis.contains("Seat 1"), "{analysis}");
+    assert!(
+        analysis.contains("Dealer") && analysis.contains("Seat 1"),
+        "{analysis}"
+    );
     assert!(analysis.contains(&format!("{given_up:.4}")), "{analysis}");
     // A round whose dealer followed the house way carries no flag.
     let followed = pit
@@ -148,7 +153,10 @@ async fn the_review_queue_filters_the_flagged_rounds() {
     let flagged = res.text().await.unwrap();
     let queue = section(&flagged, r#"<table id="queue">"#);
     assert!(queue.contains("HW #2"), "{queue}");
-    assert!(!queue.contains("HW #1") && !queue.contains("FREE #1"), "{queue}");
+    assert!(
+        !queue.contains("HW #1") && !queue.contains("FREE #1"),
+        "{queue}"
+    );
     assert!(queue.contains("Not the house way"), "{queue}");
     assert!(flagged.contains(r#"value="departed" selected"#));
 
@@ -173,7 +181,10 @@ async fn the_house_way_report_counts_each_dealers_and_seats_departures() {
     let res = pit.get(&format!("/reports/house-way?day={day}")).await;
     assert_eq!(res.status(), StatusCode::OK);
     let html = res.text().await.unwrap();
-    assert!(html.contains("the-dealer") && html.contains("HW seat 1"), "{html}");
+    assert!(
+        html.contains("the-dealer") && html.contains("HW seat 1"),
+        "{html}"
+    );
 
     let res = pit.get(&format!("/reports/house-way/csv?day={day}")).await;
     assert_eq!(res.status(), StatusCode::OK);
@@ -237,7 +248,10 @@ async fn set_by_house_way_fills_the_dealers_hands_without_script_and_confirms_un
     let res = app.post_form("/tables/HW/round", &fields).await;
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
     let refused = res.text().await.unwrap();
-    assert!(error_for(&refused, "dealer_dealt").contains("13 cards"), "{refused}");
+    assert!(
+        error_for(&refused, "dealer_dealt").contains("13 cards"),
+        "{refused}"
+    );
     assert!(refused.contains(r#"value="As Ad""#));
 
     let key = hidden(&refused, "draft_key");
@@ -259,7 +273,8 @@ async fn set_by_house_way_fills_the_dealers_hands_without_script_and_confirms_un
         ("dealer_front", &hw.front),
     ] {
         assert!(
-            filled.contains(&format!(r#"name="{name}" data-count"#)) && filled.contains(&format!(r#"value="{value}""#)),
+            filled.contains(&format!(r#"name="{name}" data-count"#))
+                && filled.contains(&format!(r#"value="{value}""#)),
             "{name} = {value} in {filled}"
         );
     }
@@ -269,7 +284,11 @@ async fn set_by_house_way_fills_the_dealers_hands_without_script_and_confirms_un
     let res = app
         .post_form(
             "/tables/HW/round",
-            &[("draft_key", &key), ("revision", &revision), ("step", "confirm")],
+            &[
+                ("draft_key", &key),
+                ("revision", &revision),
+                ("step", "confirm"),
+            ],
         )
         .await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
@@ -314,7 +333,10 @@ async fn the_house_way_endpoint_answers_json_and_names_the_cards_on_error() {
         assert!(said.contains(problem), "{cards}: {body}");
     }
     // Changes nothing: no draft was opened.
-    assert_eq!(crate::helpers::count(&app, "SELECT count(*) AS n FROM round_drafts"), 0);
+    assert_eq!(
+        crate::helpers::count(&app, "SELECT count(*) AS n FROM round_drafts"),
+        0
+    );
 }
 
 #[tokio::test]
@@ -336,7 +358,10 @@ async fn the_profile_forms_keep_the_house_way_option_after_an_error_and_save_it(
     let res = app.post_form("/admin/profiles", &options("dchx")).await;
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
     let page = res.text().await.unwrap();
-    assert!(section(&page, "<h2>Add a rule profile</h2>").contains(checked), "{page}");
+    assert!(
+        section(&page, "<h2>Add a rule profile</h2>").contains(checked),
+        "{page}"
+    );
 
     let res = app.post_form("/admin/profiles", &options("dchs")).await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
@@ -355,9 +380,7 @@ async fn the_profile_forms_keep_the_house_way_option_after_an_error_and_save_it(
     // (unticked), not as stored.
     let mut edit = options("dchx");
     edit.retain(|(k, _)| *k != "house_way" && *k != "name");
-    let res = app
-        .post_form(&format!("/admin/profiles/{id}"), &edit)
-        .await;
+    let res = app.post_form(&format!("/admin/profiles/{id}"), &edit).await;
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
     let page = res.text().await.unwrap();
     let form = section(&page, &format!(r#"id="profile-{id}""#));
