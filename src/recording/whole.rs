@@ -198,7 +198,7 @@ fn replayable(
         writer.role,
         Belongs::ToShift(existing.round.shift_id),
     )?;
-    let entered = rows::place_rows(&RoundIn::from_round(round), settlement);
+    let entered = rows::place_rows(&RoundIn::from_round(round), settlement, None);
     if rows::same_entries(&existing.places, &entered) {
         return Ok(());
     }

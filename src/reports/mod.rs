@@ -1,14 +1,16 @@
 //! What reads many rows, and never writes: audit-trail verification and the event search; the
 //! gaming-day report (per day, table, dealer and shift, over one day or a range of days), its
 //! charts' series, and the live pit board; exports that verify offline; the recompute check of
-//! settled rounds. Voided rounds drop out of every total and are counted as voids; a round
-//! waiting for approval counts in the totals and is counted as pending.
+//! settled rounds; the house way's analysis of settled sets and its surveillance report. Voided
+//! rounds drop out of every total and are counted as voids; a round waiting for approval counts
+//! in the totals and is counted as pending.
 
 pub mod checks;
 pub mod events;
 pub mod export;
 pub mod figures;
 pub mod gaming_day;
+pub mod house_way;
 pub mod pit;
 pub mod recheck;
 pub mod verify;

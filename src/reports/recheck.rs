@@ -102,7 +102,7 @@ pub fn recheck(round: &SettledRound, profile: &RuleProfile) -> Recheck {
         let valid = input.to_round().map_err(|err| err.to_string())?;
         let settlement = settle(&valid).map_err(|err| err.to_string())?;
         let out = SettlementOut::new(&valid, &settlement);
-        let again = place_rows(&RoundIn::from_round(&valid), &out);
+        let again = place_rows(&RoundIn::from_round(&valid), &out, None);
         Ok((out, again))
     });
     let (settlement, again) = match settled {

@@ -43,6 +43,7 @@ pub struct OptionValues {
     pub both_fouled: String,
     pub wheel: String,
     pub suit_order: String,
+    pub house_way: bool,
 }
 
 impl From<&RuleProfile> for OptionValues {
@@ -67,6 +68,7 @@ impl From<&RuleProfile> for OptionValues {
             }
             .to_owned(),
             suit_order: p.suit_order.to_string(),
+            house_way: p.house_way,
         }
     }
 }
@@ -81,6 +83,7 @@ impl From<&ProfileForm> for OptionValues {
             both_fouled: form.both_fouled.clone(),
             wheel: form.wheel.clone(),
             suit_order: form.suit_order.clone(),
+            house_way: form.house_way.is_some(),
         }
     }
 }
@@ -213,6 +216,7 @@ pub struct ProfileForm {
     both_fouled: String,
     wheel: String,
     suit_order: String,
+    house_way: Option<String>,
     /// `next_shift` (the default) or `at`.
     #[serde(default)]
     applies: String,
@@ -253,6 +257,7 @@ fn options(form: &ProfileForm) -> Result<RuleProfile, ProfileErrors> {
             both_fouled,
             wheel,
             suit_order,
+            house_way: form.house_way.is_some(),
         }),
         (_, ties, both_fouled, wheel) => {
             if ties.is_none() || both_fouled.is_none() || wheel.is_none() {

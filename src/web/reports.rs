@@ -1,7 +1,8 @@
 //! Gaming-day reports for pit managers, administrators and auditors: one day (`/reports?day=D`)
 //! or a range (`/reports?from=D&to=D`), as a page that prints as a signed report, as CSV
 //! (`/reports/csv`), and their charts as SVG: the house result by hour of the gaming day and by
-//! table, and a shift's running total.
+//! table, and a shift's running total; and the house-way report (`/reports/house-way`, with its
+//! CSV): dealers and player seats by how often and how far their sets departed from the house way.
 
 use actix_session::Session;
 use actix_web::http::header::{self, ContentType};
@@ -14,6 +15,8 @@ use serde::Deserialize;
 use crate::db::ids::ShiftId;
 use crate::reports::figures::Figures;
 use crate::reports::gaming_day::{self, Line, Report, ReportError, Subject};
+use crate::reports::house_way::{self, Departures, HouseWayReport, Setter};
+use crate::rules::houseway;
 use crate::rules::money::Money;
 use crate::web::charts::{BarChart, LineChart};
 use crate::web::error::AppError;
@@ -190,11 +193,32 @@ fn query_of(range: &Range) -> String {
     }
 }
 
-async fn load(state: &AppState, range: &Range) -> Result<Report, AppError> {
+/// A report over the days of `range`, read by `read` (e.g. [`gaming_day::report`]).
+async fn load<T: Send + 'static>(
+    state: &AppState,
+    range: &Range,
+    read: fn(&mut diesel::PgConnection, NaiveDate, NaiveDate) -> Result<T, ReportError>,
+) -> Result<T, AppError> {
     let (from, to) = (range.from, range.to);
     state
-        .db(move |conn| gaming_day::report(conn, from, to).map_err(report_error))
+        .db(move |conn| read(conn, from, to).map_err(report_error))
         .await
+}
+
+/// A CSV answer to download, named `{stem}-{day}.csv` or `{stem}-{from}-to-{to}.csv`.
+fn csv_download(range: &Range, stem: &str, body: Vec<u8>) -> HttpResponse {
+    let name = if range.from == range.to {
+        format!("{stem}-{}.csv", range.from)
+    } else {
+        format!("{stem}-{}-to-{}.csv", range.from, range.to)
+    };
+    HttpResponse::Ok()
+        .content_type("text/csv; charset=utf-8")
+        .insert_header((
+            header::CONTENT_DISPOSITION,
+            format!("attachment; filename=\"{name}\""),
+        ))
+        .body(body)
 }
 
 #[tracing::instrument(skip_all, fields(user = %user.username))]
@@ -205,7 +229,7 @@ pub async fn show(
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
     let range = range(&req, &state).await?;
-    let report = load(&state, &range).await?;
+    let report = load(&state, &range, gaming_day::report).await?;
     let zone = state.config.utc_offset;
     let views = |lines: &[Line]| lines.iter().map(|l| line_view(l, zone)).collect();
     let one_day = range.from == range.to;
@@ -381,20 +405,9 @@ pub async fn csv(
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
     let range = range(&req, &state).await?;
-    let report = load(&state, &range).await?;
+    let report = load(&state, &range, gaming_day::report).await?;
     let body = csv_of(&report, state.config.utc_offset)?;
-    let name = if range.from == range.to {
-        format!("pusoy-report-{}.csv", range.from)
-    } else {
-        format!("pusoy-report-{}-to-{}.csv", range.from, range.to)
-    };
-    Ok(HttpResponse::Ok()
-        .content_type("text/csv; charset=utf-8")
-        .insert_header((
-            header::CONTENT_DISPOSITION,
-            format!("attachment; filename=\"{name}\""),
-        ))
-        .body(body))
+    Ok(csv_download(&range, "pusoy-report", body))
 }
 
 fn svg(chart: &impl Template) -> Result<HttpResponse, AppError> {
@@ -466,7 +479,7 @@ pub async fn tables_chart(
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
     let range = range(&req, &state).await?;
-    let report = load(&state, &range).await?;
+    let report = load(&state, &range, gaming_day::report).await?;
     let currencies: Vec<String> = report.totals.iter().map(|t| t.currency.clone()).collect();
     let currency = chart_currency(&range, &currencies);
     let bars: Vec<(String, Money)> = report
@@ -527,4 +540,137 @@ pub async fn shift_chart(
         &currency,
         &steps,
     ))
+}
+
+/// One line of the house-way report as shown (and as its CSV writes it).
+pub struct DepartureView {
+    pub who: String,
+    pub table: String,
+    pub seat: String,
+    pub sets: u64,
+    pub departures: u64,
+    pub rate: String,
+    pub given_up: String,
+    pub mean_given_up: String,
+    pub most_given_up: String,
+    pub flagged: u64,
+}
+
+fn departure_view((setter, d): &(Setter, Departures)) -> DepartureView {
+    let (who, table, seat) = match setter {
+        Setter::Dealer(name) => (name.clone(), String::new(), String::new()),
+        Setter::Seat { table, seat } => (
+            format!("{table} seat {}", seat.trim_start_matches("seat")),
+            table.clone(),
+            seat.trim_start_matches("seat").to_owned(),
+        ),
+    };
+    DepartureView {
+        who,
+        table,
+        seat,
+        sets: d.sets,
+        departures: d.departures,
+        rate: format!("{:.1}", d.rate()),
+        given_up: format!("{:.4}", d.ev_given_up),
+        mean_given_up: format!("{:.4}", d.mean_given_up()),
+        most_given_up: format!("{:.4}", d.most_given_up),
+        flagged: d.flagged,
+    }
+}
+
+#[derive(Template)]
+#[template(path = "report_house_way.html")]
+struct HouseWayPage {
+    nav: Nav,
+    title: String,
+    from: String,
+    to: String,
+    query: String,
+    generated: String,
+    rounds: u64,
+    dealers: Vec<DepartureView>,
+    seats: Vec<DepartureView>,
+    description: String,
+}
+
+/// `GET /reports/house-way`: dealers and player seats by how often and how far their sets
+/// departed from the house way, over a gaming day or a range (as `/reports` takes them).
+#[tracing::instrument(skip_all, fields(user = %user.username))]
+pub async fn house_way_page(
+    req: HttpRequest,
+    session: Session,
+    state: web::Data<AppState>,
+    user: CurrentUser,
+) -> Result<HttpResponse, AppError> {
+    let range = range(&req, &state).await?;
+    let report = load(&state, &range, house_way::report).await?;
+    let page = HouseWayPage {
+        nav: session::nav(&session, Some(&user))?,
+        title: format!("House way: {}", range_words(&range)),
+        from: range.from.to_string(),
+        to: range.to.to_string(),
+        query: query_of(&range),
+        generated: when(Utc::now(), state.config.utc_offset),
+        rounds: report.rounds,
+        dealers: report.dealers.iter().map(departure_view).collect(),
+        seats: report.seats.iter().map(departure_view).collect(),
+        description: houseway::description(),
+    };
+    render(StatusCode::OK, &page)
+}
+
+/// The house-way report's CSV: one line per dealer and per player seat.
+fn house_way_csv_of(report: &HouseWayReport) -> Result<Vec<u8>, csv::Error> {
+    let mut out = csv::Writer::from_writer(Vec::new());
+    out.write_record([
+        "section",
+        "dealer",
+        "table",
+        "seat",
+        "sets",
+        "departures",
+        "departure_rate_percent",
+        "ev_given_up",
+        "ev_given_up_per_set",
+        "most_ev_given_up",
+        "flagged_rounds",
+    ])?;
+    let sections = [("dealer", &report.dealers), ("seat", &report.seats)];
+    for (section, lines) in sections {
+        for line in lines.iter() {
+            let v = departure_view(line);
+            let dealer = match &line.0 {
+                Setter::Dealer(name) => name.clone(),
+                Setter::Seat { .. } => String::new(),
+            };
+            out.write_record([
+                section.to_owned(),
+                dealer,
+                v.table,
+                v.seat,
+                v.sets.to_string(),
+                v.departures.to_string(),
+                v.rate,
+                v.given_up,
+                v.mean_given_up,
+                v.most_given_up,
+                v.flagged.to_string(),
+            ])?;
+        }
+    }
+    out.into_inner().map_err(|err| err.into_error().into())
+}
+
+/// `GET /reports/house-way/csv`.
+#[tracing::instrument(skip_all, fields(user = %user.username))]
+pub async fn house_way_csv(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    user: CurrentUser,
+) -> Result<HttpResponse, AppError> {
+    let range = range(&req, &state).await?;
+    let report = load(&state, &range, house_way::report).await?;
+    let body = house_way_csv_of(&report)?;
+    Ok(csv_download(&range, "pusoy-house-way", body))
 }

@@ -11,6 +11,7 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use chrono::{FixedOffset, NaiveDate, Utc};
+use serde::Deserialize;
 use serde_json::json;
 
 use crate::db::audit_log::Actor;
@@ -20,6 +21,7 @@ use crate::recording::entry::{place_note, FieldErrors, PlaceNote};
 use crate::recording::form::{self, Fields};
 use crate::recording::screen::{self, Screen, Stored};
 use crate::recording::{RoundsError, Writer};
+use crate::rules::houseway;
 use crate::rules::money::Money;
 use crate::rules::settle::{Outcome, Winner};
 use crate::rules::wire::SettlementOut;
@@ -111,6 +113,8 @@ struct TablePage {
     house_today: String,
     shift_dealer: String,
     house_shift: String,
+    /// The house way in plain words, with its table's version (beside "Set by house way").
+    house_way_words: String,
 }
 
 /// "Confirm 3 seats, house PHP +800.00?": what the dealer is asked before a round is confirmed.
@@ -213,6 +217,7 @@ fn page(nav: Nav, screen: Screen, zone: FixedOffset) -> TablePage {
             when(side.shift.shift.signed_on_at, zone)
         ),
         house_shift: format::total(side.house.shift, &stored.table.table.currency),
+        house_way_words: houseway::description(),
         table: stored.table,
     }
 }
@@ -502,10 +507,15 @@ async fn submit_form(
         return Ok(redirect(&format!("/tables/{code}/rounds/{round_id}")));
     }
     let typed = form::typed(&submitted);
+    let by_house_way = submitted.get("step").map(String::as_str) == Some("house_way");
     let screen = state
         .db(move |conn| {
             let save = saving(&code, &user, &actor, day, &typed, expected);
-            Ok(screen::preview(conn, save)?)
+            if by_house_way {
+                Ok(screen::set_by_house_way(conn, save)?)
+            } else {
+                Ok(screen::preview(conn, save)?)
+            }
         })
         .await?;
     let status = if screen.stored.checked.errors.is_empty() {
@@ -571,6 +581,36 @@ pub async fn check(
         "can_confirm": stored.checked.settlement.is_some(),
         "confirm_question": question,
     })))
+}
+
+#[derive(Deserialize)]
+pub struct HouseWayQuery {
+    #[serde(default)]
+    cards: String,
+}
+
+/// `GET /api/v1/tables/{code}/house-way?cards=...`: the house way's set of the dealer's 13
+/// cards under the table's rules in force, for "Set by house way" with script: `{"back",
+/// "middle", "front", "ev"}` (cards high to low), or a 422 naming `cards`. Changes nothing.
+pub async fn house_way(
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    path: web::Path<String>,
+    query: web::Query<HouseWayQuery>,
+) -> Result<HttpResponse, AppError> {
+    let code = path.into_inner();
+    let cards = query.into_inner().cards;
+    let set = state
+        .db(move |conn| Ok(screen::house_way_at(conn, &code, writer(&user), &cards)?))
+        .await?;
+    match set {
+        Ok(set) => Ok(HttpResponse::Ok().json(set)),
+        Err(problem) => {
+            let mut errors = FieldErrors::default();
+            errors.add("cards", problem);
+            Err(RoundsError::Invalid(errors).into())
+        }
+    }
 }
 
 /// The note of every occupied place (and the dealer) whose three hands are readable, from

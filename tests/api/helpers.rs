@@ -350,15 +350,15 @@ pub fn set_cookies(headers: &HeaderMap) -> Vec<String> {
 /// Table `code` made as an administrator makes it, with its audit events: a profile of the
 /// default rules (`House {code}`) and the table, PHP 1.00 to 100.00. Returns the table's id.
 pub fn create_table(app: &TestApp, code: &str) -> i64 {
+    create_table_with(app, code, &RuleProfile::default())
+}
+
+/// [`create_table`] with a profile of these rules.
+pub fn create_table_with(app: &TestApp, code: &str, rules: &RuleProfile) -> i64 {
     let conn = &mut app.conn();
     let admin = Actor::system("test");
-    let (profile, _) = profiles::create_profile(
-        conn,
-        &format!("House {code}"),
-        &RuleProfile::default(),
-        &admin,
-    )
-    .unwrap();
+    let (profile, _) =
+        profiles::create_profile(conn, &format!("House {code}"), rules, &admin).unwrap();
     let input = TableInput {
         code: code.to_owned(),
         name: "Table".to_owned(),

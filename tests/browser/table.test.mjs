@@ -521,3 +521,45 @@ test('without script the server form still works: every field shown, no picker',
   await shot(p, 'nojs-1280x800-preview-error');
   await p.context().close();
 });
+
+test('"Set by house way" fills the dealer\'s hands from the 13 dealt cards', async () => {
+  const p = await dealerPage({ viewport: { width: 1280, height: 800 } });
+  await p.goto(`${base}/tables/${TABLE}`);
+  await p.waitForSelector('#picker:not([hidden]) .pick');
+  // Only the dealer's cards: the seats are left empty.
+  for (const seat of ['seat1', 'seat2', 'seat3']) await p.selectOption(`#${seat}_action`, '');
+  const button = p.locator('button[value="house_way"]');
+  // Pressed before any card is typed: the dealt cards unfold, with what to type.
+  await button.click();
+  assert.equal(await field(p, 'dealer_dealt').isVisible(), true);
+  assert.match(await errorOf(p, 'dealer_dealt').textContent(), /13 dealt cards/);
+  const dealt = 'As Ad Ac Ah Kd 7c 6h 5s 4d 3c 2h 9s Js';
+  await typeCards(p, 'dealer_dealt', dealt);
+  await button.click();
+  await p.waitForFunction(() => document.getElementById('dealer_back').value.trim() !== '');
+  await saved(p);
+  const asked = await p.request.get(`${base}/api/v1/tables/${TABLE}/house-way?cards=${encodeURIComponent(dealt)}`);
+  const set = await asked.json();
+  for (const hand of ['back', 'middle', 'front']) {
+    assert.equal(await field(p, `dealer_${hand}`).inputValue(), await normalised(set[hand]));
+    assert.equal(inputValue(await serverPage(p), `dealer_${hand}`), await normalised(set[hand]), `${hand} saved`);
+  }
+  // Four aces stay together in the back.
+  assert.equal((set.back.match(/A/g) || []).length, 4, JSON.stringify(set));
+  await p.locator('.house-way summary').click();
+  assert.match(await p.locator('.house-way details p').textContent(), /table version 1/);
+  // The dealer's section from its heading: the hands filled, the dealt cards, the button.
+  const heading = (e) => e.scrollIntoView({ block: 'start' });
+  await p.locator('#h-dealer').evaluate(heading);
+  await shot(p, 'desktop-1280x800-set-by-house-way');
+  await p.setViewportSize({ width: 834, height: 1194 });
+  await p.locator('#h-dealer').evaluate(heading);
+  await shot(p, 'portrait-834x1194-set-by-house-way');
+  assert.deepEqual(p.problems, [], 'no script errors or CSP violations');
+  // Leave the table's draft empty for whoever comes next.
+  for (const name of ['dealer_dealt', 'dealer_back', 'dealer_middle', 'dealer_front']) await field(p, name).fill('');
+  await field(p, 'dealer_front').blur();
+  for (let tries = 0; inputValue(await serverPage(p), 'dealer_back') && tries < 50; tries++) await p.waitForTimeout(200);
+  assert.ok(!inputValue(await serverPage(p), 'dealer_back'), 'the dealer\'s hands are cleared');
+  await p.context().close();
+});
