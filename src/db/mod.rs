@@ -92,10 +92,31 @@ pub fn drop_if_cut(conn: &mut PgConnection, err: &diesel::result::Error) {
     }
 }
 
+/// What each of the app's connections sets when it is made: no JIT compilation. PostgreSQL
+/// compiles a statement whose estimated cost passes `jit_above_cost`, and the estimates of the
+/// pit board and the gaming-day report (lateral reads per table, a day's rounds) pass it: on
+/// the million-round history compiling took 2.5 s of the board's 2.7 s and 250 ms of the day
+/// report's 980 ms, for statements that run in tens of milliseconds without it (BENCHMARKS.md,
+/// "Pit, review and audit on a million rounds"). Nothing the app runs is long enough to win it
+/// back.
+pub const SESSION_SETTINGS: &str = "SET jit = off";
+
+#[derive(Debug, Clone, Copy)]
+struct SessionSettings;
+
+impl diesel::r2d2::CustomizeConnection<PgConnection, diesel::r2d2::Error> for SessionSettings {
+    fn on_acquire(&self, conn: &mut PgConnection) -> Result<(), diesel::r2d2::Error> {
+        use diesel::connection::SimpleConnection;
+        conn.batch_execute(SESSION_SETTINGS)
+            .map_err(diesel::r2d2::Error::QueryError)
+    }
+}
+
 /// Builds the connection pool; fails if no connection can be made.
 pub fn pool(database_url: &str, max_size: u32) -> Result<PgPool, diesel::r2d2::PoolError> {
     Pool::builder()
         .max_size(max_size)
+        .connection_customizer(Box::new(SessionSettings))
         .connection_timeout(CHECKOUT_TIMEOUT)
         // r2d2 would otherwise send a query to test every connection it hands out: a round
         // trip on every request. A connection that has failed is still dropped (diesel marks it

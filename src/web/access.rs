@@ -177,6 +177,7 @@ pub const RULES: &[Rule] = &[
     rule("GET", "/reports/csv", PIT_WATCHERS),
     rule("GET", "/reports/house-way", PIT_WATCHERS),
     rule("GET", "/reports/house-way/csv", PIT_WATCHERS),
+    rule("POST", "/reports/recheck", REVIEWERS),
     rule("GET", "/reports/charts/hours.svg", PIT_WATCHERS),
     rule("GET", "/reports/charts/tables.svg", PIT_WATCHERS),
     rule("GET", "/reports/shifts/{id}/chart.svg", PIT_WATCHERS),

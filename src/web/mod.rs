@@ -176,6 +176,7 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
             .service(web::resource("/reports/csv").get(reports::csv))
             .service(web::resource("/reports/house-way").get(reports::house_way_page))
             .service(web::resource("/reports/house-way/csv").get(reports::house_way_csv))
+            .service(web::resource("/reports/recheck").post(reports::start_recheck))
             .service(web::resource("/reports/charts/hours.svg").get(reports::hours_chart))
             .service(web::resource("/reports/charts/tables.svg").get(reports::tables_chart))
             .service(web::resource("/reports/shifts/{id}/chart.svg").get(reports::shift_chart))

@@ -12,17 +12,21 @@ use askama::Template;
 use chrono::{FixedOffset, NaiveDate, TimeDelta, Utc};
 use serde::Deserialize;
 
+use crate::db::audit_log::AuditEvent;
 use crate::db::ids::ShiftId;
+use crate::db::users::Role;
+use crate::reports::checks::Done;
 use crate::reports::figures::Figures;
 use crate::reports::gaming_day::{self, Line, Report, ReportError, Subject};
 use crate::reports::house_way::{self, Departures, HouseWayReport, Setter};
+use crate::reports::recheck::{self, DayRecheck, RecheckRecord};
 use crate::rules::houseway;
 use crate::rules::money::Money;
 use crate::web::charts::{BarChart, LineChart};
 use crate::web::error::AppError;
 use crate::web::format::{self, when};
 use crate::web::layout::Nav;
-use crate::web::respond::render;
+use crate::web::respond::{redirect, render};
 use crate::web::session;
 use crate::web::state::AppState;
 use crate::web::user::CurrentUser;
@@ -177,6 +181,79 @@ struct ReportPage {
     shifts: Vec<LineView>,
     charts: Vec<ChartLink>,
     seal: Option<SealView>,
+    recheck: RecheckView,
+}
+
+/// The recompute check of a one-day report: running now, its latest verdict, and whether the
+/// reader may start one.
+#[derive(Default)]
+pub struct RecheckView {
+    /// "started at, by, rounds so far" while a check of this day runs.
+    pub running: Option<String>,
+    pub last: Option<LastRecheck>,
+    /// The latest check's event does not read.
+    pub unreadable: bool,
+    pub may_start: bool,
+}
+
+pub struct LastRecheck {
+    pub at: String,
+    pub by: String,
+    pub rounds: usize,
+    pub seconds: String,
+    pub differing: Vec<DifferingView>,
+}
+
+pub struct DifferingView {
+    pub link: String,
+    pub label: String,
+    pub differences: String,
+}
+
+fn recheck_view(
+    state: &AppState,
+    user: &CurrentUser,
+    day: NaiveDate,
+    latest: Option<(AuditEvent, Option<RecheckRecord>)>,
+) -> RecheckView {
+    let zone = state.config.utc_offset;
+    let running = state
+        .day_rechecks
+        .running()
+        .filter(|job| job.subject == day)
+        .map(|job| {
+            format!(
+                "started {} by {}: {} rounds settled again so far",
+                when(job.started_at, zone),
+                job.started_by,
+                job.progress
+            )
+        });
+    let unreadable = matches!(latest, Some((_, None)));
+    let last = latest.and_then(|(event, record)| {
+        let record = record?;
+        Some(LastRecheck {
+            at: when(event.at, zone),
+            by: event.actor_name,
+            rounds: record.rounds,
+            seconds: format!("{:.1}", record.seconds),
+            differing: record
+                .differing
+                .into_iter()
+                .map(|round| DifferingView {
+                    link: format!("/tables/{}/rounds/{}", round.table, round.round_id),
+                    label: format!("Round {} at {}", round.round_no, round.table),
+                    differences: round.differences.join("; "),
+                })
+                .collect(),
+        })
+    });
+    RecheckView {
+        running,
+        last,
+        unreadable,
+        may_start: matches!(user.role, Role::Supervisor | Role::Admin),
+    }
 }
 
 pub struct SealView {
@@ -233,6 +310,15 @@ pub async fn show(
     let zone = state.config.utc_offset;
     let views = |lines: &[Line]| lines.iter().map(|l| line_view(l, zone)).collect();
     let one_day = range.from == range.to;
+    let recheck = if one_day {
+        let day = range.from;
+        let latest = state
+            .db(move |conn| Ok(recheck::latest(conn, day)?))
+            .await?;
+        recheck_view(&state, &user, day, latest)
+    } else {
+        RecheckView::default()
+    };
     let span = (range.to - range.from).num_days() + 1;
     let query = query_of(&range);
     let charts = report
@@ -290,8 +376,56 @@ pub async fn show(
             seal_seq: close.seal_seq,
             seal_hash: hex::encode(&close.seal_hash),
         }),
+        recheck,
     };
     render(StatusCode::OK, &page)
+}
+
+/// The form that starts a recompute check.
+#[derive(Debug, Deserialize)]
+pub struct RecheckForm {
+    #[serde(default)]
+    day: String,
+}
+
+/// `POST /reports/recheck`: settles every round of the gaming day again in the background; its
+/// verdict is recorded as a `review.rechecked` event by the one who asked, and the day's report
+/// shows it.
+#[tracing::instrument(skip_all, fields(user = %user.username))]
+pub async fn start_recheck(
+    req: HttpRequest,
+    session: Session,
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    form: web::Form<RecheckForm>,
+) -> Result<HttpResponse, AppError> {
+    let day = parse_day("day", &form.day)?;
+    let actor = user.actor(&req);
+    let started = std::time::Instant::now();
+    let done: Done<DayRecheck> = Box::new(move |conn, found| {
+        let Ok(found) = found else { return };
+        let seconds = started.elapsed().as_secs_f64();
+        if let Err(err) = recheck::record(conn, &actor, day, found, seconds) {
+            tracing::error!(error = %err, "cannot record a recompute check");
+        }
+    });
+    if state
+        .day_rechecks
+        .start_recheck(state.pool.clone(), day, &user.username, done)
+    {
+        session::set_flash(
+            &session,
+            &format!(
+                "Recompute check of gaming day {day} started: every round is being settled again."
+            ),
+        )?;
+    } else {
+        session::set_error_flash(
+            &session,
+            "A recompute check is already running; its progress is shown on its day's report.",
+        )?;
+    }
+    Ok(redirect(&format!("/reports?day={day}#recompute-check")))
 }
 
 /// The CSV's columns, after the line's own (`section`, `gaming_day`, `table`, `dealer`,
