@@ -475,56 +475,42 @@ pub fn queue(
     }
     // Keyset paging: the next page starts after the last row of the one before, read from
     // an index in the page's order (never OFFSET, which reads and drops every row before).
-    query = match (filter.order, filter.after) {
-        (QueueOrder::Newest, after) => {
-            if let Some(after) = after {
-                query = query.filter(
-                    sql::<Bool>("(rounds.settled_at, rounds.id) < (")
-                        .bind::<Timestamptz, _>(after.at)
-                        .sql(", ")
-                        .bind::<BigInt, _>(after.id.0)
-                        .sql(")"),
-                );
-            }
-            query.order((rounds::settled_at.desc(), rounds::id.desc()))
-        }
-        (QueueOrder::Oldest, after) => {
-            if let Some(after) = after {
-                query = query.filter(
-                    sql::<Bool>("(rounds.settled_at, rounds.id) > (")
-                        .bind::<Timestamptz, _>(after.at)
-                        .sql(", ")
-                        .bind::<BigInt, _>(after.id.0)
-                        .sql(")"),
-                );
-            }
-            query.order((rounds::settled_at.asc(), rounds::id.asc()))
-        }
-        (QueueOrder::Largest, after) => {
-            if let Some(after) = after {
-                query = query.filter(
-                    sql::<Bool>("(rounds.largest_result, rounds.id) < (")
-                        .bind::<BigInt, _>(after.amount)
-                        .sql(", ")
-                        .bind::<BigInt, _>(after.id.0)
-                        .sql(")"),
-                );
-            }
-            query.order((rounds::largest_result.desc(), rounds::id.desc()))
-        }
-        (QueueOrder::Smallest, after) => {
-            if let Some(after) = after {
-                query = query.filter(
-                    sql::<Bool>("(rounds.largest_result, rounds.id) > (")
-                        .bind::<BigInt, _>(after.amount)
-                        .sql(", ")
-                        .bind::<BigInt, _>(after.id.0)
-                        .sql(")"),
-                );
-            }
-            query.order((rounds::largest_result.asc(), rounds::id.asc()))
-        }
+    // Voided rounds are few: their pages are read from the copies of the order's keys each
+    // void carries (`round_voids_settled_idx`, `round_voids_amount_idx`), so that the voids
+    // are walked in order instead of every round between them.
+    let voided = filter.void == Some(VoidFilter::Voided);
+    let by_amount = matches!(filter.order, QueueOrder::Largest | QueueOrder::Smallest);
+    let descending = matches!(filter.order, QueueOrder::Newest | QueueOrder::Largest);
+    let (key, id) = match (by_amount, voided) {
+        (false, false) => ("rounds.settled_at", "rounds.id"),
+        (true, false) => ("rounds.largest_result", "rounds.id"),
+        (false, true) => ("round_voids.settled_at", "round_voids.round_id"),
+        (true, true) => ("round_voids.largest_result", "round_voids.round_id"),
     };
+    if let Some(after) = filter.after {
+        let beyond = format!("({key}, {id}) {} (", if descending { "<" } else { ">" });
+        query = if by_amount {
+            query.filter(
+                sql::<Bool>(&beyond)
+                    .bind::<BigInt, _>(after.amount)
+                    .sql(", ")
+                    .bind::<BigInt, _>(after.id.0)
+                    .sql(")"),
+            )
+        } else {
+            query.filter(
+                sql::<Bool>(&beyond)
+                    .bind::<Timestamptz, _>(after.at)
+                    .sql(", ")
+                    .bind::<BigInt, _>(after.id.0)
+                    .sql(")"),
+            )
+        };
+    }
+    let direction = if descending { "DESC" } else { "ASC" };
+    let query = query.order(sql::<BigInt>(&format!(
+        "{key} {direction}, {id} {direction}"
+    )));
     query.limit(limit).load(conn)
 }
 

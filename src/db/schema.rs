@@ -125,6 +125,8 @@ diesel::table! {
         note -> Text,
         voided_by -> Int8,
         voided_at -> Timestamptz,
+        settled_at -> Timestamptz,
+        largest_result -> Int8,
     }
 }
 

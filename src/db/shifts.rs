@@ -5,7 +5,7 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::days;
@@ -296,19 +296,12 @@ pub fn sign_on_event<'a>(
     dealer: &'a Actor,
     version: ProfileVersionId,
 ) -> NewAuditEvent<'a> {
-    NewAuditEvent {
-        chain,
-        actor: dealer,
-        action: "table.sign_on",
-        target: format!("table:{code}"),
-        details: json!({
-            "shift_id": shift.id,
-            "dealer_id": shift.dealer_id,
-            "rule_profile_version_id": version,
-        }),
-        gaming_day: Some(shift.gaming_day),
-        table_id: Some(shift.table_id),
-    }
+    let details = json!({
+        "shift_id": shift.id,
+        "dealer_id": shift.dealer_id,
+        "rule_profile_version_id": version,
+    });
+    shift_event(chain, code, shift, dealer, "table.sign_on", details)
 }
 
 /// The `table.sign_off` event of `shift` at the table `code`, on the table's `chain`.
@@ -319,12 +312,25 @@ pub fn sign_off_event<'a>(
     by: &'a Actor,
     reason: &str,
 ) -> NewAuditEvent<'a> {
+    let details = json!({ "shift_id": shift.id, "dealer_id": shift.dealer_id, "reason": reason });
+    shift_event(chain, code, shift, by, "table.sign_off", details)
+}
+
+/// An event of `shift` at the table `code`, on the table's `chain`, with the shift's gaming day.
+fn shift_event<'a>(
+    chain: &'a str,
+    code: &str,
+    shift: &Shift,
+    actor: &'a Actor,
+    action: &'static str,
+    details: Value,
+) -> NewAuditEvent<'a> {
     NewAuditEvent {
         chain,
-        actor: by,
-        action: "table.sign_off",
+        actor,
+        action,
         target: format!("table:{code}"),
-        details: json!({ "shift_id": shift.id, "dealer_id": shift.dealer_id, "reason": reason }),
+        details,
         gaming_day: Some(shift.gaming_day),
         table_id: Some(shift.table_id),
     }

@@ -7,7 +7,7 @@ use std::str::FromStr;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::ids::UserId;
@@ -316,10 +316,7 @@ pub fn record_sign_in(conn: &mut PgConnection, user: &User, actor: &Actor) -> Qu
 /// Unlocks an account and clears its failure count (`user.unlock`). Returns false when the
 /// user does not exist.
 pub fn unlock(conn: &mut PgConnection, id: UserId, actor: &Actor) -> QueryResult<bool> {
-    conn.transaction(|conn| {
-        let Some(user) = find(conn, id)? else {
-            return Ok(false);
-        };
+    change_user(conn, id, actor, |conn, user| {
         diesel::update(users::table.find(id.0))
             .set((
                 users::locked_at.eq(None::<DateTime<Utc>>),
@@ -327,13 +324,29 @@ pub fn unlock(conn: &mut PgConnection, id: UserId, actor: &Actor) -> QueryResult
                 users::updated_at.eq(Utc::now()),
             ))
             .execute(conn)?;
-        audit_log::append(
-            conn,
-            &NewAuditEvent::system(actor, "user.unlock", target(&user)).details(json!({
-                "was_locked": user.is_locked(),
-                "failed_attempts": user.failed_attempts,
-            })),
-        )?;
+        let details = json!({
+            "was_locked": user.is_locked(),
+            "failed_attempts": user.failed_attempts,
+        });
+        Ok(("user.unlock", details))
+    })
+}
+
+/// Changes the account `id` and writes its audit event in one transaction: `change` makes the
+/// change and names the event's action and details. Returns false when the user does not exist.
+fn change_user(
+    conn: &mut PgConnection,
+    id: UserId,
+    actor: &Actor,
+    change: impl FnOnce(&mut PgConnection, &User) -> QueryResult<(&'static str, Value)>,
+) -> QueryResult<bool> {
+    conn.transaction(|conn| {
+        let Some(user) = find(conn, id)? else {
+            return Ok(false);
+        };
+        let (action, details) = change(conn, &user)?;
+        let event = NewAuditEvent::system(actor, action, target(&user)).details(details);
+        audit_log::append(conn, &event)?;
         Ok(true)
     })
 }
@@ -346,10 +359,7 @@ pub fn set_disabled(
     disabled: bool,
     actor: &Actor,
 ) -> QueryResult<bool> {
-    conn.transaction(|conn| {
-        let Some(user) = find(conn, id)? else {
-            return Ok(false);
-        };
+    change_user(conn, id, actor, |conn, _| {
         let now = Utc::now();
         diesel::update(users::table.find(id.0))
             .set((
@@ -367,12 +377,7 @@ pub fn set_disabled(
         } else {
             "user.enable"
         };
-        audit_log::append(
-            conn,
-            &NewAuditEvent::system(actor, action, target(&user))
-                .details(json!({ "sessions_ended": ended })),
-        )?;
-        Ok(true)
+        Ok((action, json!({ "sessions_ended": ended })))
     })
 }
 
@@ -386,10 +391,7 @@ pub fn set_password(
     change: PasswordChange,
     actor: &Actor,
 ) -> QueryResult<bool> {
-    conn.transaction(|conn| {
-        let Some(user) = find(conn, id)? else {
-            return Ok(false);
-        };
+    change_user(conn, id, actor, |conn, _| {
         let (must_change, action) = match change {
             PasswordChange::BySelf => (false, "user.password_change"),
             PasswordChange::Reset => (true, "user.password_reset"),
@@ -405,12 +407,7 @@ pub fn set_password(
         // keeps the session they changed it in only by renewing it (the caller does).
         let ended =
             diesel::delete(sessions::table.filter(sessions::user_id.eq(id.0))).execute(conn)?;
-        audit_log::append(
-            conn,
-            &NewAuditEvent::system(actor, action, target(&user))
-                .details(json!({ "sessions_ended": ended })),
-        )?;
-        Ok(true)
+        Ok((action, json!({ "sessions_ended": ended })))
     })
 }
 

@@ -35,6 +35,19 @@ pub struct PlaceBody {
     pub front: Option<String>,
 }
 
+#[cfg(test)]
+impl PlaceBody {
+    /// A place that played the three hands given (for tests).
+    pub fn set(back: &str, middle: &str, front: &str) -> PlaceBody {
+        PlaceBody {
+            back: Some(back.to_owned()),
+            middle: Some(middle.to_owned()),
+            front: Some(front.to_owned()),
+            ..PlaceBody::default()
+        }
+    }
+}
+
 /// One occupied seat as entered.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "SeatFields")]
@@ -156,24 +169,20 @@ pub fn validate(
             );
             continue;
         };
-        let field = format!("seat{}_bet", seat.number());
-        if entry.bet < limits.min_bet {
-            errors.add(
-                field,
-                format!(
-                    "seat {seat} bet {cur} {} is below the table minimum of {cur} {}",
-                    Money(entry.bet).major_text(),
-                    Money(limits.min_bet).major_text(),
-                    cur = limits.currency,
-                ),
-            );
+        let outside = if entry.bet < limits.min_bet {
+            Some(("below the table minimum", limits.min_bet))
         } else if entry.bet > limits.max_bet {
+            Some(("above the table maximum", limits.max_bet))
+        } else {
+            None
+        };
+        if let Some((which, limit)) = outside {
             errors.add(
-                field,
+                format!("seat{}_bet", seat.number()),
                 format!(
-                    "seat {seat} bet {cur} {} is above the table maximum of {cur} {}",
+                    "seat {seat} bet {cur} {} is {which} of {cur} {}",
                     Money(entry.bet).major_text(),
-                    Money(limits.max_bet).major_text(),
+                    Money(limit).major_text(),
                     cur = limits.currency,
                 ),
             );
@@ -378,12 +387,7 @@ mod tests {
     };
 
     fn set(back: &str, middle: &str, front: &str) -> PlaceBody {
-        PlaceBody {
-            back: Some(back.to_owned()),
-            middle: Some(middle.to_owned()),
-            front: Some(front.to_owned()),
-            ..PlaceBody::default()
-        }
+        PlaceBody::set(back, middle, front)
     }
 
     fn body(seat_bet: i64, seat: PlaceBody) -> RoundBody {

@@ -218,12 +218,7 @@ mod tests {
     use crate::recording::entry::SeatBody;
 
     fn set(back: &str, middle: &str, front: &str) -> PlaceBody {
-        PlaceBody {
-            back: Some(back.to_owned()),
-            middle: Some(middle.to_owned()),
-            front: Some(front.to_owned()),
-            ..PlaceBody::default()
-        }
+        PlaceBody::set(back, middle, front)
     }
 
     fn problems(body: &RoundBody) -> BTreeMap<String, String> {

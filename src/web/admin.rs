@@ -7,6 +7,7 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use chrono::FixedOffset;
+use diesel::PgConnection;
 use serde::Deserialize;
 
 use crate::db::ids::UserId;
@@ -260,17 +261,32 @@ pub async fn disable_user(
         return Ok(redirect("/admin/users"));
     }
     let actor = admin.actor(&req);
-    let found = state
-        .db(move |conn| Ok(shifts::disable_user(conn, id, &actor)?))
-        .await?;
-    if !found {
+    change_account(
+        &state,
+        &session,
+        move |conn| shifts::disable_user(conn, id, &actor),
+        "Account disabled; its sessions and its shift, if any, have ended.",
+    )
+    .await?;
+    Ok(redirect("/admin/users"))
+}
+
+/// Runs a change to one account, which answers whether the account exists: a missing one is
+/// a 404; otherwise the next page's banner says `done`.
+async fn change_account<F, E>(
+    state: &AppState,
+    session: &Session,
+    change: F,
+    done: &str,
+) -> Result<(), AppError>
+where
+    F: FnOnce(&mut PgConnection) -> Result<bool, E> + Send + 'static,
+    AppError: From<E>,
+{
+    if !state.db(move |conn| Ok(change(conn)?)).await? {
         return Err(AppError::NotFound);
     }
-    session::set_flash(
-        &session,
-        "Account disabled; its sessions and its shift, if any, have ended.",
-    )?;
-    Ok(redirect("/admin/users"))
+    session::set_flash(session, done)
 }
 
 #[tracing::instrument(skip_all, fields(admin = %admin.username))]
@@ -283,13 +299,8 @@ pub async fn enable_user(
 ) -> Result<HttpResponse, AppError> {
     let id = UserId(id.into_inner());
     let actor = admin.actor(&req);
-    let found = state
-        .db(move |conn| Ok(users::set_disabled(conn, id, false, &actor)?))
-        .await?;
-    if !found {
-        return Err(AppError::NotFound);
-    }
-    session::set_flash(&session, "Account enabled.")?;
+    let enable = move |conn: &mut PgConnection| users::set_disabled(conn, id, false, &actor);
+    change_account(&state, &session, enable, "Account enabled.").await?;
     Ok(redirect("/admin/users"))
 }
 
@@ -303,13 +314,8 @@ pub async fn unlock_user(
 ) -> Result<HttpResponse, AppError> {
     let id = UserId(id.into_inner());
     let actor = by.actor(&req);
-    let found = state
-        .db(move |conn| Ok(users::unlock(conn, id, &actor)?))
-        .await?;
-    if !found {
-        return Err(AppError::NotFound);
-    }
-    session::set_flash(&session, "Account unlocked.")?;
+    let unlock = move |conn: &mut PgConnection| users::unlock(conn, id, &actor);
+    change_account(&state, &session, unlock, "Account unlocked.").await?;
     let back = if by.role == Role::Supervisor {
         "/"
     } else {

@@ -31,10 +31,9 @@ pub struct Bar {
     pub loss: bool,
 }
 
-/// A bar chart of amounts, one bar per label, positive above the zero line and negative below.
-#[derive(Template)]
-#[template(path = "chart_bars.svg")]
-pub struct BarChart {
+/// What every chart draws around its marks: the title, the grid with its amounts, the zero
+/// line, and "No rounds" when there is nothing to draw (`chart_frame.svg`).
+pub struct Frame {
     pub title: String,
     pub width: f64,
     pub height: f64,
@@ -43,6 +42,36 @@ pub struct BarChart {
     pub zero_y: f64,
     pub label_y: f64,
     pub ticks: Vec<Tick>,
+    pub empty: bool,
+}
+
+impl Frame {
+    fn new(
+        title: String,
+        scale: &Scale,
+        tick_values: &[i64],
+        currency: &str,
+        empty: bool,
+    ) -> Frame {
+        Frame {
+            title,
+            width: WIDTH,
+            height: HEIGHT,
+            left: LEFT,
+            right_edge: WIDTH - RIGHT,
+            zero_y: round1(scale.y(0)),
+            label_y: HEIGHT - BOTTOM + 18.0,
+            ticks: ticks(scale, tick_values, currency),
+            empty,
+        }
+    }
+}
+
+/// A bar chart of amounts, one bar per label, positive above the zero line and negative below.
+#[derive(Template)]
+#[template(path = "chart_bars.svg")]
+pub struct BarChart {
+    pub frame: Frame,
     pub bars: Vec<Bar>,
 }
 
@@ -57,19 +86,11 @@ pub struct Point {
 #[derive(Template)]
 #[template(path = "chart_line.svg")]
 pub struct LineChart {
-    pub title: String,
-    pub width: f64,
-    pub height: f64,
-    pub left: f64,
-    pub right_edge: f64,
-    pub zero_y: f64,
-    pub label_y: f64,
-    pub ticks: Vec<Tick>,
+    pub frame: Frame,
     pub path: String,
     pub points: Vec<Point>,
     pub first_label: String,
     pub last_label: String,
-    pub empty: bool,
 }
 
 /// The vertical scale: amounts from `low` to `high` (zero always inside) onto the plot area.
@@ -144,7 +165,7 @@ impl BarChart {
         let (scale, tick_values) = Scale::fitting(bars.iter().map(|(_, m)| m.minor_units()));
         let slot = (WIDTH - LEFT - RIGHT) / bars.len().max(1) as f64;
         let zero_y = scale.y(0);
-        let bars = bars
+        let bars: Vec<Bar> = bars
             .iter()
             .enumerate()
             .map(|(i, (label, amount))| {
@@ -161,14 +182,7 @@ impl BarChart {
             })
             .collect();
         BarChart {
-            title,
-            width: WIDTH,
-            height: HEIGHT,
-            left: LEFT,
-            right_edge: WIDTH - RIGHT,
-            zero_y: round1(zero_y),
-            label_y: HEIGHT - BOTTOM + 18.0,
-            ticks: ticks(&scale, &tick_values, currency),
+            frame: Frame::new(title, &scale, &tick_values, currency, bars.is_empty()),
             bars,
         }
     }
@@ -202,16 +216,8 @@ impl LineChart {
             path.push_str(&format!(" L{} {}", p.x, p.y));
         }
         LineChart {
-            title,
-            width: WIDTH,
-            height: HEIGHT,
-            left: LEFT,
-            right_edge: WIDTH - RIGHT,
-            zero_y: round1(scale.y(0)),
-            label_y: HEIGHT - BOTTOM + 18.0,
-            ticks: ticks(&scale, &tick_values, currency),
+            frame: Frame::new(title, &scale, &tick_values, currency, points.is_empty()),
             path,
-            empty: points.is_empty(),
             first_label: steps.first().map(|(l, _)| l.clone()).unwrap_or_default(),
             last_label: steps.last().map(|(l, _)| l.clone()).unwrap_or_default(),
             points,
@@ -244,11 +250,11 @@ mod tests {
         let (win, loss) = (&chart.bars[0], &chart.bars[1]);
         assert!(!win.loss && loss.loss);
         assert!(
-            (win.y + win.height - chart.zero_y).abs() < 0.2,
+            (win.y + win.height - chart.frame.zero_y).abs() < 0.2,
             "a win ends on the zero line"
         );
         assert!(
-            (loss.y - chart.zero_y).abs() < 0.2,
+            (loss.y - chart.frame.zero_y).abs() < 0.2,
             "a loss starts on the zero line"
         );
         assert!(
@@ -257,11 +263,11 @@ mod tests {
         );
         assert_eq!(win.text, "PHP +100.00");
         assert_eq!(
-            chart.ticks.first().map(|t| t.label.as_str()),
+            chart.frame.ticks.first().map(|t| t.label.as_str()),
             Some("PHP -50.00")
         );
         assert_eq!(
-            chart.ticks.last().map(|t| t.label.as_str()),
+            chart.frame.ticks.last().map(|t| t.label.as_str()),
             Some("PHP 100.00")
         );
         let svg = chart.render().unwrap_or_default();
@@ -286,9 +292,13 @@ mod tests {
         assert_eq!(titles, ["#1: PHP +3.00", "#2: PHP -2.00", "#3: PHP -1.00"]);
         assert!(chart
             .path
-            .starts_with(&format!("M{} {}", LEFT, chart.zero_y)));
+            .starts_with(&format!("M{} {}", LEFT, chart.frame.zero_y)));
         assert_eq!(chart.path.matches(" L").count(), 3);
-        assert!(!chart.empty);
-        assert!(LineChart::running_total("Shift".to_owned(), "PHP", &[]).empty);
+        assert!(!chart.frame.empty);
+        assert!(
+            LineChart::running_total("Shift".to_owned(), "PHP", &[])
+                .frame
+                .empty
+        );
     }
 }
