@@ -5,6 +5,7 @@
 
 pub mod api_tokens;
 pub mod audit_log;
+pub mod canonical_json;
 pub mod days;
 pub mod demo;
 pub mod embedded;

@@ -13,7 +13,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::db::audit_log::{self, AuditEvent, ChainHead, GENESIS_HASH};
+use crate::db::audit_log::{AuditEvent, ChainHead, ChainedEvent, StoredEvent, GENESIS_HASH};
 use crate::db::days::{self, DAY_CHAIN, DAY_CLOSED};
 use crate::db::schema::{audit_chain_heads, audit_events};
 use crate::db::seal_file::{self, SealCopy, SealFileError, SealedHeads};
@@ -268,13 +268,13 @@ impl ChainChecker {
     }
 
     /// Checks the next event of the chain.
-    pub fn push(&mut self, event: &AuditEvent) {
+    pub fn push(&mut self, event: &impl ChainedEvent) {
         if self.bad.is_some() {
             return;
         }
         if let Some(suspect) = self.suspect.take() {
             // A changed hash leaves the next link pointing at the hash the content still gives.
-            let what = if event.prev_hash == suspect.recomputed {
+            let what = if event.prev_hash() == suspect.recomputed {
                 "hash changed"
             } else {
                 "content changed"
@@ -283,46 +283,47 @@ impl ChainChecker {
             return;
         }
         if self.anchored_on_first && self.rows == 0 {
-            self.next_seq = event.seq;
-            self.prev_hash.clone_from(&event.prev_hash);
+            self.next_seq = event.seq();
+            self.prev_hash = event.prev_hash().to_vec();
         }
-        if event.seq != self.next_seq {
-            let what = if event.seq > self.next_seq {
-                if event.seq == self.next_seq + 1 {
+        if event.seq() != self.next_seq {
+            let what = if event.seq() > self.next_seq {
+                if event.seq() == self.next_seq + 1 {
                     format!("seq {} missing", self.next_seq)
                 } else {
-                    format!("seq {} to {} missing", self.next_seq, event.seq - 1)
+                    format!("seq {} to {} missing", self.next_seq, event.seq() - 1)
                 }
             } else {
-                format!("seq {} out of order", event.seq)
+                format!("seq {} out of order", event.seq())
             };
-            self.fail(self.next_seq, Some(event.id), what);
+            self.fail(self.next_seq, Some(event.id()), what);
             return;
         }
-        if event.prev_hash != self.prev_hash {
-            self.fail(event.seq, Some(event.id), "link broken");
+        if event.prev_hash() != self.prev_hash {
+            self.fail(event.seq(), Some(event.id()), "link broken");
             return;
         }
-        let recomputed = audit_log::expected_hash(&self.prev_hash, event);
-        if recomputed.as_slice() != event.hash.as_slice() {
+        let recomputed = event.expected_hash(&self.prev_hash);
+        if recomputed.as_slice() != event.hash() {
             self.suspect = Some(Suspect {
-                seq: event.seq,
-                id: event.id,
+                seq: event.seq(),
+                id: event.id(),
                 recomputed,
             });
             return;
         }
-        if let Some(expected) = self.checkpoints.remove(&event.seq) {
-            if let Some(differs) = expected.iter().find(|c| c.hash != event.hash) {
+        if let Some(expected) = self.checkpoints.remove(&event.seq()) {
+            if let Some(differs) = expected.iter().find(|c| c.hash != event.hash()) {
                 let what = format!("hash differs from {}", differs.source);
-                self.fail(event.seq, Some(event.id), what);
+                self.fail(event.seq(), Some(event.id()), what);
                 return;
             }
         }
         self.rows += 1;
         self.next_seq += 1;
-        self.prev_hash.clone_from(&event.hash);
-        self.last = Some((event.seq, event.hash.clone()));
+        self.prev_hash.clear();
+        self.prev_hash.extend_from_slice(event.hash());
+        self.last = Some((event.seq(), event.hash().to_vec()));
     }
 
     /// The verdict, given the chain's head as stored (`None`: no head row), or `None` for the
@@ -418,13 +419,13 @@ fn batch_after(
     conn: &mut PgConnection,
     chain: &str,
     after_seq: i64,
-) -> QueryResult<Vec<AuditEvent>> {
+) -> QueryResult<Vec<StoredEvent>> {
     audit_events::table
         .filter(audit_events::chain.eq(chain))
         .filter(audit_events::seq.gt(after_seq))
         .order(audit_events::seq.asc())
         .limit(BATCH)
-        .select(AuditEvent::as_select())
+        .select(StoredEvent::as_select())
         .load(conn)
 }
 
@@ -770,7 +771,7 @@ mod tests {
             });
             // Hash what is stored (the time above, not the sealing time).
             let prev = out.last().unwrap().prev_hash.clone();
-            let hash = audit_log::expected_hash(&prev, out.last().unwrap());
+            let hash = crate::db::audit_log::expected_hash(&prev, out.last().unwrap());
             out.last_mut().unwrap().hash = hash.to_vec();
             head = ChainHead {
                 last_seq: i,
@@ -852,6 +853,69 @@ mod tests {
         assert_eq!(
             bad(&run(&tail_changed, head.clone())),
             (6, Some(60), "content changed")
+        );
+    }
+
+    /// The chain as the database sends it to the check: details as `jsonb` text, keys in
+    /// PostgreSQL's order and spaced, hashed from the text.
+    fn as_stored(events: &[AuditEvent]) -> Vec<StoredEvent> {
+        events
+            .iter()
+            .map(|e| StoredEvent {
+                id: e.id,
+                chain: e.chain.clone(),
+                seq: e.seq,
+                at: e.at,
+                actor_user_id: e.actor_user_id,
+                actor_name: e.actor_name.clone(),
+                action: e.action.clone(),
+                target: e.target.clone(),
+                details: serde_json::to_string_pretty(
+                    &json!({ "z": [1.5, "é"], "n": e.details["n"] }),
+                )
+                .unwrap(),
+                client_addr: e.client_addr.clone(),
+                gaming_day: e.gaming_day,
+                table_id: e.table_id,
+                prev_hash: e.prev_hash.clone(),
+                hash: e.hash.clone(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn events_read_as_text_verify_as_their_values_do() {
+        let mut good = chain(4);
+        // Rehash with the details the text will hold.
+        let mut prev = GENESIS_HASH.to_vec();
+        for e in &mut good {
+            e.details = json!({ "n": e.details["n"], "z": [1.5, "é"] });
+            e.prev_hash.clone_from(&prev);
+            e.hash = crate::db::audit_log::expected_hash(&prev, e).to_vec();
+            prev.clone_from(&e.hash);
+        }
+        let stored = as_stored(&good);
+        let mut checker = ChainChecker::new("table:1");
+        stored.iter().for_each(|e| checker.push(e));
+        assert!(checker.finish(Some(head_of(&good))).is_intact());
+
+        let mut changed = stored.clone();
+        changed[1].details = changed[1].details.replace("1.5", "2.5");
+        let mut checker = ChainChecker::new("table:1");
+        changed.iter().for_each(|e| checker.push(e));
+        assert_eq!(
+            bad(&checker.finish(Some(head_of(&good)))),
+            (2, Some(20), "content changed")
+        );
+
+        let mut repeated = stored;
+        repeated[3].details = repeated[3].details.replacen('{', "{\"n\": 0, ", 1);
+        let mut checker = ChainChecker::new("table:1");
+        repeated.iter().for_each(|e| checker.push(e));
+        assert_eq!(
+            bad(&checker.finish(Some(head_of(&good)))),
+            (4, Some(40), "content changed"),
+            "a key named twice is not read as its last value"
         );
     }
 

@@ -1,0 +1,467 @@
+//! The canonical form of a JSON text, written straight from the text: object keys sorted at
+//! every depth, no white space, strings escaped and numbers printed exactly as serde_json
+//! writes them. The same bytes as parsing the text into a `serde_json::Value` and writing that
+//! canonically (the property test below holds the two together), without building the value:
+//! verifying a long audit chain spent most of its time building, walking and freeing the
+//! values of the events' details (BENCHMARKS.md, "Audit verification").
+//!
+//! Stricter than the parser in one way: an object that names a key twice keeps both (serde_json
+//! keeps the last), so a repeated key added to a stored event's details changes its hash.
+
+use std::borrow::Cow;
+use std::str::FromStr;
+
+/// The text is not JSON; `at` is the byte where reading stopped.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not JSON at byte {at}")]
+pub struct NotJson {
+    pub at: usize,
+}
+
+/// Appends the canonical form of the JSON `text` to `out`.
+pub fn write_text(text: &str, out: &mut String) -> Result<(), NotJson> {
+    let mut reader = Reader { text, at: 0 };
+    reader.value(out, 0)?;
+    reader.skip_space();
+    if reader.at == text.len() {
+        Ok(())
+    } else {
+        Err(reader.error())
+    }
+}
+
+/// Deeper than this is refused rather than risking the stack (serde_json stops at 128 too).
+const MOST_DEPTH: usize = 128;
+
+struct Reader<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn error(&self) -> NotJson {
+        NotJson { at: self.at }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.text.as_bytes().get(self.at).copied()
+    }
+
+    fn skip_space(&mut self) {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
+            self.at += 1;
+        }
+    }
+
+    fn expect(&mut self, byte: u8) -> Result<(), NotJson> {
+        self.skip_space();
+        if self.peek() == Some(byte) {
+            self.at += 1;
+            Ok(())
+        } else {
+            Err(self.error())
+        }
+    }
+
+    fn literal(&mut self, word: &str, out: &mut String) -> Result<(), NotJson> {
+        if self.text[self.at..].starts_with(word) {
+            self.at += word.len();
+            out.push_str(word);
+            Ok(())
+        } else {
+            Err(self.error())
+        }
+    }
+
+    fn value(&mut self, out: &mut String, depth: usize) -> Result<(), NotJson> {
+        self.skip_space();
+        match self.peek() {
+            Some(b'{') if depth < MOST_DEPTH => self.object(out, depth + 1),
+            Some(b'[') if depth < MOST_DEPTH => self.array(out, depth + 1),
+            Some(b'"') => {
+                let text = self.string()?;
+                crate::db::audit_log::write_json_string(&text, out);
+                Ok(())
+            }
+            Some(b't') => self.literal("true", out),
+            Some(b'f') => self.literal("false", out),
+            Some(b'n') => self.literal("null", out),
+            Some(b'-' | b'0'..=b'9') => self.number(out),
+            _ => Err(self.error()),
+        }
+    }
+
+    fn array(&mut self, out: &mut String, depth: usize) -> Result<(), NotJson> {
+        self.at += 1;
+        out.push('[');
+        self.skip_space();
+        if self.peek() == Some(b']') {
+            self.at += 1;
+            out.push(']');
+            return Ok(());
+        }
+        loop {
+            self.value(out, depth)?;
+            self.skip_space();
+            match self.peek() {
+                Some(b',') => {
+                    self.at += 1;
+                    out.push(',');
+                }
+                Some(b']') => {
+                    self.at += 1;
+                    out.push(']');
+                    return Ok(());
+                }
+                _ => return Err(self.error()),
+            }
+        }
+    }
+
+    /// The members are written one after another past `out`'s end, then put in key order.
+    fn object(&mut self, out: &mut String, depth: usize) -> Result<(), NotJson> {
+        self.at += 1;
+        self.skip_space();
+        if self.peek() == Some(b'}') {
+            self.at += 1;
+            out.push_str("{}");
+            return Ok(());
+        }
+        let start = out.len();
+        let mut members: Vec<(Cow<'a, str>, usize, usize)> = Vec::new();
+        loop {
+            self.skip_space();
+            if self.peek() != Some(b'"') {
+                return Err(self.error());
+            }
+            let key = self.string()?;
+            self.expect(b':')?;
+            let from = out.len();
+            self.value(out, depth)?;
+            members.push((key, from, out.len()));
+            self.skip_space();
+            match self.peek() {
+                Some(b',') => self.at += 1,
+                Some(b'}') => {
+                    self.at += 1;
+                    break;
+                }
+                _ => return Err(self.error()),
+            }
+        }
+        members.sort_by(|a, b| a.0.cmp(&b.0));
+        let values = out.split_off(start);
+        out.push('{');
+        for (i, (key, from, to)) in members.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            crate::db::audit_log::write_json_string(key, out);
+            out.push(':');
+            out.push_str(&values[from - start..to - start]);
+        }
+        out.push('}');
+        Ok(())
+    }
+
+    /// A string's text: borrowed when it has no escapes, decoded when it has.
+    fn string(&mut self) -> Result<Cow<'a, str>, NotJson> {
+        self.at += 1;
+        let bytes = self.text.as_bytes();
+        let begin = self.at;
+        while let Some(&b) = bytes.get(self.at) {
+            match b {
+                b'"' => {
+                    self.at += 1;
+                    return Ok(Cow::Borrowed(&self.text[begin..self.at - 1]));
+                }
+                b'\\' => return self.escaped(begin).map(Cow::Owned),
+                0..=0x1f => return Err(self.error()),
+                _ => self.at += 1,
+            }
+        }
+        Err(self.error())
+    }
+
+    fn escaped(&mut self, begin: usize) -> Result<String, NotJson> {
+        let bytes = self.text.as_bytes();
+        let mut decoded = String::from(&self.text[begin..self.at]);
+        loop {
+            let Some(&b) = bytes.get(self.at) else {
+                return Err(self.error());
+            };
+            match b {
+                b'"' => {
+                    self.at += 1;
+                    return Ok(decoded);
+                }
+                b'\\' => {
+                    self.at += 1;
+                    let Some(&kind) = bytes.get(self.at) else {
+                        return Err(self.error());
+                    };
+                    self.at += 1;
+                    let c = match kind {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'/' => '/',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        b'n' => '\n',
+                        b'r' => '\r',
+                        b't' => '\t',
+                        b'u' => self.unicode_escape()?,
+                        _ => return Err(self.error()),
+                    };
+                    decoded.push(c);
+                }
+                0..=0x1f => return Err(self.error()),
+                _ => {
+                    // Copy up to the next quote or backslash in one piece.
+                    let from = self.at;
+                    while let Some(&b) = bytes.get(self.at) {
+                        if b == b'"' || b == b'\\' || b < 0x20 {
+                            break;
+                        }
+                        self.at += 1;
+                    }
+                    decoded.push_str(&self.text[from..self.at]);
+                }
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> Result<u32, NotJson> {
+        let digits = self.text.get(self.at..self.at + 4).ok_or(self.error())?;
+        if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(self.error());
+        }
+        let value = u32::from_str_radix(digits, 16).map_err(|_| self.error())?;
+        self.at += 4;
+        Ok(value)
+    }
+
+    /// The character of a `\u` escape (after the `u`), a surrogate pair taken together.
+    fn unicode_escape(&mut self) -> Result<char, NotJson> {
+        let first = self.hex4()?;
+        let code = match first {
+            0xD800..=0xDBFF => {
+                if !self.text[self.at..].starts_with("\\u") {
+                    return Err(self.error());
+                }
+                self.at += 2;
+                let second = self.hex4()?;
+                if !(0xDC00..=0xDFFF).contains(&second) {
+                    return Err(self.error());
+                }
+                0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
+            }
+            0xDC00..=0xDFFF => return Err(self.error()),
+            _ => first,
+        };
+        char::from_u32(code).ok_or(self.error())
+    }
+
+    /// A number: a plain integer (`0`, `-12`, `345`) that fits 64 bits is written as it
+    /// stands, which is how serde_json prints it; anything else goes through serde_json's own
+    /// number, so that a fraction or an exponent is printed exactly as it would print it.
+    fn number(&mut self, out: &mut String) -> Result<(), NotJson> {
+        let bytes = self.text.as_bytes();
+        let begin = self.at;
+        let mut plain = true;
+        while let Some(&b) = bytes.get(self.at) {
+            match b {
+                b'0'..=b'9' | b'-' => {}
+                b'.' | b'e' | b'E' | b'+' => plain = false,
+                _ => break,
+            }
+            self.at += 1;
+        }
+        let token = &self.text[begin..self.at];
+        let digits = token.strip_prefix('-').unwrap_or(token);
+        let canonical_integer = plain
+            && !digits.is_empty()
+            && digits.bytes().all(|b| b.is_ascii_digit())
+            && (digits == "0" || !digits.starts_with('0'))
+            && token != "-0"
+            && (token.parse::<i64>().is_ok() || token.parse::<u64>().is_ok());
+        if canonical_integer {
+            out.push_str(token);
+            return Ok(());
+        }
+        let number = serde_json::Number::from_str(token).map_err(|_| NotJson { at: begin })?;
+        out.push_str(&number.to_string());
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    use super::*;
+    use crate::db::audit_log::write_canonical;
+
+    fn by_value(text: &str) -> Option<String> {
+        let value: Value = serde_json::from_str(text).ok()?;
+        let mut out = String::new();
+        write_canonical(&value, &mut out);
+        Some(out)
+    }
+
+    fn by_text(text: &str) -> Option<String> {
+        let mut out = String::new();
+        write_text(text, &mut out).ok()?;
+        Some(out)
+    }
+
+    #[test]
+    fn keys_are_sorted_at_every_depth_and_space_goes() {
+        assert_eq!(
+            by_text(r#" {"b": [true, null, {"z": 1, "a": -2}], "a": "x\"y", "": {}} "#).unwrap(),
+            r#"{"":{},"a":"x\"y","b":[true,null,{"a":-2,"z":1}]}"#
+        );
+    }
+
+    /// PostgreSQL's `jsonb` text: keys by length, then bytes; `", "` and `": "` between.
+    #[test]
+    fn postgresql_jsonb_text_gives_the_canonical_form() {
+        let stored = r#"{"n": 1, "seats": [{"bet": 10000, "seat": 1, "result": -20000}], "action": "round.settled", "rate": 0.25, "big": 18446744073709551615, "note": "a\u0001\ttab é"}"#;
+        assert_eq!(by_text(stored), by_value(stored));
+        assert_eq!(
+            by_text(stored).unwrap(),
+            r#"{"action":"round.settled","big":18446744073709551615,"n":1,"note":"a\u0001\ttab é","rate":0.25,"seats":[{"bet":10000,"result":-20000,"seat":1}]}"#
+        );
+    }
+
+    #[test]
+    fn numbers_print_as_serde_json_prints_them() {
+        for text in [
+            "0",
+            "-0",
+            "-1",
+            "12",
+            "1.0",
+            "1.50",
+            "1e3",
+            "1E+3",
+            "-2.5e-3",
+            "0.1",
+            "1e400",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "18446744073709551616",
+            "123456789012345678901234567890",
+        ] {
+            assert_eq!(by_text(text), by_value(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn escapes_are_decoded_and_written_again_as_serde_json_writes_them() {
+        for text in [
+            r#""\u00e9\/\b\f\n\r\t\"\\""#,
+            r#""\ud83c\udca1 ace""#,
+            r#""\u001f\u007f""#,
+            r#""plain""#,
+        ] {
+            assert_eq!(by_text(text), by_value(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn what_is_not_json_is_refused() {
+        for text in [
+            "",
+            "{",
+            "[1,]",
+            "{\"a\" 1}",
+            "{\"a\":1,}",
+            "tru",
+            "nul",
+            "\"open",
+            "\"\\x\"",
+            "\"\\ud800\"",
+            "\"\\udc00\"",
+            "\"\\u12\"",
+            "01",
+            "1.",
+            "-",
+            "+1",
+            "1 2",
+            "{1:2}",
+            "\"tab\there\"",
+        ] {
+            assert!(by_text(text).is_none(), "{text:?} taken");
+            assert!(by_value(text).is_none(), "serde_json takes {text:?}");
+        }
+    }
+
+    #[test]
+    fn a_repeated_key_is_kept_twice_so_the_hash_changes() {
+        let text = r#"{"a": 1, "a": 2}"#;
+        assert_eq!(by_text(text).unwrap(), r#"{"a":1,"a":2}"#);
+        assert_eq!(by_value(text).unwrap(), r#"{"a":2}"#);
+    }
+
+    fn json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(Value::from),
+            "\\PC{0,12}".prop_map(Value::from),
+            "[\\x00-\\x20\"\\\\/a-z\u{e9}\u{1F0A1}]{0,8}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 64, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::from),
+                prop::collection::btree_map("[a-z_\u{e9}]{0,6}", inner, 0..6)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// The value's JSON with every object's keys in reverse order (as PostgreSQL, which orders
+    /// them by length first, may send them).
+    fn reversed_keys(value: &Value) -> String {
+        match value {
+            Value::Object(map) => {
+                let members: Vec<String> = map
+                    .iter()
+                    .rev()
+                    .map(|(k, v)| format!("{} : {}", Value::from(k.as_str()), reversed_keys(v)))
+                    .collect();
+                format!("{{ {} }}", members.join(" , "))
+            }
+            Value::Array(items) => {
+                let items: Vec<String> = items.iter().map(reversed_keys).collect();
+                format!("[{}]", items.join(","))
+            }
+            other => other.to_string(),
+        }
+    }
+
+    proptest! {
+        /// The same bytes as parsing the text into a value and writing that, for the text
+        /// written compactly or with space (serde_json's pretty printer stands in for
+        /// PostgreSQL's spaced `jsonb` text). (Parsed, not the value itself: serde_json reads
+        /// some floats back a bit apart from the ones it wrote; both ways read the same.)
+        #[test]
+        fn the_text_gives_the_same_canonical_form_as_its_value(value in json()) {
+            let compact = serde_json::to_string(&value).unwrap();
+            let spaced = serde_json::to_string_pretty(&value).unwrap();
+            prop_assert!(by_value(&compact).is_some());
+            prop_assert_eq!(by_text(&compact), by_value(&compact));
+            prop_assert_eq!(by_text(&spaced), by_value(&spaced));
+            let reversed = reversed_keys(&value);
+            prop_assert_eq!(by_text(&reversed), by_value(&compact));
+        }
+    }
+}
