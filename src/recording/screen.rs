@@ -17,9 +17,9 @@ use crate::db::tables::PlayingTable;
 use crate::recording::drafts;
 use crate::recording::entry::FieldErrors;
 use crate::recording::form::{self, Fields, TypedDraft};
+use crate::recording::write::Settled;
 use crate::recording::{entry_shift, RoundsError, Writer};
 use crate::rules::money::Money;
-use crate::rules::wire::SettlementOut;
 
 /// How many of the table's latest rounds the screen lists.
 const RECENT: i64 = 10;
@@ -28,7 +28,7 @@ const RECENT: i64 = 10;
 #[derive(Debug, Clone, Default)]
 pub struct Checked {
     pub errors: FieldErrors,
-    pub settlement: Option<SettlementOut>,
+    pub settlement: Option<Settled>,
 }
 
 /// The table's round as stored: its draft (none before the first save) and its fields as typed.
@@ -89,7 +89,7 @@ fn check(fields: &Fields, table: &PlayingTable) -> Result<Checked, RoundsError> 
         return Ok(Checked::default());
     }
     match drafts::settle_typed(fields, table) {
-        Ok((_, settlement)) => Ok(Checked {
+        Ok(settlement) => Ok(Checked {
             errors: FieldErrors::default(),
             settlement: Some(settlement),
         }),

@@ -19,8 +19,14 @@ use crate::db::tables::PlayingTable;
 use crate::recording::entry::{place_note, FieldErrors, PlaceNote};
 use crate::recording::form::{self, Fields};
 use crate::recording::screen::{self, Screen, Stored};
+use crate::recording::write::Settled;
 use crate::recording::{RoundsError, Writer};
+use crate::rules::game::{Game, GameRules};
 use crate::rules::money::Money;
+use crate::rules::place::PlayerSeat;
+use crate::rules::points::natural::Natural;
+use crate::rules::points::settle::PointsOutcome;
+use crate::rules::points::wire::PointsSettlementOut;
 use crate::rules::settle::{Outcome, Winner};
 use crate::rules::wire::SettlementOut;
 use crate::web::error::AppError;
@@ -58,8 +64,17 @@ pub struct PlaceView {
     pub is_seat: bool,
     pub actions: Vec<ActionOption>,
     pub action_error: String,
+    /// The natural shown, at a points table.
+    pub natural: Option<NaturalView>,
     pub bet: FieldView,
     pub cards: Vec<FieldView>,
+}
+
+/// The natural chooser of a player at a points table.
+pub struct NaturalView {
+    pub name: String,
+    pub options: Vec<ActionOption>,
+    pub error: String,
 }
 
 pub struct PreviewLine {
@@ -75,7 +90,21 @@ pub struct PreviewLine {
 #[template(path = "table_preview.html")]
 pub struct PreviewView {
     pub lines: Vec<PreviewLine>,
+    /// The dealer's net at a banking table; empty at a points table.
     pub dealer_net: String,
+    /// A points round's matrix: the seats as columns, and per player the points they scored
+    /// against each other player (empty at a banking table).
+    pub against_head: Vec<String>,
+    pub against: Vec<AgainstRow>,
+    /// Who made pusoy, in words (empty when nobody did, or at a banking table).
+    pub pusoy: String,
+}
+
+/// One player's row of the points matrix.
+pub struct AgainstRow {
+    pub place: String,
+    pub cells: Vec<String>,
+    pub points: String,
 }
 
 pub struct RecentRow {
@@ -93,6 +122,8 @@ struct TablePage {
     nav: Nav,
     table: PlayingTable,
     profile_words: String,
+    /// A points-game table: four players, no dealer, no bets.
+    is_points: bool,
     /// Empty until the round is first saved (a GET opens nothing).
     draft_key: String,
     revision: String,
@@ -114,13 +145,29 @@ struct TablePage {
 }
 
 /// "Confirm 3 seats, house +800.00?": what the dealer is asked before a round is confirmed.
-fn confirm_question(settlement: &SettlementOut, currency: &str) -> String {
-    let seats = settlement.seats.len();
-    format!(
-        "Confirm {seats} seat{}, house {} {currency}?",
-        if seats == 1 { "" } else { "s" },
-        settlement.dealer.result.signed_text()
-    )
+fn confirm_question(settled: &Settled, currency: &str) -> String {
+    match settled {
+        Settled::Banking { out, .. } => {
+            let seats = out.seats.len();
+            format!(
+                "Confirm {seats} seat{}, house {} {currency}?",
+                if seats == 1 { "" } else { "s" },
+                out.dealer.result.signed_text()
+            )
+        }
+        Settled::Points { out, .. } => {
+            let results: Vec<String> = out
+                .seats
+                .iter()
+                .map(|s| format!("seat {} {}", s.seat.number(), s.result.signed_text()))
+                .collect();
+            format!(
+                "Confirm {} players ({}) {currency}?",
+                out.seats.len(),
+                results.join(", ")
+            )
+        }
+    }
 }
 
 /// What is stored of the round, in words (the status line says exactly this).
@@ -163,7 +210,8 @@ fn page(nav: Nav, screen: Screen, zone: FixedOffset) -> TablePage {
     };
     TablePage {
         nav,
-        profile_words: stored.table.profile.describe(),
+        profile_words: stored.table.rules.describe(),
+        is_points: stored.table.game() == Game::Points,
         draft_key: stored
             .draft
             .as_ref()
@@ -281,8 +329,24 @@ fn places_view(table: &PlayingTable, fields: &Fields, errors: &FieldErrors) -> V
         label,
         count,
     };
-    let profile = &table.profile;
-    ["seat1", "seat2", "seat3", "dealer"]
+    let (places, surrender, royalties, dealer_royalties, naturals): (&[&str], _, _, _, _) =
+        match &table.rules {
+            GameRules::Banking(p) => (
+                &["seat1", "seat2", "seat3", "dealer"],
+                p.surrender,
+                p.royalties,
+                p.dealer_royalties,
+                false,
+            ),
+            GameRules::Points(p) => (
+                &["seat1", "seat2", "seat3", "seat4"],
+                p.surrender,
+                false,
+                false,
+                p.naturals,
+            ),
+        };
+    places
         .iter()
         .map(|&place| {
             let is_seat = place != "dealer";
@@ -298,11 +362,14 @@ fn places_view(table: &PlayingTable, fields: &Fields, errors: &FieldErrors) -> V
             }
             choices.push(("play", "Play"));
             // Seats and the dealer alike may surrender when the profile allows it (RULES.md 4.4).
-            if profile.surrender {
+            if surrender {
                 choices.push(("surrender", "Surrender"));
             }
-            if profile.royalties && (is_seat || profile.dealer_royalties) {
+            if royalties && (is_seat || dealer_royalties) {
                 choices.push(("royalty", "Royalty"));
+            }
+            if naturals {
+                choices.push(("natural", "Natural"));
             }
             PlaceView {
                 place: place.to_owned(),
@@ -320,6 +387,18 @@ fn places_view(table: &PlayingTable, fields: &Fields, errors: &FieldErrors) -> V
                     })
                     .collect(),
                 action_error: error(&format!("{place}_action")),
+                natural: naturals.then(|| NaturalView {
+                    name: format!("{place}_natural"),
+                    options: Natural::ALL
+                        .into_iter()
+                        .map(|natural| ActionOption {
+                            value: natural.key(),
+                            label: natural.word(),
+                            selected: value(&format!("{place}_natural")) == natural.key(),
+                        })
+                        .collect(),
+                    error: error(&format!("{place}_natural")),
+                }),
                 bet: field(format!("{place}_bet"), "Bet", 0),
                 cards: SLOTS
                     .iter()
@@ -347,7 +426,79 @@ fn winner_words(winner: Winner) -> &'static str {
     }
 }
 
-fn preview_view(settlement: &SettlementOut) -> PreviewView {
+fn preview_view(settled: &Settled) -> PreviewView {
+    match settled {
+        Settled::Banking { out, .. } => banking_preview(out),
+        Settled::Points { out, .. } => points_preview(out),
+    }
+}
+
+fn hands_text(h: &Option<crate::rules::wire::HandsOut>) -> String {
+    h.as_ref()
+        .map(|h| format!("{} / {} / {}", h.back, h.middle, h.front))
+        .unwrap_or_default()
+}
+
+/// A points round's preview: each player's outcome, hands, mis-set, points and result, and
+/// the matrix of who scored what against whom.
+fn points_preview(out: &PointsSettlementOut) -> PreviewView {
+    let lines = out
+        .seats
+        .iter()
+        .map(|s| PreviewLine {
+            place: format!("Seat {}", s.seat.number()),
+            outcome: match (s.outcome, s.natural) {
+                (PointsOutcome::Natural, Some(natural)) => format!("Natural: {natural}"),
+                (PointsOutcome::Natural, None) => "Natural".to_owned(),
+                (PointsOutcome::Played, _) => "Played".to_owned(),
+                (PointsOutcome::Surrendered, _) => "Surrendered".to_owned(),
+            },
+            hands: hands_text(&s.hands),
+            winners: format!("{:+} points", s.points),
+            foul: s
+                .foul
+                .clone()
+                .map(|f| format!("Mis-set: {f}"))
+                .unwrap_or_default(),
+            result: s.result.signed_text(),
+        })
+        .collect();
+    let seats: Vec<PlayerSeat> = out.seats.iter().map(|s| s.seat).collect();
+    PreviewView {
+        lines,
+        dealer_net: String::new(),
+        against_head: seats
+            .iter()
+            .map(|seat| format!("vs seat {}", seat.number()))
+            .collect(),
+        against: out
+            .seats
+            .iter()
+            .map(|s| AgainstRow {
+                place: format!("Seat {}", s.seat.number()),
+                cells: seats
+                    .iter()
+                    .map(|other| match s.against.0[other.slot()] {
+                        Some(points) => format!("{points:+}"),
+                        None => "—".to_owned(),
+                    })
+                    .collect(),
+                points: format!("{:+}", s.points),
+            })
+            .collect(),
+        pusoy: out
+            .pusoy
+            .map(|seat| {
+                format!(
+                    "Pusoy: seat {} scooped every other player who set hands",
+                    seat.number()
+                )
+            })
+            .unwrap_or_default(),
+    }
+}
+
+fn banking_preview(settlement: &SettlementOut) -> PreviewView {
     let hands = |h: &Option<crate::rules::wire::HandsOut>| {
         h.as_ref()
             .map(|h| format!("{} / {} / {}", h.back, h.middle, h.front))
@@ -395,6 +546,9 @@ fn preview_view(settlement: &SettlementOut) -> PreviewView {
     PreviewView {
         lines,
         dealer_net: d.result.signed_text(),
+        against_head: Vec::new(),
+        against: Vec::new(),
+        pusoy: String::new(),
     }
 }
 
@@ -567,7 +721,15 @@ pub async fn check(
 /// the form as entered, whether or not the round as a whole is complete.
 fn place_hands(fields: &Fields, table: &PlayingTable) -> BTreeMap<&'static str, PlaceNote> {
     let get = |name: String| fields.get(&name).map(|v| v.trim()).unwrap_or_default();
-    ["seat1", "seat2", "seat3", "dealer"]
+    let (places, wheel, suit_ties) = match &table.rules {
+        GameRules::Banking(p) => (
+            ["seat1", "seat2", "seat3", "dealer"],
+            p.wheel,
+            p.suit_ties(),
+        ),
+        GameRules::Points(p) => (["seat1", "seat2", "seat3", "seat4"], p.wheel, p.suit_ties()),
+    };
+    places
         .into_iter()
         .filter(|&place| place == "dealer" || !get(format!("{place}_action")).is_empty())
         .filter_map(|place| {
@@ -575,7 +737,8 @@ fn place_hands(fields: &Fields, table: &PlayingTable) -> BTreeMap<&'static str, 
                 get(format!("{place}_back")),
                 get(format!("{place}_middle")),
                 get(format!("{place}_front")),
-                &table.profile,
+                wheel,
+                suit_ties,
             )?;
             Some((place, note))
         })

@@ -16,6 +16,7 @@ use pusoy_pit::db::tables::{self, TableInput};
 use pusoy_pit::db::users::{self, NewUser, Role, User};
 use pusoy_pit::password::{self, HashParams};
 use pusoy_pit::recording::memory::TableMemos;
+use pusoy_pit::rules::game::GameRules;
 use pusoy_pit::rules::profile::RuleProfile;
 use pusoy_pit::web::state::AppState;
 use rand::distr::{Alphanumeric, SampleString};
@@ -350,7 +351,7 @@ pub fn create_table(app: &TestApp, code: &str) -> i64 {
     let (profile, _) = profiles::create_profile(
         conn,
         &format!("House {code}"),
-        &RuleProfile::default(),
+        &GameRules::Banking(RuleProfile::default()),
         &admin,
     )
     .unwrap();
@@ -362,6 +363,7 @@ pub fn create_table(app: &TestApp, code: &str) -> i64 {
         max_bet: 10_000,
         rule_profile_id: profile.id,
         approval_threshold: None,
+        unit: None,
     };
     tables::create_table(conn, &input, &admin).unwrap().id.0
 }

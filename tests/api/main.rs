@@ -13,6 +13,7 @@ mod headers;
 mod helpers;
 mod history;
 mod outage;
+mod points;
 mod prepared;
 mod profile_versions;
 mod record;

@@ -14,6 +14,7 @@ use crate::db::schema::rounds;
 use crate::db::shifts::Shift;
 use crate::rules::card::{parse_cards, Card};
 use crate::rules::money::{Money, Total};
+use crate::rules::points::wire::{Against, PlayerIn, PointsRoundIn, PointsSettlementOut};
 use crate::rules::wire::{HandsOut, PlaceIn, RoundIn, SettlementOut};
 
 /// A settled round's header row.
@@ -40,7 +41,9 @@ pub struct RoundRow {
 }
 
 /// One place of a settled round (RULES.md section 8), as kept in the round's row (`places`, a
-/// JSON array: the dealer first, then the seats in order).
+/// JSON array: a banking round's dealer first, then the seats in order; a points round's
+/// players in seat order, with their points, what they scored against each other player, the
+/// natural shown and whether they made pusoy, which a banking round's places leave out).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlaceRow {
     pub place: String,
@@ -59,6 +62,14 @@ pub struct PlaceRow {
     pub outcome: Option<String>,
     pub hands_won: Option<i16>,
     pub result: Money,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub natural: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub points: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub against: Option<Against>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pusoy: Option<bool>,
 }
 
 /// A settled round with its places (dealer first, then the seats in order).
@@ -180,6 +191,10 @@ fn base_row(place: String, bet: Option<Money>, play: &PlaceIn<'_>, result: Money
         outcome: None,
         hands_won: None,
         result,
+        natural: None,
+        points: None,
+        against: None,
+        pusoy: None,
     }
 }
 
@@ -197,9 +212,19 @@ impl PlaceRow {
             [&row.back, &row.middle, &row.front, &row.dealt]
                 .map(|text| (text.is_some(), cards(text)))
         };
-        (&self.place, self.bet, &self.action, &self.royalty)
-            == (&other.place, other.bet, &other.action, &other.royalty)
-            && hands(self) == hands(other)
+        (
+            &self.place,
+            self.bet,
+            &self.action,
+            &self.royalty,
+            &self.natural,
+        ) == (
+            &other.place,
+            other.bet,
+            &other.action,
+            &other.royalty,
+            &other.natural,
+        ) && hands(self) == hands(other)
     }
 
     fn name_hands(&mut self, hands: Option<&HandsOut>) {
@@ -243,4 +268,43 @@ pub fn place_rows(round: &RoundIn<'_>, settlement: &SettlementOut) -> Vec<PlaceR
         rows.push(row);
     }
     rows
+}
+
+/// The rows of every player of a points round, from the canonical round and its settlement.
+pub fn points_place_rows(
+    round: &PointsRoundIn<'_>,
+    settlement: &PointsSettlementOut,
+) -> Vec<PlaceRow> {
+    let text = |t: &Option<std::borrow::Cow<'_, str>>| t.as_deref().map(str::to_owned);
+    round
+        .seats
+        .iter()
+        .filter_map(|player: &PlayerIn<'_>| {
+            let out = settlement.seats.iter().find(|s| s.seat == player.seat)?;
+            let mut row = PlaceRow {
+                place: format!("seat{}", player.seat.number()),
+                bet: None,
+                action: text_of(&player.action).unwrap_or_default(),
+                royalty: None,
+                dealt: text(&player.dealt),
+                back: text(&player.back),
+                middle: text(&player.middle),
+                front: text(&player.front),
+                back_name: None,
+                middle_name: None,
+                front_name: None,
+                fouled: out.fouled,
+                foul_reason: out.foul.clone(),
+                outcome: text_of(&out.outcome),
+                hands_won: None,
+                result: out.result,
+                natural: player.natural.as_ref().and_then(text_of),
+                points: Some(out.points),
+                against: Some(out.against),
+                pusoy: Some(settlement.pusoy == Some(player.seat)),
+            };
+            row.name_hands(out.hands.as_ref());
+            Some(row)
+        })
+        .collect()
 }
