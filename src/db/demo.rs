@@ -90,7 +90,7 @@ pub fn demo_profiles() -> [(&'static str, GameRules); 3] {
 /// profile name.
 pub const DEMO_POINTS_TABLE: (&str, &str, i64, &str) = (
     "PUSOY-P1",
-    "Pusoy P1 (points game)",
+    "Pusoy P1 (points)",
     10_000,
     "Points game (1-6)",
 );

@@ -108,6 +108,8 @@ pub struct LineView {
     pub handle: String,
     pub house: String,
     pub loss: bool,
+    /// What the points game's winning players won, in the line's currency.
+    pub players_won: String,
 }
 
 fn line_view(line: &Line, zone: FixedOffset) -> LineView {
@@ -144,6 +146,7 @@ fn line_view(line: &Line, zone: FixedOffset) -> LineView {
         handle: format!("{} {}", line.currency, f.handle.major_text()),
         house: format!("{} {}", line.currency, f.house.signed_text()),
         loss: f.house.minor_units() < 0,
+        players_won: format!("{} {}", line.currency, f.players_won.major_text()),
         f,
     }
 }
@@ -174,6 +177,8 @@ struct ReportPage {
     shifts: Vec<LineView>,
     charts: Vec<ChartLink>,
     seal: Option<SealView>,
+    /// Whether points-game rounds are among those reported (the page then says how they count).
+    has_points: bool,
 }
 
 pub struct SealView {
@@ -251,6 +256,7 @@ pub async fn show(
         query,
         zone: format!("UTC{zone}"),
         generated: when(Utc::now(), zone),
+        has_points: report.totals.iter().any(|t| t.figures.points_rounds > 0),
         totals: views(&report.totals),
         days: views(&report.days),
         tables: views(&report.tables),
@@ -272,7 +278,7 @@ pub async fn show(
 
 /// The CSV's columns, after the line's own (`section`, `gaming_day`, `table`, `dealer`,
 /// `shift`, `currency`). Amounts are in major units without separators (`-1234.50`).
-const FIGURE_COLUMNS: [&str; 18] = [
+const FIGURE_COLUMNS: [&str; 22] = [
     "rounds",
     "seats",
     "handle",
@@ -291,6 +297,10 @@ const FIGURE_COLUMNS: [&str; 18] = [
     "sweeps",
     "voids",
     "pending",
+    "points_rounds",
+    "naturals",
+    "pusoys",
+    "players_won",
 ];
 
 fn csv_record(section: &str, line: &Line, zone: FixedOffset) -> Vec<String> {
@@ -343,6 +353,10 @@ fn csv_record(section: &str, line: &Line, zone: FixedOffset) -> Vec<String> {
         f.sweeps().to_string(),
         f.voids.to_string(),
         f.pending.to_string(),
+        f.points_rounds.to_string(),
+        f.naturals.to_string(),
+        f.pusoys.to_string(),
+        f.players_won.plain_text(),
     ]);
     record
 }

@@ -439,3 +439,57 @@ async fn the_table_screen_previews_a_points_round_with_its_matrix_and_confirms_i
         "the recompute check agrees: {html}"
     );
 }
+
+#[tokio::test]
+async fn the_day_report_counts_points_rounds_measures_and_no_house_result_for_them() {
+    let app = spawn_app().await;
+    create_points_table(&app, "POINTS-7");
+    create_table(&app, "BANK-7");
+    app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("POINTS-7").await;
+    let (status, round) = record(&app, "POINTS-7", "points-key-0007", points_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{round}");
+    let other = app.another_browser();
+    other.create_user("bank-dealer", Role::Dealer, crate::helpers::PASSWORD);
+    other.sign_in("bank-dealer", crate::helpers::PASSWORD).await;
+    other.sign_on_at("BANK-7").await;
+    let (status, banking) = record(&other, "BANK-7", "points-key-0008", crate::helpers::the_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{banking}");
+    let house = banking["dealer_result"].as_i64().unwrap();
+
+    app.signed_in_as(Role::Supervisor).await;
+    let day = app.config.gaming_day(chrono::Utc::now());
+    let res = app.get(&format!("/reports/csv?day={day}")).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let body = res.text().await.unwrap();
+    let mut reader = csv::Reader::from_reader(body.as_bytes());
+    let header: Vec<String> = reader.headers().unwrap().iter().map(str::to_owned).collect();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let total = reader
+        .records()
+        .map(Result::unwrap)
+        .find(|r| &r[0] == "total")
+        .unwrap();
+    assert_eq!(&total[col("rounds")], "2");
+    // The house result is the banking round's alone.
+    assert_eq!(
+        &total[col("house_result")],
+        pusoy_pit::rules::money::Money(house).plain_text()
+    );
+    assert_eq!(&total[col("points_rounds")], "1");
+    assert_eq!(&total[col("naturals")], "1");
+    assert_eq!(&total[col("pusoys")], "0");
+    // Seat 1 won PHP 26.00 from the others; the mis-set counts with the players' fouls.
+    assert_eq!(&total[col("players_won")], "26");
+    assert_eq!(&total[col("player_fouls")], "2", "the banking round's and the mis-set");
+
+    let page = app
+        .get(&format!("/reports?day={day}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(page.contains(r#"id="points-note""#), "{page}");
+    assert!(page.contains("table accounting: not built yet"), "{page}");
+    assert!(page.contains("naturals 1 · pusoys 0 · players won PHP 26.00"), "{page}");
+}
