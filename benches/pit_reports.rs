@@ -29,6 +29,11 @@ fn main() -> Result<()> {
     let url =
         std::env::var("DATABASE_URL").context("set DATABASE_URL to the generated database")?;
     let mut conn = PgConnection::establish(&url)?;
+    // As the app's pooled connections are set.
+    diesel::connection::SimpleConnection::batch_execute(
+        &mut conn,
+        pusoy_pit::db::SESSION_SETTINGS,
+    )?;
     let day: NaiveDate = match value("--day") {
         Some(day) => day.parse()?,
         None => rounds::table

@@ -64,8 +64,8 @@ enum ServiceCommand {
     User(UserCommand),
     /// Create the demo accounts (safe to run again).
     SeedDemo,
-    /// Export rounds (one row per place) or audit events of a range of gaming days, ending
-    /// with a manifest line (README, Exports).
+    /// Export rounds (one row per place), audit events or the gaming-day report's lines of a
+    /// range of gaming days, ending with a manifest line (README, Exports).
     Export {
         #[arg(value_enum)]
         kind: ExportKind,
@@ -121,6 +121,7 @@ enum AuditCommand {
 enum ExportKind {
     Rounds,
     Events,
+    Report,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -297,6 +298,7 @@ fn run_service_command(command: ServiceCommand) -> anyhow::Result<ExitCode> {
                 kind: match kind {
                     ExportKind::Rounds => Kind::Rounds,
                     ExportKind::Events => Kind::Events,
+                    ExportKind::Report => Kind::Report,
                 },
                 from,
                 to,

@@ -353,6 +353,11 @@ async fn run(settings: &Settings) -> Result<()> {
     if lost > 0 && settings.synchronous_commit == "on" {
         return Err(anyhow!("{lost} acknowledged rounds lost"));
     }
+    // While the database is away a client is told to try again (503), never that the server
+    // failed (500).
+    if let Some(failed) = seen.errors.get("HTTP 500") {
+        return Err(anyhow!("{failed} requests answered 500 instead of 503"));
+    }
     if seen.acknowledged.is_empty() {
         return Err(anyhow!("no round was acknowledged"));
     }

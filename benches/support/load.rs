@@ -57,8 +57,13 @@ pub fn seed(
     let mut conn = PgConnection::establish(&url)?;
     pusoy_pit::db::migrate(&mut conn).map_err(|e| anyhow!("{e}"))?;
     let system = Actor::system("bench");
-    let (profile, _) =
-        profiles::create_profile(&mut conn, "Bench rules", &RuleProfile::default(), &system)?;
+    // PUSOY_BENCH_HOUSE_WAY=1: the tables require the house way, so every confirmation also
+    // measures the dealer's set against it (and flags it: the bench's dealer set is not it).
+    let rules = RuleProfile {
+        house_way: std::env::var_os("PUSOY_BENCH_HOUSE_WAY").is_some(),
+        ..RuleProfile::default()
+    };
+    let (profile, _) = profiles::create_profile(&mut conn, "Bench rules", &rules, &system)?;
     let hash = password::hash(PASSWORD, HashParams::FLOOR)?;
     let boss = users::create(
         &mut conn,

@@ -88,12 +88,8 @@ pub fn demo_profiles() -> [(&'static str, GameRules); 3] {
 
 /// The demo's points-game table: code, name, unit (what a point is worth, in centavos) and
 /// profile name.
-pub const DEMO_POINTS_TABLE: (&str, &str, i64, &str) = (
-    "PUSOY-P1",
-    "Pusoy P1 (points)",
-    10_000,
-    "Points game (1-6)",
-);
+pub const DEMO_POINTS_TABLE: (&str, &str, i64, &str) =
+    ("PUSOY-P1", "Pusoy P1 (points)", 10_000, "Points game (1-6)");
 
 /// The demo tables: code, name, minimum and maximum bet in centavos, profile name.
 /// The demo tables' approval threshold: a seat winning or losing PHP 5,000.00 or more waits for a

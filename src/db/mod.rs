@@ -62,7 +62,12 @@ impl DbError {
 pub fn is_outage(err: &diesel::result::Error) -> bool {
     use diesel::result::{DatabaseErrorKind, Error};
     match err {
-        Error::DatabaseError(DatabaseErrorKind::ClosedConnection, _) => true,
+        // A command that could not be sent: the connection is gone ("no connection to the
+        // server" once libpq has seen it go).
+        Error::DatabaseError(
+            DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
+            _,
+        ) => true,
         // A backend ended by the server (shut down, or pg_terminate_backend): SQLSTATE 57P01 to
         // 57P03, which diesel does not name.
         Error::DatabaseError(_, info) => {
@@ -75,10 +80,43 @@ pub fn is_outage(err: &diesel::result::Error) -> bool {
     }
 }
 
+/// Marks `conn` broken when `err` says the database went away under it, so that the pool drops
+/// it instead of handing it out again. (Diesel marks a connection broken only when the failure
+/// is seen inside a transaction or in an answer; a command that could not be sent at all leaves
+/// it looking healthy, and every later request on it would fail.)
+pub fn drop_if_cut(conn: &mut PgConnection, err: &diesel::result::Error) {
+    use diesel::connection::{Connection, TransactionManager};
+    if is_outage(err) {
+        <PgConnection as Connection>::TransactionManager::transaction_manager_status_mut(conn)
+            .set_in_error();
+    }
+}
+
+/// What each of the app's connections sets when it is made: no JIT compilation. PostgreSQL
+/// compiles a statement whose estimated cost passes `jit_above_cost`, and the estimates of the
+/// pit board and the gaming-day report (lateral reads per table, a day's rounds) pass it: on
+/// the million-round history compiling took 2.5 s of the board's 2.7 s and 250 ms of the day
+/// report's 980 ms, for statements that run in tens of milliseconds without it (BENCHMARKS.md,
+/// "Pit, review and audit on a million rounds"). Nothing the app runs is long enough to win it
+/// back.
+pub const SESSION_SETTINGS: &str = "SET jit = off";
+
+#[derive(Debug, Clone, Copy)]
+struct SessionSettings;
+
+impl diesel::r2d2::CustomizeConnection<PgConnection, diesel::r2d2::Error> for SessionSettings {
+    fn on_acquire(&self, conn: &mut PgConnection) -> Result<(), diesel::r2d2::Error> {
+        use diesel::connection::SimpleConnection;
+        conn.batch_execute(SESSION_SETTINGS)
+            .map_err(diesel::r2d2::Error::QueryError)
+    }
+}
+
 /// Builds the connection pool; fails if no connection can be made.
 pub fn pool(database_url: &str, max_size: u32) -> Result<PgPool, diesel::r2d2::PoolError> {
     Pool::builder()
         .max_size(max_size)
+        .connection_customizer(Box::new(SessionSettings))
         .connection_timeout(CHECKOUT_TIMEOUT)
         // r2d2 would otherwise send a query to test every connection it hands out: a round
         // trip on every request. A connection that has failed is still dropped (diesel marks it

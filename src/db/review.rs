@@ -358,6 +358,8 @@ pub struct QueueFilter {
     pub min_amount: Option<i64>,
     pub approval: Option<ApprovalFilter>,
     pub void: Option<VoidFilter>,
+    /// Only rounds flagged because the dealer's set differed from the house way.
+    pub house_way_departed: bool,
     pub order: QueueOrder,
     pub after: Option<QueueCursor>,
 }
@@ -380,6 +382,7 @@ pub struct QueueRow {
     pub needs_approval: bool,
     pub approved: bool,
     pub voided: bool,
+    pub house_way_departure: bool,
 }
 
 impl QueueRow {
@@ -422,6 +425,7 @@ pub fn queue(
             rounds::needs_approval,
             round_approvals::round_id.nullable().is_not_null(),
             round_voids::round_id.nullable().is_not_null(),
+            rounds::house_way_departure,
         ))
         .into_boxed();
     if let Some(day) = filter.day {
@@ -455,6 +459,10 @@ pub fn queue(
             query = query.filter(rounds::needs_approval.eq(false));
         }
         None => {}
+    }
+    if filter.house_way_departed {
+        // As the partial index `rounds_review_house_way_idx` says it, so that the planner uses it.
+        query = query.filter(rounds::house_way_departure);
     }
     match filter.void {
         Some(VoidFilter::Voided) => {

@@ -146,6 +146,7 @@ diesel::table! {
         needs_approval -> Bool,
         outcome_flags -> Int4,
         largest_result -> Int8,
+        house_way_departure -> Bool,
     }
 }
 

@@ -10,10 +10,13 @@ use serde_json::Value;
 use crate::recording::entry::{FieldErrors, PlaceBody, RoundBody, SeatBody};
 use crate::recording::points::{PlayerBody, PointsBody};
 use crate::recording::write::Entered;
+use crate::rules::card::parse_cards;
 use crate::rules::game::Game;
+use crate::rules::houseway::{house_way, HouseWayOut, Side};
 use crate::rules::money::Money;
 use crate::rules::points::natural::Natural;
 use crate::rules::points::wire::PointsAction;
+use crate::rules::profile::RuleProfile;
 use crate::rules::wire::Action;
 
 /// Field name → text as typed (`seat1_bet` → `5OO`).
@@ -280,6 +283,42 @@ pub fn read_banking(fields: &Fields) -> (RoundBody, FieldErrors) {
     (RoundBody { seats, dealer }, errors)
 }
 
+/// The house way's set of the dealer's 13 cards as typed in `dealer_dealt`, or what is wrong
+/// with them, said on that field.
+pub fn house_way_of_dealt(
+    fields: &Fields,
+    profile: &RuleProfile,
+) -> Result<HouseWayOut, (&'static str, String)> {
+    const FIELD: &str = "dealer_dealt";
+    let typed = fields.get(FIELD).map(|v| v.trim()).unwrap_or_default();
+    house_way_of_text(typed, profile).map_err(|problem| (FIELD, problem))
+}
+
+/// The house way's set (for the dealer) of 13 cards as text, or the problem in words.
+pub fn house_way_of_text(text: &str, profile: &RuleProfile) -> Result<HouseWayOut, String> {
+    if text.is_empty() {
+        return Err("type the dealer's 13 dealt cards to set them by the house way".to_owned());
+    }
+    let cards = parse_cards(text).map_err(|err| err.to_string())?;
+    let choice = house_way(&cards, profile, Side::Dealer).map_err(|err| err.to_string())?;
+    Ok(HouseWayOut::new(&choice))
+}
+
+/// "Set by house way": the form with the dealer playing and the dealer's back, middle and
+/// front set by the house way from the 13 cards typed as dealt.
+pub fn set_dealer_by_house_way(
+    fields: &Fields,
+    profile: &RuleProfile,
+) -> Result<Fields, (&'static str, String)> {
+    let set = house_way_of_dealt(fields, profile)?;
+    let mut filled = fields.clone();
+    filled.insert("dealer_action".to_owned(), "play".to_owned());
+    filled.insert("dealer_back".to_owned(), set.back);
+    filled.insert("dealer_middle".to_owned(), set.middle);
+    filled.insert("dealer_front".to_owned(), set.front);
+    Ok(filled)
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -361,5 +400,26 @@ mod tests {
             ("seat1_bet", " ")
         ])));
         assert!(!is_blank(&fields(&[("seat1_bet", "5")])));
+    }
+
+    #[test]
+    fn set_by_house_way_fills_the_dealers_hands_from_the_dealt_cards() {
+        let typed = fields(&[
+            ("dealer_dealt", "As Ad Ac Ah Ks Kd 7c 6h 5s 4d 3c 2h 9s"),
+            ("dealer_back", "old"),
+        ]);
+        let filled = set_dealer_by_house_way(&typed, &RuleProfile::default()).unwrap();
+        assert_eq!(filled["dealer_action"], "play");
+        // Four aces stay together in the back.
+        assert_eq!(filled["dealer_back"].matches('A').count(), 4, "{filled:?}");
+        assert_eq!(filled["dealer_dealt"], typed["dealer_dealt"]);
+        let short = fields(&[("dealer_dealt", "As Ad")]);
+        let (field, problem) =
+            set_dealer_by_house_way(&short, &RuleProfile::default()).unwrap_err();
+        assert_eq!(field, "dealer_dealt");
+        assert!(problem.contains("13 cards"), "{problem}");
+        let (_, problem) =
+            set_dealer_by_house_way(&fields(&[]), &RuleProfile::default()).unwrap_err();
+        assert!(problem.contains("13 dealt cards"), "{problem}");
     }
 }

@@ -19,7 +19,9 @@ use crate::recording::entry::FieldErrors;
 use crate::recording::form::{self, Fields, TypedDraft};
 use crate::recording::write::Settled;
 use crate::recording::{entry_shift, RoundsError, Writer};
+use crate::rules::houseway::HouseWayOut;
 use crate::rules::money::Money;
+use crate::rules::profile::RuleProfile;
 
 /// How many of the table's latest rounds the screen lists.
 const RECENT: i64 = 10;
@@ -220,6 +222,57 @@ pub fn preview(conn: &mut PgConnection, to_save: Save<'_>) -> Result<Screen, Rou
     let shift = entry_shift(conn, &stored.table, to_save.writer)?;
     let side = side(conn, &stored.table, shift, to_save.day)?;
     Ok(Screen { stored, side })
+}
+
+/// "Set by house way" (without script): the form as typed, with the dealer's hands set by the
+/// house way from the dealer's 13 dealt cards, saved and checked as [`preview`] does. If the
+/// dealt cards cannot be set, the form is saved as typed and the problem is said on the dealt
+/// field.
+pub fn set_by_house_way(conn: &mut PgConnection, to_save: Save<'_>) -> Result<Screen, RoundsError> {
+    let table = drafts::table(conn, to_save.code)?;
+    match form::set_dealer_by_house_way(to_save.typed, house_way_rules(&table)?) {
+        Ok(filled) => preview(
+            conn,
+            Save {
+                typed: &filled,
+                ..to_save
+            },
+        ),
+        Err((field, problem)) => {
+            let mut screen = preview(conn, to_save)?;
+            let checked = &mut screen.stored.checked;
+            checked.settlement = None;
+            checked.errors.0.insert(field.to_owned(), problem);
+            Ok(screen)
+        }
+    }
+}
+
+/// The house way's set, for the dealer, of 13 cards typed at table `code` (under the rules in
+/// force there), or the problem with them. Reads only.
+pub fn house_way_at(
+    conn: &mut PgConnection,
+    code: &str,
+    writer: Writer,
+    cards: &str,
+) -> Result<Result<HouseWayOut, String>, RoundsError> {
+    let table = drafts::table(conn, code)?;
+    entry_shift(conn, &table, writer)?;
+    Ok(form::house_way_of_text(
+        cards.trim(),
+        house_way_rules(&table)?,
+    ))
+}
+
+/// The banking rules `table` plays under, which say the house way; a points-game table is
+/// refused: its players set against each other and there is no dealer's hand to set.
+fn house_way_rules(table: &PlayingTable) -> Result<&RuleProfile, RoundsError> {
+    table.rules.banking().ok_or_else(|| {
+        RoundsError::round(format!(
+            "table {} plays the points game: there is no dealer's hand to set by the house way",
+            table.table.code
+        ))
+    })
 }
 
 /// Confirms the table's round `key` at the revision the caller saw; the settled round's id.

@@ -22,6 +22,7 @@ use crate::recording::points::{self, PointsBody, PointsTable};
 use crate::recording::problems::card_problems;
 use crate::recording::{RoundsError, Writer};
 use crate::rules::game::{Game, GameRules};
+use crate::rules::houseway;
 use crate::rules::money::Money;
 use crate::rules::points::round::PointsRound;
 use crate::rules::points::settle::settle_points;
@@ -103,13 +104,26 @@ impl Settled {
         .map_err(|err| RoundsError::round(err.to_string()))
     }
 
-    /// The rows of every place, as stored.
+    /// The rows of every place, as entered and settled (what a replay is compared with).
     pub fn place_rows(&self) -> Vec<PlaceRow> {
         match self {
-            Settled::Banking { round, out } => place_rows(&RoundIn::from_round(round), out),
+            Settled::Banking { round, out } => place_rows(&RoundIn::from_round(round), out, None),
             Settled::Points { round, out } => {
                 points_place_rows(&PointsRoundIn::from_round(round), out)
             }
+        }
+    }
+
+    /// The rows of every place, as stored: at a banking table whose profile requires the house
+    /// way, a dealer's set that differs is kept with the round for the supervisor (the house
+    /// way costs some 30 µs, spent only there). The points game has no dealer and no house way.
+    fn stored_place_rows(&self) -> Vec<PlaceRow> {
+        match self {
+            Settled::Banking { round, out } => {
+                let departure = houseway::dealer_departure(round);
+                place_rows(&RoundIn::from_round(round), out, departure.as_ref())
+            }
+            Settled::Points { .. } => self.place_rows(),
         }
     }
 
@@ -348,7 +362,7 @@ impl RoundToSettle<'_> {
         token: Option<TokenToCheck>,
     ) -> Result<RoundWrite, RoundsError> {
         let table = &self.table.table;
-        let places = self.settled.place_rows();
+        let places = self.settled.stored_place_rows();
         let places_json = serde_json::to_string(&places)
             .map_err(|err| diesel::result::Error::SerializationError(Box::new(err)))?;
         let round_no = slot.last_no + 1;

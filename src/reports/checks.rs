@@ -1,67 +1,93 @@
-//! Verifications run in the background (the auditor's "verify now"): at most one at a time per
-//! process, on its own thread and connection, with its progress readable while it runs. What a
-//! finished check found is handed to the caller's `done` (which records it in the trail).
+//! Checks run in the background: the auditor's "verify now" and the pit manager's recompute
+//! check of a gaming day. At most one of each kind at a time per process, on its own thread and
+//! connection, with its progress readable while it runs. What a finished check found is handed
+//! to the caller's `done` (which records it in the trail).
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use diesel::PgConnection;
 
 use crate::db::PgPool;
+use crate::reports::recheck::{self, DayRecheck};
 use crate::reports::verify::{self, Progress, Scope, Verification};
 
-/// A check under way.
+/// A check under way: when, by whom, of what, and how far it has gone.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Running {
+pub struct Job<S, P> {
     pub started_at: DateTime<Utc>,
     pub started_by: String,
-    pub progress: Progress,
+    pub subject: S,
+    pub progress: P,
 }
 
-/// The process's background check: none, or the one running.
-#[derive(Debug, Default)]
-pub struct Checks {
-    running: Mutex<Option<Running>>,
+/// The process's background check of one kind: none, or the one running.
+#[derive(Debug)]
+pub struct Background<S, P> {
+    running: Mutex<Option<Job<S, P>>>,
 }
 
-/// What to do with a finished check's verdict (or the reason it could not finish).
-pub type Done = Box<dyn FnOnce(&mut PgConnection, Result<&Verification, String>) + Send>;
+impl<S, P> Default for Background<S, P> {
+    fn default() -> Self {
+        Background {
+            running: Mutex::new(None),
+        }
+    }
+}
 
-impl Checks {
+/// What to do with a finished check's result (or the reason it could not finish).
+pub type Done<T> = Box<dyn FnOnce(&mut PgConnection, Result<&T, String>) + Send>;
+
+impl<S, P> Background<S, P>
+where
+    S: Clone + Send + 'static,
+    P: Clone + Default + Send + 'static,
+{
     /// The check running now, if any.
-    pub fn running(&self) -> Option<Running> {
+    pub fn running(&self) -> Option<Job<S, P>> {
         self.running
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
     }
 
-    fn set(&self, value: Option<Running>) {
+    fn set(&self, value: Option<Job<S, P>>) {
         *self.running.lock().unwrap_or_else(PoisonError::into_inner) = value;
     }
 
-    /// Starts a check of every chain and seal on a thread of its own; `false` (and nothing
-    /// started) when one is already running.
-    pub fn start(self: &Arc<Self>, pool: PgPool, seal_file: PathBuf, by: &str, done: Done) -> bool {
+    /// Runs `work` on a thread named `name` with a connection of `pool` and a way to report its
+    /// progress, then hands its result to `done`; `false` (and nothing started) when a check of
+    /// this kind is already running.
+    fn start<T: 'static, E: std::fmt::Display + std::fmt::Debug + 'static>(
+        self: &Arc<Self>,
+        name: &str,
+        pool: PgPool,
+        by: &str,
+        subject: S,
+        work: impl FnOnce(&mut PgConnection, &mut dyn FnMut(P)) -> Result<T, E> + Send + 'static,
+        done: Done<T>,
+    ) -> bool {
         {
             let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
             if running.is_some() {
                 return false;
             }
-            *running = Some(Running {
+            *running = Some(Job {
                 started_at: Utc::now(),
                 started_by: by.to_owned(),
-                progress: Progress::default(),
+                subject,
+                progress: P::default(),
             });
         }
         let checks = Arc::clone(self);
+        let thread = name.to_owned();
         let spawned = std::thread::Builder::new()
-            .name("audit-verify".to_owned())
+            .name(thread.clone())
             .spawn(move || {
                 let outcome = (|| -> Result<(), String> {
                     let mut conn = pool.get().map_err(|e| format!("no connection: {e}"))?;
-                    let mut report = |progress: Progress| {
+                    let mut report = |progress: P| {
                         let mut running = checks
                             .running
                             .lock()
@@ -70,22 +96,71 @@ impl Checks {
                             running.progress = progress;
                         }
                     };
-                    let found =
-                        verify::verify(&mut conn, &Scope::default(), &seal_file, &mut report)
-                            .map_err(|e| format!("{e}: {e:?}"));
+                    let found = work(&mut conn, &mut report).map_err(|e| format!("{e}: {e:?}"));
                     done(&mut conn, found.as_ref().map_err(Clone::clone));
                     found.map(|_| ())
                 })();
                 if let Err(err) = outcome {
-                    tracing::error!(error = %err, "a background audit verification failed");
+                    tracing::error!(error = %err, check = %thread, "a background check failed");
                 }
                 checks.set(None);
             });
         if let Err(err) = spawned {
-            tracing::error!(error = %err, "cannot start an audit verification");
+            tracing::error!(error = %err, check = %name, "cannot start a background check");
             self.set(None);
             return false;
         }
         true
+    }
+}
+
+/// The auditor's verification of every chain and seal.
+pub type Checks = Background<(), Progress>;
+
+/// A verification under way.
+pub type Running = Job<(), Progress>;
+
+impl Checks {
+    /// Starts a check of every chain and seal on a thread of its own; `false` (and nothing
+    /// started) when one is already running.
+    pub fn start_verify(
+        self: &Arc<Self>,
+        pool: PgPool,
+        seal_file: PathBuf,
+        by: &str,
+        done: Done<Verification>,
+    ) -> bool {
+        self.start(
+            "audit-verify",
+            pool,
+            by,
+            (),
+            move |conn, report| verify::verify(conn, &Scope::default(), &seal_file, report),
+            done,
+        )
+    }
+}
+
+/// The recompute check of a gaming day: the day, and the rounds settled again so far.
+pub type Rechecks = Background<NaiveDate, usize>;
+
+impl Rechecks {
+    /// Starts the recompute check of gaming day `day` on a thread of its own; `false` (and
+    /// nothing started) when one is already running.
+    pub fn start_recheck(
+        self: &Arc<Self>,
+        pool: PgPool,
+        day: NaiveDate,
+        by: &str,
+        done: Done<DayRecheck>,
+    ) -> bool {
+        self.start(
+            "day-recheck",
+            pool,
+            by,
+            day,
+            move |conn, report| recheck::recheck_day(conn, day, report),
+            done,
+        )
     }
 }

@@ -4,7 +4,6 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::Text;
 
 use crate::db::audit_log::AuditEvent;
 use crate::db::schema::audit_events;
@@ -86,18 +85,11 @@ const ALL_ACTIONS: &str = "\
         SELECT (SELECT min(action) FROM audit_events WHERE action > a.action) FROM a \
         WHERE a.action IS NOT NULL \
     ) \
-    SELECT action FROM a WHERE action IS NOT NULL";
-
-#[derive(QueryableByName)]
-struct ActionName {
-    #[diesel(sql_type = Text)]
-    action: String,
-}
+    SELECT action AS name FROM a WHERE action IS NOT NULL";
 
 /// Every action that occurs in the trail.
 pub fn actions(conn: &mut PgConnection) -> QueryResult<Vec<String>> {
-    let rows: Vec<ActionName> = diesel::sql_query(ALL_ACTIONS).load(conn)?;
-    Ok(rows.into_iter().map(|r| r.action).collect())
+    super::names(conn, ALL_ACTIONS)
 }
 
 /// The latest event with `action`, if any.

@@ -30,9 +30,13 @@ pub const MOST_DAYS: i64 = 92;
 ///
 /// Each round's places are summed once (`LATERAL` over its JSON array); a voided round counts
 /// only in `voids`; a points-game round (its places have points) adds its players' measures
-/// and nothing to the house result (its dealer result is 0); a round is pending when it needed approval and has neither an approval nor
-/// a void.
-const REPORT: &str = "\
+/// and nothing to the house result (its dealer result is 0); a round is pending when it needed
+/// approval and has neither an approval nor a void. `$filter` narrows the rounds further (one
+/// table's: `AND r.table_id = $3`).
+macro_rules! report_sql {
+    ($filter:literal) => {
+        concat!(
+            "\
     WITH r AS ( \
         SELECT r.gaming_day, r.table_id, r.dealer_id, r.shift_id, r.currency, r.dealer_result, \
                v.round_id IS NOT NULL AS voided, \
@@ -61,7 +65,9 @@ const REPORT: &str = "\
                 AS x(place text, bet bigint, action text, fouled boolean, hands_won smallint, \
                      points bigint, pusoy boolean, result bigint) \
         ) p \
-        WHERE r.gaming_day BETWEEN $1 AND $2 \
+        WHERE r.gaming_day BETWEEN $1 AND $2 ",
+            $filter,
+            " \
     ) \
     SELECT CASE GROUPING(gaming_day, table_id, dealer_id, shift_id) \
                WHEN 15 THEN 'total' WHEN 7 THEN 'day' WHEN 11 THEN 'table' \
@@ -88,7 +94,16 @@ const REPORT: &str = "\
     FROM r \
     GROUP BY GROUPING SETS ((currency), (gaming_day, currency), (table_id, currency), \
                             (dealer_id, currency), (shift_id, table_id, dealer_id, currency)) \
-    ORDER BY kind, gaming_day, table_id, dealer_id, shift_id, currency";
+    ORDER BY kind, gaming_day, table_id, dealer_id, shift_id, currency"
+        )
+    };
+}
+
+/// The report of every table.
+const REPORT: &str = report_sql!("");
+
+/// The report of table `$3` alone.
+const REPORT_AT_TABLE: &str = report_sql!("AND r.table_id = $3");
 
 /// The house result of gaming days `$1` to `$2` by hour of the gaming day (0: the hour that
 /// starts it) and currency, voided rounds left out. `$3` is the casino's offset from UTC and
@@ -211,17 +226,35 @@ pub fn check_range(from: NaiveDate, to: NaiveDate) -> Result<(), ReportError> {
     Ok(())
 }
 
-/// The report over gaming days `from` to `to` (inclusive).
+/// The report over gaming days `from` to `to` (inclusive), at most [`MOST_DAYS`] of them.
 pub fn report(
     conn: &mut PgConnection,
     from: NaiveDate,
     to: NaiveDate,
 ) -> Result<Report, ReportError> {
     check_range(from, to)?;
-    let rows: Vec<ReportRow> = Sql::new(REPORT)
-        .bind::<Date, _>(from)
-        .bind::<Date, _>(to)
-        .load(conn)?;
+    Ok(report_of(conn, from, to, None)?)
+}
+
+/// The report over gaming days `from` to `to` (inclusive) of table `table` or of every table,
+/// however long the range (an export's: the caller bounds it).
+pub fn report_of(
+    conn: &mut PgConnection,
+    from: NaiveDate,
+    to: NaiveDate,
+    table: Option<TableId>,
+) -> QueryResult<Report> {
+    let rows: Vec<ReportRow> = match table {
+        None => Sql::new(REPORT)
+            .bind::<Date, _>(from)
+            .bind::<Date, _>(to)
+            .load(conn)?,
+        Some(table) => Sql::new(REPORT_AT_TABLE)
+            .bind::<Date, _>(from)
+            .bind::<Date, _>(to)
+            .bind::<BigInt, _>(table.0)
+            .load(conn)?,
+    };
     let names = Names::load(conn, &rows)?;
     let mut report = Report {
         from,

@@ -8,8 +8,13 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use chrono::NaiveDate;
+use diesel::prelude::*;
 use diesel::PgConnection;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::db::audit_log::{self, Actor, AuditEvent, NewAuditEvent};
+use crate::db::tables;
 
 use crate::db::ids::{ProfileVersionId, RoundId};
 use crate::db::profiles::{self, ProfileError};
@@ -162,7 +167,7 @@ fn settle_again(round: &SettledRound, rules: &GameRules) -> Result<Again, String
             let valid = input.to_round().map_err(|err| err.to_string())?;
             let settlement = settle(&valid).map_err(|err| err.to_string())?;
             let out = SettlementOut::new(&valid, &settlement);
-            let again = place_rows(&RoundIn::from_round(&valid), &out);
+            let again = place_rows(&RoundIn::from_round(&valid), &out, None);
             Ok(Again::Banking(out, again))
         }
         GameRules::Points(profile) => {
@@ -302,8 +307,12 @@ pub struct DayRecheck {
 const PAGE: i64 = 500;
 
 /// Checks every settled round of gaming day `day` (voided ones too: a void does not make a
-/// changed record right).
-pub fn recheck_day(conn: &mut PgConnection, day: NaiveDate) -> Result<DayRecheck, RecheckError> {
+/// changed record right), telling `progress` how many rounds are done after each batch.
+pub fn recheck_day(
+    conn: &mut PgConnection,
+    day: NaiveDate,
+    progress: &mut dyn FnMut(usize),
+) -> Result<DayRecheck, RecheckError> {
     let mut profiles_by_version: HashMap<ProfileVersionId, GameRules> = HashMap::new();
     let mut report = DayRecheck::default();
     let mut after = None;
@@ -336,6 +345,89 @@ pub fn recheck_day(conn: &mut PgConnection, day: NaiveDate) -> Result<DayRecheck
                 });
             }
         }
+        progress(report.rounds);
     }
     Ok(report)
+}
+
+/// The action of the audit event that records a gaming day's recompute check (on the `system`
+/// chain, target `day:YYYY-MM-DD`).
+pub const RECHECKED: &str = "review.rechecked";
+
+/// A finished recompute check as its audit event's details keep it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecheckRecord {
+    pub gaming_day: NaiveDate,
+    /// Rounds settled again.
+    pub rounds: usize,
+    pub differing: Vec<DifferingRound>,
+    pub seconds: f64,
+}
+
+/// A round whose stored result differs from the engine's, with its table's code for a link.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DifferingRound {
+    pub round_id: i64,
+    pub table: String,
+    pub round_no: i32,
+    pub differences: Vec<String>,
+}
+
+fn day_target(day: NaiveDate) -> String {
+    format!("day:{day}")
+}
+
+/// Records `found`, the check of gaming day `day` that took `seconds`, as an audit event by
+/// `actor`, and returns what it recorded.
+pub fn record(
+    conn: &mut PgConnection,
+    actor: &Actor,
+    day: NaiveDate,
+    found: &DayRecheck,
+    seconds: f64,
+) -> QueryResult<RecheckRecord> {
+    let mut differing = Vec::with_capacity(found.differing.len());
+    for round in &found.differing {
+        differing.push(DifferingRound {
+            round_id: round.round.0,
+            table: tables::find(conn, round.table_id)?
+                .map(|t| t.code)
+                .unwrap_or_default(),
+            round_no: round.round_no,
+            differences: round.differences.clone(),
+        });
+    }
+    let record = RecheckRecord {
+        gaming_day: day,
+        rounds: found.rounds,
+        differing,
+        seconds,
+    };
+    let details = serde_json::to_value(&record)
+        .map_err(|e| diesel::result::Error::SerializationError(Box::new(e)))?;
+    audit_log::append(
+        conn,
+        &NewAuditEvent::system(actor, RECHECKED, day_target(day)).details(details),
+    )?;
+    Ok(record)
+}
+
+/// The latest recompute check recorded for gaming day `day`: when, by whom, and its record
+/// (`None` in the record when its details do not read).
+pub fn latest(
+    conn: &mut PgConnection,
+    day: NaiveDate,
+) -> QueryResult<Option<(AuditEvent, Option<RecheckRecord>)>> {
+    use crate::db::schema::audit_events as e;
+    let event = e::table
+        .filter(e::action.eq(RECHECKED))
+        .filter(e::target.eq(day_target(day)))
+        .order(e::id.desc())
+        .select(AuditEvent::as_select())
+        .first(conn)
+        .optional()?;
+    Ok(event.map(|event| {
+        let record = serde_json::from_value(event.details.clone()).ok();
+        (event, record)
+    }))
 }

@@ -11,7 +11,6 @@ use std::path::Path;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::Text;
 use serde::{Deserialize, Serialize};
 
 use crate::db::audit_log::{self, AuditEvent, ChainHead, GENESIS_HASH};
@@ -395,19 +394,12 @@ const ALL_CHAINS: &str = "\
         SELECT (SELECT min(chain) FROM audit_events WHERE chain > c.chain) FROM c \
         WHERE c.chain IS NOT NULL \
     ) \
-    SELECT chain FROM c WHERE chain IS NOT NULL \
+    SELECT chain AS name FROM c WHERE chain IS NOT NULL \
     UNION SELECT chain FROM audit_chain_heads ORDER BY 1";
-
-#[derive(QueryableByName)]
-struct ChainName {
-    #[diesel(sql_type = Text)]
-    chain: String,
-}
 
 /// Every chain's name.
 pub fn chain_names(conn: &mut PgConnection) -> QueryResult<Vec<String>> {
-    let rows: Vec<ChainName> = diesel::sql_query(ALL_CHAINS).load(conn)?;
-    Ok(rows.into_iter().map(|r| r.chain).collect())
+    super::names(conn, ALL_CHAINS)
 }
 
 fn head_of(conn: &mut PgConnection, chain: &str) -> QueryResult<Option<ChainHead>> {

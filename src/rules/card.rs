@@ -225,31 +225,23 @@ pub struct ParseCardError {
     pub problem: CardProblem,
 }
 
-/// `RANK_BY_BYTE[b]` is the rank index + 1 of an ASCII rank letter (either case), else 0.
-const RANK_BY_BYTE: [u8; 256] = {
+/// A byte-indexed lookup: `table[b]` is `i + 1` where `b` is `symbols[i]` in either case, else 0.
+const fn byte_table(symbols: &[u8]) -> [u8; 256] {
     let mut table = [0u8; 256];
-    let symbols = *b"23456789TJQKA";
     let mut i = 0;
-    while i < 13 {
-        table[symbols[i] as usize] = i as u8 + 1;
+    while i < symbols.len() {
         table[symbols[i].to_ascii_lowercase() as usize] = i as u8 + 1;
-        i += 1;
-    }
-    table
-};
-
-/// `SUIT_BY_BYTE[b]` is the suit index + 1 of an ASCII suit letter (either case), else 0.
-const SUIT_BY_BYTE: [u8; 256] = {
-    let mut table = [0u8; 256];
-    let symbols = *b"cdhs";
-    let mut i = 0;
-    while i < 4 {
-        table[symbols[i] as usize] = i as u8 + 1;
         table[symbols[i].to_ascii_uppercase() as usize] = i as u8 + 1;
         i += 1;
     }
     table
-};
+}
+
+/// `RANK_BY_BYTE[b]` is the rank index + 1 of an ASCII rank letter (either case), else 0.
+const RANK_BY_BYTE: [u8; 256] = byte_table(b"23456789TJQKA");
+
+/// `SUIT_BY_BYTE[b]` is the suit index + 1 of an ASCII suit letter (either case), else 0.
+const SUIT_BY_BYTE: [u8; 256] = byte_table(b"cdhs");
 
 fn parse_token(token: &str) -> Result<Card, CardProblem> {
     // Fast path for the canonical two ASCII characters; everything else takes the general one.

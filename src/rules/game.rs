@@ -54,6 +54,15 @@ impl GameRules {
         }
     }
 
+    /// The banking game's options; `None` for the points game (which has no dealer's hand, so
+    /// no house way either).
+    pub fn banking(&self) -> Option<&RuleProfile> {
+        match self {
+            GameRules::Banking(options) => Some(options),
+            GameRules::Points(_) => None,
+        }
+    }
+
     /// The profile in plain words, as the dealer's screen and the lists show it.
     pub fn describe(&self) -> String {
         match self {

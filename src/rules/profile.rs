@@ -26,6 +26,10 @@ pub struct RuleProfile {
     pub wheel: Wheel,
     /// Suit strength for `ties = suit_order`. Default: diamonds, clubs, hearts, spades.
     pub suit_order: SuitOrder,
+    /// The table's dealers must set their hands by the house way ([`crate::rules::houseway`]):
+    /// a dealer's set that differs is flagged for the supervisor. Default off (also for
+    /// profiles stored before the option existed).
+    pub house_way: bool,
 }
 
 impl Default for RuleProfile {
@@ -38,6 +42,7 @@ impl Default for RuleProfile {
             both_fouled: BothFouled::Push,
             wheel: Wheel::Lowest,
             suit_order: SuitOrder::default(),
+            house_way: false,
         }
     }
 }
@@ -70,8 +75,13 @@ impl RuleProfile {
             Wheel::Lowest => "lowest",
             Wheel::Second => "second",
         };
+        let dealer_sets = if self.house_way {
+            ", dealer sets by the house way"
+        } else {
+            ""
+        };
         format!(
-            "surrender {}, {royalties}, {ties}, both fouled: {both_fouled}, wheel {wheel}",
+            "surrender {}, {royalties}, {ties}, both fouled: {both_fouled}, wheel {wheel}{dealer_sets}",
             on(self.surrender)
         )
     }
@@ -215,6 +225,10 @@ mod tests {
         assert_eq!(profile.both_fouled, BothFouled::Push);
         assert_eq!(profile.wheel, Wheel::Lowest);
         assert_eq!(profile.suit_order.to_string(), "dchs");
+        assert!(
+            !profile.house_way,
+            "a profile stored before the option reads as off"
+        );
     }
 
     #[test]
@@ -225,6 +239,7 @@ mod tests {
             (r#"{"ties": "suit_order", "suit_order": "SHDC"}"#, "surrender on, royalties on (dealer too), ties by suit (spades > hearts > diamonds > clubs), both fouled: push, wheel lowest"),
             (r#"{"both_fouled": "player_loses", "wheel": "second"}"#, "surrender on, royalties on (dealer too), ties to the dealer, both fouled: player loses, wheel second"),
             (r#"{"royalties": false, "dealer_royalties": false}"#, "surrender on, royalties off, ties to the dealer, both fouled: push, wheel lowest"),
+            (r#"{"house_way": true}"#, "surrender on, royalties on (dealer too), ties to the dealer, both fouled: push, wheel lowest, dealer sets by the house way"),
         ];
         for (json, described) in cases {
             let profile: RuleProfile = serde_json::from_str(json).expect(json);

@@ -154,6 +154,7 @@ pub const RULES: &[Rule] = &[
     rule("GET", "/tables/{code}", ROUND_WRITERS),
     rule("POST", "/tables/{code}/round", ROUND_WRITERS),
     rule("POST", "/tables/{code}/round/check", ROUND_WRITERS),
+    rule("GET", "/api/v1/tables/{code}/house-way", ROUND_WRITERS),
     rule(
         "GET",
         "/tables/{code}/rounds/{round_id}",
@@ -174,6 +175,9 @@ pub const RULES: &[Rule] = &[
     rule("GET", "/api/v1/pit", PIT_WATCHERS),
     rule("GET", "/reports", PIT_WATCHERS),
     rule("GET", "/reports/csv", PIT_WATCHERS),
+    rule("GET", "/reports/house-way", PIT_WATCHERS),
+    rule("GET", "/reports/house-way/csv", PIT_WATCHERS),
+    rule("POST", "/reports/recheck", REVIEWERS),
     rule("GET", "/reports/charts/hours.svg", PIT_WATCHERS),
     rule("GET", "/reports/charts/tables.svg", PIT_WATCHERS),
     rule("GET", "/reports/shifts/{id}/chart.svg", PIT_WATCHERS),

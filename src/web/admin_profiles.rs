@@ -50,6 +50,7 @@ pub struct OptionValues {
     pub both_fouled: String,
     pub wheel: String,
     pub suit_order: String,
+    pub house_way: bool,
     pub points: PointsValues,
 }
 
@@ -134,6 +135,7 @@ impl From<&RuleProfile> for OptionValues {
             .to_owned(),
             wheel: wheel_key(p.wheel).to_owned(),
             suit_order: p.suit_order.to_string(),
+            house_way: p.house_way,
         }
     }
 }
@@ -164,6 +166,7 @@ impl From<&ProfileForm> for OptionValues {
                 pusoy_bonus: form.pusoy_bonus.is_some(),
                 hand_points: form.hand_points.clone(),
             },
+            house_way: form.house_way.is_some(),
         }
     }
 }
@@ -334,6 +337,7 @@ pub struct ProfileForm {
     pusoy_bonus: Option<String>,
     #[serde(default)]
     hand_points: String,
+    house_way: Option<String>,
     /// `next_shift` (the default) or `at`.
     #[serde(default)]
     applies: String,
@@ -487,6 +491,7 @@ fn banking_options(form: &ProfileForm) -> Result<RuleProfile, ProfileErrors> {
             both_fouled,
             wheel,
             suit_order,
+            house_way: form.house_way.is_some(),
         }),
         (_, ties, both_fouled, wheel) => {
             if ties.is_none() || both_fouled.is_none() || wheel.is_none() {

@@ -39,6 +39,11 @@ const FILES: &[(&str, &str, &str)] = &[
     ),
     ("dom.js", include_str!("../../templates/static/dom.js"), JS),
     (
+        "house-way.js",
+        include_str!("../../templates/static/house-way.js"),
+        JS,
+    ),
+    (
         "round-model.js",
         include_str!("../../templates/static/round-model.js"),
         JS,

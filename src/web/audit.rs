@@ -162,7 +162,7 @@ pub async fn start_check(
             }
         },
     );
-    let started = state.audit_checks.start(
+    let started = state.audit_checks.start_verify(
         state.pool.clone(),
         state.config.seal_file.clone(),
         &user.username,

@@ -120,8 +120,9 @@ fn parse(form: &ExportForm) -> Result<(Query, Format), Box<ExportErrors>> {
     let kind = match form.kind.as_str() {
         "rounds" => Some(Kind::Rounds),
         "events" => Some(Kind::Events),
+        "report" => Some(Kind::Report),
         _ => {
-            errors.kind = Some("Choose rounds or audit events.".to_owned());
+            errors.kind = Some("Choose rounds, audit events or the gaming-day report.".to_owned());
             None
         }
     };

@@ -5,6 +5,7 @@
 use askama::Template;
 
 use crate::rules::money::Money;
+use crate::web::format;
 
 const WIDTH: f64 = 760.0;
 const HEIGHT: f64 = 320.0;
@@ -128,7 +129,7 @@ fn ticks(scale: &Scale, values: &[i64], currency: &str) -> Vec<Tick> {
         .iter()
         .map(|v| Tick {
             y: round1(scale.y(*v)),
-            label: format!("{currency} {}", Money(*v).major_text()),
+            label: format::money(Money(*v), currency),
         })
         .collect()
 }
@@ -150,7 +151,7 @@ impl BarChart {
                 let y = scale.y(amount.minor_units());
                 Bar {
                     label: label.clone(),
-                    text: format!("{currency} {}", amount.signed_text()),
+                    text: format::result(*amount, currency),
                     x: round1(LEFT + slot * i as f64 + slot * 0.15),
                     y: round1(y.min(zero_y)),
                     width: round1(slot * 0.7),
@@ -193,7 +194,7 @@ impl LineChart {
             .map(|((i, t), (label, _))| Point {
                 x: round1(LEFT + dx * i as f64),
                 y: round1(scale.y(*t)),
-                title: format!("{label}: {currency} {}", Money(*t).signed_text()),
+                title: format!("{label}: {}", format::result(Money(*t), currency)),
             })
             .collect();
         let mut path = format!("M{} {}", LEFT, round1(scale.y(0)));

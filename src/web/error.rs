@@ -135,10 +135,8 @@ impl ResponseError for AppError {
             }
             AppError::SignInRequired { api: false } => StatusCode::SEE_OTHER,
             AppError::TooManyInvalidTokens { .. } => StatusCode::TOO_MANY_REQUESTS,
-            AppError::Db(err) if err.is_outage() => StatusCode::SERVICE_UNAVAILABLE,
-            AppError::Round(
-                RoundsError::Query(err) | RoundsError::TableRules(TableRulesError::Query(err)),
-            ) if is_outage(err) => StatusCode::SERVICE_UNAVAILABLE,
+            AppError::Db(DbError::Pool(_)) => StatusCode::SERVICE_UNAVAILABLE,
+            _ if self.query_error().is_some_and(is_outage) => StatusCode::SERVICE_UNAVAILABLE,
             AppError::Db(_)
             | AppError::Blocking(_)
             | AppError::Template(_)
@@ -172,6 +170,20 @@ impl ResponseError for AppError {
 }
 
 impl AppError {
+    /// The database's own error underneath, wherever it was wrapped.
+    pub fn query_error(&self) -> Option<&diesel::result::Error> {
+        match self {
+            AppError::Db(DbError::Query(err))
+            | AppError::Round(
+                RoundsError::Query(err) | RoundsError::TableRules(TableRulesError::Query(err)),
+            )
+            | AppError::Shift(crate::db::shifts::ShiftError::Query(err))
+            | AppError::Table(crate::db::tables::TableError::Query(err))
+            | AppError::Review(ReviewError::Query(err)) => Some(err),
+            _ => None,
+        }
+    }
+
     /// The closed gaming day this error is a refusal on, wherever it was found: checked first
     /// by the code that records, or refused by the database's trigger underneath.
     pub fn closed_day(&self) -> Option<chrono::NaiveDate> {

@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, FixedOffset, NaiveDateTime, Utc};
 
-use crate::rules::money::Money;
+use crate::rules::money::{Money, Total};
 
 /// A time as pages show it: in the casino's local time (`PUSOY_UTC_OFFSET`) with the offset
 /// named, `2026-03-01 22:05 (UTC+08:00)`.
@@ -21,6 +21,11 @@ pub fn money(amount: Money, currency: &str) -> String {
 /// A result with its currency, signed so that a loss reads as one without colour:
 /// `PHP +800.00`, `PHP -1,250.00`, `PHP 0.00`.
 pub fn result(amount: Money, currency: &str) -> String {
+    total(amount.into(), currency)
+}
+
+/// A sum of results (which no sum of rounds can overflow), written as [`result`] writes one.
+pub fn total(amount: Total, currency: &str) -> String {
     format!("{currency} {}", amount.signed_text())
 }
 

@@ -105,7 +105,7 @@ pub struct FlagView {
 }
 
 fn amount(currency: &str, money: Money) -> String {
-    format!("{currency} {}", money.signed_text())
+    crate::web::format::result(money, currency)
 }
 
 fn flag_view(flag: &Flag, pit_rate: &str) -> FlagView {

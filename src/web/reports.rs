@@ -1,7 +1,8 @@
 //! Gaming-day reports for pit managers, administrators and auditors: one day (`/reports?day=D`)
 //! or a range (`/reports?from=D&to=D`), as a page that prints as a signed report, as CSV
 //! (`/reports/csv`), and their charts as SVG: the house result by hour of the gaming day and by
-//! table, and a shift's running total.
+//! table, and a shift's running total; and the house-way report (`/reports/house-way`, with its
+//! CSV): dealers and player seats by how often and how far their sets departed from the house way.
 
 use actix_session::Session;
 use actix_web::http::header::{self, ContentType};
@@ -11,15 +12,21 @@ use askama::Template;
 use chrono::{FixedOffset, NaiveDate, TimeDelta, Utc};
 use serde::Deserialize;
 
+use crate::db::audit_log::AuditEvent;
 use crate::db::ids::ShiftId;
+use crate::db::users::Role;
+use crate::reports::checks::Done;
 use crate::reports::figures::Figures;
 use crate::reports::gaming_day::{self, Line, Report, ReportError, Subject};
+use crate::reports::house_way::{self, Departures, HouseWayReport, Setter};
+use crate::reports::recheck::{self, DayRecheck, RecheckRecord};
+use crate::rules::houseway;
 use crate::rules::money::Money;
 use crate::web::charts::{BarChart, LineChart};
 use crate::web::error::AppError;
-use crate::web::format::when;
+use crate::web::format::{self, when};
 use crate::web::layout::Nav;
-use crate::web::respond::render;
+use crate::web::respond::{redirect, render};
 use crate::web::session;
 use crate::web::state::AppState;
 use crate::web::user::CurrentUser;
@@ -143,10 +150,10 @@ fn line_view(line: &Line, zone: FixedOffset) -> LineView {
         label,
         detail,
         link,
-        handle: format!("{} {}", line.currency, f.handle.major_text()),
-        house: format!("{} {}", line.currency, f.house.signed_text()),
+        handle: format::money(f.handle, &line.currency),
+        house: format::result(f.house, &line.currency),
         loss: f.house.minor_units() < 0,
-        players_won: format!("{} {}", line.currency, f.players_won.major_text()),
+        players_won: format::money(f.players_won, &line.currency),
         f,
     }
 }
@@ -179,6 +186,79 @@ struct ReportPage {
     seal: Option<SealView>,
     /// Whether points-game rounds are among those reported (the page then says how they count).
     has_points: bool,
+    recheck: RecheckView,
+}
+
+/// The recompute check of a one-day report: running now, its latest verdict, and whether the
+/// reader may start one.
+#[derive(Default)]
+pub struct RecheckView {
+    /// "started at, by, rounds so far" while a check of this day runs.
+    pub running: Option<String>,
+    pub last: Option<LastRecheck>,
+    /// The latest check's event does not read.
+    pub unreadable: bool,
+    pub may_start: bool,
+}
+
+pub struct LastRecheck {
+    pub at: String,
+    pub by: String,
+    pub rounds: usize,
+    pub seconds: String,
+    pub differing: Vec<DifferingView>,
+}
+
+pub struct DifferingView {
+    pub link: String,
+    pub label: String,
+    pub differences: String,
+}
+
+fn recheck_view(
+    state: &AppState,
+    user: &CurrentUser,
+    day: NaiveDate,
+    latest: Option<(AuditEvent, Option<RecheckRecord>)>,
+) -> RecheckView {
+    let zone = state.config.utc_offset;
+    let running = state
+        .day_rechecks
+        .running()
+        .filter(|job| job.subject == day)
+        .map(|job| {
+            format!(
+                "started {} by {}: {} rounds settled again so far",
+                when(job.started_at, zone),
+                job.started_by,
+                job.progress
+            )
+        });
+    let unreadable = matches!(latest, Some((_, None)));
+    let last = latest.and_then(|(event, record)| {
+        let record = record?;
+        Some(LastRecheck {
+            at: when(event.at, zone),
+            by: event.actor_name,
+            rounds: record.rounds,
+            seconds: format!("{:.1}", record.seconds),
+            differing: record
+                .differing
+                .into_iter()
+                .map(|round| DifferingView {
+                    link: format!("/tables/{}/rounds/{}", round.table, round.round_id),
+                    label: format!("Round {} at {}", round.round_no, round.table),
+                    differences: round.differences.join("; "),
+                })
+                .collect(),
+        })
+    });
+    RecheckView {
+        running,
+        last,
+        unreadable,
+        may_start: matches!(user.role, Role::Supervisor | Role::Admin),
+    }
 }
 
 pub struct SealView {
@@ -195,11 +275,32 @@ fn query_of(range: &Range) -> String {
     }
 }
 
-async fn load(state: &AppState, range: &Range) -> Result<Report, AppError> {
+/// A report over the days of `range`, read by `read` (e.g. [`gaming_day::report`]).
+async fn load<T: Send + 'static>(
+    state: &AppState,
+    range: &Range,
+    read: fn(&mut diesel::PgConnection, NaiveDate, NaiveDate) -> Result<T, ReportError>,
+) -> Result<T, AppError> {
     let (from, to) = (range.from, range.to);
     state
-        .db(move |conn| gaming_day::report(conn, from, to).map_err(report_error))
+        .db(move |conn| read(conn, from, to).map_err(report_error))
         .await
+}
+
+/// A CSV answer to download, named `{stem}-{day}.csv` or `{stem}-{from}-to-{to}.csv`.
+fn csv_download(range: &Range, stem: &str, body: Vec<u8>) -> HttpResponse {
+    let name = if range.from == range.to {
+        format!("{stem}-{}.csv", range.from)
+    } else {
+        format!("{stem}-{}-to-{}.csv", range.from, range.to)
+    };
+    HttpResponse::Ok()
+        .content_type("text/csv; charset=utf-8")
+        .insert_header((
+            header::CONTENT_DISPOSITION,
+            format!("attachment; filename=\"{name}\""),
+        ))
+        .body(body)
 }
 
 #[tracing::instrument(skip_all, fields(user = %user.username))]
@@ -210,10 +311,19 @@ pub async fn show(
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
     let range = range(&req, &state).await?;
-    let report = load(&state, &range).await?;
+    let report = load(&state, &range, gaming_day::report).await?;
     let zone = state.config.utc_offset;
     let views = |lines: &[Line]| lines.iter().map(|l| line_view(l, zone)).collect();
     let one_day = range.from == range.to;
+    let recheck = if one_day {
+        let day = range.from;
+        let latest = state
+            .db(move |conn| Ok(recheck::latest(conn, day)?))
+            .await?;
+        recheck_view(&state, &user, day, latest)
+    } else {
+        RecheckView::default()
+    };
     let span = (range.to - range.from).num_days() + 1;
     let query = query_of(&range);
     let charts = report
@@ -272,8 +382,56 @@ pub async fn show(
             seal_seq: close.seal_seq,
             seal_hash: hex::encode(&close.seal_hash),
         }),
+        recheck,
     };
     render(StatusCode::OK, &page)
+}
+
+/// The form that starts a recompute check.
+#[derive(Debug, Deserialize)]
+pub struct RecheckForm {
+    #[serde(default)]
+    day: String,
+}
+
+/// `POST /reports/recheck`: settles every round of the gaming day again in the background; its
+/// verdict is recorded as a `review.rechecked` event by the one who asked, and the day's report
+/// shows it.
+#[tracing::instrument(skip_all, fields(user = %user.username))]
+pub async fn start_recheck(
+    req: HttpRequest,
+    session: Session,
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    form: web::Form<RecheckForm>,
+) -> Result<HttpResponse, AppError> {
+    let day = parse_day("day", &form.day)?;
+    let actor = user.actor(&req);
+    let started = std::time::Instant::now();
+    let done: Done<DayRecheck> = Box::new(move |conn, found| {
+        let Ok(found) = found else { return };
+        let seconds = started.elapsed().as_secs_f64();
+        if let Err(err) = recheck::record(conn, &actor, day, found, seconds) {
+            tracing::error!(error = %err, "cannot record a recompute check");
+        }
+    });
+    if state
+        .day_rechecks
+        .start_recheck(state.pool.clone(), day, &user.username, done)
+    {
+        session::set_flash(
+            &session,
+            &format!(
+                "Recompute check of gaming day {day} started: every round is being settled again."
+            ),
+        )?;
+    } else {
+        session::set_error_flash(
+            &session,
+            "A recompute check is already running; its progress is shown on its day's report.",
+        )?;
+    }
+    Ok(redirect(&format!("/reports?day={day}#recompute-check")))
 }
 
 /// The CSV's columns, after the line's own (`section`, `gaming_day`, `table`, `dealer`,
@@ -395,20 +553,9 @@ pub async fn csv(
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
     let range = range(&req, &state).await?;
-    let report = load(&state, &range).await?;
+    let report = load(&state, &range, gaming_day::report).await?;
     let body = csv_of(&report, state.config.utc_offset)?;
-    let name = if range.from == range.to {
-        format!("pusoy-report-{}.csv", range.from)
-    } else {
-        format!("pusoy-report-{}-to-{}.csv", range.from, range.to)
-    };
-    Ok(HttpResponse::Ok()
-        .content_type("text/csv; charset=utf-8")
-        .insert_header((
-            header::CONTENT_DISPOSITION,
-            format!("attachment; filename=\"{name}\""),
-        ))
-        .body(body))
+    Ok(csv_download(&range, "pusoy-report", body))
 }
 
 fn svg(chart: &impl Template) -> Result<HttpResponse, AppError> {
@@ -480,7 +627,7 @@ pub async fn tables_chart(
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
     let range = range(&req, &state).await?;
-    let report = load(&state, &range).await?;
+    let report = load(&state, &range, gaming_day::report).await?;
     let currencies: Vec<String> = report.totals.iter().map(|t| t.currency.clone()).collect();
     let currency = chart_currency(&range, &currencies);
     let bars: Vec<(String, Money)> = report
@@ -541,4 +688,137 @@ pub async fn shift_chart(
         &currency,
         &steps,
     ))
+}
+
+/// One line of the house-way report as shown (and as its CSV writes it).
+pub struct DepartureView {
+    pub who: String,
+    pub table: String,
+    pub seat: String,
+    pub sets: u64,
+    pub departures: u64,
+    pub rate: String,
+    pub given_up: String,
+    pub mean_given_up: String,
+    pub most_given_up: String,
+    pub flagged: u64,
+}
+
+fn departure_view((setter, d): &(Setter, Departures)) -> DepartureView {
+    let (who, table, seat) = match setter {
+        Setter::Dealer(name) => (name.clone(), String::new(), String::new()),
+        Setter::Seat { table, seat } => (
+            format!("{table} seat {}", seat.trim_start_matches("seat")),
+            table.clone(),
+            seat.trim_start_matches("seat").to_owned(),
+        ),
+    };
+    DepartureView {
+        who,
+        table,
+        seat,
+        sets: d.sets,
+        departures: d.departures,
+        rate: format!("{:.1}", d.rate()),
+        given_up: format!("{:.4}", d.ev_given_up),
+        mean_given_up: format!("{:.4}", d.mean_given_up()),
+        most_given_up: format!("{:.4}", d.most_given_up),
+        flagged: d.flagged,
+    }
+}
+
+#[derive(Template)]
+#[template(path = "report_house_way.html")]
+struct HouseWayPage {
+    nav: Nav,
+    title: String,
+    from: String,
+    to: String,
+    query: String,
+    generated: String,
+    rounds: u64,
+    dealers: Vec<DepartureView>,
+    seats: Vec<DepartureView>,
+    description: String,
+}
+
+/// `GET /reports/house-way`: dealers and player seats by how often and how far their sets
+/// departed from the house way, over a gaming day or a range (as `/reports` takes them).
+#[tracing::instrument(skip_all, fields(user = %user.username))]
+pub async fn house_way_page(
+    req: HttpRequest,
+    session: Session,
+    state: web::Data<AppState>,
+    user: CurrentUser,
+) -> Result<HttpResponse, AppError> {
+    let range = range(&req, &state).await?;
+    let report = load(&state, &range, house_way::report).await?;
+    let page = HouseWayPage {
+        nav: session::nav(&session, Some(&user))?,
+        title: format!("House way: {}", range_words(&range)),
+        from: range.from.to_string(),
+        to: range.to.to_string(),
+        query: query_of(&range),
+        generated: when(Utc::now(), state.config.utc_offset),
+        rounds: report.rounds,
+        dealers: report.dealers.iter().map(departure_view).collect(),
+        seats: report.seats.iter().map(departure_view).collect(),
+        description: houseway::description(),
+    };
+    render(StatusCode::OK, &page)
+}
+
+/// The house-way report's CSV: one line per dealer and per player seat.
+fn house_way_csv_of(report: &HouseWayReport) -> Result<Vec<u8>, csv::Error> {
+    let mut out = csv::Writer::from_writer(Vec::new());
+    out.write_record([
+        "section",
+        "dealer",
+        "table",
+        "seat",
+        "sets",
+        "departures",
+        "departure_rate_percent",
+        "ev_given_up",
+        "ev_given_up_per_set",
+        "most_ev_given_up",
+        "flagged_rounds",
+    ])?;
+    let sections = [("dealer", &report.dealers), ("seat", &report.seats)];
+    for (section, lines) in sections {
+        for line in lines.iter() {
+            let v = departure_view(line);
+            let dealer = match &line.0 {
+                Setter::Dealer(name) => name.clone(),
+                Setter::Seat { .. } => String::new(),
+            };
+            out.write_record([
+                section.to_owned(),
+                dealer,
+                v.table,
+                v.seat,
+                v.sets.to_string(),
+                v.departures.to_string(),
+                v.rate,
+                v.given_up,
+                v.mean_given_up,
+                v.most_given_up,
+                v.flagged.to_string(),
+            ])?;
+        }
+    }
+    out.into_inner().map_err(|err| err.into_error().into())
+}
+
+/// `GET /reports/house-way/csv`.
+#[tracing::instrument(skip_all, fields(user = %user.username))]
+pub async fn house_way_csv(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    user: CurrentUser,
+) -> Result<HttpResponse, AppError> {
+    let range = range(&req, &state).await?;
+    let report = load(&state, &range, house_way::report).await?;
+    let body = house_way_csv_of(&report)?;
+    Ok(csv_download(&range, "pusoy-house-way", body))
 }

@@ -26,14 +26,18 @@ use crate::recording::drafts;
 use crate::recording::entry::{PlaceBody, RoundBody, SeatBody};
 use crate::recording::review::{self as decide, ReviewError, Reviewer, VoidRequest};
 use crate::recording::Writer;
+use crate::reports::house_way;
 use crate::reports::recheck::{self, Recheck};
 use crate::rules::card::{parse_cards, Card, Rank, Suit};
 use crate::rules::game::Game;
+use crate::rules::houseway::{self, hand_text};
 use crate::rules::money::Money;
 use crate::rules::points::natural::Natural;
+use crate::rules::profile::RuleProfile;
+use crate::rules::set_hand::SetHand;
 use crate::rules::settle::{HandWinners, Winner};
 use crate::web::error::AppError;
-use crate::web::format::when;
+use crate::web::format::{self, when};
 use crate::web::layout::Nav;
 use crate::web::respond::{redirect, render};
 use crate::web::session;
@@ -214,7 +218,7 @@ fn place_view(row: &PlaceRow, winners: Option<HandWinners>, currency: &str) -> P
         declared,
         bet: row
             .bet
-            .map(|b| format!("{} {currency}", b.major_text()))
+            .map(|b| format::money(b, currency))
             .unwrap_or_default(),
         dealt: faces(&row.dealt),
         hands,
@@ -224,7 +228,7 @@ fn place_view(row: &PlaceRow, winners: Option<HandWinners>, currency: &str) -> P
             .hands_won
             .map(|n| format!("{n} of 3"))
             .unwrap_or_default(),
-        result: format!("{} {currency}", row.result.signed_text()),
+        result: format::result(row.result, currency),
         points: points_words(row),
     }
 }
@@ -281,6 +285,63 @@ struct RoundPage {
     can_decide: bool,
     can_approve: bool,
     reasons: Vec<(&'static str, &'static str)>,
+    /// "dealer set differs from house way: expected ..., recorded ..." if the round was
+    /// flagged at confirmation.
+    house_way_flag: String,
+    /// Each place's set against the house way (for the pit: empty for dealers).
+    house_way: Vec<HouseWayLine>,
+    house_way_words: String,
+}
+
+/// One place's set measured against the house way of its cards.
+pub struct HouseWayLine {
+    pub title: String,
+    pub recorded: String,
+    pub house_way: String,
+    pub recorded_ev: String,
+    pub best_ev: String,
+    pub given_up: String,
+    pub same: bool,
+}
+
+/// Each place that set hands, against the house way of its cards under `profile`.
+fn house_way_lines(places: &[PlaceRow], profile: &RuleProfile) -> Vec<HouseWayLine> {
+    places
+        .iter()
+        .filter_map(|place| {
+            let analysis = house_way::analyse_place(place, profile)?;
+            let best = &analysis.best;
+            let recorded = house_way::recorded_set(place)?;
+            let line = |set: &SetHand| {
+                format!(
+                    "{} / {} / {}",
+                    hand_text(set.back()),
+                    hand_text(set.middle()),
+                    hand_text(set.front())
+                )
+            };
+            Some(HouseWayLine {
+                title: match place.place.strip_prefix("seat") {
+                    Some(n) => format!("Seat {n}"),
+                    None => "Dealer".to_owned(),
+                },
+                recorded: line(&recorded),
+                house_way: line(best),
+                recorded_ev: format!(
+                    "{:+.4}{}",
+                    analysis.recorded_ev,
+                    if analysis.recorded_fouled {
+                        " (fouled)"
+                    } else {
+                        ""
+                    }
+                ),
+                best_ev: format!("{:+.4}", analysis.best_ev),
+                given_up: format!("{:.4}", analysis.ev_given_up),
+                same: analysis.same_as_house_way,
+            })
+        })
+        .collect()
 }
 
 /// Everything the round's page reads.
@@ -385,6 +446,15 @@ fn round_page(nav: Nav, read: RoundRead, user: &CurrentUser, zone: FixedOffset) 
         .collect();
     let settled = events.iter().find(|e| e.action == "round.settled");
     let decider = matches!(user.role, Role::Supervisor | Role::Admin);
+    // The analysis is for the pit; a dealer reading a round of their own shift sees the flag.
+    let house_way = match (&profile, user.role) {
+        (_, Role::Dealer) | (None, _) => Vec::new(),
+        (Some(version), _) => version
+            .options
+            .banking()
+            .map(|profile| house_way_lines(&round.places, profile))
+            .unwrap_or_default(),
+    };
     RoundPage {
         nav,
         code: table.table.code.clone(),
@@ -412,7 +482,7 @@ fn round_page(nav: Nav, read: RoundRead, user: &CurrentUser, zone: FixedOffset) 
                 them; the house's income at this table is its fee, kept in table accounting, \
                 not built yet)"
                 .to_owned(),
-            _ => format!("{} {currency}", round.round.dealer_result.signed_text()),
+            _ => format::result(round.round.dealer_result, &currency),
         },
         approval: match (&state.approval, round.round.needs_approval) {
             (Some(a), _) => format!(
@@ -456,6 +526,9 @@ fn round_page(nav: Nav, read: RoundRead, user: &CurrentUser, zone: FixedOffset) 
             .iter()
             .map(|r| (r.as_str(), r.words()))
             .collect(),
+        house_way_flag: house_way::flag_words(&round.places).unwrap_or_default(),
+        house_way,
+        house_way_words: houseway::description(),
     }
 }
 
@@ -811,6 +884,9 @@ pub struct QueueParams {
     approval: String,
     #[serde(default)]
     void: String,
+    /// `departed`: only rounds flagged because the dealer's set differed from the house way.
+    #[serde(default)]
+    house_way: String,
     #[serde(default)]
     sort: String,
     #[serde(default)]
@@ -877,6 +953,16 @@ impl QueueParams {
             "not_void" => Some(VoidFilter::NotVoided),
             t => return Err(invalid("void", format!("void: {t:?} is not a choice"))),
         };
+        let house_way_departed = match self.house_way.trim() {
+            "" => false,
+            "departed" => true,
+            t => {
+                return Err(invalid(
+                    "house_way",
+                    format!("house way: {t:?} is not a choice"),
+                ))
+            }
+        };
         let order = match self.sort.trim() {
             "" | "newest" => QueueOrder::Newest,
             "oldest" => QueueOrder::Oldest,
@@ -909,6 +995,7 @@ impl QueueParams {
             min_amount,
             approval,
             void,
+            house_way_departed,
             order,
             after,
         })
@@ -924,6 +1011,7 @@ impl QueueParams {
             ("min_amount", self.min_amount.trim()),
             ("approval", self.approval.trim()),
             ("void", self.void.trim()),
+            ("house_way", self.house_way.trim()),
             ("sort", self.sort.trim()),
         ];
         let mut query: Vec<(&str, String)> = pairs
@@ -957,6 +1045,8 @@ pub struct QueueLine {
     pub outcomes: Vec<&'static str>,
     pub approval: &'static str,
     pub voided: bool,
+    /// Flagged: the dealer's set differed from the house way the table requires.
+    pub house_way: bool,
 }
 
 fn queue_line(row: &QueueRow, zone: FixedOffset) -> QueueLine {
@@ -966,8 +1056,8 @@ fn queue_line(row: &QueueRow, zone: FixedOffset) -> QueueLine {
         gaming_day: row.gaming_day,
         settled_at: when(row.settled_at, zone),
         dealer: row.dealer.clone(),
-        house_result: format!("{} {}", row.dealer_result.signed_text(), row.currency),
-        largest: format!("{} {}", row.largest_result.major_text(), row.currency),
+        house_result: format::result(row.dealer_result, &row.currency),
+        largest: format::money(row.largest_result, &row.currency),
         outcomes: OutcomeFilter::ALL
             .iter()
             .filter(|o| row.has(**o))
@@ -980,6 +1070,7 @@ fn queue_line(row: &QueueRow, zone: FixedOffset) -> QueueLine {
             (false, _, _) => "Not needed",
         },
         voided: row.voided,
+        house_way: row.house_way_departure,
     }
 }
 

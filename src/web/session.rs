@@ -63,7 +63,11 @@ impl PgSessionStore {
         let pool = self.pool.clone();
         let result = web::block(move || -> anyhow::Result<T> {
             let mut conn = pool.get()?;
-            Ok(f(&mut conn)?)
+            let done = f(&mut conn);
+            if let Err(err) = &done {
+                crate::db::drop_if_cut(&mut conn, err);
+            }
+            Ok(done?)
         })
         .await?;
         result

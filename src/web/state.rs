@@ -13,7 +13,7 @@ use crate::db::{DbError, PgPool};
 use crate::recording::memory::TableMemos;
 use crate::recording::tokens::RememberedTokens;
 use crate::recording::writer::RoundWriter;
-use crate::reports::checks::Checks;
+use crate::reports::checks::{Checks, Rechecks};
 use crate::web::error::AppError;
 use crate::web::refusals::Refusals;
 use crate::web::user::CurrentUser;
@@ -41,6 +41,8 @@ pub struct AppState {
     pub checked_tokens: Arc<RememberedTokens<CurrentUser>>,
     /// The audit verification running in the background, if any.
     pub audit_checks: Arc<Checks>,
+    /// The recompute check of a gaming day running in the background, if any.
+    pub day_rechecks: Arc<Rechecks>,
 }
 
 impl AppState {
@@ -65,6 +67,7 @@ impl AppState {
             table_memos,
             checked_tokens: Arc::new(RememberedTokens::default()),
             audit_checks: Arc::new(Checks::default()),
+            day_rechecks: Arc::new(Rechecks::default()),
         }
     }
 
@@ -88,7 +91,11 @@ impl AppState {
         let pool = self.pool.clone();
         web::block(move || {
             let mut conn = pool.get().map_err(DbError::from)?;
-            f(&mut conn)
+            let done = f(&mut conn);
+            if let Some(err) = done.as_ref().err().and_then(AppError::query_error) {
+                crate::db::drop_if_cut(&mut conn, err);
+            }
+            done
         })
         .await?
     }

@@ -11,6 +11,7 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use chrono::{FixedOffset, NaiveDate, Utc};
+use serde::Deserialize;
 use serde_json::json;
 
 use crate::db::audit_log::Actor;
@@ -22,6 +23,7 @@ use crate::recording::screen::{self, Screen, Stored};
 use crate::recording::write::Settled;
 use crate::recording::{RoundsError, Writer};
 use crate::rules::game::{Game, GameRules};
+use crate::rules::houseway;
 use crate::rules::money::Money;
 use crate::rules::place::PlayerSeat;
 use crate::rules::points::natural::Natural;
@@ -30,7 +32,7 @@ use crate::rules::points::wire::PointsSettlementOut;
 use crate::rules::settle::{Outcome, Winner};
 use crate::rules::wire::SettlementOut;
 use crate::web::error::AppError;
-use crate::web::format::when;
+use crate::web::format::{self, when};
 use crate::web::layout::Nav;
 use crate::web::respond::{redirect, render};
 use crate::web::session;
@@ -142,27 +144,36 @@ struct TablePage {
     house_today: String,
     shift_dealer: String,
     house_shift: String,
+    /// The house way in plain words, with its table's version (beside "Set by house way").
+    house_way_words: String,
 }
 
-/// "Confirm 3 seats, house +800.00?": what the dealer is asked before a round is confirmed.
+/// "Confirm 3 seats, house PHP +800.00?": what the dealer is asked before a round is confirmed;
+/// at a points table, each player's result ("Confirm 4 players (seat 1 PHP +26.00, ...)?").
 fn confirm_question(settled: &Settled, currency: &str) -> String {
     match settled {
         Settled::Banking { out, .. } => {
             let seats = out.seats.len();
             format!(
-                "Confirm {seats} seat{}, house {} {currency}?",
+                "Confirm {seats} seat{}, house {}?",
                 if seats == 1 { "" } else { "s" },
-                out.dealer.result.signed_text()
+                format::result(out.dealer.result, currency)
             )
         }
         Settled::Points { out, .. } => {
             let results: Vec<String> = out
                 .seats
                 .iter()
-                .map(|s| format!("seat {} {}", s.seat.number(), s.result.signed_text()))
+                .map(|s| {
+                    format!(
+                        "seat {} {}",
+                        s.seat.number(),
+                        format::result(s.result, currency)
+                    )
+                })
                 .collect();
             format!(
-                "Confirm {} players ({}) {currency}?",
+                "Confirm {} players ({})?",
                 out.seats.len(),
                 results.join(", ")
             )
@@ -203,7 +214,12 @@ fn page(nav: Nav, screen: Screen, zone: FixedOffset) -> TablePage {
             fields.insert(format!("seat{}_action", seat.seat), "play".to_owned());
         }
     }
-    let preview = stored.checked.settlement.as_ref().map(preview_view);
+    let currency = &stored.table.table.currency;
+    let preview = stored
+        .checked
+        .settlement
+        .as_ref()
+        .map(|s| preview_view(s, currency));
     let confirm_question = match (&stored.checked.settlement, stored.confirm_prompt) {
         (Some(settlement), true) => confirm_question(settlement, &stored.table.table.currency),
         _ => String::new(),
@@ -249,13 +265,14 @@ fn page(nav: Nav, screen: Screen, zone: FixedOffset) -> TablePage {
                 voided: side.voided.contains(&r.id),
             })
             .collect(),
-        house_today: side.house.day.signed_text(),
+        house_today: format::total(side.house.day, &stored.table.table.currency),
         shift_dealer: format!(
             "{} since {}",
             side.shift.dealer_name,
             when(side.shift.shift.signed_on_at, zone)
         ),
-        house_shift: side.house.shift.signed_text(),
+        house_shift: format::total(side.house.shift, &stored.table.table.currency),
+        house_way_words: houseway::description(),
         table: stored.table,
     }
 }
@@ -426,10 +443,10 @@ fn winner_words(winner: Winner) -> &'static str {
     }
 }
 
-fn preview_view(settled: &Settled) -> PreviewView {
+fn preview_view(settled: &Settled, currency: &str) -> PreviewView {
     match settled {
-        Settled::Banking { out, .. } => banking_preview(out),
-        Settled::Points { out, .. } => points_preview(out),
+        Settled::Banking { out, .. } => banking_preview(out, currency),
+        Settled::Points { out, .. } => points_preview(out, currency),
     }
 }
 
@@ -441,7 +458,7 @@ fn hands_text(h: &Option<crate::rules::wire::HandsOut>) -> String {
 
 /// A points round's preview: each player's outcome, hands, mis-set, points and result, and
 /// the matrix of who scored what against whom.
-fn points_preview(out: &PointsSettlementOut) -> PreviewView {
+fn points_preview(out: &PointsSettlementOut, currency: &str) -> PreviewView {
     let lines = out
         .seats
         .iter()
@@ -460,7 +477,7 @@ fn points_preview(out: &PointsSettlementOut) -> PreviewView {
                 .clone()
                 .map(|f| format!("Mis-set: {f}"))
                 .unwrap_or_default(),
-            result: s.result.signed_text(),
+            result: format::result(s.result, currency),
         })
         .collect();
     let seats: Vec<PlayerSeat> = out.seats.iter().map(|s| s.seat).collect();
@@ -498,7 +515,7 @@ fn points_preview(out: &PointsSettlementOut) -> PreviewView {
     }
 }
 
-fn banking_preview(settlement: &SettlementOut) -> PreviewView {
+fn banking_preview(settlement: &SettlementOut, currency: &str) -> PreviewView {
     let hands = |h: &Option<crate::rules::wire::HandsOut>| {
         h.as_ref()
             .map(|h| format!("{} / {} / {}", h.back, h.middle, h.front))
@@ -527,7 +544,7 @@ fn banking_preview(settlement: &SettlementOut) -> PreviewView {
                 .clone()
                 .map(|f| format!("Foul: {f}"))
                 .unwrap_or_default(),
-            result: s.result.signed_text(),
+            result: format::result(s.result, currency),
         })
         .collect();
     let d = &settlement.dealer;
@@ -541,11 +558,11 @@ fn banking_preview(settlement: &SettlementOut) -> PreviewView {
             .clone()
             .map(|f| format!("Foul: {f}"))
             .unwrap_or_default(),
-        result: d.result.signed_text(),
+        result: format::result(d.result, currency),
     });
     PreviewView {
         lines,
-        dealer_net: d.result.signed_text(),
+        dealer_net: format::result(d.result, currency),
         against_head: Vec::new(),
         against: Vec::new(),
         pusoy: String::new(),
@@ -651,10 +668,15 @@ async fn submit_form(
         return Ok(redirect(&format!("/tables/{code}/rounds/{round_id}")));
     }
     let typed = form::typed(&submitted);
+    let by_house_way = submitted.get("step").map(String::as_str) == Some("house_way");
     let screen = state
         .db(move |conn| {
             let save = saving(&code, &user, &actor, day, &typed, expected);
-            Ok(screen::preview(conn, save)?)
+            if by_house_way {
+                Ok(screen::set_by_house_way(conn, save)?)
+            } else {
+                Ok(screen::preview(conn, save)?)
+            }
         })
         .await?;
     let status = if screen.stored.checked.errors.is_empty() {
@@ -687,7 +709,12 @@ pub async fn check(
             Ok(screen::save(conn, save)?)
         })
         .await?;
-    let preview = stored.checked.settlement.as_ref().map(preview_view);
+    let currency = &stored.table.table.currency;
+    let preview = stored
+        .checked
+        .settlement
+        .as_ref()
+        .map(|s| preview_view(s, currency));
     let preview_html = match &preview {
         Some(p) => p.render()?,
         None => String::new(),
@@ -715,6 +742,36 @@ pub async fn check(
         "can_confirm": stored.checked.settlement.is_some(),
         "confirm_question": question,
     })))
+}
+
+#[derive(Deserialize)]
+pub struct HouseWayQuery {
+    #[serde(default)]
+    cards: String,
+}
+
+/// `GET /api/v1/tables/{code}/house-way?cards=...`: the house way's set of the dealer's 13
+/// cards under the table's rules in force, for "Set by house way" with script: `{"back",
+/// "middle", "front", "ev"}` (cards high to low), or a 422 naming `cards`. Changes nothing.
+pub async fn house_way(
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    path: web::Path<String>,
+    query: web::Query<HouseWayQuery>,
+) -> Result<HttpResponse, AppError> {
+    let code = path.into_inner();
+    let cards = query.into_inner().cards;
+    let set = state
+        .db(move |conn| Ok(screen::house_way_at(conn, &code, writer(&user), &cards)?))
+        .await?;
+    match set {
+        Ok(set) => Ok(HttpResponse::Ok().json(set)),
+        Err(problem) => {
+            let mut errors = FieldErrors::default();
+            errors.add("cards", problem);
+            Err(RoundsError::Invalid(errors).into())
+        }
+    }
 }
 
 /// The note of every occupied place (and the dealer) whose three hands are readable, from

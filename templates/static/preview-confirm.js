@@ -4,7 +4,7 @@
  * mistake), with each place's note (a foul explained) beside its hands. Confirm is a
  * full-page POST, sent once, only when the server said the stored round can be confirmed and
  * nothing is waiting to be saved; where the table says so it asks once first
- * ("Confirm 3 seats, house +800.00 PHP?").
+ * ("Confirm 3 seats, house PHP +800.00?").
  *
  * createPreviewConfirm(round, saver) -> { status, show(answer), stale(), update() }; `saver()`
  * gives the live saving (live-save.js) once it exists.
@@ -108,7 +108,7 @@ export function createPreviewConfirm(round, saver) {
     saver().cancel();
     if (s && s.name === 'step' && s.value === 'confirm') {
       if (submitting || saver().pending() || !canConfirm) { e.preventDefault(); update(); return; }
-      // The table asks once ("Confirm 3 seats, house +800.00 PHP?") when its settings say so.
+      // The table asks once ("Confirm 3 seats, house PHP +800.00?") when its settings say so.
       const question = form.getAttribute('data-confirm-question');
       if (question && !window.confirm(question)) { e.preventDefault(); return; }
       submitting = true;

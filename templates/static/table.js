@@ -10,6 +10,7 @@
  *   picker.js           the 52-card picker
  *   live-save.js        the live check that stores the draft, and the save status
  *   preview-confirm.js  the action bar, the preview and notes, Confirm
+ *   house-way.js        "Set by house way": the dealer's hands from the dealer's dealt cards
  *   cards.js, duplicates.js, card-faces.js, roving.js, dom.js   what those use
  *
  * A feature of its own (a house-way button, another game's places) goes in a module of its
@@ -25,6 +26,7 @@ import { enhanceForm, renderFields } from './round-view.js';
 import { createPicker } from './picker.js';
 import { createLiveSave } from './live-save.js';
 import { createPreviewConfirm } from './preview-confirm.js';
+import { setupHouseWay } from './house-way.js';
 
 const form = document.getElementById('round-form');
 if (form && typeof window.fetch === 'function' && typeof window.FormData === 'function') start(form);
@@ -144,5 +146,6 @@ function start(form) {
   validate(round);
   screen.picker.setTarget(screen.picker.defaultTarget());
   render();
+  setupHouseWay(screen);
   saver.notify();
 }

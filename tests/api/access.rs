@@ -309,6 +309,12 @@ const MATRIX: &[Case] = &[
     case("GET", "/audit", &[], [303, 403, 403, 200, 200]),
     case("GET", "/audit/events", &[], [303, 403, 403, 200, 200]),
     case("POST", "/audit/verify", &[], [303, 403, 403, 303, 303]),
+    case(
+        "POST",
+        "/reports/recheck",
+        &[("day", "2020-01-01")],
+        [303, 403, 303, 403, 303],
+    ),
     case("GET", "/days", &[], [303, 403, 200, 200, 200]),
     case("GET", "/days/2020-01-01", &[], [303, 403, 200, 200, 200]),
     // Without the confirmation: back to the day's page, nothing closed.

@@ -275,6 +275,129 @@ async fn an_events_export_verifies_and_names_edited_details_a_deleted_event_and_
 }
 
 #[tokio::test]
+async fn a_report_export_verifies_and_names_a_line_that_no_longer_adds_up() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-5");
+    create_table(&app, "PUSOY-4");
+    rounds_at(&app, "PUSOY-5", 3).await;
+    let supervisor = app.create_user("pit", Role::Supervisor, "pit-password-123");
+    diesel::sql_query(format!(
+        "INSERT INTO round_voids (round_id, table_id, gaming_day, reason, note, voided_by) \
+         SELECT id, table_id, gaming_day, 'misdeal', 'two cards up', {} FROM rounds \
+         WHERE round_no = 2",
+        supervisor.id
+    ))
+    .execute(&mut app.conn())
+    .unwrap();
+
+    for format in [Format::Csv, Format::Jsonl] {
+        let path = export_to(&app, Kind::Report, format, None);
+        let verified = export::verify(&path).unwrap();
+        assert_eq!(verified.problems, vec![], "a fresh export is intact");
+        // The whole range, the day, the table, the dealer and the shift: one line each.
+        assert_eq!(
+            verified.rows,
+            5,
+            "{}",
+            std::fs::read_to_string(&path).unwrap()
+        );
+        assert_eq!(
+            verified.manifest.chains.len(),
+            2,
+            "both tables' chain heads"
+        );
+    }
+    let path = export_to(&app, Kind::Report, Format::Csv, None);
+    let rows = lines(&path);
+    let (rounds, voids, handle) = (
+        column(&path, "rounds"),
+        column(&path, "voids"),
+        column(&path, "handle"),
+    );
+    let field = |line: &str, at: usize| {
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(line.as_bytes());
+        reader.records().next().unwrap().unwrap()[at].to_owned()
+    };
+    assert!(rows[1].starts_with("1,total,"), "{rows:?}");
+    assert_eq!(
+        field(&rows[1], rounds),
+        "2",
+        "the voided round is out of the totals"
+    );
+    assert_eq!(field(&rows[1], voids), "1");
+    assert_eq!(
+        field(&rows[1], handle),
+        "2000",
+        "two rounds of bets 500 + 200 + 300, minor units"
+    );
+
+    // The day's handle raised: its row is changed, and the days no longer add up to the total.
+    let mut edited = rows.clone();
+    assert!(edited[2].starts_with("2,day,"), "{edited:?}");
+    edited[2] = csv_edit(&edited[2], handle, "2001");
+    let found = problems(&write_lines(&path, &edited));
+    assert!(
+        says(
+            &found,
+            Some(1),
+            Some("handle"),
+            "the day lines in PHP add up to 2001, the total line says 2000"
+        ),
+        "{found:#?}"
+    );
+    assert!(
+        says(&found, Some(2), Some("handle"), "row_sha256"),
+        "{found:#?}"
+    );
+    // A share that does not follow from the line's figures.
+    let share = column(&path, "result_share");
+    let mut edited = rows.clone();
+    edited[3] = csv_edit(&edited[3], share, "99.00 %");
+    let found = problems(&write_lines(&path, &edited));
+    assert!(
+        says(
+            &found,
+            Some(3),
+            Some("result_share"),
+            "does not follow from the line's figures"
+        ),
+        "{found:#?}"
+    );
+    // The shift's line (the last) deleted: a row short, and the shifts add up to nothing.
+    let mut deleted = rows.clone();
+    deleted.remove(5);
+    let found = problems(&write_lines(&path, &deleted));
+    assert!(
+        says(
+            &found,
+            None,
+            None,
+            "the manifest says 5 rows, the file holds 4"
+        ),
+        "{found:#?}"
+    );
+    assert!(
+        says(
+            &found,
+            Some(1),
+            Some("rounds"),
+            "the shift lines in PHP add up to 0"
+        ),
+        "{found:#?}"
+    );
+
+    // One table's report: the other table has no rounds, so no lines.
+    let path = export_to(&app, Kind::Report, Format::Csv, Some("PUSOY-4"));
+    let verified = export::verify(&path).unwrap();
+    assert_eq!((verified.rows, verified.problems), (0, vec![]));
+    let path = export_to(&app, Kind::Report, Format::Jsonl, Some("PUSOY-5"));
+    let verified = export::verify(&path).unwrap();
+    assert_eq!((verified.rows, verified.problems), (5, vec![]));
+}
+
+#[tokio::test]
 async fn verify_export_exits_with_1_and_names_the_row_of_a_changed_byte() {
     let app = spawn_app().await;
     create_table(&app, "PUSOY-9");
@@ -331,6 +454,17 @@ async fn an_auditor_downloads_an_export_that_verifies_and_a_bad_range_is_refused
     let verified = export::verify(&path).unwrap();
     assert_eq!(verified.problems, vec![]);
     assert_eq!(verified.rows, 4);
+    // The gaming-day report, the same way.
+    let res = auditor
+        .get(&format!(
+            "/audit/exports/download?kind=report&from={today}&to={today}&format=csv"
+        ))
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let path = scratch("report.csv");
+    std::fs::write(&path, res.bytes().await.unwrap()).unwrap();
+    let verified = export::verify(&path).unwrap();
+    assert_eq!((verified.rows, verified.problems), (5, vec![]));
 
     let res = auditor
         .get("/audit/exports/download?kind=rounds&from=2026-01-02&to=2026-01-01&format=csv")
@@ -353,7 +487,10 @@ async fn an_auditor_downloads_an_export_that_verifies_and_a_bad_range_is_refused
         .await;
     assert_eq!(res.status(), StatusCode::BAD_REQUEST);
     let page = res.text().await.unwrap();
-    assert!(page.contains("Choose rounds or audit events"), "{page}");
+    assert!(
+        page.contains("Choose rounds, audit events or the gaming-day report"),
+        "{page}"
+    );
     assert!(page.contains("is not a date"), "{page}");
     assert!(page.contains("Choose CSV or JSON Lines"), "{page}");
 

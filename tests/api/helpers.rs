@@ -149,7 +149,12 @@ pub async fn spawn_app_with(adjust: impl FnOnce(&mut Config)) -> TestApp {
         &hex::encode(<sha2::Sha256 as sha2::Digest>::digest(db_url.as_bytes()))[..16]
     ));
     adjust(&mut config);
-    let pool = pusoy_pit::db::pool(&db_url, config.db_pool_size).unwrap();
+    // `adjust` may send the app's connections another way to the same database (a proxy).
+    let app_url = config
+        .database_url
+        .clone()
+        .unwrap_or_else(|| db_url.clone());
+    let pool = pusoy_pit::db::pool(&app_url, config.db_pool_size).unwrap();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let state = AppState::new(pool, config.clone());
@@ -346,12 +351,17 @@ pub fn set_cookies(headers: &HeaderMap) -> Vec<String> {
 /// Table `code` made as an administrator makes it, with its audit events: a profile of the
 /// default rules (`House {code}`) and the table, PHP 1.00 to 100.00. Returns the table's id.
 pub fn create_table(app: &TestApp, code: &str) -> i64 {
+    create_table_with(app, code, &RuleProfile::default())
+}
+
+/// [`create_table`] with a profile of these rules.
+pub fn create_table_with(app: &TestApp, code: &str, rules: &RuleProfile) -> i64 {
     let conn = &mut app.conn();
     let admin = Actor::system("test");
     let (profile, _) = profiles::create_profile(
         conn,
         &format!("House {code}"),
-        &GameRules::Banking(RuleProfile::default()),
+        &GameRules::Banking(*rules),
         &admin,
     )
     .unwrap();

@@ -12,6 +12,7 @@ mod forms;
 mod headers;
 mod helpers;
 mod history;
+mod house_way;
 mod outage;
 mod points;
 mod prepared;

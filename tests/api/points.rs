@@ -453,7 +453,13 @@ async fn the_day_report_counts_points_rounds_measures_and_no_house_result_for_th
     other.create_user("bank-dealer", Role::Dealer, crate::helpers::PASSWORD);
     other.sign_in("bank-dealer", crate::helpers::PASSWORD).await;
     other.sign_on_at("BANK-7").await;
-    let (status, banking) = record(&other, "BANK-7", "points-key-0008", crate::helpers::the_round()).await;
+    let (status, banking) = record(
+        &other,
+        "BANK-7",
+        "points-key-0008",
+        crate::helpers::the_round(),
+    )
+    .await;
     assert_eq!(status, StatusCode::CREATED, "{banking}");
     let house = banking["dealer_result"].as_i64().unwrap();
 
@@ -463,7 +469,12 @@ async fn the_day_report_counts_points_rounds_measures_and_no_house_result_for_th
     assert_eq!(res.status(), StatusCode::OK);
     let body = res.text().await.unwrap();
     let mut reader = csv::Reader::from_reader(body.as_bytes());
-    let header: Vec<String> = reader.headers().unwrap().iter().map(str::to_owned).collect();
+    let header: Vec<String> = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .map(str::to_owned)
+        .collect();
     let col = |name: &str| header.iter().position(|h| h == name).unwrap();
     let total = reader
         .records()
@@ -481,7 +492,11 @@ async fn the_day_report_counts_points_rounds_measures_and_no_house_result_for_th
     assert_eq!(&total[col("pusoys")], "0");
     // Seat 1 won PHP 26.00 from the others; the mis-set counts with the players' fouls.
     assert_eq!(&total[col("players_won")], "26");
-    assert_eq!(&total[col("player_fouls")], "2", "the banking round's and the mis-set");
+    assert_eq!(
+        &total[col("player_fouls")],
+        "2",
+        "the banking round's and the mis-set"
+    );
 
     let page = app
         .get(&format!("/reports?day={day}"))
@@ -491,5 +506,8 @@ async fn the_day_report_counts_points_rounds_measures_and_no_house_result_for_th
         .unwrap();
     assert!(page.contains(r#"id="points-note""#), "{page}");
     assert!(page.contains("table accounting: not built yet"), "{page}");
-    assert!(page.contains("naturals 1 · pusoys 0 · players won PHP 26.00"), "{page}");
+    assert!(
+        page.contains("naturals 1 · pusoys 0 · players won PHP 26.00"),
+        "{page}"
+    );
 }

@@ -715,3 +715,28 @@ async fn the_charts_are_svg_drawn_from_the_days_rounds() {
         );
     }
 }
+
+/// The app's pooled connections compile no statement with PostgreSQL's JIT: on a large history
+/// compiling the pit board's statement took seconds where running it takes milliseconds
+/// (BENCHMARKS.md).
+#[tokio::test]
+async fn the_apps_connections_run_without_jit() {
+    #[derive(QueryableByName)]
+    struct Setting {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        value: String,
+    }
+    let app = spawn_app().await;
+    let url = app.db_url.clone();
+    let jit = tokio::task::spawn_blocking(move || {
+        let pool = pusoy_pit::db::pool(&url, 2).unwrap();
+        let mut conn = pool.get().unwrap();
+        diesel::sql_query("SELECT current_setting('jit') AS value")
+            .get_result::<Setting>(&mut conn)
+            .unwrap()
+            .value
+    })
+    .await
+    .unwrap();
+    assert_eq!(jit, "off");
+}

@@ -253,7 +253,10 @@ async fn a_void_keeps_the_round_marked_and_leaves_the_totals() {
     // The totals leave it out; the lists mark it.
     let after = house_results_shown(&dealer, "PUSOY-1").await;
     assert_ne!(before, after);
-    let one = pusoy_pit::rules::money::Money(one_round).signed_text();
+    let one = format!(
+        "PHP {}",
+        pusoy_pit::rules::money::Money(one_round).signed_text()
+    );
     assert_eq!(after, (one.clone(), one));
     let screen = dealer.get("/tables/PUSOY-1").await.text().await.unwrap();
     assert_eq!(screen.matches("VOID").count(), 1, "{screen}");
@@ -520,7 +523,7 @@ async fn the_recompute_check_finds_a_round_altered_behind_the_apps_back() {
     let honest = record(&dealer, "PUSOY-1", "recheck-0001").await;
     let altered = record(&dealer, "PUSOY-1", "recheck-0002").await;
     let day: NaiveDate = honest["gaming_day"].as_str().unwrap().parse().unwrap();
-    let report = recheck::recheck_day(&mut app.conn(), day).unwrap();
+    let report = recheck::recheck_day(&mut app.conn(), day, &mut |_| {}).unwrap();
     assert_eq!((report.rounds, report.differing.len()), (2, 0));
     let page = app
         .get(&format!("/tables/PUSOY-1/rounds/{}", id_of(&altered)))
@@ -551,7 +554,7 @@ async fn the_recompute_check_finds_a_round_altered_behind_the_apps_back() {
     })
     .unwrap();
 
-    let report = recheck::recheck_day(&mut app.conn(), day).unwrap();
+    let report = recheck::recheck_day(&mut app.conn(), day, &mut |_| {}).unwrap();
     assert_eq!(report.rounds, 2);
     assert_eq!(report.differing.len(), 1);
     assert_eq!(report.differing[0].round.0, id_of(&altered));
@@ -566,4 +569,46 @@ async fn the_recompute_check_finds_a_round_altered_behind_the_apps_back() {
         .unwrap();
     assert!(page.contains("id=\"recheck-warning\""), "{page}");
     assert!(page.contains("seat3 result: stored"), "{page}");
+
+    // The same check over the day, started from the day's report, and its verdict there.
+    let report_page = format!("/reports?day={day}");
+    let page = app.get(&report_page).await.text().await.unwrap();
+    assert!(page.contains("No recompute check has been run"), "{page}");
+    let res = app
+        .post_form("/reports/recheck", &[("day", &day.to_string())])
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let mut page = String::new();
+    for _ in 0..200 {
+        page = app.get(&report_page).await.text().await.unwrap();
+        if page.contains("DIFFER") && !page.contains("id=\"recheck-progress\"") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(
+        page.contains("1 of 2 rounds DIFFER from the engine&#x27;s settlement")
+            || page.contains("1 of 2 rounds DIFFER from the engine's settlement"),
+        "{page}"
+    );
+    assert!(
+        page.contains(&format!(
+            "href=\"/tables/PUSOY-1/rounds/{}\"",
+            id_of(&altered)
+        )),
+        "{page}"
+    );
+    assert!(page.contains("seat3 result: stored"), "{page}");
+    let recorded = app.audit(recheck::RECHECKED);
+    assert_eq!(recorded.len(), 1, "the verdict is an audit event");
+    // A day that is not a date is refused and names the field; nothing is started.
+    let res = app
+        .post_form("/reports/recheck", &[("day", "someday")])
+        .await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    assert!(res
+        .text()
+        .await
+        .unwrap()
+        .contains("day `someday` is not a date"));
 }

@@ -308,7 +308,7 @@ async fn the_house_result_is_shown_for_the_shift_and_for_the_day() {
     app.signed_in_as(Role::Dealer).await;
     app.sign_on_at("T-SHIFT").await;
     let html = page(&app, "T-SHIFT").await;
-    assert_eq!(strong(&html, "house-shift"), "0.00");
+    assert_eq!(strong(&html, "house-shift"), "PHP 0.00");
     assert!(html.contains("Dealer on shift: the-dealer Test since"));
     let preview = submit(&app, "T-SHIFT", &html, "preview", &the_round()).await;
     let preview = preview.text().await.unwrap();
@@ -316,15 +316,15 @@ async fn the_house_result_is_shown_for_the_shift_and_for_the_day() {
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
 
     let html = page(&app, "T-SHIFT").await;
-    assert_eq!(strong(&html, "house-shift"), "+9.00");
-    assert_eq!(strong(&html, "house-today"), "+9.00");
+    assert_eq!(strong(&html, "house-shift"), "PHP +9.00");
+    assert_eq!(strong(&html, "house-today"), "PHP +9.00");
 
     // A new shift starts from nothing; the day keeps counting.
     app.sign_off_at("T-SHIFT").await;
     app.sign_on_at("T-SHIFT").await;
     let html = page(&app, "T-SHIFT").await;
-    assert_eq!(strong(&html, "house-shift"), "0.00");
-    assert_eq!(strong(&html, "house-today"), "+9.00");
+    assert_eq!(strong(&html, "house-shift"), "PHP 0.00");
+    assert_eq!(strong(&html, "house-today"), "PHP +9.00");
 }
 
 #[tokio::test]
@@ -360,7 +360,7 @@ async fn the_dealer_may_surrender_and_pays_each_player_still_in() {
     let preview = res.text().await.unwrap();
     assert!(preview.contains("Dealer surrendered"), "preview outcome");
     assert!(
-        preview.contains("Dealer net: <strong>-6.00</strong>"),
+        preview.contains("Dealer net: <strong>PHP -6.00</strong>"),
         "net"
     );
 

@@ -222,8 +222,14 @@ async fn house_sums_beyond_the_bigint_range_are_shown_whole() {
         .unwrap();
     }
     let html = page(&app, "T-SUM").await;
-    assert_eq!(strong(&html, "house-shift"), "+100,000,000,000,000,009.00");
-    assert_eq!(strong(&html, "house-today"), "+100,000,000,000,000,009.00");
+    assert_eq!(
+        strong(&html, "house-shift"),
+        "PHP +100,000,000,000,000,009.00"
+    );
+    assert_eq!(
+        strong(&html, "house-today"),
+        "PHP +100,000,000,000,000,009.00"
+    );
 }
 
 #[tokio::test]
@@ -248,11 +254,11 @@ async fn a_table_set_to_ask_names_the_seats_and_the_house_result_before_confirmi
     let (_, body) = check(&app, "T-ASK", &the_round()).await;
     assert_eq!(
         body["confirm_question"],
-        "Confirm 3 seats, house +9.00 PHP?"
+        "Confirm 3 seats, house PHP +9.00?"
     );
     let html = page(&app, "T-ASK").await;
-    assert!(html.contains("data-confirm-question=\"Confirm 3 seats, house +9.00 PHP?\""));
-    assert!(html.contains(">Confirm 3 seats, house +9.00 PHP?</button>"));
+    assert!(html.contains("data-confirm-question=\"Confirm 3 seats, house PHP +9.00?\""));
+    assert!(html.contains(">Confirm 3 seats, house PHP +9.00?</button>"));
 
     // Turned off again (an unticked box sends nothing): no question.
     admin.post_form(&path, &[]).await;

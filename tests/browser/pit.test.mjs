@@ -138,6 +138,19 @@ test('the supervisor watches the pit board refresh and reads the day report with
     await shot(pit, 'report-day-print', { fullPage: true });
     await pit.emulateMedia({ media: 'screen' });
 
+    // The house-way report of the same days: the round's dealer measured, on screen at every size.
+    await Promise.all([pit.waitForURL(/\/reports\/house-way/), pit.click('#house-way-report')]);
+    assert.equal(await pit.locator('#house-way-dealers table.figures tbody tr').count() >= 1, true);
+    assert.ok(Number(await pit.locator('#house-way-dealers [data-col="sets"]').first().textContent()) >= 1);
+    for (const [name, viewport] of SIZES) {
+      await pit.setViewportSize(viewport);
+      const overflow = await pit.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 1, `the house-way report fits ${name} (overflow ${overflow})`);
+      await shot(pit, `report-house-way-${name}`, { fullPage: true });
+    }
+    await pit.setViewportSize(SIZES[0][1]);
+    await pit.goBack();
+
     // The chart on its own, as a link opens it.
     const chart = await pit.request.get(`${base}${await charts.first().getAttribute('src')}`);
     assert.equal(chart.status(), 200);

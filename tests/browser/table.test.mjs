@@ -301,14 +301,14 @@ test('the preview names every hand, explains the foul, and gives outcomes and am
   assert.match(text('Dealer'), /three of a kind|trips/i);
   assert.match(text('Dealer'), /pair of queens/i);
   assert.match(text('Dealer'), /\+200\.00$/);
-  assert.equal((await page.locator('#preview .dealer-net strong').textContent()).trim(), '+200.00');
+  assert.equal((await page.locator('#preview .dealer-net strong').textContent()).trim(), 'PHP +200.00');
   // The foul is also explained next to seat 3's hands.
   const note = page.locator('.place-note[data-for="seat3"]');
   assert.match(await note.textContent(), /^foul.*middle.*pair of threes.*back.*pair of twos/i);
   assert.ok(await page.locator('.place[data-place="seat3"]').evaluate((e) => e.classList.contains('is-fouled')));
   assert.doesNotMatch(await page.locator('.place-note[data-for="seat1"]').textContent(), /foul/i);
   assert.equal(await page.locator('.place[data-place="seat1"]').evaluate((e) => e.classList.contains('is-fouled')), false);
-  assert.equal(await page.locator('.action-bar .bar-net').textContent(), 'House this round: +200.00');
+  assert.equal(await page.locator('.action-bar .bar-net').textContent(), 'House this round: PHP +200.00');
   await shot(page, 'desktop-1280x800-round-entered');
   await page.locator('#preview').scrollIntoViewIfNeeded();
   await shot(page, 'desktop-1280x800-preview');
@@ -333,7 +333,7 @@ test('confirm settles the round once; it shows in the latest rounds with the hou
   assert.match(seat3.join(' | '), /middle \(pair of threes\) ranks above back \(pair of twos\)/);
   assert.equal(seat3[seat3.length - 1], '-300.00');
   assert.deepEqual(settled.find((r) => r[0] === 'Seat 2').slice(1, 3), ['100.00', 'Surrender']);
-  assert.match(await page.locator('.dealer-result').textContent(), /^\+200\.00 PHP$/);
+  assert.match(await page.locator('.dealer-result').textContent(), /^PHP \+200\.00$/);
   await shot(page, 'desktop-1280x800-round-settled');
 
   await page.goto(`${base}/tables/${TABLE}`);
@@ -342,8 +342,8 @@ test('confirm settles the round once; it shows in the latest rounds with the hou
   const cells = await recent.first().locator('td').allTextContents();
   assert.equal(cells[0].trim(), '1');
   assert.equal(cells[2].trim(), '+200.00');
-  assert.equal((await page.locator('.house-today').textContent()).trim(), '+200.00');
-  assert.equal((await page.locator('.house-shift').textContent()).trim(), '+200.00');
+  assert.equal((await page.locator('.house-today').textContent()).trim(), 'PHP +200.00');
+  assert.equal((await page.locator('.house-shift').textContent()).trim(), 'PHP +200.00');
   assert.equal(await recent.first().locator('a').getAttribute('href'), new URL(roundUrl).pathname);
   // A new round starts empty.
   assert.equal(await field(page, 'seat1_back').inputValue(), '');
@@ -423,7 +423,7 @@ test('a table set to ask names the seats and the house result once before confir
   let asked = null;
   p.once('dialog', (d) => { asked = d.message(); d.dismiss(); });
   await p.locator('#round-form button.confirm').click();
-  assert.match(asked, /^Confirm 1 seat, house \+[\d,]+\.00 PHP\?$/);
+  assert.match(asked, /^Confirm 1 seat, house PHP \+[\d,]+\.00\?$/);
   assert.match(p.url(), new RegExp(`/tables/${TABLE}$`), 'a No keeps the round');
   p.once('dialog', (d) => d.accept());
   await Promise.all([p.waitForURL(new RegExp(`/tables/${TABLE}/rounds/\\d+$`)), p.locator('#round-form button.confirm').click()]);
@@ -519,5 +519,47 @@ test('without script the server form still works: every field shown, no picker',
   await Promise.all([p.waitForURL(`${base}/tables/${TABLE}/round`), p.locator('button[value="preview"]').click()]);
   assert.equal(await errorOf(p, 'seat1_bet').textContent(), 'seat 1 bet PHP 5.00 is below the table minimum of PHP 100.00');
   await shot(p, 'nojs-1280x800-preview-error');
+  await p.context().close();
+});
+
+test('"Set by house way" fills the dealer\'s hands from the 13 dealt cards', async () => {
+  const p = await dealerPage({ viewport: { width: 1280, height: 800 } });
+  await p.goto(`${base}/tables/${TABLE}`);
+  await p.waitForSelector('#picker:not([hidden]) .pick');
+  // Only the dealer's cards: the seats are left empty.
+  for (const seat of ['seat1', 'seat2', 'seat3']) await p.selectOption(`#${seat}_action`, '');
+  const button = p.locator('button[value="house_way"]');
+  // Pressed before any card is typed: the dealt cards unfold, with what to type.
+  await button.click();
+  assert.equal(await field(p, 'dealer_dealt').isVisible(), true);
+  assert.match(await errorOf(p, 'dealer_dealt').textContent(), /13 dealt cards/);
+  const dealt = 'As Ad Ac Ah Kd 7c 6h 5s 4d 3c 2h 9s Js';
+  await typeCards(p, 'dealer_dealt', dealt);
+  await button.click();
+  await p.waitForFunction(() => document.getElementById('dealer_back').value.trim() !== '');
+  await saved(p);
+  const asked = await p.request.get(`${base}/api/v1/tables/${TABLE}/house-way?cards=${encodeURIComponent(dealt)}`);
+  const set = await asked.json();
+  for (const hand of ['back', 'middle', 'front']) {
+    assert.equal(await field(p, `dealer_${hand}`).inputValue(), await normalised(set[hand]));
+    assert.equal(inputValue(await serverPage(p), `dealer_${hand}`), await normalised(set[hand]), `${hand} saved`);
+  }
+  // Four aces stay together in the back.
+  assert.equal((set.back.match(/A/g) || []).length, 4, JSON.stringify(set));
+  await p.locator('.house-way summary').click();
+  assert.match(await p.locator('.house-way details p').textContent(), /table version 1/);
+  // The dealer's section from its heading: the hands filled, the dealt cards, the button.
+  const heading = (e) => e.scrollIntoView({ block: 'start' });
+  await p.locator('#h-dealer').evaluate(heading);
+  await shot(p, 'desktop-1280x800-set-by-house-way');
+  await p.setViewportSize({ width: 834, height: 1194 });
+  await p.locator('#h-dealer').evaluate(heading);
+  await shot(p, 'portrait-834x1194-set-by-house-way');
+  assert.deepEqual(p.problems, [], 'no script errors or CSP violations');
+  // Leave the table's draft empty for whoever comes next.
+  for (const name of ['dealer_dealt', 'dealer_back', 'dealer_middle', 'dealer_front']) await field(p, name).fill('');
+  await field(p, 'dealer_front').blur();
+  for (let tries = 0; inputValue(await serverPage(p), 'dealer_back') && tries < 50; tries++) await p.waitForTimeout(200);
+  assert.ok(!inputValue(await serverPage(p), 'dealer_back'), 'the dealer\'s hands are cleared');
   await p.context().close();
 });

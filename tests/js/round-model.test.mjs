@@ -83,10 +83,10 @@ test('the check\'s answer is read defensively; errors without a field on screen 
     revision: 7, draft_key: 'k1', stored: 'Saved as typed (revision 7), with 2 problems to fix',
     field_errors: { seat1_bet: 'below the minimum', round: 'the round is settled', seat2_back: '' },
     place_notes: { seat3: 'foul: middle above back' }, preview_html: '<table></table>', can_confirm: false,
-    confirm_question: 'Confirm 1 seat, house +800.00 PHP?'
+    confirm_question: 'Confirm 1 seat, house PHP +800.00?'
   }, (name) => name !== 'round');
   assert.deepEqual(a, {
-    revision: '7', draftKey: 'k1', confirmQuestion: 'Confirm 1 seat, house +800.00 PHP?',
+    revision: '7', draftKey: 'k1', confirmQuestion: 'Confirm 1 seat, house PHP +800.00?',
     fieldErrors: { seat1_bet: 'below the minimum' }, stray: ['the round is settled'],
     notes: { seat3: 'foul: middle above back' }, previewHtml: '<table></table>', canConfirm: false,
     stored: 'Saved as typed (revision 7), with 2 problems to fix', problems: 3

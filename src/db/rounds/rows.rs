@@ -13,6 +13,7 @@ use crate::db::rounds::sql;
 use crate::db::schema::rounds;
 use crate::db::shifts::Shift;
 use crate::rules::card::{parse_cards, Card};
+use crate::rules::houseway::{hand_text, Analysis};
 use crate::rules::money::{Money, Total};
 use crate::rules::points::wire::{Against, PlayerIn, PointsRoundIn, PointsSettlementOut};
 use crate::rules::wire::{HandsOut, PlaceIn, RoundIn, SettlementOut};
@@ -70,6 +71,53 @@ pub struct PlaceRow {
     pub against: Option<Against>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pusoy: Option<bool>,
+    /// The dealer's only: the house way's set when the table required it and the recorded set
+    /// differed (absent otherwise, and in rounds stored before the option). The column
+    /// `rounds.house_way_departure` is computed from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub house_way: Option<HouseWayRow>,
+}
+
+/// The house way's set of a dealer's 13 cards, kept with a round whose dealer set them
+/// otherwise at a table that requires the house way (cards high to low in each hand).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HouseWayRow {
+    pub back: String,
+    pub middle: String,
+    pub front: String,
+    /// How much expected result per unit bet the recorded set gave up (four decimals).
+    pub ev_given_up: f64,
+}
+
+impl HouseWayRow {
+    pub fn of(analysis: &Analysis) -> HouseWayRow {
+        let best = &analysis.best;
+        HouseWayRow {
+            back: hand_text(best.back()),
+            middle: hand_text(best.middle()),
+            front: hand_text(best.front()),
+            ev_given_up: (analysis.ev_given_up * 10_000.0).round() / 10_000.0,
+        }
+    }
+
+    /// "dealer set differs from house way: expected <back / middle / front>, recorded <...>",
+    /// as the supervisor reads it, with `recorded` the dealer's place as stored.
+    pub fn flag_words(&self, recorded: &PlaceRow) -> String {
+        let hand = |text: &Option<String>| {
+            text.as_deref()
+                .and_then(|t| parse_cards(t).ok())
+                .map_or_else(String::new, |cards| hand_text(&cards))
+        };
+        format!(
+            "dealer set differs from house way: expected {} / {} / {}, recorded {} / {} / {}",
+            self.back,
+            self.middle,
+            self.front,
+            hand(&recorded.back),
+            hand(&recorded.middle),
+            hand(&recorded.front)
+        )
+    }
 }
 
 /// A settled round with its places (dealer first, then the seats in order).
@@ -195,6 +243,7 @@ fn base_row(place: String, bet: Option<Money>, play: &PlaceIn<'_>, result: Money
         points: None,
         against: None,
         pusoy: None,
+        house_way: None,
     }
 }
 
@@ -243,12 +292,20 @@ pub fn same_entries(stored: &[PlaceRow], entered: &[PlaceRow]) -> bool {
 }
 
 /// The rows of every place, from the canonical round and its settlement.
-pub fn place_rows(round: &RoundIn<'_>, settlement: &SettlementOut) -> Vec<PlaceRow> {
+///
+/// `house_way` is the dealer's departure from the house way, if the table required it
+/// ([`crate::rules::houseway::dealer_departure`]).
+pub fn place_rows(
+    round: &RoundIn<'_>,
+    settlement: &SettlementOut,
+    house_way: Option<&Analysis>,
+) -> Vec<PlaceRow> {
     let dealer = &settlement.dealer;
     let mut row = base_row("dealer".to_owned(), None, &round.dealer, dealer.result);
     row.name_hands(dealer.hands.as_ref());
     row.fouled = dealer.fouled;
     row.foul_reason.clone_from(&dealer.foul);
+    row.house_way = house_way.map(HouseWayRow::of);
     let mut rows = vec![row];
     for seat in &round.seats {
         let Some(out) = settlement.seats.iter().find(|s| s.seat == seat.seat) else {
@@ -302,6 +359,7 @@ pub fn points_place_rows(
                 points: Some(out.points),
                 against: Some(out.against),
                 pusoy: Some(settlement.pusoy == Some(player.seat)),
+                house_way: None,
             };
             row.name_hands(out.hands.as_ref());
             Some(row)

@@ -1,5 +1,5 @@
-//! Exports that verify offline: settled rounds (one row per place) and audit events, as CSV or
-//! JSON Lines, streamed from one database snapshot and ended by a manifest (the file's last
+//! Exports that verify offline: settled rounds (one row per place), audit events and the
+//! gaming-day report's lines, as CSV or JSON Lines, streamed from one database snapshot and ended by a manifest (the file's last
 //! line) that states the query, the row count, the SHA-256 of the data and of each column, the
 //! chain heads and day seals that cover the range, and where a read replica stood.
 //!
@@ -15,6 +15,7 @@
 //! `data_sha256` is the SHA-256 of every byte before the trailer line.
 
 mod events;
+mod report;
 mod rounds;
 mod table;
 pub mod verify;
@@ -37,6 +38,8 @@ pub use verify::{verify, Problem, Verified, VerifyError};
 pub enum Kind {
     Rounds,
     Events,
+    /// The gaming-day report's lines (the whole range, each day, table, dealer and shift).
+    Report,
 }
 
 impl Kind {
@@ -44,6 +47,7 @@ impl Kind {
         match self {
             Kind::Rounds => "rounds",
             Kind::Events => "events",
+            Kind::Report => "report",
         }
     }
 }
@@ -355,6 +359,7 @@ pub fn export(
         match query.kind {
             Kind::Rounds => rounds::export(conn, query, clock, format, out, manifest),
             Kind::Events => events::export(conn, query, clock, window, format, out, manifest),
+            Kind::Report => report::export(conn, query, clock, format, out, manifest),
         }
     })
 }
@@ -371,6 +376,27 @@ fn heads(conn: &mut PgConnection) -> Result<BTreeMap<String, Position>, ExportEr
                     hash: hex::encode(hash),
                 },
             )
+        })
+        .collect())
+}
+
+/// The heads of the chains of table `table` (a code), or of every table.
+fn table_chains(
+    conn: &mut PgConnection,
+    table: Option<&str>,
+) -> Result<Vec<ChainRecord>, ExportError> {
+    let heads = heads(conn)?;
+    Ok(db::tables(conn, table)?
+        .into_iter()
+        .filter_map(|(id, _)| {
+            let chain = crate::db::audit_log::table_chain(crate::db::ids::TableId(id));
+            let head = heads.get(&chain)?.clone();
+            Some(ChainRecord {
+                chain,
+                before: None,
+                last: None,
+                head,
+            })
         })
         .collect())
 }

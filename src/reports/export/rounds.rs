@@ -19,7 +19,7 @@ use crate::rules::wire::{Action, HandsOut, PlaceIn, RoundIn, SeatIn, SettlementO
 
 use super::table::{ColumnKind, Field, Format, TableWriter};
 use super::verify::{Checker, Problems, Row};
-use super::{heads, utc_text, Clock, ExportError, Manifest, ProfileRecord, Query, Written};
+use super::{table_chains, utc_text, Clock, ExportError, Manifest, ProfileRecord, Query, Written};
 
 use ColumnKind::{Bool, Int, Text};
 
@@ -117,20 +117,7 @@ pub(super) fn export(
             )
         })
         .collect();
-    let heads = heads(conn)?;
-    manifest.chains = db::tables(conn, query.table.as_deref())?
-        .into_iter()
-        .filter_map(|(id, _)| {
-            let chain = crate::db::audit_log::table_chain(crate::db::ids::TableId(id));
-            let head = heads.get(&chain)?.clone();
-            Some(super::ChainRecord {
-                chain,
-                before: None,
-                last: None,
-                head,
-            })
-        })
-        .collect();
+    manifest.chains = table_chains(conn, query.table.as_deref())?;
     let mut writer = TableWriter::new(format, COLUMNS, out)?;
     let mut used = BTreeSet::new();
     let mut fields = Vec::with_capacity(COLUMNS.len());

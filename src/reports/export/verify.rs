@@ -2,7 +2,8 @@
 //! file's last line) first, then streams the rows once: their numbering, each row's digest,
 //! each column's digest, the digest of all the data and the row count, and what the kind of
 //! export can prove of itself (events: every hash and link against the manifest's chain
-//! positions; rounds: every round settled again by the engine). Every problem names its row
+//! positions; rounds: every round settled again by the engine; report: every line's shares
+//! follow from its figures and each section adds up to the total). Every problem names its row
 //! and field.
 
 use std::fs::File;
@@ -12,9 +13,10 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 
 use super::events::EventsCheck;
+use super::report::ReportCheck;
 use super::rounds::RoundsCheck;
 use super::table::{row_digest, ColumnKind, Digests, MANIFEST_MARK, ROW, ROW_SHA256};
-use super::{events, rounds, Clock, Kind, Manifest, FORMAT};
+use super::{events, report, rounds, Clock, Kind, Manifest, FORMAT};
 
 /// One data row of an export: its place in the file (1 for the first data row) and its fields
 /// as text (NULL is empty), `row` first.
@@ -135,6 +137,7 @@ pub fn verify(path: &Path) -> Result<Verified, VerifyError> {
     let own = match manifest.kind {
         Kind::Rounds => rounds::COLUMNS,
         Kind::Events => events::COLUMNS,
+        Kind::Report => report::COLUMNS,
     };
     let mut kinds = vec![(ROW, ColumnKind::Int)];
     kinds.extend_from_slice(own);
@@ -151,6 +154,7 @@ pub fn verify(path: &Path) -> Result<Verified, VerifyError> {
     let mut checker: Box<dyn Checker> = match manifest.kind {
         Kind::Rounds => Box::new(RoundsCheck::new(&manifest, clock)),
         Kind::Events => Box::new(EventsCheck::new(&manifest, clock)),
+        Kind::Report => Box::new(ReportCheck::new(&manifest)),
     };
     file.seek(SeekFrom::Start(0)).map_err(io)?;
     let mut data = HashingReader {

@@ -21,6 +21,7 @@ use thiserror::Error;
 use crate::rules::card::{format_cards, parse_cards, Card, ParseCardError};
 use crate::rules::hand::{compare_front_with_middle, HandValue};
 use crate::rules::profile::{RuleProfile, TieRule};
+use crate::rules::round::Round;
 use crate::rules::set_hand::{SetHand, Slot};
 use split::{DealtError, Layout, Split, Subsets, FIVE_CARD_SUBSETS, THREE_CARD_SUBSETS};
 use tables::{Lookup, WinTable};
@@ -277,6 +278,27 @@ pub fn analyse(recorded: &SetHand, profile: &RuleProfile, side: Side) -> Analysi
     }
 }
 
+/// The house way's analysis of the dealer's set when the round's profile requires the dealer
+/// to set by the house way and the recorded set differs from it (other values at some
+/// position; cards of equal rank swapped are the same set). `None` when the profile does not
+/// require it, the dealer set no hands (a surrender or a royalty), or the set is the house way's.
+pub fn dealer_departure(round: &Round) -> Option<Analysis> {
+    let profile = round.profile();
+    if !profile.house_way {
+        return None;
+    }
+    let hands = round.dealer().hands.as_ref()?;
+    let analysis = analyse(hands, profile, Side::Dealer);
+    (!analysis.same_as_house_way).then_some(analysis)
+}
+
+/// A hand's cards high to low, as the house way's sets are written (`As Kd 9c 9h 2s`).
+pub fn hand_text(cards: &[Card]) -> String {
+    let mut cards = cards.to_vec();
+    cards.sort_unstable_by(|a, b| b.cmp(a));
+    format_cards(&cards)
+}
+
 /// "Best back first": the strongest 5 cards in the back, the strongest legal middle of the
 /// rest behind it. The simple strategy the house way is measured against, and the first
 /// strategy of the table build.
@@ -365,15 +387,10 @@ pub struct HouseWayOut {
 
 impl HouseWayOut {
     pub fn new(choice: &Choice) -> HouseWayOut {
-        let text = |cards: &[Card]| {
-            let mut cards = cards.to_vec();
-            cards.sort_unstable_by(|a, b| b.cmp(a));
-            format_cards(&cards)
-        };
         HouseWayOut {
-            back: text(choice.set.back()),
-            middle: text(choice.set.middle()),
-            front: text(choice.set.front()),
+            back: hand_text(choice.set.back()),
+            middle: hand_text(choice.set.middle()),
+            front: hand_text(choice.set.front()),
             // Four decimals: the tables are not finer than that.
             ev: (choice.ev * 10_000.0).round() / 10_000.0,
         }
