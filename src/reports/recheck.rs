@@ -171,14 +171,22 @@ fn settle_again(round: &SettledRound, rules: &GameRules) -> Result<Again, String
             Ok(Again::Banking(out, again))
         }
         GameRules::Points(profile) => {
-            let input = points_round_in(&round.places, profile)?;
-            let valid = input.to_round().map_err(|err| err.to_string())?;
-            let settlement = settle_points(&valid).map_err(|err| err.to_string())?;
-            let out = PointsSettlementOut::new(&valid, &settlement);
-            let again = points_place_rows(&PointsRoundIn::from_round(&valid), &out);
-            Ok(Again::Points(again))
+            points_places_again(&round.places, profile).map(Again::Points)
         }
     }
+}
+
+/// The places of a points round as the engine would store them, settled again under `profile`
+/// from `places` (its players as stored, or as exported).
+pub fn points_places_again(
+    places: &[PlaceRow],
+    profile: &PointsProfile,
+) -> Result<Vec<PlaceRow>, String> {
+    let input = points_round_in(places, profile)?;
+    let valid = input.to_round().map_err(|err| err.to_string())?;
+    let settlement = settle_points(&valid).map_err(|err| err.to_string())?;
+    let out = PointsSettlementOut::new(&valid, &settlement);
+    Ok(points_place_rows(&PointsRoundIn::from_round(&valid), &out))
 }
 
 /// Settles `round` again under `rules` (the version it was settled under) and compares.

@@ -385,6 +385,20 @@ async fn the_table_screen_previews_a_points_round_with_its_matrix_and_confirms_i
     );
     assert!(!html.contains("seat1_bet"), "no bets: {html}");
     assert!(html.contains(r#"name="seat1_natural""#), "{html}");
+    // The house way sets a dealer's hand: a points table has none, and says so.
+    assert!(!html.contains("Set by house way"), "{html}");
+    let (status, refused) = call(
+        &app,
+        Method::GET,
+        "/api/v1/tables/POINTS-6/house-way?cards=As%20Ad%20Ac%20Ah%20Ks%20Kd%207c%206h%205s%204d%203c%202h%209s",
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+    assert!(
+        refused.to_string().contains("plays the points game"),
+        "{refused}"
+    );
 
     let mut fields = TYPED.to_vec();
     fields.push(("step", "preview"));
@@ -438,6 +452,28 @@ async fn the_table_screen_previews_a_points_round_with_its_matrix_and_confirms_i
         html.contains(r#"id="recheck-ok""#),
         "the recompute check agrees: {html}"
     );
+
+    // The review queue lists it under its mis-set and its natural, not as a house-way departure.
+    assert_eq!(
+        count(
+            &app,
+            "SELECT count(*) AS n FROM rounds WHERE house_way_departure"
+        ),
+        0
+    );
+    app.signed_in_as(Role::Supervisor).await;
+    for (query, listed) in [
+        ("", true),
+        ("?outcome=player_foul", true),
+        ("?outcome=royalty", true),
+        ("?outcome=dealer_foul", false),
+        ("?house_way=departed", false),
+    ] {
+        let res = app.get(&format!("/review{query}")).await;
+        assert_eq!(res.status(), StatusCode::OK, "{query}");
+        let page = res.text().await.unwrap();
+        assert_eq!(page.contains("POINTS-6 #1"), listed, "{query}: {page}");
+    }
 }
 
 #[tokio::test]
@@ -491,7 +527,7 @@ async fn the_day_report_counts_points_rounds_measures_and_no_house_result_for_th
     assert_eq!(&total[col("naturals")], "1");
     assert_eq!(&total[col("pusoys")], "0");
     // Seat 1 won PHP 26.00 from the others; the mis-set counts with the players' fouls.
-    assert_eq!(&total[col("players_won")], "26");
+    assert_eq!(&total[col("players_won")], "26.00");
     assert_eq!(
         &total[col("player_fouls")],
         "2",
