@@ -277,6 +277,12 @@ const MATRIX: &[Case] = &[
     ),
     case(
         "GET",
+        "/api/v1/tables/NO-SUCH/house-way",
+        &[],
+        [401, 404, 404, 403, 403],
+    ),
+    case(
+        "GET",
         "/tables/NO-SUCH/rounds/1",
         &[],
         [303, 404, 404, 404, 404],

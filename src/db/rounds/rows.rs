@@ -45,7 +45,7 @@ pub struct RoundRow {
 /// JSON array: a banking round's dealer first, then the seats in order; a points round's
 /// players in seat order, with their points, what they scored against each other player, the
 /// natural shown and whether they made pusoy, which a banking round's places leave out).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PlaceRow {
     pub place: String,
     pub bet: Option<Money>,
@@ -231,19 +231,8 @@ fn base_row(place: String, bet: Option<Money>, play: &PlaceIn<'_>, result: Money
         back: text(&play.back),
         middle: text(&play.middle),
         front: text(&play.front),
-        back_name: None,
-        middle_name: None,
-        front_name: None,
-        fouled: None,
-        foul_reason: None,
-        outcome: None,
-        hands_won: None,
         result,
-        natural: None,
-        points: None,
-        against: None,
-        pusoy: None,
-        house_way: None,
+        ..PlaceRow::default()
     }
 }
 
@@ -340,26 +329,20 @@ pub fn points_place_rows(
             let out = settlement.seats.iter().find(|s| s.seat == player.seat)?;
             let mut row = PlaceRow {
                 place: format!("seat{}", player.seat.number()),
-                bet: None,
                 action: text_of(&player.action).unwrap_or_default(),
-                royalty: None,
                 dealt: text(&player.dealt),
                 back: text(&player.back),
                 middle: text(&player.middle),
                 front: text(&player.front),
-                back_name: None,
-                middle_name: None,
-                front_name: None,
                 fouled: out.fouled,
                 foul_reason: out.foul.clone(),
                 outcome: text_of(&out.outcome),
-                hands_won: None,
                 result: out.result,
                 natural: player.natural.as_ref().and_then(text_of),
                 points: Some(out.points),
                 against: Some(out.against),
                 pusoy: Some(settlement.pusoy == Some(player.seat)),
-                house_way: None,
+                ..PlaceRow::default()
             };
             row.name_hands(out.hands.as_ref());
             Some(row)

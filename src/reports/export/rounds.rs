@@ -622,26 +622,15 @@ fn points_place(row: &Row) -> Result<PlaceRow, (usize, String)> {
         .ok_or_else(|| (at::RESULT, "a player's result is missing".to_owned()))?;
     Ok(PlaceRow {
         place: row.text(at::PLACE).to_owned(),
-        bet: None,
         action: row.text(at::ACTION).to_owned(),
-        royalty: None,
         dealt: text(at::DEALT),
         back: text(at::BACK),
         middle: text(at::MIDDLE),
         front: text(at::FRONT),
-        back_name: None,
-        middle_name: None,
-        front_name: None,
-        fouled: None,
-        foul_reason: None,
-        outcome: None,
-        hands_won: None,
         result: Money(result),
         natural: text(at::NATURAL),
         points: int(row, at::POINTS).map_err(|e| (at::POINTS, e))?,
-        against: None,
-        pusoy: None,
-        house_way: None,
+        ..PlaceRow::default()
     })
 }
 
