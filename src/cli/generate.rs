@@ -58,7 +58,7 @@ pub fn generate(config: &Config, request: Request) -> anyhow::Result<()> {
             profiles::create_profile(
                 conn,
                 PROFILE,
-                &GameRules::Banking(RuleProfile::default()),
+                GameRules::Banking(RuleProfile::default()),
                 &actor,
             )?
             .0

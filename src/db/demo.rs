@@ -182,7 +182,7 @@ pub fn seed_profiles(conn: &mut PgConnection, report: &mut SeedReport) -> Result
         if profiles::find_by_name(conn, name)?.is_some() {
             continue;
         }
-        match profiles::create_profile(conn, name, &options, &actor) {
+        match profiles::create_profile(conn, name, options, &actor) {
             Ok(_) => report.profiles_created.push(name),
             Err(ProfileError::NameTaken(_)) => {}
             Err(err) => return Err(err.into()),

@@ -555,7 +555,7 @@ pub async fn create(
         let (opts, actor, new_name) = (*opts, admin.actor(&req), name.clone());
         let created = state
             .db(
-                move |conn| match profiles::create_profile(conn, &new_name, &opts, &actor) {
+                move |conn| match profiles::create_profile(conn, &new_name, opts, &actor) {
                     Ok(_) => Ok(None),
                     Err(err @ (ProfileError::NameTaken(_) | ProfileError::BadName)) => {
                         Ok(Some(err.to_string()))
@@ -598,7 +598,7 @@ pub async fn update(
             let actor = admin.actor(&req);
             state
                 .db(
-                    move |conn| match profiles::new_version(conn, id, &opts, from, &actor) {
+                    move |conn| match profiles::new_version(conn, id, opts, from, &actor) {
                         Ok(v) => Ok(Ok((v.version, from))),
                         Err(ProfileError::NotFound(_)) => Err(AppError::NotFound),
                         Err(err @ ProfileError::GameChanged { .. }) => Ok(Err(err.to_string())),

@@ -154,7 +154,12 @@ const MATRIX: &[Case] = &[
     case("GET", "/reports", &[], [303, 403, 200, 200, 200]),
     case("GET", "/reports/csv", &[], [303, 403, 200, 200, 200]),
     case("GET", "/reports/house-way", &[], [303, 403, 200, 200, 200]),
-    case("GET", "/reports/house-way/csv", &[], [303, 403, 200, 200, 200]),
+    case(
+        "GET",
+        "/reports/house-way/csv",
+        &[],
+        [303, 403, 200, 200, 200],
+    ),
     case(
         "GET",
         "/reports/charts/hours.svg",

@@ -361,7 +361,7 @@ pub fn create_table_with(app: &TestApp, code: &str, rules: &RuleProfile) -> i64 
     let (profile, _) = profiles::create_profile(
         conn,
         &format!("House {code}"),
-        &GameRules::Banking(*rules),
+        GameRules::Banking(*rules),
         &admin,
     )
     .unwrap();
