@@ -91,6 +91,7 @@ pub fn seed(
                 rule_profile_id: profile.id,
                 // Every round waits for approval: the confirm path's most work.
                 approval_threshold: Some(100),
+                unit: None,
             },
             &system,
         )?;

@@ -21,6 +21,7 @@ use crate::db::tables::{self, TableInput};
 use crate::db::users::{self, NewUser, Role};
 use crate::password;
 use crate::recording::history::{self, Dealer, Plan};
+use crate::rules::game::GameRules;
 use crate::rules::profile::RuleProfile;
 
 /// What `db generate` is asked for.
@@ -54,9 +55,14 @@ pub fn generate(config: &Config, request: Request) -> anyhow::Result<()> {
     let profile = match profiles::find_by_name(conn, PROFILE)? {
         Some(profile) => profile.id,
         None => {
-            profiles::create_profile(conn, PROFILE, &RuleProfile::default(), &actor)?
-                .0
-                .id
+            profiles::create_profile(
+                conn,
+                PROFILE,
+                GameRules::Banking(RuleProfile::default()),
+                &actor,
+            )?
+            .0
+            .id
         }
     };
     let mut playing = Vec::new();
@@ -72,6 +78,7 @@ pub fn generate(config: &Config, request: Request) -> anyhow::Result<()> {
                 rule_profile_id: profile,
                 // A seat winning or losing PHP 20,000.00 or more waits for approval.
                 approval_threshold: Some(2_000_000),
+                unit: None,
             };
             tables::create_table(conn, &input, &actor)?;
         }

@@ -8,6 +8,8 @@ use crate::db::profiles::{self, ProfileError};
 use crate::db::tables::{self, TableError, TableInput};
 use crate::db::users::{self, CreateUserError, NewUser, Role};
 use crate::password::{self, HashParams};
+use crate::rules::game::GameRules;
+use crate::rules::points::profile::PointsProfile;
 use crate::rules::profile::{RuleProfile, TieRule};
 
 /// A demo account and its published password.
@@ -66,19 +68,28 @@ pub enum SeedError {
 }
 
 /// The demo rule profiles: the house default and a variant.
-pub fn demo_profiles() -> [(&'static str, RuleProfile); 2] {
+pub fn demo_profiles() -> [(&'static str, GameRules); 3] {
     [
-        ("House standard", RuleProfile::default()),
+        ("House standard", GameRules::Banking(RuleProfile::default())),
         (
             "Suit order, no surrender",
-            RuleProfile {
+            GameRules::Banking(RuleProfile {
                 surrender: false,
                 ties: TieRule::SuitOrder,
                 ..RuleProfile::default()
-            },
+            }),
+        ),
+        (
+            "Points game (1-6)",
+            GameRules::Points(PointsProfile::default()),
         ),
     ]
 }
+
+/// The demo's points-game table: code, name, unit (what a point is worth, in centavos) and
+/// profile name.
+pub const DEMO_POINTS_TABLE: (&str, &str, i64, &str) =
+    ("PUSOY-P1", "Pusoy P1 (points)", 10_000, "Points game (1-6)");
 
 /// The demo tables: code, name, minimum and maximum bet in centavos, profile name.
 /// The demo tables' approval threshold: a seat winning or losing PHP 5,000.00 or more waits for a
@@ -171,7 +182,7 @@ pub fn seed_profiles(conn: &mut PgConnection, report: &mut SeedReport) -> Result
         if profiles::find_by_name(conn, name)?.is_some() {
             continue;
         }
-        match profiles::create_profile(conn, name, &options, &actor) {
+        match profiles::create_profile(conn, name, options, &actor) {
             Ok(_) => report.profiles_created.push(name),
             Err(ProfileError::NameTaken(_)) => {}
             Err(err) => return Err(err.into()),
@@ -183,7 +194,21 @@ pub fn seed_profiles(conn: &mut PgConnection, report: &mut SeedReport) -> Result
 /// Creates the demo tables that do not exist yet; run after [`seed_profiles`].
 pub fn seed_tables(conn: &mut PgConnection, report: &mut SeedReport) -> Result<(), SeedError> {
     let actor = Actor::system("seed-demo");
-    for (code, name, min_bet, max_bet, profile) in DEMO_TABLES {
+    let (points_code, points_name, unit, points_profile) = DEMO_POINTS_TABLE;
+    let banking = DEMO_TABLES
+        .into_iter()
+        .map(|(code, name, min_bet, max_bet, profile)| {
+            (code, name, min_bet, max_bet, None, profile)
+        });
+    let points = (
+        points_code,
+        points_name,
+        unit,
+        unit,
+        Some(unit),
+        points_profile,
+    );
+    for (code, name, min_bet, max_bet, unit, profile) in banking.chain([points]) {
         if tables::find_by_code(conn, code)?.is_some() {
             continue;
         }
@@ -198,6 +223,7 @@ pub fn seed_tables(conn: &mut PgConnection, report: &mut SeedReport) -> Result<(
             max_bet,
             rule_profile_id: profile.id,
             approval_threshold: Some(DEMO_APPROVAL_THRESHOLD),
+            unit,
         };
         match tables::create_table(conn, &input, &actor) {
             Ok(_) => report.tables_created.push(code),
@@ -226,8 +252,9 @@ mod tests {
                 max_bet,
                 rule_profile_id: crate::db::ids::ProfileId(1),
                 approval_threshold: Some(DEMO_APPROVAL_THRESHOLD),
+                unit: None,
             };
-            assert!(tables::validate(&input).is_ok(), "{code}");
+            assert!(tables::validate(&input, None).is_ok(), "{code}");
             assert!(names.contains(&profile), "{code}");
         }
     }

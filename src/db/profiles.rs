@@ -10,7 +10,7 @@ use serde_json::json;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::ids::{ProfileId, ProfileVersionId, TableId, UserId};
 use crate::db::schema::{gaming_tables, rule_profile_versions, rule_profiles};
-use crate::rules::profile::RuleProfile;
+use crate::rules::game::{Game, GameRules};
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
 #[diesel(table_name = rule_profiles)]
@@ -37,7 +37,7 @@ pub struct Version {
     pub id: ProfileVersionId,
     pub profile_id: ProfileId,
     pub version: i32,
-    pub options: RuleProfile,
+    pub options: GameRules,
     pub created_at: DateTime<Utc>,
 }
 
@@ -54,6 +54,8 @@ pub enum ProfileError {
     BadName,
     #[error("A profile named {0:?} already exists.")]
     NameTaken(String),
+    #[error("A profile keeps its game: this one plays the {kept} game, not the {asked} game. Add a new profile for the {asked} game.")]
+    GameChanged { kept: Game, asked: Game },
     #[error("No rule profile with id {0}.")]
     NotFound(ProfileId),
     #[error("stored options of profile version {id} do not parse")]
@@ -82,8 +84,9 @@ impl TryFrom<VersionRow> for Version {
     }
 }
 
-fn options_json(options: &RuleProfile) -> serde_json::Value {
-    // RuleProfile is plain bools, enums and a suit string: serialising it cannot fail.
+fn options_json(options: &GameRules) -> serde_json::Value {
+    // The options are plain bools, numbers, enums, a suit string and maps with string keys:
+    // serialising them cannot fail.
     serde_json::to_value(options).unwrap_or(serde_json::Value::Null)
 }
 
@@ -91,7 +94,7 @@ fn insert_version(
     conn: &mut PgConnection,
     profile_id: ProfileId,
     version: i32,
-    options: &RuleProfile,
+    options: &GameRules,
     actor: &Actor,
 ) -> Result<Version, ProfileError> {
     let row = diesel::insert_into(rule_profile_versions::table)
@@ -110,9 +113,10 @@ fn insert_version(
 pub fn create_profile(
     conn: &mut PgConnection,
     name: &str,
-    options: &RuleProfile,
+    options: impl Into<GameRules>,
     actor: &Actor,
 ) -> Result<(Profile, Version), ProfileError> {
+    let options = &options.into();
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 80 {
         return Err(ProfileError::BadName);
@@ -149,10 +153,11 @@ pub fn create_profile(
 pub fn new_version(
     conn: &mut PgConnection,
     profile_id: ProfileId,
-    options: &RuleProfile,
+    options: impl Into<GameRules>,
     from: Option<DateTime<Utc>>,
     actor: &Actor,
 ) -> Result<Version, ProfileError> {
+    let options = &options.into();
     conn.transaction(|conn| {
         // Lock the profile so two editors cannot both pick the same next number.
         let profile: Profile = rule_profiles::table
@@ -163,6 +168,15 @@ pub fn new_version(
             .optional()?
             .ok_or(ProfileError::NotFound(profile_id))?;
         let before = latest_version(conn, profile_id)?;
+        // A table's rounds, drafts and unit are of its profile's game: the game never changes.
+        if let Some(kept) = before.as_ref().map(|v| v.options.game()) {
+            if kept != options.game() {
+                return Err(ProfileError::GameChanged {
+                    kept,
+                    asked: options.game(),
+                });
+            }
+        }
         let next = before.as_ref().map_or(1, |v| v.version + 1);
         let version = insert_version(conn, profile.id, next, options, actor)?;
         let tables = set_waiting_version(conn, WaitAt::Profile(profile.id), version.id, from)?;

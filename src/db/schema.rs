@@ -78,6 +78,7 @@ diesel::table! {
         next_profile_version_id -> Nullable<Int8>,
         next_profile_from -> Nullable<Timestamptz>,
         confirm_prompt -> Bool,
+        unit -> Nullable<Int8>,
     }
 }
 

@@ -11,9 +11,9 @@ use serde_json::json;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::ids::{ProfileId, ProfileVersionId, TableId};
 use crate::db::profiles::{self, ProfileError, Version, WaitAt};
-use crate::db::schema::{gaming_tables, rule_profile_versions, rule_profiles};
+use crate::db::schema::{gaming_tables, rule_profile_versions};
+use crate::rules::game::{Game, GameRules};
 use crate::rules::money::Money;
-use crate::rules::profile::RuleProfile;
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Serialize)]
 #[diesel(table_name = gaming_tables)]
@@ -32,12 +32,20 @@ pub struct GamingTable {
     /// A round whose largest seat result (win or loss) is at or above this waits for a
     /// supervisor's approval (minor units); `None`: no round needs approval.
     pub approval_threshold: Option<i64>,
+    /// What one point is worth at a points-game table (minor units); `None` at a banking
+    /// table. A points table's bet limits are its unit (the migration `2026-11-26-000002`).
+    pub unit: Option<i64>,
 }
 
 impl GamingTable {
     /// The approval threshold in force, as money.
     pub fn approval_threshold(&self) -> Option<Money> {
         self.approval_threshold.map(Money)
+    }
+
+    /// What one point is worth, at a points-game table.
+    pub fn unit(&self) -> Option<Money> {
+        self.unit.map(Money)
     }
 }
 
@@ -46,7 +54,14 @@ impl GamingTable {
 pub struct PlayingTable {
     pub table: GamingTable,
     pub profile_version_id: ProfileVersionId,
-    pub profile: RuleProfile,
+    /// The game and its options, of the version in force.
+    pub rules: GameRules,
+}
+
+impl PlayingTable {
+    pub fn game(&self) -> Game {
+        self.rules.game()
+    }
 }
 
 /// Why a table cannot take rounds.
@@ -72,12 +87,12 @@ impl PlayingTable {
         let Some((id, options)) = version else {
             return Err(TableRulesError::NoProfileVersion(table.code));
         };
-        let profile = serde_json::from_value(options)
+        let rules = serde_json::from_value(options)
             .map_err(|source| TableRulesError::BadProfile { id, source })?;
         Ok(PlayingTable {
             table,
             profile_version_id: id,
-            profile,
+            rules,
         })
     }
 }
@@ -174,6 +189,9 @@ pub struct TableInput {
     pub rule_profile_id: ProfileId,
     /// Minor units; `None`: the table's rounds need no approval.
     pub approval_threshold: Option<i64>,
+    /// What one point is worth (minor units): given for a points-game table only, whose bet
+    /// limits are then its unit.
+    pub unit: Option<i64>,
 }
 
 /// One message per field that is wrong.
@@ -186,6 +204,7 @@ pub struct TableFieldErrors {
     pub max_bet: Option<String>,
     pub rule_profile_id: Option<String>,
     pub approval_threshold: Option<String>,
+    pub unit: Option<String>,
 }
 
 impl TableFieldErrors {
@@ -197,6 +216,7 @@ impl TableFieldErrors {
             || self.max_bet.is_some()
             || self.rule_profile_id.is_some()
             || self.approval_threshold.is_some()
+            || self.unit.is_some()
     }
 }
 
@@ -227,14 +247,45 @@ pub fn is_valid_code(code: &str) -> bool {
 /// any number of rounds a table can deal stay far inside `i64` (and PostgreSQL's `bigint`).
 pub const MOST_BET: i64 = 100_000_000_000;
 
-pub fn validate(input: &TableInput) -> Result<TableInput, Box<TableFieldErrors>> {
-    let clean = TableInput {
+///
+/// `game` is the game of the table's profile, when known: a points-game table needs its unit,
+/// which becomes its bet limits too; a banking table has none.
+pub fn validate(
+    input: &TableInput,
+    game: Option<Game>,
+) -> Result<TableInput, Box<TableFieldErrors>> {
+    let mut clean = TableInput {
         code: input.code.trim().to_ascii_uppercase(),
         name: input.name.trim().to_owned(),
         currency: input.currency.trim().to_ascii_uppercase(),
         ..input.clone()
     };
     let mut errors = TableFieldErrors::default();
+    match (game, clean.unit) {
+        (Some(Game::Points), None) => {
+            errors.unit = Some(
+                "A points-game table needs its unit: what one point is worth, such as 10 or 10.00."
+                    .to_owned(),
+            );
+        }
+        (Some(Game::Points), Some(unit)) if unit <= 0 => {
+            errors.unit = Some("The unit must be above zero.".to_owned());
+        }
+        (Some(Game::Points), Some(unit)) if unit > MOST_BET => {
+            errors.unit = Some("The unit can be at most 1,000,000,000.00.".to_owned());
+        }
+        (Some(Game::Points), Some(unit)) => {
+            clean.min_bet = unit;
+            clean.max_bet = unit;
+        }
+        (Some(Game::Banking), Some(_)) => {
+            errors.unit = Some(
+                "Only a points-game table has a unit; leave it empty for a banking table (its bet limits apply)."
+                    .to_owned(),
+            );
+        }
+        (_, _) => {}
+    }
     if !is_valid_code(&clean.code) {
         errors.code = Some(
             "Use 2 to 20 capital letters, digits or dashes, starting with a letter or digit (e.g. PUSOY-03)."
@@ -247,13 +298,28 @@ pub fn validate(input: &TableInput) -> Result<TableInput, Box<TableFieldErrors>>
     if clean.currency.len() != 3 || !clean.currency.bytes().all(|b| b.is_ascii_uppercase()) {
         errors.currency = Some("Enter a 3-letter currency code such as PHP.".to_owned());
     }
-    if clean.min_bet <= 0 {
-        errors.min_bet = Some("The minimum bet must be above zero.".to_owned());
-    }
-    if clean.max_bet < clean.min_bet {
-        errors.max_bet = Some("The maximum bet must be at least the minimum bet.".to_owned());
-    } else if clean.max_bet > MOST_BET {
-        errors.max_bet = Some("The maximum bet can be at most 1,000,000,000.00.".to_owned());
+    match game {
+        // Its limits are its unit, checked above.
+        Some(Game::Points) => {}
+        // Neither limit given (the form leaves them empty for a points table).
+        _ if (clean.min_bet, clean.max_bet) == (0, 0) => {
+            errors.min_bet = Some(
+                "Enter the bet limits of a banking-game table (such as 100 and 50000), or choose a points-game profile and give its unit."
+                    .to_owned(),
+            );
+        }
+        _ => {
+            if clean.min_bet <= 0 {
+                errors.min_bet = Some("The minimum bet must be above zero.".to_owned());
+            }
+            if clean.max_bet < clean.min_bet {
+                errors.max_bet =
+                    Some("The maximum bet must be at least the minimum bet.".to_owned());
+            } else if clean.max_bet > MOST_BET {
+                errors.max_bet =
+                    Some("The maximum bet can be at most 1,000,000,000.00.".to_owned());
+            }
+        }
     }
     match clean.approval_threshold {
         Some(threshold) if threshold <= 0 => {
@@ -274,19 +340,17 @@ pub fn validate(input: &TableInput) -> Result<TableInput, Box<TableFieldErrors>>
     }
 }
 
-fn check_profile(conn: &mut PgConnection, id: ProfileId) -> Result<(), TableError> {
-    let exists: Option<ProfileId> = rule_profiles::table
-        .find(id)
-        .select(rule_profiles::id)
-        .first(conn)
-        .optional()?;
-    if exists.is_none() {
-        return Err(TableError::Invalid(Box::new(TableFieldErrors {
-            rule_profile_id: Some("Choose a rule profile.".to_owned()),
-            ..TableFieldErrors::default()
-        })));
+/// `input` checked ([`validate`]) under the game of its profile (the newest version's); every
+/// field's error at once, the profile's when there is no such profile.
+fn checked(conn: &mut PgConnection, input: &TableInput) -> Result<TableInput, TableError> {
+    let game = profiles::latest_version(conn, input.rule_profile_id)?.map(|v| v.options.game());
+    let checked = validate(input, game);
+    if game.is_some() {
+        return checked.map_err(TableError::Invalid);
     }
-    Ok(())
+    let mut errors = checked.err().unwrap_or_default();
+    errors.rule_profile_id = Some("Choose a rule profile.".to_owned());
+    Err(TableError::Invalid(errors))
 }
 
 fn details(t: &GamingTable) -> serde_json::Value {
@@ -298,6 +362,7 @@ fn details(t: &GamingTable) -> serde_json::Value {
         "max_bet": t.max_bet,
         "rule_profile_id": t.rule_profile_id,
         "approval_threshold": t.approval_threshold,
+        "unit": t.unit,
     })
 }
 
@@ -307,9 +372,8 @@ pub fn create_table(
     input: &TableInput,
     actor: &Actor,
 ) -> Result<GamingTable, TableError> {
-    let input = validate(input).map_err(TableError::Invalid)?;
     conn.transaction(|conn| {
-        check_profile(conn, input.rule_profile_id)?;
+        let input = checked(conn, input)?;
         let table = diesel::insert_into(gaming_tables::table)
             .values((
                 gaming_tables::code.eq(&input.code),
@@ -319,6 +383,7 @@ pub fn create_table(
                 gaming_tables::max_bet.eq(input.max_bet),
                 gaming_tables::rule_profile_id.eq(input.rule_profile_id),
                 gaming_tables::approval_threshold.eq(input.approval_threshold),
+                gaming_tables::unit.eq(input.unit),
             ))
             .returning(GamingTable::as_returning())
             .get_result(conn)
@@ -363,12 +428,11 @@ pub fn update_table(
             .first(conn)
             .optional()?
             .ok_or(TableError::NotFound)?;
-        let input = validate(&TableInput {
+        let input = TableInput {
             code: before.code.clone(),
             ..input.clone()
-        })
-        .map_err(TableError::Invalid)?;
-        check_profile(conn, input.rule_profile_id)?;
+        };
+        let input = checked(conn, &input)?;
         // A new profile applies from the table's next dealer shift, as a new version does.
         if input.rule_profile_id != before.rule_profile_id {
             let newest = profiles::latest_version(conn, input.rule_profile_id)?
@@ -383,6 +447,7 @@ pub fn update_table(
                 gaming_tables::max_bet.eq(input.max_bet),
                 gaming_tables::rule_profile_id.eq(input.rule_profile_id),
                 gaming_tables::approval_threshold.eq(input.approval_threshold),
+                gaming_tables::unit.eq(input.unit),
                 gaming_tables::updated_at.eq(diesel::dsl::now),
             ))
             .returning(GamingTable::as_returning())
@@ -529,6 +594,7 @@ mod tests {
             max_bet: 5_000_000,
             rule_profile_id: ProfileId(1),
             approval_threshold: None,
+            unit: None,
         }
     }
 
@@ -552,22 +618,26 @@ mod tests {
 
     #[test]
     fn validation_normalises_code_and_currency() {
-        let clean = validate(&input()).ok();
+        let clean = validate(&input(), None).ok();
         assert_eq!(clean.as_ref().map(|c| c.code.as_str()), Some("PUSOY-03"));
         assert_eq!(clean.as_ref().map(|c| c.currency.as_str()), Some("PHP"));
     }
 
     #[test]
     fn validation_reports_each_wrong_field() {
-        let errors = validate(&TableInput {
-            code: "x".to_owned(),
-            name: " ".to_owned(),
-            currency: "PESO".to_owned(),
-            min_bet: 0,
-            max_bet: -1,
-            rule_profile_id: ProfileId(1),
-            approval_threshold: None,
-        })
+        let errors = validate(
+            &TableInput {
+                code: "x".to_owned(),
+                name: " ".to_owned(),
+                currency: "PESO".to_owned(),
+                min_bet: 0,
+                max_bet: -1,
+                rule_profile_id: ProfileId(1),
+                approval_threshold: None,
+                unit: None,
+            },
+            None,
+        )
         .err()
         .unwrap_or_default();
         assert!(errors.code.is_some());
@@ -579,10 +649,13 @@ mod tests {
 
     #[test]
     fn a_maximum_below_the_minimum_is_refused() {
-        let errors = validate(&TableInput {
-            max_bet: 9_999,
-            ..input()
-        })
+        let errors = validate(
+            &TableInput {
+                max_bet: 9_999,
+                ..input()
+            },
+            None,
+        )
         .err()
         .unwrap_or_default();
         assert!(errors.max_bet.is_some() && errors.min_bet.is_none());
@@ -604,7 +677,9 @@ mod limit_tests {
             max_bet,
             rule_profile_id: ProfileId(1),
             approval_threshold: None,
+            unit: None,
         };
+        let validate = |input: &TableInput| validate(input, None);
         let refused = validate(&input(9_223_372_036_854_775_807)).unwrap_err();
         assert!(refused
             .max_bet

@@ -15,14 +15,12 @@ use crate::db::rounds::rows::{self, SettledRound};
 use crate::db::shifts::CurrentShift;
 use crate::db::tables::{self, PlayingTable};
 use crate::db::users::Role;
-use crate::recording::entry::{FieldErrors, RoundBody};
+use crate::recording::entry::FieldErrors;
 use crate::recording::form::{self, Fields, TypedDraft};
 use crate::recording::write::{
-    settle_entered, shift_and_head, until_written, validate, Attempt, RoundToSettle, Slot,
+    settle_entered, shift_and_head, until_written, Attempt, Entered, RoundToSettle, Settled, Slot,
 };
 use crate::recording::{entry_shift, may_read, Belongs, RoundsError, Writer};
-use crate::rules::round::Round;
-use crate::rules::wire::SettlementOut;
 
 /// The table with this code, with the rules in force.
 pub fn table(conn: &mut PgConnection, code: &str) -> Result<PlayingTable, RoundsError> {
@@ -109,13 +107,14 @@ pub fn save_data(
     })
 }
 
-/// Validates the entered round and saves it in draft `key` ([`save_data`]).
+/// Reads the entered round (`round`, JSON, as a round of the table's game), validates it and
+/// saves it in draft `key` ([`save_data`]).
 pub fn save(
     conn: &mut PgConnection,
     key: &str,
     writer: Writer,
     expected: Option<i32>,
-    round: &RoundBody,
+    round: Value,
 ) -> Result<Draft, RoundsError> {
     let (draft, table) = load(conn, key)?;
     if draft.settled_round_id.is_some() {
@@ -123,10 +122,9 @@ pub fn save(
     }
     // Not signed on comes before what is wrong with the round.
     entry_shift(conn, &table, writer)?;
-    validate(round, &table)?;
-    let data = serde_json::to_value(round)
-        .map_err(|err| RoundsError::round(format!("the round could not be read: {err}")))?;
-    save_data(conn, &table, writer, key, expected, &data)
+    let entered = Entered::from_value(round, table.game())?;
+    settle_entered(&entered, &table)?;
+    save_data(conn, &table, writer, key, expected, &entered.to_value()?)
 }
 
 /// The settlement the saved round of draft `key` would get.
@@ -134,15 +132,15 @@ pub fn check(
     conn: &mut PgConnection,
     key: &str,
     writer: Writer,
-) -> Result<(Draft, PlayingTable, SettlementOut), RoundsError> {
+) -> Result<(Draft, PlayingTable, Settled), RoundsError> {
     let (draft, table) = load(conn, key)?;
     entry_shift(conn, &table, writer)?;
     // A settled round is read as itself, by those who may read it; not previewed again.
     if draft.settled_round_id.is_some() {
         return Err(RoundsError::AlreadySettled);
     }
-    let (_, settlement) = settle_draft(&draft, &table)?;
-    Ok((draft, table, settlement))
+    let settled = settle_draft(&draft, &table)?;
+    Ok((draft, table, settled))
 }
 
 fn new_key() -> DraftKey {
@@ -163,29 +161,26 @@ fn check_revision(draft: &Draft, expected: Option<i32>) -> Result<(), RoundsErro
 
 /// The saved round of a draft, validated and settled: the form as the table screen typed it,
 /// or the round the JSON API saved.
-pub fn settle_draft(
-    draft: &Draft,
-    table: &PlayingTable,
-) -> Result<(Round, SettlementOut), RoundsError> {
+pub fn settle_draft(draft: &Draft, table: &PlayingTable) -> Result<Settled, RoundsError> {
     // A key lookup first: the API's drafts (the confirm load run's) take no detour.
     if draft.data.get("form").is_some() {
         if let Ok(typed) = serde_json::from_value::<TypedDraft>(draft.data.clone()) {
             return settle_typed(&typed.form, table);
         }
     }
-    let body: RoundBody = serde_json::from_value(draft.data.clone()).map_err(|_| {
-        RoundsError::Invalid(FieldErrors::round("the round has not been entered yet"))
-    })?;
-    settle_entered(&body, table)
+    if draft.data.as_object().is_none_or(serde_json::Map::is_empty) {
+        return Err(RoundsError::Invalid(FieldErrors::round(
+            "the round has not been entered yet",
+        )));
+    }
+    let entered = Entered::from_value(draft.data.clone(), table.game())?;
+    settle_entered(&entered, table)
 }
 
 /// The round of a typed form, validated and settled; every problem of it at once, the fields
 /// that cannot be read at all first.
-pub fn settle_typed(
-    fields: &Fields,
-    table: &PlayingTable,
-) -> Result<(Round, SettlementOut), RoundsError> {
-    let (body, mut errors) = form::read(fields);
+pub fn settle_typed(fields: &Fields, table: &PlayingTable) -> Result<Settled, RoundsError> {
+    let (body, mut errors) = form::read(fields, table.game());
     match settle_entered(&body, table) {
         Ok(settled) if errors.is_empty() => Ok(settled),
         Ok(_) => Err(RoundsError::Invalid(errors)),
@@ -276,7 +271,7 @@ pub fn confirm(
     // When the round cannot be settled and the writer is not on shift either, the shift is
     // what they are told about first (checked only on that error path: on the normal path the
     // write checks the shift under lock).
-    let (round, settlement) =
+    let settled =
         settle_draft(&draft, &table).map_err(|err| match entry_shift(conn, &table, writer) {
             Err(refused) => refused,
             Ok(_) => err,
@@ -287,8 +282,7 @@ pub fn confirm(
         gaming_day,
         writer,
         actor,
-        round: &round,
-        settlement: &settlement,
+        settled: &settled,
     };
     let (settled, created) = confirm_settled(conn, &to_settle, draft.revision)?;
     Ok((settled, table, created))

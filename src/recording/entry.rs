@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::rules::card::{parse_cards, Card};
 use crate::rules::money::Money;
 use crate::rules::place::{Place, SeatNo};
-use crate::rules::profile::RuleProfile;
+use crate::rules::profile::{RuleProfile, SuitOrder, Wheel};
 use crate::rules::round::{DealError, Round, SettlementError};
 use crate::rules::royalty::Royalty;
 use crate::rules::set_hand::{SetHand, SetHandError, Slot};
@@ -359,7 +359,8 @@ pub fn place_note(
     back: &str,
     middle: &str,
     front: &str,
-    profile: &RuleProfile,
+    wheel: Wheel,
+    suit_ties: Option<&SuitOrder>,
 ) -> Option<PlaceNote> {
     let set = SetHand::new(
         &parse_cards(back).ok()?,
@@ -371,7 +372,7 @@ pub fn place_note(
         back: set.name(Slot::Back),
         middle: set.name(Slot::Middle),
         front: set.name(Slot::Front),
-        foul: set.foul(profile).map(|foul| foul.to_string()),
+        foul: set.foul_by(wheel, suit_ties).map(|foul| foul.to_string()),
     })
 }
 
@@ -430,6 +431,9 @@ mod tests {
     #[test]
     fn a_place_note_names_the_hands_and_explains_a_foul() {
         let profile = RuleProfile::default();
+        let place_note = |back, middle, front, profile: &RuleProfile| {
+            place_note(back, middle, front, profile.wheel, profile.suit_ties())
+        };
         let legal = place_note("Ac Ad Ah 3s 4s", "8c 8d 9h Ts Jd", "Qc Kd As", &profile).unwrap();
         assert_eq!(legal.foul, None);
         assert!(legal.back.starts_with("three of a kind"), "{legal:?}");
@@ -447,6 +451,9 @@ mod tests {
     #[test]
     fn a_place_with_unreadable_or_missing_cards_gets_no_note() {
         let profile = RuleProfile::default();
+        let place_note = |back, middle, front, profile: &RuleProfile| {
+            place_note(back, middle, front, profile.wheel, profile.suit_ties())
+        };
         assert_eq!(
             place_note("Ac Ad Ah 3s Xs", "8c 8d 9h Ts Jd", "Qc Kd As", &profile),
             None

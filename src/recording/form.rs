@@ -8,19 +8,26 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::recording::entry::{FieldErrors, PlaceBody, RoundBody, SeatBody};
+use crate::recording::points::{PlayerBody, PointsBody};
+use crate::recording::write::Entered;
 use crate::rules::card::parse_cards;
+use crate::rules::game::Game;
 use crate::rules::houseway::{house_way, HouseWayOut, Side};
 use crate::rules::money::Money;
+use crate::rules::points::natural::Natural;
+use crate::rules::points::wire::PointsAction;
 use crate::rules::profile::RuleProfile;
 use crate::rules::wire::Action;
 
 /// Field name → text as typed (`seat1_bet` → `5OO`).
 pub type Fields = BTreeMap<String, String>;
 
-/// The places of the form, in table order.
-pub const PLACES: [&str; 4] = ["seat1", "seat2", "seat3", "dealer"];
+/// The places of the form, in table order (seat 4 and the natural: a points-game table's).
+pub const PLACES: [&str; 5] = ["seat1", "seat2", "seat3", "seat4", "dealer"];
 /// The fields of a place: `{place}_{part}`.
-pub const PARTS: [&str; 6] = ["action", "bet", "dealt", "back", "middle", "front"];
+pub const PARTS: [&str; 7] = [
+    "action", "bet", "natural", "dealt", "back", "middle", "front",
+];
 
 /// What a draft holds: the form as typed (`{"form": {...}}`) or, when the JSON API saved it, a
 /// round body.
@@ -36,10 +43,41 @@ pub fn fields_of_data(data: &Value) -> Fields {
     if let Ok(typed) = serde_json::from_value::<TypedDraft>(data.clone()) {
         return typed.form;
     }
-    match serde_json::from_value::<RoundBody>(data.clone()) {
-        Ok(body) => fields_of(&body),
-        Err(_) => Fields::new(),
+    if let Ok(body) = serde_json::from_value::<RoundBody>(data.clone()) {
+        return fields_of(&body);
     }
+    match serde_json::from_value::<PointsBody>(data.clone()) {
+        Ok(body) if !body.seats.is_empty() => fields_of_points(&body),
+        _ => Fields::new(),
+    }
+}
+
+/// A points round body as the form shows it.
+pub fn fields_of_points(body: &PointsBody) -> Fields {
+    let mut fields = Fields::new();
+    for player in &body.seats {
+        let place = format!("seat{}", player.seat);
+        let action = match player.action {
+            PointsAction::Play => "play",
+            PointsAction::Natural => "natural",
+            PointsAction::Surrender => "surrender",
+        };
+        fields.insert(format!("{place}_action"), action.into());
+        if let Some(natural) = player.natural {
+            fields.insert(format!("{place}_natural"), natural.key().into());
+        }
+        for (slot, value) in [
+            ("dealt", &player.dealt),
+            ("back", &player.back),
+            ("middle", &player.middle),
+            ("front", &player.front),
+        ] {
+            if let Some(value) = value {
+                fields.insert(format!("{place}_{slot}"), value.clone());
+            }
+        }
+    }
+    fields
 }
 
 /// The round fields of a submitted form, as typed (other fields, such as the CSRF token, are
@@ -99,17 +137,100 @@ pub fn fields_of(body: &RoundBody) -> Fields {
     fields
 }
 
-/// The typed form as a round, with the errors of fields that cannot be read at all (an unknown
-/// action, a bet that is not an amount, a missing bet). A field the place's action hides (the
-/// cards of a surrender, the hands of a royalty) is kept in the draft but not read.
-pub fn read(fields: &Fields) -> (RoundBody, FieldErrors) {
-    let mut errors = FieldErrors::default();
-    let get = |name: String| {
+/// The typed form as a round of `game`, with the errors of fields that cannot be read at all
+/// (an unknown action or natural, a bet that is not an amount, a missing bet). A field the
+/// place's action hides (the cards of a surrender, the hands of a royalty or a natural) is kept
+/// in the draft but not read.
+pub fn read(fields: &Fields, game: Game) -> (Entered, FieldErrors) {
+    match game {
+        Game::Banking => {
+            let (body, errors) = read_banking(fields);
+            (Entered::Banking(body), errors)
+        }
+        Game::Points => {
+            let (body, errors) = read_points(fields);
+            (Entered::Points(body), errors)
+        }
+    }
+}
+
+/// A field as typed, trimmed; `None` when empty.
+fn getter(fields: &Fields) -> impl Fn(String) -> Option<String> + '_ {
+    |name: String| {
         fields
             .get(&name)
             .map(|v| v.trim().to_owned())
             .filter(|v| !v.is_empty())
-    };
+    }
+}
+
+/// The typed form of a points-game table: the players of seats 1-4 that have an action.
+pub fn read_points(fields: &Fields) -> (PointsBody, FieldErrors) {
+    let mut errors = FieldErrors::default();
+    let get = getter(fields);
+    let mut seats = Vec::new();
+    for n in 1..=4 {
+        let place = format!("seat{n}");
+        let Some(action) = get(format!("{place}_action")) else {
+            continue;
+        };
+        let action = match action.as_str() {
+            "play" => PointsAction::Play,
+            "natural" => PointsAction::Natural,
+            "surrender" => PointsAction::Surrender,
+            other => {
+                errors.add(format!("{place}_action"), format!("unknown action {other}"));
+                PointsAction::Play
+            }
+        };
+        let natural = match action {
+            PointsAction::Natural => match get(format!("{place}_natural")) {
+                None => None,
+                Some(text) => Natural::from_key(&text).or_else(|| {
+                    errors.add(
+                        format!("{place}_natural"),
+                        format!(
+                            "unknown natural {text} (dragon, six_pairs, three_flushes or \
+                             three_straights)"
+                        ),
+                    );
+                    None
+                }),
+            },
+            PointsAction::Play | PointsAction::Surrender => None,
+        };
+        let hands = |slot: &str| match action {
+            PointsAction::Play => get(format!("{place}_{slot}")),
+            PointsAction::Natural | PointsAction::Surrender => None,
+        };
+        seats.push(PlayerBody {
+            seat: n,
+            action,
+            natural,
+            dealt: match action {
+                PointsAction::Surrender => None,
+                PointsAction::Play | PointsAction::Natural => get(format!("{place}_dealt")),
+            },
+            back: hands("back"),
+            middle: hands("middle"),
+            front: hands("front"),
+            bet: None,
+            royalty: None,
+        });
+    }
+    (
+        PointsBody {
+            seats,
+            dealer: None,
+        },
+        errors,
+    )
+}
+
+/// The typed form of a banking table.
+pub fn read_banking(fields: &Fields) -> (RoundBody, FieldErrors) {
+    let mut errors = FieldErrors::default();
+    let get = getter(fields);
     let place = |place: &str, errors: &mut FieldErrors| -> PlaceBody {
         let action = match get(format!("{place}_action")).as_deref() {
             None | Some("play") => Action::Play,
@@ -252,7 +373,7 @@ mod tests {
 
     #[test]
     fn unreadable_fields_are_named_and_hidden_fields_are_not_read() {
-        let (body, errors) = read(&fields(&[
+        let (body, errors) = read_banking(&fields(&[
             ("seat1_action", "play"),
             ("seat1_bet", "5OO"),
             ("seat2_action", "surrender"),

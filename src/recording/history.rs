@@ -25,14 +25,14 @@ use crate::db::shifts;
 use crate::db::tables::PlayingTable;
 use crate::db::users::Role;
 use crate::recording::entry::{PlaceBody, RoundBody, SeatBody};
-use crate::recording::write::{settle_entered, RoundToSettle, Slot};
+use crate::recording::write::{settle_banking, RoundToSettle, Settled, Slot};
 use crate::recording::{RoundsError, Writer};
 use crate::rules::card::{format_cards, Card};
+use crate::rules::game::GameRules;
 use crate::rules::houseway::{house_way, Side};
 use crate::rules::profile::RuleProfile;
-use crate::rules::round::Round;
 use crate::rules::royalty::best_royalty;
-use crate::rules::wire::{Action, SettlementOut};
+use crate::rules::wire::Action;
 
 /// A dealer who deals the generated shifts.
 #[derive(Debug, Clone)]
@@ -81,7 +81,7 @@ struct DealtShift {
     table: usize,
     day: NaiveDate,
     shift: u32,
-    rounds: Vec<(Round, SettlementOut)>,
+    rounds: Vec<Settled>,
 }
 
 impl Plan {
@@ -158,11 +158,11 @@ fn deal_shift(
     rng: &mut impl Rng,
     table: &PlayingTable,
     rounds: u32,
-) -> Result<Vec<(Round, SettlementOut)>, RoundsError> {
+) -> Result<Vec<Settled>, RoundsError> {
     (0..rounds)
         .map(|_| {
-            let body = deal_round(rng, table);
-            settle_entered(&body, table)
+            let body = deal_round(rng, table)?;
+            settle_banking(&body, table).map(|(round, out)| Settled::Banking { round, out })
         })
         .collect()
 }
@@ -177,8 +177,13 @@ const DECLARES: f64 = 0.9;
 const BET_STEPS: [i64; 8] = [1, 1, 2, 2, 5, 10, 20, 50];
 
 /// A round dealt from a shuffled deck to the dealer and one to three seats.
-fn deal_round(rng: &mut impl Rng, table: &PlayingTable) -> RoundBody {
-    let profile = &table.profile;
+fn deal_round(rng: &mut impl Rng, table: &PlayingTable) -> Result<RoundBody, RoundsError> {
+    let GameRules::Banking(profile) = &table.rules else {
+        return Err(RoundsError::round(format!(
+            "table {} plays the points game; history is generated for banking tables",
+            table.table.code
+        )));
+    };
     let mut deck: Vec<Card> = Card::all().collect();
     deck.shuffle(rng);
     let seats = match rng.random_range(0..10) {
@@ -194,7 +199,7 @@ fn deal_round(rng: &mut impl Rng, table: &PlayingTable) -> RoundBody {
     let dealer = place(rng, &deck[..13], profile, Side::Dealer, dealer_declares);
     // A dealer's royalty ends the round before anyone sets.
     let round_ended = dealer.action == Action::Royalty;
-    RoundBody {
+    Ok(RoundBody {
         dealer,
         seats: (1..=seats)
             .map(|seat| {
@@ -220,7 +225,7 @@ fn deal_round(rng: &mut impl Rng, table: &PlayingTable) -> RoundBody {
                 }
             })
             .collect(),
-    }
+    })
 }
 
 /// A place with its 13 cards recorded: a royalty declared if the cards hold one (and it may be
@@ -311,7 +316,7 @@ fn write_shift(
         let ids = confirm::next_round_ids(conn, dealt.rounds.len() as i64)?;
         let spacing = (off - on) / (dealt.rounds.len() as i32 + 1);
         let mut rounds: Vec<RoundWrite> = Vec::with_capacity(dealt.rounds.len());
-        for (n, ((round, settlement), id)) in dealt.rounds.iter().zip(ids).enumerate() {
+        for (n, (settled, id)) in dealt.rounds.iter().zip(ids).enumerate() {
             let last_no = first_no + n as i32;
             let key = format!("gen:{code}:{}:{}", dealt.day, last_no + 1);
             let at = on + spacing * (n as i32 + 1);
@@ -321,8 +326,7 @@ fn write_shift(
                 gaming_day: dealt.day,
                 writer,
                 actor: &actor,
-                round,
-                settlement,
+                settled,
             };
             let slot = Slot {
                 round_id: id,

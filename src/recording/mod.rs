@@ -11,6 +11,7 @@ pub mod entry;
 pub mod form;
 pub mod history;
 pub mod memory;
+pub mod points;
 pub mod problems;
 pub mod review;
 pub mod screen;

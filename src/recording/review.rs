@@ -23,7 +23,9 @@ use crate::db::tables;
 use crate::db::users::Role;
 use crate::recording::entry::RoundBody;
 use crate::recording::whole::Entry;
-use crate::recording::write::{settle_entered, shift_and_head, until_written, Attempt, Slot};
+use crate::recording::write::{
+    settle_banking, shift_and_head, until_written, Attempt, Settled, Slot,
+};
 use crate::recording::{RoundsError, Writer};
 
 /// Who decides: the signed-in user and their role.
@@ -398,9 +400,11 @@ fn reenter_once(
     }
     replaceable(conn, voided.id).map_err(Attempt::Failed)?;
     let table = read.table().map_err(RoundsError::from)?;
-    let (round, settlement) = settle_entered(entered, &table)?;
+    // Re-entry takes banking rounds (its form is the banking game's).
+    let (round, out) = settle_banking(entered, &table)?;
+    let settled = Settled::Banking { round, out };
     let (shift, head) = shift_and_head(conn, &read, entry.writer)?;
-    let to_settle = entry.round_to_settle(&table, &round, &settlement);
+    let to_settle = entry.round_to_settle(&table, &settled);
     let slot = Slot::read(&read);
     let write = to_settle.prepare(slot, &shift, head, None)?;
     let day = write.round.gaming_day;

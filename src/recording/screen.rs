@@ -17,10 +17,11 @@ use crate::db::tables::PlayingTable;
 use crate::recording::drafts;
 use crate::recording::entry::FieldErrors;
 use crate::recording::form::{self, Fields, TypedDraft};
+use crate::recording::write::Settled;
 use crate::recording::{entry_shift, RoundsError, Writer};
 use crate::rules::houseway::HouseWayOut;
 use crate::rules::money::Money;
-use crate::rules::wire::SettlementOut;
+use crate::rules::profile::RuleProfile;
 
 /// How many of the table's latest rounds the screen lists.
 const RECENT: i64 = 10;
@@ -29,7 +30,7 @@ const RECENT: i64 = 10;
 #[derive(Debug, Clone, Default)]
 pub struct Checked {
     pub errors: FieldErrors,
-    pub settlement: Option<SettlementOut>,
+    pub settlement: Option<Settled>,
 }
 
 /// The table's round as stored: its draft (none before the first save) and its fields as typed.
@@ -90,7 +91,7 @@ fn check(fields: &Fields, table: &PlayingTable) -> Result<Checked, RoundsError> 
         return Ok(Checked::default());
     }
     match drafts::settle_typed(fields, table) {
-        Ok((_, settlement)) => Ok(Checked {
+        Ok(settlement) => Ok(Checked {
             errors: FieldErrors::default(),
             settlement: Some(settlement),
         }),
@@ -229,7 +230,7 @@ pub fn preview(conn: &mut PgConnection, to_save: Save<'_>) -> Result<Screen, Rou
 /// field.
 pub fn set_by_house_way(conn: &mut PgConnection, to_save: Save<'_>) -> Result<Screen, RoundsError> {
     let table = drafts::table(conn, to_save.code)?;
-    match form::set_dealer_by_house_way(to_save.typed, &table.profile) {
+    match form::set_dealer_by_house_way(to_save.typed, house_way_rules(&table)?) {
         Ok(filled) => preview(
             conn,
             Save {
@@ -257,7 +258,21 @@ pub fn house_way_at(
 ) -> Result<Result<HouseWayOut, String>, RoundsError> {
     let table = drafts::table(conn, code)?;
     entry_shift(conn, &table, writer)?;
-    Ok(form::house_way_of_text(cards.trim(), &table.profile))
+    Ok(form::house_way_of_text(
+        cards.trim(),
+        house_way_rules(&table)?,
+    ))
+}
+
+/// The banking rules `table` plays under, which say the house way; a points-game table is
+/// refused: its players set against each other and there is no dealer's hand to set.
+fn house_way_rules(table: &PlayingTable) -> Result<&RuleProfile, RoundsError> {
+    table.rules.banking().ok_or_else(|| {
+        RoundsError::round(format!(
+            "table {} plays the points game: there is no dealer's hand to set by the house way",
+            table.table.code
+        ))
+    })
 }
 
 /// Confirms the table's round `key` at the revision the caller saw; the settled round's id.

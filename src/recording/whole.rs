@@ -15,15 +15,13 @@ use crate::db::rounds::confirm::{self, EntryRow, TokenToCheck};
 use crate::db::rounds::rows::{self, SettledRound};
 use crate::db::shifts::Shift;
 use crate::db::tables::PlayingTable;
-use crate::recording::entry::{FieldErrors, RoundBody};
+use crate::recording::entry::FieldErrors;
 use crate::recording::memory::{TableMemo, TableMemos};
 use crate::recording::write::{
-    settle_entered, shift_and_head, until_written, Attempt, RoundToSettle, Slot,
+    settle_entered, shift_and_head, until_written, Attempt, Entered, RoundToSettle, Settled, Slot,
 };
 use crate::recording::writer::RoundWriter;
 use crate::recording::{may_read, Belongs, RoundsError, Writer};
-use crate::rules::round::Round;
-use crate::rules::wire::{RoundIn, SettlementOut};
 
 /// Who enters a round, and when, under which one-time key.
 #[derive(Debug, Clone, Copy)]
@@ -39,8 +37,7 @@ impl<'a> Entry<'a> {
     pub(crate) fn round_to_settle(
         &self,
         table: &'a PlayingTable,
-        round: &'a Round,
-        settlement: &'a SettlementOut,
+        settled: &'a Settled,
     ) -> RoundToSettle<'a> {
         RoundToSettle {
             key: self.key,
@@ -48,8 +45,7 @@ impl<'a> Entry<'a> {
             gaming_day: self.gaming_day,
             writer: self.writer,
             actor: self.actor,
-            round,
-            settlement,
+            settled,
         }
     }
 }
@@ -84,8 +80,9 @@ pub fn check_key(key: &str) -> Result<(), RoundsError> {
     }
 }
 
-/// Records and settles the whole round `entered` at the table `code` under the caller's
-/// one-time key (checked with [`check_key`] first), without a draft: validates and settles it under the table's rules as read,
+/// Records and settles the whole round `body` (JSON, read as a round of the table's game) at
+/// the table `code` under the caller's one-time key (checked with [`check_key`] first), without
+/// a draft: validates and settles it under the table's rules as read,
 /// checks the writer's shift, numbers the round, stores it and appends `round.settled`, in one
 /// statement (see [`crate::db::rounds::sql`]). Recording the same key again returns the round
 /// already stored (`false`); a key already used at another table, or by a draft, is refused.
@@ -94,19 +91,20 @@ pub fn record(
     memos: &TableMemos,
     code: &str,
     entry: &Entry<'_>,
-    entered: &RoundBody,
+    body: &[u8],
 ) -> Result<(SettledRound, PlayingTable, bool), RoundsError> {
     let recorded = until_written(conn, code, |conn| {
         let read = confirm::read_entry(conn, code, entry.gaming_day, entry.key)?
             .ok_or_else(|| RoundsError::NoTable(code.to_owned()))?;
         let table = read.table().map_err(RoundsError::from)?;
-        let (round, settlement) = settle_entered(entered, &table).map_err(Attempt::Failed)?;
+        let entered = Entered::read(body, table.game()).map_err(Attempt::Failed)?;
+        let settled = settle_entered(&entered, &table).map_err(Attempt::Failed)?;
         if let Some(existing) = used_under(conn, &read, entry.key, &table)? {
-            replayable(conn, &existing, entry, &round, &settlement)?;
+            replayable(conn, &existing, entry, &settled)?;
             return Ok((existing, table, false));
         }
         let (shift, head) = shift_and_head(conn, &read, entry.writer)?;
-        let to_settle = entry.round_to_settle(&table, &round, &settlement);
+        let to_settle = entry.round_to_settle(&table, &settled);
         let slot = Slot::read(&read);
         let write = to_settle.prepare(slot, &shift, head, None)?;
         if confirm::write_whole_rounds(conn, std::slice::from_ref(&write))?.contains(&slot.round_id)
@@ -127,7 +125,7 @@ pub fn record(
     Ok(recorded)
 }
 
-/// Records the whole round `entered` at the table `code` from what this process remembers of
+/// Records the whole round `body` (JSON) at the table `code` from what this process remembers of
 /// the table after its last round there ([`TableMemos`]), without reading first: `writer` writes
 /// it with the other rounds waiting, and checks under lock that nothing it was made from has
 /// moved (`token`, if any, included). `None` when there is nothing to go on, when the round
@@ -139,7 +137,7 @@ pub async fn record_remembered(
     memos: &TableMemos,
     code: &str,
     entry: &Entry<'_>,
-    entered: &RoundBody,
+    body: &[u8],
     token: Option<TokenToCheck>,
 ) -> Option<(SettledRound, PlayingTable)> {
     check_key(entry.key).ok()?;
@@ -153,7 +151,9 @@ pub async fn record_remembered(
         return forget();
     }
     // A refusal is only given on the table as read: the memory may hold old limits or rules.
-    let Ok((round, settlement)) = settle_entered(entered, &memo.table) else {
+    let settled = Entered::read(body, memo.table.game())
+        .and_then(|entered| settle_entered(&entered, &memo.table));
+    let Ok(settled) = settled else {
         return forget();
     };
     let Some(round_id) = memos.take_round_id() else {
@@ -164,7 +164,7 @@ pub async fn record_remembered(
         round_id,
         last_no: memo.last_no,
     };
-    let to_settle = entry.round_to_settle(&memo.table, &round, &settlement);
+    let to_settle = entry.round_to_settle(&memo.table, &settled);
     let Ok(prepared) = to_settle.prepare(slot, &memo.shift, memo.head.clone(), token) else {
         return forget();
     };
@@ -182,14 +182,13 @@ pub async fn record_remembered(
 
 /// Whether the round `existing`, stored under the caller's key, may be answered again to this
 /// request: only to someone who may read it ([`may_read`]), and only if the request holds the
-/// same round (`round`, settled as `settlement`): the same key with another round is refused,
+/// same round (`settled`): the same key with another round is refused,
 /// not answered with the old one while the new one is dropped.
 fn replayable(
     conn: &mut PgConnection,
     existing: &SettledRound,
     entry: &Entry<'_>,
-    round: &Round,
-    settlement: &SettlementOut,
+    settled: &Settled,
 ) -> Result<(), RoundsError> {
     let writer = entry.writer;
     may_read(
@@ -198,8 +197,7 @@ fn replayable(
         writer.role,
         Belongs::ToShift(existing.round.shift_id),
     )?;
-    let entered = rows::place_rows(&RoundIn::from_round(round), settlement, None);
-    if rows::same_entries(&existing.places, &entered) {
+    if rows::same_entries(&existing.places, &settled.place_rows()) {
         return Ok(());
     }
     let mut errors = FieldErrors::default();

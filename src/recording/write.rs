@@ -5,24 +5,166 @@
 
 use chrono::NaiveDate;
 use diesel::{Connection, PgConnection};
+use serde_json::Value;
 
 use crate::db::audit_log::{self, Actor, ChainHead, NewAuditEvent, SealedEvent};
 use crate::db::ids::{DraftKey, RoundId};
 use crate::db::rounds::confirm::{self, EntryRow, RoundWrite, TokenToCheck};
-use crate::db::rounds::payload::{self, RoundRecord, RoundSettled, SettlementRecord};
-use crate::db::rounds::rows::{place_rows, RoundRow};
+use crate::db::rounds::payload::{
+    self, PointsRoundRecord, PointsRoundSettled, PointsSettlementRecord, RoundRecord, RoundSettled,
+    SettlementRecord,
+};
+use crate::db::rounds::rows::{place_rows, points_place_rows, PlaceRow, RoundRow};
 use crate::db::shifts::Shift;
 use crate::db::tables::PlayingTable;
 use crate::recording::entry::{self, FieldErrors, Limits, RoundBody};
+use crate::recording::points::{self, PointsBody, PointsTable};
 use crate::recording::problems::card_problems;
 use crate::recording::{RoundsError, Writer};
+use crate::rules::game::{Game, GameRules};
 use crate::rules::houseway;
 use crate::rules::money::Money;
+use crate::rules::points::round::PointsRound;
+use crate::rules::points::settle::settle_points;
+use crate::rules::points::wire::{PointsRoundIn, PointsSettlementOut};
+use crate::rules::profile::RuleProfile;
 use crate::rules::round::Round;
 use crate::rules::settle::settle;
 use crate::rules::wire::{RoundIn, SettlementOut};
 
-/// The entered round checked against `table`'s limits and rules.
+/// A round as entered, read for the game of its table: a banking round (a dealer and bets) or
+/// a points round (players only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Entered {
+    Banking(RoundBody),
+    Points(PointsBody),
+}
+
+impl Entered {
+    /// The round in `json`, read as a round of `game`; an unreadable one is refused as the
+    /// round's error, naming what could not be read.
+    pub fn read(json: &[u8], game: Game) -> Result<Entered, RoundsError> {
+        let read = match game {
+            Game::Banking => serde_json::from_slice(json).map(Entered::Banking),
+            Game::Points => serde_json::from_slice(json).map(Entered::Points),
+        };
+        read.map_err(|err| unreadable(&err, game))
+    }
+
+    /// [`Entered::read`] from a JSON value (a draft's saved round).
+    pub fn from_value(value: Value, game: Game) -> Result<Entered, RoundsError> {
+        let read = match game {
+            Game::Banking => serde_json::from_value(value).map(Entered::Banking),
+            Game::Points => serde_json::from_value(value).map(Entered::Points),
+        };
+        read.map_err(|err| unreadable(&err, game))
+    }
+
+    /// The round as the JSON it was read from.
+    pub fn to_value(&self) -> Result<Value, RoundsError> {
+        match self {
+            Entered::Banking(body) => serde_json::to_value(body),
+            Entered::Points(body) => serde_json::to_value(body),
+        }
+        .map_err(|err| RoundsError::round(format!("the round could not be read: {err}")))
+    }
+}
+
+fn unreadable(err: &serde_json::Error, game: Game) -> RoundsError {
+    RoundsError::round(match game {
+        Game::Banking => format!("the round could not be read: {err}"),
+        Game::Points => format!(
+            "the round could not be read as a points-game round (players in seats 1-4, no \
+             dealer, no bets): {err}"
+        ),
+    })
+}
+
+/// A round validated and settled under its table's rules, with its settlement as the API
+/// shows it.
+#[derive(Debug, Clone)]
+pub enum Settled {
+    Banking {
+        round: Round,
+        out: SettlementOut,
+    },
+    Points {
+        round: PointsRound,
+        out: PointsSettlementOut,
+    },
+}
+
+impl Settled {
+    /// The settlement as the API shows it.
+    pub fn settlement_json(&self) -> Result<Value, RoundsError> {
+        match self {
+            Settled::Banking { out, .. } => serde_json::to_value(out),
+            Settled::Points { out, .. } => serde_json::to_value(out),
+        }
+        .map_err(|err| RoundsError::round(err.to_string()))
+    }
+
+    /// The rows of every place, as entered and settled (what a replay is compared with).
+    pub fn place_rows(&self) -> Vec<PlaceRow> {
+        match self {
+            Settled::Banking { round, out } => place_rows(&RoundIn::from_round(round), out, None),
+            Settled::Points { round, out } => {
+                points_place_rows(&PointsRoundIn::from_round(round), out)
+            }
+        }
+    }
+
+    /// The rows of every place, as stored: at a banking table whose profile requires the house
+    /// way, a dealer's set that differs is kept with the round for the supervisor (the house
+    /// way costs some 30 µs, spent only there). The points game has no dealer and no house way.
+    fn stored_place_rows(&self) -> Vec<PlaceRow> {
+        match self {
+            Settled::Banking { round, out } => {
+                let departure = houseway::dealer_departure(round);
+                place_rows(&RoundIn::from_round(round), out, departure.as_ref())
+            }
+            Settled::Points { .. } => self.place_rows(),
+        }
+    }
+
+    /// The banking settlement, if this is a banking round.
+    pub fn banking(&self) -> Option<&SettlementOut> {
+        match self {
+            Settled::Banking { out, .. } => Some(out),
+            Settled::Points { .. } => None,
+        }
+    }
+
+    /// The house's result: the dealer's at a banking table; 0 at a points table, where the
+    /// players' points pass between them (the house's income there is its fee).
+    pub fn house_result(&self) -> Money {
+        match self {
+            Settled::Banking { out, .. } => out.dealer.result,
+            Settled::Points { .. } => Money(0),
+        }
+    }
+
+    /// Each player's (seat's) result.
+    fn player_results(&self) -> Vec<Money> {
+        match self {
+            Settled::Banking { out, .. } => out.seats.iter().map(|s| s.result).collect(),
+            Settled::Points { out, .. } => out.seats.iter().map(|s| s.result).collect(),
+        }
+    }
+}
+
+/// The rules of `table` if it plays the banking game; else a refusal naming its game.
+fn banking_rules(table: &PlayingTable) -> Result<&RuleProfile, RoundsError> {
+    match &table.rules {
+        GameRules::Banking(profile) => Ok(profile),
+        GameRules::Points(_) => Err(RoundsError::round(format!(
+            "table {} plays the points game: send its players (seats 1-4) without a dealer or bets",
+            table.table.code
+        ))),
+    }
+}
+
+/// The entered banking round checked against `table`'s limits and rules.
 pub fn validate(body: &RoundBody, table: &PlayingTable) -> Result<Round, RoundsError> {
     let t = &table.table;
     let limits = Limits {
@@ -30,7 +172,7 @@ pub fn validate(body: &RoundBody, table: &PlayingTable) -> Result<Round, RoundsE
         min_bet: t.min_bet.minor_units(),
         max_bet: t.max_bet.minor_units(),
     };
-    entry::validate(body, &table.profile, limits).map_err(|found| {
+    entry::validate(body, banking_rules(table)?, limits).map_err(|found| {
         // Every card problem at once, then what the bets' check and the engine found.
         let mut errors = FieldErrors::default();
         card_problems(body, &mut errors);
@@ -41,8 +183,8 @@ pub fn validate(body: &RoundBody, table: &PlayingTable) -> Result<Round, RoundsE
     })
 }
 
-/// A round validated and settled under `table`'s limits and rules.
-pub fn settle_entered(
+/// A banking round validated and settled under `table`'s limits and rules.
+pub fn settle_banking(
     entered: &RoundBody,
     table: &PlayingTable,
 ) -> Result<(Round, SettlementOut), RoundsError> {
@@ -52,13 +194,46 @@ pub fn settle_entered(
     Ok((round, out))
 }
 
-/// Whether a round settled as `settlement` waits for a supervisor's approval at a table whose
-/// approval threshold is `threshold`: its largest single seat result, win or loss, is at or
+/// A points round validated and settled under `table`'s unit and rules.
+pub fn settle_points_entered(
+    entered: &PointsBody,
+    table: &PlayingTable,
+) -> Result<Settled, RoundsError> {
+    let t = &table.table;
+    let (GameRules::Points(profile), Some(unit)) = (&table.rules, t.unit()) else {
+        return Err(RoundsError::round(format!(
+            "table {} plays the banking game: send a dealer and each seat's bet",
+            t.code
+        )));
+    };
+    let points_table = PointsTable {
+        currency: &t.currency,
+        unit,
+        profile,
+    };
+    let round = points::validate(entered, points_table).map_err(RoundsError::Invalid)?;
+    let settlement = settle_points(&round).map_err(|err| RoundsError::round(err.to_string()))?;
+    let out = PointsSettlementOut::new(&round, &settlement);
+    Ok(Settled::Points { round, out })
+}
+
+/// A round validated and settled under `table`'s rules, whichever its game.
+pub fn settle_entered(entered: &Entered, table: &PlayingTable) -> Result<Settled, RoundsError> {
+    match entered {
+        Entered::Banking(body) => {
+            settle_banking(body, table).map(|(round, out)| Settled::Banking { round, out })
+        }
+        Entered::Points(body) => settle_points_entered(body, table),
+    }
+}
+
+/// Whether a round settled as `settled` waits for a supervisor's approval at a table whose
+/// approval threshold is `threshold`: its largest single player result, win or loss, is at or
 /// above it (the dealer's result, the sum of the seats', does not count).
-pub fn needs_approval(threshold: Option<Money>, settlement: &SettlementOut) -> bool {
+pub fn needs_approval(threshold: Option<Money>, settled: &Settled) -> bool {
     threshold.is_some_and(|threshold| {
-        settlement.seats.iter().any(|seat| {
-            seat.result.minor_units().unsigned_abs() >= threshold.minor_units().unsigned_abs()
+        settled.player_results().iter().any(|result| {
+            result.minor_units().unsigned_abs() >= threshold.minor_units().unsigned_abs()
         })
     })
 }
@@ -72,8 +247,7 @@ pub struct RoundToSettle<'a> {
     pub gaming_day: NaiveDate,
     pub writer: Writer,
     pub actor: &'a Actor,
-    pub round: &'a Round,
-    pub settlement: &'a SettlementOut,
+    pub settled: &'a Settled,
 }
 
 /// Where a round goes, as read (or remembered): its id and the day's last round number before
@@ -187,13 +361,8 @@ impl RoundToSettle<'_> {
         head: ChainHead,
         token: Option<TokenToCheck>,
     ) -> Result<RoundWrite, RoundsError> {
-        let (table, settlement) = (&self.table.table, self.settlement);
-        let canonical = RoundIn::from_round(self.round);
-        // At a table whose profile requires the house way, a dealer's set that differs is
-        // kept with the round for the supervisor (the house way costs some 30 µs, spent only
-        // there).
-        let departure = houseway::dealer_departure(self.round);
-        let places = place_rows(&canonical, settlement, departure.as_ref());
+        let table = &self.table.table;
+        let places = self.settled.stored_place_rows();
         let places_json = serde_json::to_string(&places)
             .map_err(|err| diesel::result::Error::SerializationError(Box::new(err)))?;
         let round_no = slot.last_no + 1;
@@ -205,18 +374,9 @@ impl RoundToSettle<'_> {
             actor: self.actor,
             action: "round.settled",
             target: format!("round:{round_id}"),
-            details: serde_json::to_value(RoundSettled {
-                format: payload::FORMAT,
-                table: &table.code,
-                round_no,
-                draft_key: self.key,
-                shift_id: shift.id,
-                dealer_id: shift.dealer_id,
-                rule_profile_version_id: self.table.profile_version_id,
-                round: RoundRecord::of(&canonical),
-                settlement: SettlementRecord::of(settlement),
-            })
-            .map_err(|err| diesel::result::Error::SerializationError(Box::new(err)))?,
+            details: self
+                .details(round_no, shift)
+                .map_err(|err| diesel::result::Error::SerializationError(Box::new(err)))?,
             gaming_day: Some(self.gaming_day),
             table_id: Some(table.id),
         };
@@ -232,9 +392,9 @@ impl RoundToSettle<'_> {
                 dealer_id: shift.dealer_id,
                 rule_profile_version_id: self.table.profile_version_id,
                 currency: table.currency.clone(),
-                dealer_result: settlement.dealer.result,
+                dealer_result: self.settled.house_result(),
                 settled_at: event.at,
-                needs_approval: needs_approval(table.approval_threshold(), settlement),
+                needs_approval: needs_approval(table.approval_threshold(), self.settled),
             },
             places,
             places_json,
@@ -245,5 +405,42 @@ impl RoundToSettle<'_> {
             approval_threshold: table.approval_threshold,
             token,
         })
+    }
+
+    /// The `round.settled` event's details: the canonical round and its settlement, so that the
+    /// round can be recomputed and checked from the audit row alone.
+    fn details(&self, round_no: i32, shift: &Shift) -> Result<Value, serde_json::Error> {
+        let table = &self.table.table;
+        match self.settled {
+            Settled::Banking { round, out } => {
+                let canonical = RoundIn::from_round(round);
+                serde_json::to_value(RoundSettled {
+                    format: payload::FORMAT,
+                    table: &table.code,
+                    round_no,
+                    draft_key: self.key,
+                    shift_id: shift.id,
+                    dealer_id: shift.dealer_id,
+                    rule_profile_version_id: self.table.profile_version_id,
+                    round: RoundRecord::of(&canonical),
+                    settlement: SettlementRecord::of(out),
+                })
+            }
+            Settled::Points { round, out } => {
+                let canonical = PointsRoundIn::from_round(round);
+                serde_json::to_value(PointsRoundSettled {
+                    format: payload::FORMAT,
+                    game: Game::Points,
+                    table: &table.code,
+                    round_no,
+                    draft_key: self.key,
+                    shift_id: shift.id,
+                    dealer_id: shift.dealer_id,
+                    rule_profile_version_id: self.table.profile_version_id,
+                    round: PointsRoundRecord::of(&canonical),
+                    settlement: PointsSettlementRecord::of(out),
+                })
+            }
+        }
     }
 }

@@ -43,6 +43,18 @@ pub struct Figures {
     pub player_sweeps: i64,
     #[diesel(sql_type = BigInt)]
     pub dealer_sweeps: i64,
+    /// Rounds of the points game (RULES.md section 7), counted in `rounds` too: their players
+    /// play each other, so they add nothing to `house` (the house's income at a points table
+    /// is its fee, which is table accounting). Their naturals shown, pusoys made, and what the
+    /// players who came out ahead won from the others; their mis-sets are in `player_fouls`.
+    #[diesel(sql_type = BigInt)]
+    pub points_rounds: i64,
+    #[diesel(sql_type = BigInt)]
+    pub naturals: i64,
+    #[diesel(sql_type = BigInt)]
+    pub pusoys: i64,
+    #[diesel(sql_type = BigInt, deserialize_as = i64)]
+    pub players_won: Money,
     /// Voided rounds (out of every other figure).
     #[diesel(sql_type = BigInt)]
     pub voids: i64,

@@ -29,8 +29,10 @@ pub const MOST_DAYS: i64 = 92;
 /// [`Figures`]' columns.
 ///
 /// Each round's places are summed once (`LATERAL` over its JSON array); a voided round counts
-/// only in `voids`; a round is pending when it needed approval and has neither an approval nor
-/// a void. `$filter` narrows the rounds further (one table's: `AND r.table_id = $3`).
+/// only in `voids`; a points-game round (its places have points) adds its players' measures
+/// and nothing to the house result (its dealer result is 0); a round is pending when it needed
+/// approval and has neither an approval nor a void. `$filter` narrows the rounds further (one
+/// table's: `AND r.table_id = $3`).
 macro_rules! report_sql {
     ($filter:literal) => {
         concat!(
@@ -54,9 +56,14 @@ macro_rules! report_sql {
                    count(*) FILTER (WHERE x.action = 'surrender') AS surrenders, \
                    count(*) FILTER (WHERE x.action = 'royalty') AS royalties, \
                    count(*) FILTER (WHERE x.hands_won = 3) AS player_sweeps, \
-                   count(*) FILTER (WHERE x.hands_won = 0) AS dealer_sweeps \
+                   count(*) FILTER (WHERE x.hands_won = 0) AS dealer_sweeps, \
+                   (count(*) FILTER (WHERE x.points IS NOT NULL) > 0)::int AS points_round, \
+                   count(*) FILTER (WHERE x.action = 'natural') AS naturals, \
+                   count(*) FILTER (WHERE x.pusoy) AS pusoys, \
+                   COALESCE(sum(x.result) FILTER (WHERE x.points > 0), 0) AS players_won \
             FROM jsonb_to_recordset(r.places) \
-                AS x(place text, bet bigint, action text, fouled boolean, hands_won smallint) \
+                AS x(place text, bet bigint, action text, fouled boolean, hands_won smallint, \
+                     points bigint, pusoy boolean, result bigint) \
         ) p \
         WHERE r.gaming_day BETWEEN $1 AND $2 ",
             $filter,
@@ -78,6 +85,10 @@ macro_rules! report_sql {
            COALESCE(sum(royalties) FILTER (WHERE NOT voided), 0)::bigint AS royalties, \
            COALESCE(sum(player_sweeps) FILTER (WHERE NOT voided), 0)::bigint AS player_sweeps, \
            COALESCE(sum(dealer_sweeps) FILTER (WHERE NOT voided), 0)::bigint AS dealer_sweeps, \
+           COALESCE(sum(points_round) FILTER (WHERE NOT voided), 0)::bigint AS points_rounds, \
+           COALESCE(sum(naturals) FILTER (WHERE NOT voided), 0)::bigint AS naturals, \
+           COALESCE(sum(pusoys) FILTER (WHERE NOT voided), 0)::bigint AS pusoys, \
+           COALESCE(sum(players_won) FILTER (WHERE NOT voided), 0)::bigint AS players_won, \
            count(*) FILTER (WHERE voided) AS voids, \
            count(*) FILTER (WHERE pending) AS pending \
     FROM r \

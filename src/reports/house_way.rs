@@ -144,14 +144,18 @@ pub fn report(
             rounds::house_way_departure,
         ))
         .load(conn)?;
-    let mut rules: BTreeMap<ProfileVersionId, RuleProfile> = BTreeMap::new();
+    // `None` for a points-game version: its players set against each other, not against a
+    // dealer, so the house way (the banking game's) does not measure their sets.
+    let mut rules: BTreeMap<ProfileVersionId, Option<RuleProfile>> = BTreeMap::new();
     for row in &rows {
         if let std::collections::btree_map::Entry::Vacant(slot) = rules.entry(row.version) {
             let version = profiles::version(conn, row.version).map_err(|err| match err {
                 profiles::ProfileError::Query(err) => err,
                 other => diesel::result::Error::DeserializationError(Box::new(other)),
             })?;
-            slot.insert(version.map(|v| v.options).unwrap_or_default());
+            slot.insert(version.map_or(Some(RuleProfile::default()), |v| {
+                v.options.banking().copied()
+            }));
         }
     }
     let mut dealers: HashMap<Setter, Departures> = HashMap::new();
@@ -159,7 +163,9 @@ pub fn report(
     for row in &rows {
         let places: Vec<PlaceRow> = serde_json::from_value(row.places.clone())
             .map_err(|err| diesel::result::Error::DeserializationError(Box::new(err)))?;
-        let profile = rules.get(&row.version).copied().unwrap_or_default();
+        let Some(profile) = rules.get(&row.version).copied().unwrap_or_default() else {
+            continue;
+        };
         for place in &places {
             let is_dealer = place.place == "dealer";
             let analysis = analyse_place(place, &profile);

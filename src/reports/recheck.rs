@@ -19,9 +19,14 @@ use crate::db::tables;
 use crate::db::ids::{ProfileVersionId, RoundId};
 use crate::db::profiles::{self, ProfileError};
 use crate::db::review;
+use crate::db::rounds::rows::points_place_rows;
 use crate::db::rounds::rows::{self, place_rows, PlaceRow, SettledRound};
+use crate::rules::game::{Game, GameRules};
 use crate::rules::money::Money;
-use crate::rules::place::SeatNo;
+use crate::rules::place::{PlayerSeat, SeatNo};
+use crate::rules::points::profile::PointsProfile;
+use crate::rules::points::settle::settle_points;
+use crate::rules::points::wire::{PlayerIn, PointsRoundIn, PointsSettlementOut};
 use crate::rules::profile::RuleProfile;
 use crate::rules::settle::settle;
 use crate::rules::wire::{PlaceIn, RoundIn, SeatIn, SettlementOut};
@@ -101,17 +106,95 @@ fn describe<T: std::fmt::Debug>(value: &Option<T>) -> String {
     }
 }
 
-/// Settles `round` again under `profile` (the version it was settled under) and compares.
-pub fn recheck(round: &SettledRound, profile: &RuleProfile) -> Recheck {
-    let settled = round_in(&round.places, profile).and_then(|input| {
-        let valid = input.to_round().map_err(|err| err.to_string())?;
-        let settlement = settle(&valid).map_err(|err| err.to_string())?;
-        let out = SettlementOut::new(&valid, &settlement);
-        let again = place_rows(&RoundIn::from_round(&valid), &out, None);
-        Ok((out, again))
-    });
+/// A points round as the engine takes it, from its stored places; `unit` from the first
+/// player's result and points (results are points × unit, so any player with points gives it;
+/// a round where every player scored 0 settles the same under any unit).
+fn points_round_in<'a>(
+    places: &'a [PlaceRow],
+    profile: &PointsProfile,
+) -> Result<PointsRoundIn<'a>, String> {
+    let mut seats = Vec::with_capacity(places.len());
+    for row in places {
+        let seat = row
+            .place
+            .strip_prefix("seat")
+            .and_then(|n| n.parse::<i64>().ok())
+            .and_then(|n| PlayerSeat::new(n).ok())
+            .ok_or_else(|| format!("unknown place {:?}", row.place))?;
+        seats.push(PlayerIn {
+            seat,
+            action: from_text(&row.action)
+                .ok_or_else(|| format!("{}: unknown action {:?}", row.place, row.action))?,
+            natural: match &row.natural {
+                Some(natural) => Some(
+                    from_text(natural)
+                        .ok_or_else(|| format!("{}: unknown natural {natural:?}", row.place))?,
+                ),
+                None => None,
+            },
+            back: text(&row.back),
+            middle: text(&row.middle),
+            front: text(&row.front),
+            dealt: text(&row.dealt),
+        });
+    }
+    let unit = places
+        .iter()
+        .find_map(|row| match row.points {
+            Some(points) if points != 0 => Some(Money(row.result.minor_units() / points)),
+            _ => None,
+        })
+        .unwrap_or(Money(1));
+    Ok(PointsRoundIn {
+        game: Game::Points,
+        unit,
+        rules: *profile,
+        seats,
+    })
+}
+
+/// The engine's settlement of a stored round (under the rules it names) and its places as the
+/// engine would store them.
+enum Again {
+    Banking(SettlementOut, Vec<PlaceRow>),
+    Points(Vec<PlaceRow>),
+}
+
+fn settle_again(round: &SettledRound, rules: &GameRules) -> Result<Again, String> {
+    match rules {
+        GameRules::Banking(profile) => {
+            let input = round_in(&round.places, profile)?;
+            let valid = input.to_round().map_err(|err| err.to_string())?;
+            let settlement = settle(&valid).map_err(|err| err.to_string())?;
+            let out = SettlementOut::new(&valid, &settlement);
+            let again = place_rows(&RoundIn::from_round(&valid), &out, None);
+            Ok(Again::Banking(out, again))
+        }
+        GameRules::Points(profile) => {
+            points_places_again(&round.places, profile).map(Again::Points)
+        }
+    }
+}
+
+/// The places of a points round as the engine would store them, settled again under `profile`
+/// from `places` (its players as stored, or as exported).
+pub fn points_places_again(
+    places: &[PlaceRow],
+    profile: &PointsProfile,
+) -> Result<Vec<PlaceRow>, String> {
+    let input = points_round_in(places, profile)?;
+    let valid = input.to_round().map_err(|err| err.to_string())?;
+    let settlement = settle_points(&valid).map_err(|err| err.to_string())?;
+    let out = PointsSettlementOut::new(&valid, &settlement);
+    Ok(points_place_rows(&PointsRoundIn::from_round(&valid), &out))
+}
+
+/// Settles `round` again under `rules` (the version it was settled under) and compares.
+pub fn recheck(round: &SettledRound, rules: &GameRules) -> Recheck {
+    let settled = settle_again(round, rules);
     let (settlement, again) = match settled {
-        Ok(done) => done,
+        Ok(Again::Banking(out, again)) => (Some(out), again),
+        Ok(Again::Points(again)) => (None, again),
         Err(err) => {
             return Recheck {
                 settlement: None,
@@ -119,14 +202,26 @@ pub fn recheck(round: &SettledRound, profile: &RuleProfile) -> Recheck {
             }
         }
     };
+    let house = settlement
+        .as_ref()
+        .map_or(Money(0), |settlement| settlement.dealer.result);
     let mut differences = Vec::new();
-    if settlement.dealer.result != round.round.dealer_result {
+    if house != round.round.dealer_result {
         differences.push(format!(
             "house result: stored {}, recomputed {}",
             round.round.dealer_result.signed_text(),
-            settlement.dealer.result.signed_text()
+            house.signed_text()
         ));
     }
+    compare_places(round, &again, &mut differences);
+    Recheck {
+        settlement,
+        differences,
+    }
+}
+
+/// Every way the stored places differ from those settled again.
+fn compare_places(round: &SettledRound, again: &[PlaceRow], differences: &mut Vec<String>) {
     if again.len() != round.places.len() {
         differences.push(format!(
             "places: stored {}, recomputed {}",
@@ -134,7 +229,7 @@ pub fn recheck(round: &SettledRound, profile: &RuleProfile) -> Recheck {
             again.len()
         ));
     }
-    for (stored, fresh) in round.places.iter().zip(&again) {
+    for (stored, fresh) in round.places.iter().zip(again) {
         let place = &stored.place;
         if stored.result != fresh.result {
             differences.push(format!(
@@ -170,16 +265,19 @@ pub fn recheck(round: &SettledRound, profile: &RuleProfile) -> Recheck {
                 describe(&stored.front_name),
                 describe(&fresh.front_name),
             ),
+            ("points", describe(&stored.points), describe(&fresh.points)),
+            (
+                "points against",
+                describe(&stored.against),
+                describe(&fresh.against),
+            ),
+            ("pusoy", describe(&stored.pusoy), describe(&fresh.pusoy)),
         ];
         for (what, was, now) in pairs {
             if was != now {
                 differences.push(format!("{place} {what}: stored {was}, recomputed {now}"));
             }
         }
-    }
-    Recheck {
-        settlement: Some(settlement),
-        differences,
     }
 }
 
@@ -223,7 +321,7 @@ pub fn recheck_day(
     day: NaiveDate,
     progress: &mut dyn FnMut(usize),
 ) -> Result<DayRecheck, RecheckError> {
-    let mut profiles_by_version: HashMap<ProfileVersionId, RuleProfile> = HashMap::new();
+    let mut profiles_by_version: HashMap<ProfileVersionId, GameRules> = HashMap::new();
     let mut report = DayRecheck::default();
     let mut after = None;
     loop {

@@ -24,6 +24,22 @@ pub enum GameRules {
     Points(PointsProfile),
 }
 
+impl Game {
+    /// The game's name on the wire and in forms: `banking` or `points`.
+    pub const fn key(self) -> &'static str {
+        match self {
+            Game::Banking => "banking",
+            Game::Points => "points",
+        }
+    }
+}
+
+impl std::fmt::Display for Game {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.key())
+    }
+}
+
 impl Default for GameRules {
     fn default() -> Self {
         GameRules::Banking(RuleProfile::default())
@@ -36,6 +52,48 @@ impl GameRules {
             GameRules::Banking(_) => Game::Banking,
             GameRules::Points(_) => Game::Points,
         }
+    }
+
+    /// The banking game's options; `None` for the points game (which has no dealer's hand, so
+    /// no house way either).
+    pub fn banking(&self) -> Option<&RuleProfile> {
+        match self {
+            GameRules::Banking(options) => Some(options),
+            GameRules::Points(_) => None,
+        }
+    }
+
+    /// The profile in plain words, as the dealer's screen and the lists show it.
+    pub fn describe(&self) -> String {
+        match self {
+            GameRules::Banking(options) => options.describe(),
+            GameRules::Points(options) => format!("points game: {}", options.describe()),
+        }
+    }
+}
+
+impl From<&RuleProfile> for GameRules {
+    fn from(options: &RuleProfile) -> Self {
+        GameRules::Banking(*options)
+    }
+}
+
+impl From<&PointsProfile> for GameRules {
+    fn from(options: &PointsProfile) -> Self {
+        GameRules::Points(*options)
+    }
+}
+
+impl From<&GameRules> for GameRules {
+    fn from(rules: &GameRules) -> Self {
+        *rules
+    }
+}
+
+/// A banking profile is these rules when they are the banking game's with its options.
+impl PartialEq<RuleProfile> for GameRules {
+    fn eq(&self, other: &RuleProfile) -> bool {
+        matches!(self, GameRules::Banking(options) if options == other)
     }
 }
 

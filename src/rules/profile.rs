@@ -159,7 +159,7 @@ impl SuitOrder {
         self.strength[usize::from(suit.index())]
     }
 
-    fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let words: Vec<&str> = self.highest_first.iter().map(|s| s.word()).collect();
         words.join(" > ")
     }

@@ -12,6 +12,9 @@ use crate::db::ids::ProfileId;
 use crate::db::profiles::{self, ProfileError};
 use crate::db::tables::TableError;
 use crate::db::users::Role;
+use crate::rules::game::{Game, GameRules};
+use crate::rules::points::natural::Natural;
+use crate::rules::points::profile::{HandPoints, NaturalPoints, PointsProfile, PointsTies};
 use crate::rules::profile::{BothFouled, RuleProfile, SuitOrder, TieRule, Wheel};
 use crate::web::error::AppError;
 use crate::web::format::typed_local_time;
@@ -28,14 +31,18 @@ pub struct ProfileRow {
     pub name: String,
     pub version: i32,
     pub description: String,
+    /// The profile's game (`banking` or `points`): it keeps it in every version.
+    pub game: &'static str,
     /// The edit form's values: the newest version's, or what was typed if it was refused.
     pub options: OptionValues,
     pub applies: AppliesValues,
     pub error: Option<String>,
 }
 
-/// The rule options as a form holds them: as stored, or exactly as typed.
+/// The rule options as a form holds them: as stored, or exactly as typed. The points game's
+/// (RULES.md section 7) are beside the banking game's; `game` says which apply.
 pub struct OptionValues {
+    pub game: String,
     pub surrender: bool,
     pub royalties: bool,
     pub dealer_royalties: bool,
@@ -44,11 +51,75 @@ pub struct OptionValues {
     pub wheel: String,
     pub suit_order: String,
     pub house_way: bool,
+    pub points: PointsValues,
+}
+
+/// The points game's options as a form holds them.
+pub struct PointsValues {
+    pub ties: String,
+    pub suit_order: String,
+    pub wheel: String,
+    pub naturals: bool,
+    /// Points per natural, in the order of [`Natural::ALL`]: (key, label, points as typed).
+    pub natural_points: Vec<(&'static str, &'static str, String)>,
+    pub surrender: bool,
+    pub surrender_points: String,
+    pub scoop_bonus: String,
+    pub pusoy_bonus: bool,
+    /// `hand_points` as JSON, e.g. `{"front": {"three_of_a_kind": 3}, ...}`.
+    pub hand_points: String,
+}
+
+fn wheel_key(wheel: Wheel) -> &'static str {
+    match wheel {
+        Wheel::Lowest => "lowest",
+        Wheel::Second => "second",
+    }
+}
+
+impl From<&PointsProfile> for PointsValues {
+    fn from(p: &PointsProfile) -> Self {
+        PointsValues {
+            ties: match p.ties {
+                PointsTies::SuitOrder => "suit_order",
+                PointsTies::Push => "push",
+            }
+            .to_owned(),
+            suit_order: p.suit_order.to_string(),
+            wheel: wheel_key(p.wheel).to_owned(),
+            naturals: p.naturals,
+            natural_points: Natural::ALL
+                .into_iter()
+                .map(|n| (n.key(), n.word(), p.natural_points.points(n).to_string()))
+                .collect(),
+            surrender: p.surrender,
+            surrender_points: p.surrender_points.to_string(),
+            scoop_bonus: p.scoop_bonus.to_string(),
+            pusoy_bonus: p.pusoy_bonus,
+            // Plain maps of strings to numbers: serialising cannot fail.
+            hand_points: serde_json::to_string(&p.hand_points).unwrap_or_default(),
+        }
+    }
+}
+
+impl From<&GameRules> for OptionValues {
+    fn from(rules: &GameRules) -> Self {
+        match rules {
+            GameRules::Banking(p) => OptionValues::from(p),
+            GameRules::Points(p) => OptionValues {
+                game: Game::Points.key().to_owned(),
+                points: PointsValues::from(p),
+                ..OptionValues::from(&RuleProfile::default())
+            },
+        }
+    }
 }
 
 impl From<&RuleProfile> for OptionValues {
     fn from(p: &RuleProfile) -> Self {
         OptionValues {
+            game: Game::Banking.key().to_owned(),
+            points: PointsValues::from(&PointsProfile::default()),
             surrender: p.surrender,
             royalties: p.royalties,
             dealer_royalties: p.dealer_royalties,
@@ -62,11 +133,7 @@ impl From<&RuleProfile> for OptionValues {
                 BothFouled::PlayerLoses => "player_loses",
             }
             .to_owned(),
-            wheel: match p.wheel {
-                Wheel::Lowest => "lowest",
-                Wheel::Second => "second",
-            }
-            .to_owned(),
+            wheel: wheel_key(p.wheel).to_owned(),
             suit_order: p.suit_order.to_string(),
             house_way: p.house_way,
         }
@@ -76,6 +143,7 @@ impl From<&RuleProfile> for OptionValues {
 impl From<&ProfileForm> for OptionValues {
     fn from(form: &ProfileForm) -> Self {
         OptionValues {
+            game: form.game.clone(),
             surrender: form.surrender.is_some(),
             royalties: form.royalties.is_some(),
             dealer_royalties: form.dealer_royalties.is_some(),
@@ -83,6 +151,21 @@ impl From<&ProfileForm> for OptionValues {
             both_fouled: form.both_fouled.clone(),
             wheel: form.wheel.clone(),
             suit_order: form.suit_order.clone(),
+            points: PointsValues {
+                ties: form.points_ties.clone(),
+                suit_order: form.points_suit_order.clone(),
+                wheel: form.points_wheel.clone(),
+                naturals: form.naturals.is_some(),
+                natural_points: Natural::ALL
+                    .into_iter()
+                    .map(|n| (n.key(), n.word(), form.natural_points(n).to_owned()))
+                    .collect(),
+                surrender: form.points_surrender.is_some(),
+                surrender_points: form.surrender_points.clone(),
+                scoop_bonus: form.scoop_bonus.clone(),
+                pusoy_bonus: form.pusoy_bonus.is_some(),
+                hand_points: form.hand_points.clone(),
+            },
             house_way: form.house_way.is_some(),
         }
     }
@@ -101,12 +184,14 @@ pub struct ProfileErrors {
     pub suit_order: Option<String>,
     /// A choice that is none of those offered.
     pub choices: Option<String>,
+    /// What is wrong with the points game's options, each named.
+    pub points: Option<String>,
 }
 
 impl ProfileErrors {
     /// Every problem with the options, in one sentence list (for an edit form).
     fn options_text(&self) -> String {
-        [&self.suit_order, &self.choices]
+        [&self.suit_order, &self.choices, &self.points]
             .into_iter()
             .flatten()
             .cloned()
@@ -169,6 +254,7 @@ async fn page(
                 name: p.profile.name.clone(),
                 version: p.latest.version,
                 description: p.latest.options.describe(),
+                game: p.latest.options.game().key(),
                 options,
                 applies,
                 error,
@@ -205,17 +291,52 @@ pub async fn list(
     render(StatusCode::OK, &page)
 }
 
+fn banking() -> String {
+    Game::Banking.key().to_owned()
+}
+
 #[derive(Deserialize)]
 pub struct ProfileForm {
     #[serde(default)]
     name: String,
+    /// `banking` (the default) or `points`.
+    #[serde(default = "banking")]
+    game: String,
     surrender: Option<String>,
     royalties: Option<String>,
     dealer_royalties: Option<String>,
+    #[serde(default)]
     ties: String,
+    #[serde(default)]
     both_fouled: String,
+    #[serde(default)]
     wheel: String,
+    #[serde(default)]
     suit_order: String,
+    // The points game's options.
+    #[serde(default)]
+    points_ties: String,
+    #[serde(default)]
+    points_suit_order: String,
+    #[serde(default)]
+    points_wheel: String,
+    naturals: Option<String>,
+    #[serde(default)]
+    dragon: String,
+    #[serde(default)]
+    six_pairs: String,
+    #[serde(default)]
+    three_flushes: String,
+    #[serde(default)]
+    three_straights: String,
+    points_surrender: Option<String>,
+    #[serde(default)]
+    surrender_points: String,
+    #[serde(default)]
+    scoop_bonus: String,
+    pusoy_bonus: Option<String>,
+    #[serde(default)]
+    hand_points: String,
     house_way: Option<String>,
     /// `next_shift` (the default) or `at`.
     #[serde(default)]
@@ -225,8 +346,121 @@ pub struct ProfileForm {
     applies_at: String,
 }
 
-/// The options the form describes, or what is wrong with them (each problem named).
-fn options(form: &ProfileForm) -> Result<RuleProfile, ProfileErrors> {
+impl ProfileForm {
+    /// The points typed for a natural.
+    fn natural_points(&self, natural: Natural) -> &str {
+        match natural {
+            Natural::Dragon => &self.dragon,
+            Natural::SixPairs => &self.six_pairs,
+            Natural::ThreeFlushes => &self.three_flushes,
+            Natural::ThreeStraights => &self.three_straights,
+        }
+    }
+}
+
+/// The options the form describes, for its game, or what is wrong with them (each problem
+/// named).
+fn options(form: &ProfileForm) -> Result<GameRules, ProfileErrors> {
+    match form.game.as_str() {
+        "points" => points_options(form).map(GameRules::Points),
+        "banking" => banking_options(form).map(GameRules::Banking),
+        _ => Err(ProfileErrors {
+            choices: Some("Choose the banking game or the points game.".to_owned()),
+            ..ProfileErrors::default()
+        }),
+    }
+}
+
+/// The points game's options the form describes; every problem named in one sentence list.
+fn points_options(form: &ProfileForm) -> Result<PointsProfile, ProfileErrors> {
+    let mut problems: Vec<String> = Vec::new();
+    let mut number = |text: &str, what: &str| -> u32 {
+        text.trim().parse::<u32>().unwrap_or_else(|_| {
+            problems.push(format!(
+                "{what}: enter a whole number of points (0 or more)."
+            ));
+            0
+        })
+    };
+    let surrender_points = number(&form.surrender_points, "Surrender pays");
+    let scoop_bonus = number(&form.scoop_bonus, "Scoop bonus");
+    let mut natural_points = serde_json::Map::new();
+    for natural in Natural::ALL {
+        let points = number(
+            form.natural_points(natural),
+            &format!("Points for {natural}"),
+        );
+        if points > 0 {
+            natural_points.insert(natural.key().to_owned(), points.into());
+        }
+    }
+    let ties = match form.points_ties.as_str() {
+        "suit_order" => Some(PointsTies::SuitOrder),
+        "push" => Some(PointsTies::Push),
+        _ => None,
+    };
+    let wheel = match form.points_wheel.as_str() {
+        "lowest" => Some(Wheel::Lowest),
+        "second" => Some(Wheel::Second),
+        _ => None,
+    };
+    if ties.is_none() || wheel.is_none() {
+        problems.push("Choose exact ties and wheel from the lists offered.".to_owned());
+    }
+    let suit_order: Option<SuitOrder> = form
+        .points_suit_order
+        .trim()
+        .to_ascii_lowercase()
+        .parse()
+        .ok();
+    if suit_order.is_none() {
+        problems.push(
+            "Suit order: list the four suits d, c, h, s once each, highest first (e.g. dchs)."
+                .to_owned(),
+        );
+    }
+    let natural_points: Option<NaturalPoints> =
+        serde_json::from_value(serde_json::Value::Object(natural_points)).ok();
+    let typed = form.hand_points.trim();
+    let hand_points: Option<HandPoints> = if typed.is_empty() {
+        Some(HandPoints::default())
+    } else {
+        match serde_json::from_str(typed) {
+            Ok(points) => Some(points),
+            Err(err) => {
+                problems.push(format!(
+                    "Hand points: {err} (write them as {{\"front\": {{\"three_of_a_kind\": 3}}, \"middle\": {{...}}, \"back\": {{...}}}}; a hand not listed scores 1)."
+                ));
+                None
+            }
+        }
+    };
+    match (ties, wheel, suit_order, natural_points, hand_points) {
+        (Some(ties), Some(wheel), Some(suit_order), Some(natural_points), Some(hand_points))
+            if problems.is_empty() =>
+        {
+            Ok(PointsProfile {
+                ties,
+                suit_order,
+                wheel,
+                naturals: form.naturals.is_some(),
+                natural_points,
+                surrender: form.points_surrender.is_some(),
+                surrender_points,
+                hand_points,
+                scoop_bonus,
+                pusoy_bonus: form.pusoy_bonus.is_some(),
+            })
+        }
+        _ => Err(ProfileErrors {
+            points: Some(problems.join(" ")),
+            ..ProfileErrors::default()
+        }),
+    }
+}
+
+/// The banking game's options the form describes.
+fn banking_options(form: &ProfileForm) -> Result<RuleProfile, ProfileErrors> {
     let mut errors = ProfileErrors::default();
     let suit_order: Option<SuitOrder> = form.suit_order.trim().to_ascii_lowercase().parse().ok();
     if suit_order.is_none() {
@@ -311,6 +545,7 @@ pub async fn create(
             name: None,
             suit_order: problems.suit_order.clone(),
             choices: problems.choices.clone(),
+            points: problems.points.clone(),
         },
     };
     if name.is_empty() || name.chars().count() > 80 {
@@ -320,7 +555,7 @@ pub async fn create(
         let (opts, actor, new_name) = (*opts, admin.actor(&req), name.clone());
         let created = state
             .db(
-                move |conn| match profiles::create_profile(conn, &new_name, &opts, &actor) {
+                move |conn| match profiles::create_profile(conn, &new_name, opts, &actor) {
                     Ok(_) => Ok(None),
                     Err(err @ (ProfileError::NameTaken(_) | ProfileError::BadName)) => {
                         Ok(Some(err.to_string()))
@@ -358,8 +593,24 @@ pub async fn update(
     let checked = options(&form)
         .map_err(|problems| problems.options_text())
         .and_then(|opts| applies_from(&form, zone, Utc::now()).map(|from| (opts, from)));
-    let (opts, from) = match checked {
-        Ok(ok) => ok,
+    let saved = match checked {
+        Ok((opts, from)) => {
+            let actor = admin.actor(&req);
+            state
+                .db(
+                    move |conn| match profiles::new_version(conn, id, opts, from, &actor) {
+                        Ok(v) => Ok(Ok((v.version, from))),
+                        Err(ProfileError::NotFound(_)) => Err(AppError::NotFound),
+                        Err(err @ ProfileError::GameChanged { .. }) => Ok(Err(err.to_string())),
+                        Err(other) => Err(TableError::from(other).into()),
+                    },
+                )
+                .await?
+        }
+        Err(error) => Err(error),
+    };
+    let (version, from) = match saved {
+        Ok(saved) => saved,
         Err(error) => {
             let refused = RefusedEdit {
                 id,
@@ -384,16 +635,6 @@ pub async fn update(
             return render(StatusCode::UNPROCESSABLE_ENTITY, &page);
         }
     };
-    let actor = admin.actor(&req);
-    let version = state
-        .db(
-            move |conn| match profiles::new_version(conn, id, &opts, from, &actor) {
-                Ok(v) => Ok(v.version),
-                Err(ProfileError::NotFound(_)) => Err(AppError::NotFound),
-                Err(other) => Err(TableError::from(other).into()),
-            },
-        )
-        .await?;
     let applies = match from {
         None => "from each table's next dealer shift (a table in mid-shift keeps its version until then)".to_owned(),
         Some(at) => format!("at every table from {}", crate::web::format::when(at, zone)),

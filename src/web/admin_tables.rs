@@ -35,6 +35,8 @@ pub struct AdminTableRow {
     pub error: Option<String>,
     /// Empty when the table's rounds need no approval.
     pub approval_threshold: String,
+    /// What a point is worth at a points-game table; empty at a banking table.
+    pub unit: String,
 }
 
 pub struct ProfileOption {
@@ -51,6 +53,7 @@ pub struct TableValues {
     pub max_bet: String,
     pub rule_profile_id: i64,
     pub approval_threshold: String,
+    pub unit: String,
 }
 
 #[derive(Template)]
@@ -99,8 +102,10 @@ async fn page(
                 code: l.table.code.clone(),
                 name: l.table.name.clone(),
                 currency: l.table.currency.clone(),
-                min_bet: l.table.min_bet.major_text(),
-                max_bet: l.table.max_bet.major_text(),
+                // A points table's limits are its unit: it shows the unit only.
+                min_bet: limit_text(l.table.unit, l.table.min_bet),
+                max_bet: limit_text(l.table.unit, l.table.max_bet),
+                unit: l.table.unit().map(Money::major_text).unwrap_or_default(),
                 rule_profile_id: l.table.rule_profile_id.0,
                 profile: format!("{} v{} in force", l.profile_name, l.profile.version),
                 waiting: l
@@ -123,6 +128,7 @@ async fn page(
                     row.max_bet = edit.values.max_bet.clone();
                     row.rule_profile_id = edit.values.rule_profile_id;
                     row.approval_threshold = edit.values.approval_threshold.clone();
+                    row.unit = edit.values.unit.clone();
                     row.error = Some(edit.error.clone());
                 }
                 row
@@ -132,7 +138,12 @@ async fn page(
             .iter()
             .map(|p| ProfileOption {
                 id: p.profile.id.0,
-                label: format!("{} (v{})", p.profile.name, p.latest.version),
+                label: format!(
+                    "{} (v{}, {} game)",
+                    p.profile.name,
+                    p.latest.version,
+                    p.latest.options.game()
+                ),
             })
             .collect(),
         values,
@@ -142,6 +153,14 @@ async fn page(
             .map(|(id, code, on)| (id.0, code, on))
             .collect(),
     })
+}
+
+/// A bet limit as the form shows it: empty at a points table (whose limits are its unit).
+fn limit_text(unit: Option<i64>, limit: Money) -> String {
+    match unit {
+        Some(_) => String::new(),
+        None => limit.major_text(),
+    }
 }
 
 pub async fn list(
@@ -170,17 +189,51 @@ pub struct TableForm {
     code: String,
     name: String,
     currency: String,
+    #[serde(default)]
     min_bet: String,
+    #[serde(default)]
     max_bet: String,
     rule_profile_id: String,
     /// Empty: no approval needed.
     #[serde(default)]
     approval_threshold: String,
+    /// A points-game table's unit; empty at a banking table.
+    #[serde(default)]
+    unit: String,
 }
 
 /// The form as input, or the amount errors the database layer cannot see.
 fn input(form: &TableForm) -> (TableInput, TableFieldErrors) {
     let mut errors = TableFieldErrors::default();
+    let unit_text = form.unit.trim();
+    let unit = if unit_text.is_empty() {
+        None
+    } else {
+        Some(
+            Money::parse_major(unit_text)
+                .map(Money::minor_units)
+                .unwrap_or_else(|| {
+                    errors.unit =
+                        Some("Enter the unit as an amount such as 10 or 10.00.".to_owned());
+                    1
+                }),
+        )
+    };
+    // A points table is given its unit, not limits: its limits are its unit (the database layer
+    // sets them, or asks a banking table for them, knowing the profile's game).
+    if form.min_bet.trim().is_empty() && form.max_bet.trim().is_empty() {
+        let input = TableInput {
+            code: form.code.clone(),
+            name: form.name.clone(),
+            currency: form.currency.clone(),
+            min_bet: unit.unwrap_or(0),
+            max_bet: unit.unwrap_or(0),
+            rule_profile_id: ProfileId(form.rule_profile_id.trim().parse().unwrap_or(0)),
+            approval_threshold: threshold(form, &mut errors),
+            unit,
+        };
+        return (input, errors);
+    }
     let min_bet = Money::parse_major(&form.min_bet)
         .map(Money::minor_units)
         .unwrap_or_else(|| {
@@ -193,22 +246,6 @@ fn input(form: &TableForm) -> (TableInput, TableFieldErrors) {
             errors.max_bet = Some("Enter an amount such as 50000 or 50000.00.".to_owned());
             min_bet
         });
-    let threshold = form.approval_threshold.trim();
-    let approval_threshold = if threshold.is_empty() {
-        None
-    } else {
-        Some(
-            Money::parse_major(threshold)
-                .map(Money::minor_units)
-                .unwrap_or_else(|| {
-                    errors.approval_threshold = Some(
-                        "Enter an amount such as 5000 or 5000.00, or leave it empty for none."
-                            .to_owned(),
-                    );
-                    1
-                }),
-        )
-    };
     let input = TableInput {
         code: form.code.clone(),
         name: form.name.clone(),
@@ -216,9 +253,29 @@ fn input(form: &TableForm) -> (TableInput, TableFieldErrors) {
         min_bet,
         max_bet,
         rule_profile_id: ProfileId(form.rule_profile_id.trim().parse().unwrap_or(0)),
-        approval_threshold,
+        approval_threshold: threshold(form, &mut errors),
+        unit,
     };
     (input, errors)
+}
+
+/// The approval threshold typed (empty: none), or its error.
+fn threshold(form: &TableForm, errors: &mut TableFieldErrors) -> Option<i64> {
+    let threshold = form.approval_threshold.trim();
+    if threshold.is_empty() {
+        return None;
+    }
+    Some(
+        Money::parse_major(threshold)
+            .map(Money::minor_units)
+            .unwrap_or_else(|| {
+                errors.approval_threshold = Some(
+                    "Enter an amount such as 5000 or 5000.00, or leave it empty for none."
+                        .to_owned(),
+                );
+                1
+            }),
+    )
 }
 
 fn merge(mut into: TableFieldErrors, from: TableFieldErrors) -> TableFieldErrors {
@@ -229,6 +286,7 @@ fn merge(mut into: TableFieldErrors, from: TableFieldErrors) -> TableFieldErrors
     into.max_bet = into.max_bet.or(from.max_bet);
     into.rule_profile_id = into.rule_profile_id.or(from.rule_profile_id);
     into.approval_threshold = into.approval_threshold.or(from.approval_threshold);
+    into.unit = into.unit.or(from.unit);
     into
 }
 
@@ -250,9 +308,13 @@ pub async fn create(
         max_bet: form.max_bet.clone(),
         rule_profile_id: new.rule_profile_id.0,
         approval_threshold: form.approval_threshold.clone(),
+        unit: form.unit.clone(),
     };
     let errors = if amount_errors.any() {
-        let checked = tables::validate(&new).err().map(|e| *e).unwrap_or_default();
+        let checked = tables::validate(&new, None)
+            .err()
+            .map(|e| *e)
+            .unwrap_or_default();
         Some(merge(amount_errors, checked))
     } else {
         let actor = admin.actor(&req);
@@ -319,6 +381,7 @@ pub async fn update(
                 errors.max_bet,
                 errors.rule_profile_id,
                 errors.approval_threshold,
+                errors.unit,
             ]
             .into_iter()
             .flatten()
@@ -333,6 +396,7 @@ pub async fn update(
                     max_bet: form.max_bet.clone(),
                     rule_profile_id: form.rule_profile_id.trim().parse().unwrap_or(0),
                     approval_threshold: form.approval_threshold.clone(),
+                    unit: form.unit.clone(),
                 },
                 error: format!("Not saved: {}", problems.join(" ")),
             };

@@ -15,7 +15,6 @@ use crate::db::audit_log::Actor;
 use crate::db::rounds::rows::SettledRound;
 use crate::db::tables::PlayingTable;
 use crate::recording::drafts::{self, Shown};
-use crate::recording::entry::{PlaceBody, RoundBody, SeatBody};
 use crate::recording::whole::{self, Entry};
 use crate::recording::{RoundsError, Writer};
 use crate::web::access::{self, Caller};
@@ -123,16 +122,20 @@ pub async fn open_round(
     })))
 }
 
-/// A draft's round with the revision the caller saw (the fields of [`RoundBody`] spelled out:
-/// serde cannot refuse unknown fields beside a flattened struct).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PutBody {
-    #[serde(default)]
-    revision: Option<i32>,
-    #[serde(default)]
-    seats: Vec<SeatBody>,
-    dealer: PlaceBody,
+/// The revision the caller saw, from a draft's round as sent (`revision` beside the round's
+/// fields, which are read for the table's game).
+fn take_revision(round: &mut serde_json::Value) -> Result<Option<i32>, RoundsError> {
+    let Some(fields) = round.as_object_mut() else {
+        return Err(RoundsError::round(
+            "the round could not be read: send a JSON object",
+        ));
+    };
+    match fields.remove("revision") {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(revision) => serde_json::from_value(revision).map(Some).map_err(|err| {
+            RoundsError::round(format!("the round could not be read: revision: {err}"))
+        }),
+    }
 }
 
 /// `PUT /api/v1/rounds/{key}`: validates and saves the entered round.
@@ -145,18 +148,9 @@ pub async fn save_round(
 ) -> Result<HttpResponse, AppError> {
     let key = path.into_inner();
     let draft = run_as(&state, &req, caller, move |conn, user, _| {
-        let put: PutBody = read(&body)?;
-        let round = RoundBody {
-            seats: put.seats,
-            dealer: put.dealer,
-        };
-        Ok(drafts::save(
-            conn,
-            &key,
-            writer(user),
-            put.revision,
-            &round,
-        )?)
+        let mut round: serde_json::Value = read(&body)?;
+        let revision = take_revision(&mut round)?;
+        Ok(drafts::save(conn, &key, writer(user), revision, round)?)
     })
     .await?;
     Ok(HttpResponse::Ok().json(json!({ "key": draft.draft_key, "revision": draft.revision })))
@@ -171,7 +165,8 @@ pub async fn preview_round(
 ) -> Result<HttpResponse, AppError> {
     let key = path.into_inner();
     let (draft, table, settlement) = run_as(&state, &req, caller, move |conn, user, _| {
-        Ok(drafts::check(conn, &key, writer(user))?)
+        let (draft, table, settled) = drafts::check(conn, &key, writer(user))?;
+        Ok((draft, table, settled.settlement_json()?))
     })
     .await?;
     Ok(HttpResponse::Ok().json(json!({
@@ -180,6 +175,7 @@ pub async fn preview_round(
         "table": table.table.code,
         "currency": table.table.currency,
         "rule_profile_version_id": table.profile_version_id,
+        "game": table.game(),
         "settlement": settlement,
     })))
 }
@@ -279,14 +275,16 @@ pub async fn record_round(
         }
         // Read once the caller is known: a bad token hears 401, not what is wrong with its round.
         whole::check_key(&key)?;
-        let entered: RoundBody = read(&body)?;
+        // Not JSON at all is the round's error wherever it was sent; what the JSON must hold
+        // depends on the table's game, read with the table.
+        read::<serde::de::IgnoredAny>(&body)?;
         let entry = Entry {
             key: &key,
             gaming_day: day,
             writer: writer(user),
             actor: &actor,
         };
-        let (settled, table, created) = whole::record(conn, &memos, &code, &entry, &entered)?;
+        let (settled, table, created) = whole::record(conn, &memos, &code, &entry, &body)?;
         Ok((settled_body(&settled, &table)?, created))
     })
     .await?;
@@ -318,7 +316,6 @@ async fn record_remembered(
             (user, Some(check))
         }
     };
-    let entered: RoundBody = serde_json::from_slice(body).ok()?;
     let actor = user.actor_at(client_addr(req));
     let entry = Entry {
         key,
@@ -331,7 +328,7 @@ async fn record_remembered(
         &state.table_memos,
         code,
         &entry,
-        &entered,
+        body,
         token,
     )
     .await;

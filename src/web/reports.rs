@@ -115,6 +115,8 @@ pub struct LineView {
     pub handle: String,
     pub house: String,
     pub loss: bool,
+    /// What the points game's winning players won, in the line's currency.
+    pub players_won: String,
 }
 
 fn line_view(line: &Line, zone: FixedOffset) -> LineView {
@@ -151,6 +153,7 @@ fn line_view(line: &Line, zone: FixedOffset) -> LineView {
         handle: format::money(f.handle, &line.currency),
         house: format::result(f.house, &line.currency),
         loss: f.house.minor_units() < 0,
+        players_won: format::money(f.players_won, &line.currency),
         f,
     }
 }
@@ -181,6 +184,8 @@ struct ReportPage {
     shifts: Vec<LineView>,
     charts: Vec<ChartLink>,
     seal: Option<SealView>,
+    /// Whether points-game rounds are among those reported (the page then says how they count).
+    has_points: bool,
     recheck: RecheckView,
 }
 
@@ -361,6 +366,7 @@ pub async fn show(
         query,
         zone: format!("UTC{zone}"),
         generated: when(Utc::now(), zone),
+        has_points: report.totals.iter().any(|t| t.figures.points_rounds > 0),
         totals: views(&report.totals),
         days: views(&report.days),
         tables: views(&report.tables),
@@ -430,7 +436,7 @@ pub async fn start_recheck(
 
 /// The CSV's columns, after the line's own (`section`, `gaming_day`, `table`, `dealer`,
 /// `shift`, `currency`). Amounts are in major units without separators (`-1234.50`).
-const FIGURE_COLUMNS: [&str; 18] = [
+const FIGURE_COLUMNS: [&str; 22] = [
     "rounds",
     "seats",
     "handle",
@@ -449,6 +455,10 @@ const FIGURE_COLUMNS: [&str; 18] = [
     "sweeps",
     "voids",
     "pending",
+    "points_rounds",
+    "naturals",
+    "pusoys",
+    "players_won",
 ];
 
 fn csv_record(section: &str, line: &Line, zone: FixedOffset) -> Vec<String> {
@@ -501,6 +511,10 @@ fn csv_record(section: &str, line: &Line, zone: FixedOffset) -> Vec<String> {
         f.sweeps().to_string(),
         f.voids.to_string(),
         f.pending.to_string(),
+        f.points_rounds.to_string(),
+        f.naturals.to_string(),
+        f.pusoys.to_string(),
+        f.players_won.plain_text(),
     ]);
     record
 }

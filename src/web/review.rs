@@ -29,8 +29,10 @@ use crate::recording::Writer;
 use crate::reports::house_way;
 use crate::reports::recheck::{self, Recheck};
 use crate::rules::card::{parse_cards, Card, Rank, Suit};
+use crate::rules::game::Game;
 use crate::rules::houseway::{self, hand_text};
 use crate::rules::money::Money;
+use crate::rules::points::natural::Natural;
 use crate::rules::profile::RuleProfile;
 use crate::rules::set_hand::SetHand;
 use crate::rules::settle::{HandWinners, Winner};
@@ -114,6 +116,29 @@ pub struct PlaceView {
     pub outcome: String,
     pub hands_won: String,
     pub result: String,
+    /// A points round's player: their points, what they scored against each other player,
+    /// and whether they made pusoy (empty at a banking round).
+    pub points: String,
+}
+
+/// A points-round player's points in words: "+26 points (vs seat 2: +13, vs seat 3: +13)",
+/// with "pusoy" when they made it.
+fn points_words(row: &PlaceRow) -> String {
+    let Some(points) = row.points else {
+        return String::new();
+    };
+    let against: Vec<String> = row
+        .against
+        .iter()
+        .flat_map(|against| against.0.iter().enumerate())
+        .filter_map(|(slot, points)| points.map(|p| format!("vs seat {}: {p:+}", slot + 1)))
+        .collect();
+    let pusoy = if row.pusoy == Some(true) {
+        " · PUSOY"
+    } else {
+        ""
+    };
+    format!("{points:+} points ({}){pusoy}", against.join(", "))
 }
 
 fn winner_words(winner: Winner) -> &'static str {
@@ -138,6 +163,14 @@ fn place_view(row: &PlaceRow, winners: Option<HandWinners>, currency: &str) -> P
         None => "Dealer".to_owned(),
     };
     let declared = match (row.action.as_str(), &row.royalty) {
+        ("natural", _) => format!(
+            "Natural shown: {}",
+            row.natural
+                .as_deref()
+                .and_then(Natural::from_key)
+                .map(Natural::word)
+                .unwrap_or_default()
+        ),
         ("royalty", Some(royalty)) => format!("Royalty declared: {}", words(royalty)),
         ("royalty", None) => "Royalty declared".to_owned(),
         ("surrender", _) => "Surrendered".to_owned(),
@@ -196,6 +229,7 @@ fn place_view(row: &PlaceRow, winners: Option<HandWinners>, currency: &str) -> P
             .map(|n| format!("{n} of 3"))
             .unwrap_or_default(),
         result: format::result(row.result, currency),
+        points: points_words(row),
     }
 }
 
@@ -415,7 +449,11 @@ fn round_page(nav: Nav, read: RoundRead, user: &CurrentUser, zone: FixedOffset) 
     // The analysis is for the pit; a dealer reading a round of their own shift sees the flag.
     let house_way = match (&profile, user.role) {
         (_, Role::Dealer) | (None, _) => Vec::new(),
-        (Some(version), _) => house_way_lines(&round.places, &version.options),
+        (Some(version), _) => version
+            .options
+            .banking()
+            .map(|profile| house_way_lines(&round.places, profile))
+            .unwrap_or_default(),
     };
     RoundPage {
         nav,
@@ -439,7 +477,13 @@ fn round_page(nav: Nav, read: RoundRead, user: &CurrentUser, zone: FixedOffset) 
             ),
             None => "unknown".to_owned(),
         },
-        house_result: format::result(round.round.dealer_result, &currency),
+        house_result: match profile.as_ref().map(|v| v.options.game()) {
+            Some(Game::Points) => "None: a points-game round (the players' points pass between \
+                them; the house's income at this table is its fee, kept in table accounting, \
+                not built yet)"
+                .to_owned(),
+            _ => format::result(round.round.dealer_result, &currency),
+        },
         approval: match (&state.approval, round.round.needs_approval) {
             (Some(a), _) => format!(
                 "Approved by {} at {}",
@@ -783,7 +827,7 @@ pub async fn reenter(
         .db(move |conn| {
             // The same form fields as the table screen's, read the same way.
             let (body, errors) =
-                crate::recording::form::read(&crate::recording::form::typed(&fields));
+                crate::recording::form::read_banking(&crate::recording::form::typed(&fields));
             let parsed = if errors.is_empty() {
                 Ok(body)
             } else {

@@ -20,9 +20,15 @@ use crate::db::tables::PlayingTable;
 use crate::recording::entry::{place_note, FieldErrors, PlaceNote};
 use crate::recording::form::{self, Fields};
 use crate::recording::screen::{self, Screen, Stored};
+use crate::recording::write::Settled;
 use crate::recording::{RoundsError, Writer};
+use crate::rules::game::{Game, GameRules};
 use crate::rules::houseway;
 use crate::rules::money::Money;
+use crate::rules::place::PlayerSeat;
+use crate::rules::points::natural::Natural;
+use crate::rules::points::settle::PointsOutcome;
+use crate::rules::points::wire::PointsSettlementOut;
 use crate::rules::settle::{Outcome, Winner};
 use crate::rules::wire::SettlementOut;
 use crate::web::error::AppError;
@@ -60,8 +66,17 @@ pub struct PlaceView {
     pub is_seat: bool,
     pub actions: Vec<ActionOption>,
     pub action_error: String,
+    /// The natural shown, at a points table.
+    pub natural: Option<NaturalView>,
     pub bet: FieldView,
     pub cards: Vec<FieldView>,
+}
+
+/// The natural chooser of a player at a points table.
+pub struct NaturalView {
+    pub name: String,
+    pub options: Vec<ActionOption>,
+    pub error: String,
 }
 
 pub struct PreviewLine {
@@ -77,7 +92,21 @@ pub struct PreviewLine {
 #[template(path = "table_preview.html")]
 pub struct PreviewView {
     pub lines: Vec<PreviewLine>,
+    /// The dealer's net at a banking table; empty at a points table.
     pub dealer_net: String,
+    /// A points round's matrix: the seats as columns, and per player the points they scored
+    /// against each other player (empty at a banking table).
+    pub against_head: Vec<String>,
+    pub against: Vec<AgainstRow>,
+    /// Who made pusoy, in words (empty when nobody did, or at a banking table).
+    pub pusoy: String,
+}
+
+/// One player's row of the points matrix.
+pub struct AgainstRow {
+    pub place: String,
+    pub cells: Vec<String>,
+    pub points: String,
 }
 
 pub struct RecentRow {
@@ -95,6 +124,8 @@ struct TablePage {
     nav: Nav,
     table: PlayingTable,
     profile_words: String,
+    /// A points-game table: four players, no dealer, no bets.
+    is_points: bool,
     /// Empty until the round is first saved (a GET opens nothing).
     draft_key: String,
     revision: String,
@@ -117,14 +148,37 @@ struct TablePage {
     house_way_words: String,
 }
 
-/// "Confirm 3 seats, house PHP +800.00?": what the dealer is asked before a round is confirmed.
-fn confirm_question(settlement: &SettlementOut, currency: &str) -> String {
-    let seats = settlement.seats.len();
-    format!(
-        "Confirm {seats} seat{}, house {}?",
-        if seats == 1 { "" } else { "s" },
-        format::result(settlement.dealer.result, currency)
-    )
+/// "Confirm 3 seats, house PHP +800.00?": what the dealer is asked before a round is confirmed;
+/// at a points table, each player's result ("Confirm 4 players (seat 1 PHP +26.00, ...)?").
+fn confirm_question(settled: &Settled, currency: &str) -> String {
+    match settled {
+        Settled::Banking { out, .. } => {
+            let seats = out.seats.len();
+            format!(
+                "Confirm {seats} seat{}, house {}?",
+                if seats == 1 { "" } else { "s" },
+                format::result(out.dealer.result, currency)
+            )
+        }
+        Settled::Points { out, .. } => {
+            let results: Vec<String> = out
+                .seats
+                .iter()
+                .map(|s| {
+                    format!(
+                        "seat {} {}",
+                        s.seat.number(),
+                        format::result(s.result, currency)
+                    )
+                })
+                .collect();
+            format!(
+                "Confirm {} players ({})?",
+                out.seats.len(),
+                results.join(", ")
+            )
+        }
+    }
 }
 
 /// What is stored of the round, in words (the status line says exactly this).
@@ -172,7 +226,8 @@ fn page(nav: Nav, screen: Screen, zone: FixedOffset) -> TablePage {
     };
     TablePage {
         nav,
-        profile_words: stored.table.profile.describe(),
+        profile_words: stored.table.rules.describe(),
+        is_points: stored.table.game() == Game::Points,
         draft_key: stored
             .draft
             .as_ref()
@@ -291,8 +346,24 @@ fn places_view(table: &PlayingTable, fields: &Fields, errors: &FieldErrors) -> V
         label,
         count,
     };
-    let profile = &table.profile;
-    ["seat1", "seat2", "seat3", "dealer"]
+    let (places, surrender, royalties, dealer_royalties, naturals): (&[&str], _, _, _, _) =
+        match &table.rules {
+            GameRules::Banking(p) => (
+                &["seat1", "seat2", "seat3", "dealer"],
+                p.surrender,
+                p.royalties,
+                p.dealer_royalties,
+                false,
+            ),
+            GameRules::Points(p) => (
+                &["seat1", "seat2", "seat3", "seat4"],
+                p.surrender,
+                false,
+                false,
+                p.naturals,
+            ),
+        };
+    places
         .iter()
         .map(|&place| {
             let is_seat = place != "dealer";
@@ -308,11 +379,14 @@ fn places_view(table: &PlayingTable, fields: &Fields, errors: &FieldErrors) -> V
             }
             choices.push(("play", "Play"));
             // Seats and the dealer alike may surrender when the profile allows it (RULES.md 4.4).
-            if profile.surrender {
+            if surrender {
                 choices.push(("surrender", "Surrender"));
             }
-            if profile.royalties && (is_seat || profile.dealer_royalties) {
+            if royalties && (is_seat || dealer_royalties) {
                 choices.push(("royalty", "Royalty"));
+            }
+            if naturals {
+                choices.push(("natural", "Natural"));
             }
             PlaceView {
                 place: place.to_owned(),
@@ -330,6 +404,18 @@ fn places_view(table: &PlayingTable, fields: &Fields, errors: &FieldErrors) -> V
                     })
                     .collect(),
                 action_error: error(&format!("{place}_action")),
+                natural: naturals.then(|| NaturalView {
+                    name: format!("{place}_natural"),
+                    options: Natural::ALL
+                        .into_iter()
+                        .map(|natural| ActionOption {
+                            value: natural.key(),
+                            label: natural.word(),
+                            selected: value(&format!("{place}_natural")) == natural.key(),
+                        })
+                        .collect(),
+                    error: error(&format!("{place}_natural")),
+                }),
                 bet: field(format!("{place}_bet"), "Bet", 0),
                 cards: SLOTS
                     .iter()
@@ -357,7 +443,79 @@ fn winner_words(winner: Winner) -> &'static str {
     }
 }
 
-fn preview_view(settlement: &SettlementOut, currency: &str) -> PreviewView {
+fn preview_view(settled: &Settled, currency: &str) -> PreviewView {
+    match settled {
+        Settled::Banking { out, .. } => banking_preview(out, currency),
+        Settled::Points { out, .. } => points_preview(out, currency),
+    }
+}
+
+fn hands_text(h: &Option<crate::rules::wire::HandsOut>) -> String {
+    h.as_ref()
+        .map(|h| format!("{} / {} / {}", h.back, h.middle, h.front))
+        .unwrap_or_default()
+}
+
+/// A points round's preview: each player's outcome, hands, mis-set, points and result, and
+/// the matrix of who scored what against whom.
+fn points_preview(out: &PointsSettlementOut, currency: &str) -> PreviewView {
+    let lines = out
+        .seats
+        .iter()
+        .map(|s| PreviewLine {
+            place: format!("Seat {}", s.seat.number()),
+            outcome: match (s.outcome, s.natural) {
+                (PointsOutcome::Natural, Some(natural)) => format!("Natural: {natural}"),
+                (PointsOutcome::Natural, None) => "Natural".to_owned(),
+                (PointsOutcome::Played, _) => "Played".to_owned(),
+                (PointsOutcome::Surrendered, _) => "Surrendered".to_owned(),
+            },
+            hands: hands_text(&s.hands),
+            winners: format!("{:+} points", s.points),
+            foul: s
+                .foul
+                .clone()
+                .map(|f| format!("Mis-set: {f}"))
+                .unwrap_or_default(),
+            result: format::result(s.result, currency),
+        })
+        .collect();
+    let seats: Vec<PlayerSeat> = out.seats.iter().map(|s| s.seat).collect();
+    PreviewView {
+        lines,
+        dealer_net: String::new(),
+        against_head: seats
+            .iter()
+            .map(|seat| format!("vs seat {}", seat.number()))
+            .collect(),
+        against: out
+            .seats
+            .iter()
+            .map(|s| AgainstRow {
+                place: format!("Seat {}", s.seat.number()),
+                cells: seats
+                    .iter()
+                    .map(|other| match s.against.0[other.slot()] {
+                        Some(points) => format!("{points:+}"),
+                        None => "—".to_owned(),
+                    })
+                    .collect(),
+                points: format!("{:+}", s.points),
+            })
+            .collect(),
+        pusoy: out
+            .pusoy
+            .map(|seat| {
+                format!(
+                    "Pusoy: seat {} scooped every other player who set hands",
+                    seat.number()
+                )
+            })
+            .unwrap_or_default(),
+    }
+}
+
+fn banking_preview(settlement: &SettlementOut, currency: &str) -> PreviewView {
     let hands = |h: &Option<crate::rules::wire::HandsOut>| {
         h.as_ref()
             .map(|h| format!("{} / {} / {}", h.back, h.middle, h.front))
@@ -405,6 +563,9 @@ fn preview_view(settlement: &SettlementOut, currency: &str) -> PreviewView {
     PreviewView {
         lines,
         dealer_net: format::result(d.result, currency),
+        against_head: Vec::new(),
+        against: Vec::new(),
+        pusoy: String::new(),
     }
 }
 
@@ -617,7 +778,15 @@ pub async fn house_way(
 /// the form as entered, whether or not the round as a whole is complete.
 fn place_hands(fields: &Fields, table: &PlayingTable) -> BTreeMap<&'static str, PlaceNote> {
     let get = |name: String| fields.get(&name).map(|v| v.trim()).unwrap_or_default();
-    ["seat1", "seat2", "seat3", "dealer"]
+    let (places, wheel, suit_ties) = match &table.rules {
+        GameRules::Banking(p) => (
+            ["seat1", "seat2", "seat3", "dealer"],
+            p.wheel,
+            p.suit_ties(),
+        ),
+        GameRules::Points(p) => (["seat1", "seat2", "seat3", "seat4"], p.wheel, p.suit_ties()),
+    };
+    places
         .into_iter()
         .filter(|&place| place == "dealer" || !get(format!("{place}_action")).is_empty())
         .filter_map(|place| {
@@ -625,7 +794,8 @@ fn place_hands(fields: &Fields, table: &PlayingTable) -> BTreeMap<&'static str, 
                 get(format!("{place}_back")),
                 get(format!("{place}_middle")),
                 get(format!("{place}_front")),
-                &table.profile,
+                wheel,
+                suit_ties,
             )?;
             Some((place, note))
         })

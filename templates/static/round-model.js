@@ -24,6 +24,15 @@ export const HIDDEN_UNDER = {
   front: ['empty', 'surrender', 'royalty']
 };
 
+/** The same at a points-game table: no bets; a natural is shown from the 13 dealt and sets no
+ * hands (RULES.md section 7). */
+export const POINTS_HIDDEN_UNDER = {
+  dealt: ['empty', 'surrender'],
+  back: ['empty', 'surrender', 'natural'],
+  middle: ['empty', 'surrender', 'natural'],
+  front: ['empty', 'surrender', 'natural']
+};
+
 /** 'seat3' -> 'seat 3' (how messages name a place). */
 export function lowerPlaceName(id) {
   const m = /^seat(\d+)$/.exec(id);

@@ -20,7 +20,7 @@
 import { q } from './dom.js';
 import {
   readRound, validate, normalise, setsHands, isActive, hasBlockingErrors, applySeats,
-  readAnswer, applyAnswer, knownOnForm
+  readAnswer, applyAnswer, knownOnForm, POINTS_HIDDEN_UNDER
 } from './round-model.js';
 import { enhanceForm, renderFields } from './round-view.js';
 import { createPicker } from './picker.js';
@@ -32,7 +32,7 @@ const form = document.getElementById('round-form');
 if (form && typeof window.fetch === 'function' && typeof window.FormData === 'function') start(form);
 
 function start(form) {
-  const round = readRound(form);
+  const round = readRound(form, form.getAttribute('data-game') === 'points' ? POINTS_HIDDEN_UNDER : undefined);
   if (!round.places.length) return;
 
   /* What the modules (and any module added on top) act through. */

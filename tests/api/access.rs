@@ -153,6 +153,13 @@ const MATRIX: &[Case] = &[
     case("GET", "/api/v1/pit", &[], [401, 403, 200, 200, 200]),
     case("GET", "/reports", &[], [303, 403, 200, 200, 200]),
     case("GET", "/reports/csv", &[], [303, 403, 200, 200, 200]),
+    case("GET", "/reports/house-way", &[], [303, 403, 200, 200, 200]),
+    case(
+        "GET",
+        "/reports/house-way/csv",
+        &[],
+        [303, 403, 200, 200, 200],
+    ),
     case(
         "GET",
         "/reports/charts/hours.svg",
@@ -274,6 +281,12 @@ const MATRIX: &[Case] = &[
         "/tables/NO-SUCH/round/check",
         &[],
         [303, 404, 404, 403, 403],
+    ),
+    case(
+        "GET",
+        "/api/v1/tables/NO-SUCH/house-way",
+        &[],
+        [401, 404, 404, 403, 403],
     ),
     case(
         "GET",

@@ -155,16 +155,20 @@ async fn seeding_the_demo_twice_creates_each_account_once() {
     assert_eq!(first.accounts_created.len(), demo::ACCOUNTS.len());
     assert!(second.accounts_created.is_empty());
     assert_eq!(second.accounts_present.len(), demo::ACCOUNTS.len());
-    assert_eq!(first.profiles_created.len(), 2);
+    assert_eq!(first.profiles_created.len(), 3);
     assert_eq!(
         first.tables_created,
-        ["PUSOY-01", "PUSOY-02", "PUSOY-03", "PUSOY-04"]
+        ["PUSOY-01", "PUSOY-02", "PUSOY-03", "PUSOY-04", "PUSOY-P1"]
     );
     assert!(second.profiles_created.is_empty() && second.tables_created.is_empty());
     assert_eq!(
         pusoy_pit::db::tables::list_tables(&mut conn).unwrap().len(),
-        4
+        5
     );
+    let points = pusoy_pit::db::tables::find_by_code(&mut conn, "PUSOY-P1")
+        .unwrap()
+        .unwrap();
+    assert_eq!(points.unit, Some(10_000), "the points table has its unit");
     let all = users::list(&mut conn).unwrap();
     assert_eq!(all.len(), demo::ACCOUNTS.len());
     for role in Role::ALL {

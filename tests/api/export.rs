@@ -498,3 +498,73 @@ async fn an_auditor_downloads_an_export_that_verifies_and_a_bad_range_is_refused
     let res = app.get("/audit/exports").await;
     assert_eq!(res.status(), StatusCode::FORBIDDEN);
 }
+
+#[tokio::test]
+async fn a_points_rounds_export_carries_points_and_matrix_verifies_and_names_edited_points() {
+    let app = spawn_app().await;
+    crate::points::create_points_table(&app, "POINTS-X");
+    app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("POINTS-X").await;
+    let (status, body) = crate::helpers::record(
+        &app,
+        "POINTS-X",
+        "export-points-1",
+        crate::points::points_round(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+
+    let path = export_to(&app, Kind::Rounds, Format::Csv, Some("POINTS-X"));
+    let verified = export::verify(&path).unwrap();
+    assert_eq!(verified.problems, vec![], "a fresh points export is intact");
+    assert_eq!(verified.rows, 3, "one row per player, no dealer's row");
+    let text = std::fs::read_to_string(&path).unwrap();
+    // Seat 1's dragon: 13 from each of the others, PHP 26.00; no pusoy.
+    assert!(
+        text.contains(r#",dragon,26,"{""2"":13,""3"":13}",false,"#),
+        "{text}"
+    );
+    let json_path = export_to(&app, Kind::Rounds, Format::Jsonl, Some("POINTS-X"));
+    assert_eq!(export::verify(&json_path).unwrap().problems, vec![]);
+
+    // Seat 2 mis-set and lost 19 points: say 9, then say it scored 0 against seat 1.
+    let points = column(&path, "points");
+    let mut edited = lines(&path);
+    edited[2] = csv_edit(&edited[2], points, "-9");
+    let found = problems(&write_lines(&path, &edited));
+    assert!(
+        says(
+            &found,
+            Some(2),
+            Some("points"),
+            "the engine settles \"-19\""
+        ),
+        "{found:#?}"
+    );
+    let against = column(&path, "against");
+    let mut edited = lines(&path);
+    edited[2] = csv_edit(&edited[2], against, r#"{"1":0,"3":-6}"#);
+    let found = problems(&write_lines(&path, &edited));
+    assert!(
+        says(&found, Some(2), Some("against"), "the engine settles"),
+        "{found:#?}"
+    );
+    // A changed result no longer balances and is not the points times the unit.
+    let result = column(&path, "result");
+    let mut edited = lines(&path);
+    edited[3] = csv_edit(&edited[3], result, "-600");
+    let found = problems(&write_lines(&path, &edited));
+    assert!(
+        says(
+            &found,
+            Some(3),
+            Some("result"),
+            "the engine settles \"-700\""
+        ),
+        "{found:#?}"
+    );
+    assert!(
+        says(&found, Some(3), Some("result"), "does not balance"),
+        "{found:#?}"
+    );
+}

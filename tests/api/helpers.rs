@@ -16,6 +16,7 @@ use pusoy_pit::db::tables::{self, TableInput};
 use pusoy_pit::db::users::{self, NewUser, Role, User};
 use pusoy_pit::password::{self, HashParams};
 use pusoy_pit::recording::memory::TableMemos;
+use pusoy_pit::rules::game::GameRules;
 use pusoy_pit::rules::profile::RuleProfile;
 use pusoy_pit::web::state::AppState;
 use rand::distr::{Alphanumeric, SampleString};
@@ -357,8 +358,13 @@ pub fn create_table(app: &TestApp, code: &str) -> i64 {
 pub fn create_table_with(app: &TestApp, code: &str, rules: &RuleProfile) -> i64 {
     let conn = &mut app.conn();
     let admin = Actor::system("test");
-    let (profile, _) =
-        profiles::create_profile(conn, &format!("House {code}"), rules, &admin).unwrap();
+    let (profile, _) = profiles::create_profile(
+        conn,
+        &format!("House {code}"),
+        GameRules::Banking(*rules),
+        &admin,
+    )
+    .unwrap();
     let input = TableInput {
         code: code.to_owned(),
         name: "Table".to_owned(),
@@ -367,6 +373,7 @@ pub fn create_table_with(app: &TestApp, code: &str, rules: &RuleProfile) -> i64 
         max_bet: 10_000,
         rule_profile_id: profile.id,
         approval_threshold: None,
+        unit: None,
     };
     tables::create_table(conn, &input, &admin).unwrap().id.0
 }

@@ -14,6 +14,7 @@ mod helpers;
 mod history;
 mod house_way;
 mod outage;
+mod points;
 mod prepared;
 mod profile_versions;
 mod record;

@@ -154,6 +154,11 @@ impl Expected {
             (self.player_sweeps + self.dealer_sweeps).to_string(),
             self.voids.to_string(),
             self.pending.to_string(),
+            // The points game's columns: these days are of the banking game only.
+            "0".to_owned(),
+            "0".to_owned(),
+            "0".to_owned(),
+            money(0),
         ]
     }
 }

@@ -9,6 +9,7 @@ use pusoy_pit::db::schema::{gaming_tables, rule_profile_versions};
 use pusoy_pit::db::shifts::{self, ShiftError};
 use pusoy_pit::db::tables::{self, TableError, TableInput};
 use pusoy_pit::db::users::Role;
+use pusoy_pit::rules::game::GameRules;
 use pusoy_pit::rules::money::Money;
 use pusoy_pit::rules::profile::{RuleProfile, TieRule};
 
@@ -28,6 +29,7 @@ fn table_input(code: &str, profile_id: ProfileId) -> TableInput {
         max_bet: 5_000_000,
         rule_profile_id: profile_id,
         approval_threshold: None,
+        unit: None,
     }
 }
 
@@ -352,8 +354,11 @@ async fn an_admin_creates_and_edits_a_profile_from_the_form() {
     let v1 = profiles::latest_version(&mut app.conn(), profile.id)
         .unwrap()
         .unwrap();
-    assert!(v1.options.surrender && !v1.options.dealer_royalties);
-    assert_eq!(v1.options.suit_order.to_string(), "shdc");
+    let GameRules::Banking(options) = v1.options else {
+        panic!("a banking profile");
+    };
+    assert!(options.surrender && !options.dealer_royalties);
+    assert_eq!(options.suit_order.to_string(), "shdc");
 
     let edit = [
         ("ties", "dealer_wins"),

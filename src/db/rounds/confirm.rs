@@ -43,6 +43,8 @@ pub struct EntryRow {
     #[diesel(sql_type = Nullable<BigInt>)]
     approval_threshold: Option<i64>,
     #[diesel(sql_type = Nullable<BigInt>)]
+    unit: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
     profile_version_id: Option<ProfileVersionId>,
     #[diesel(sql_type = Nullable<Jsonb>)]
     options: Option<Value>,
@@ -121,6 +123,7 @@ impl EntryRow {
             created_at: self.created_at,
             updated_at: self.updated_at,
             approval_threshold: self.approval_threshold,
+            unit: self.unit,
         };
         PlayingTable::new(table, self.profile_version_id.zip(self.options.clone()))
     }

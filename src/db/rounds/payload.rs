@@ -7,8 +7,15 @@
 use serde::Serialize;
 
 use crate::db::ids::{ProfileVersionId, ShiftId, UserId};
+use crate::rules::game::Game;
 use crate::rules::money::Money;
-use crate::rules::place::SeatNo;
+use crate::rules::place::{PlayerSeat, SeatNo};
+use crate::rules::points::natural::Natural;
+use crate::rules::points::profile::PointsProfile;
+use crate::rules::points::settle::PointsOutcome;
+use crate::rules::points::wire::{
+    Against, PlayerOut, PointsAction, PointsRoundIn, PointsSettlementOut,
+};
 use crate::rules::profile::RuleProfile;
 use crate::rules::royalty::Royalty;
 use crate::rules::settle::{HandWinners, Outcome};
@@ -209,5 +216,128 @@ fn seat_result(seat: &SeatOut) -> SeatResultRecord<'_> {
         winners: seat.winners,
         result: seat.result,
         hands: hands(seat.hands.as_ref()),
+    }
+}
+
+/// A points round's `round.settled` event's details (RULES.md section 7): as a banking round's,
+/// with `game: "points"`, the players as entered (the canonical points round, the form
+/// `pusoy-pit settle` reads) and each player's points, result and points against each other.
+#[derive(Debug, Serialize)]
+pub struct PointsRoundSettled<'a> {
+    pub format: u8,
+    pub game: Game,
+    pub table: &'a str,
+    pub round_no: i32,
+    pub draft_key: &'a str,
+    pub shift_id: ShiftId,
+    pub dealer_id: UserId,
+    pub rule_profile_version_id: ProfileVersionId,
+    pub round: PointsRoundRecord<'a>,
+    pub settlement: PointsSettlementRecord<'a>,
+}
+
+/// The points round as entered: its rules, its unit and the players.
+#[derive(Debug, Serialize)]
+pub struct PointsRoundRecord<'a> {
+    rules: &'a PointsProfile,
+    unit: Money,
+    seats: Vec<PlayerRecord<'a>>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "snake_case")]
+enum PointsActionRecord {
+    Play,
+    Natural,
+    Surrender,
+}
+
+#[derive(Debug, Serialize)]
+struct PlayerRecord<'a> {
+    seat: PlayerSeat,
+    action: PointsActionRecord,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    natural: Option<Natural>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    back: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    middle: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    front: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dealt: Option<&'a str>,
+}
+
+/// The points settlement: each player's line and the seat that made pusoy.
+#[derive(Debug, Serialize)]
+pub struct PointsSettlementRecord<'a> {
+    seats: Vec<PlayerResultRecord<'a>>,
+    pusoy: Option<PlayerSeat>,
+}
+
+#[derive(Debug, Serialize)]
+struct PlayerResultRecord<'a> {
+    seat: PlayerSeat,
+    outcome: PointsOutcome,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    natural: Option<Natural>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fouled: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    foul: Option<&'a str>,
+    points: i64,
+    result: Money,
+    against: Against,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hands: Option<HandsRecord<'a>>,
+}
+
+impl<'a> PointsRoundRecord<'a> {
+    /// The canonical points round `round`.
+    pub fn of(round: &'a PointsRoundIn<'a>) -> Self {
+        PointsRoundRecord {
+            rules: &round.rules,
+            unit: round.unit,
+            seats: round
+                .seats
+                .iter()
+                .map(|player| PlayerRecord {
+                    seat: player.seat,
+                    action: match player.action {
+                        PointsAction::Play => PointsActionRecord::Play,
+                        PointsAction::Natural => PointsActionRecord::Natural,
+                        PointsAction::Surrender => PointsActionRecord::Surrender,
+                    },
+                    natural: player.natural,
+                    back: player.back.as_deref(),
+                    middle: player.middle.as_deref(),
+                    front: player.front.as_deref(),
+                    dealt: player.dealt.as_deref(),
+                })
+                .collect(),
+        }
+    }
+}
+
+impl<'a> PointsSettlementRecord<'a> {
+    pub fn of(settlement: &'a PointsSettlementOut) -> Self {
+        PointsSettlementRecord {
+            seats: settlement.seats.iter().map(player_result).collect(),
+            pusoy: settlement.pusoy,
+        }
+    }
+}
+
+fn player_result(player: &PlayerOut) -> PlayerResultRecord<'_> {
+    PlayerResultRecord {
+        seat: player.seat,
+        outcome: player.outcome,
+        natural: player.natural,
+        fouled: player.fouled,
+        foul: player.foul.as_deref(),
+        points: player.points,
+        result: player.result,
+        against: player.against,
+        hands: hands(player.hands.as_ref()),
     }
 }

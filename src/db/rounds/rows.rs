@@ -15,6 +15,7 @@ use crate::db::shifts::Shift;
 use crate::rules::card::{parse_cards, Card};
 use crate::rules::houseway::{hand_text, Analysis};
 use crate::rules::money::{Money, Total};
+use crate::rules::points::wire::{Against, PlayerIn, PointsRoundIn, PointsSettlementOut};
 use crate::rules::wire::{HandsOut, PlaceIn, RoundIn, SettlementOut};
 
 /// A settled round's header row.
@@ -41,8 +42,10 @@ pub struct RoundRow {
 }
 
 /// One place of a settled round (RULES.md section 8), as kept in the round's row (`places`, a
-/// JSON array: the dealer first, then the seats in order).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// JSON array: a banking round's dealer first, then the seats in order; a points round's
+/// players in seat order, with their points, what they scored against each other player, the
+/// natural shown and whether they made pusoy, which a banking round's places leave out).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PlaceRow {
     pub place: String,
     pub bet: Option<Money>,
@@ -60,6 +63,14 @@ pub struct PlaceRow {
     pub outcome: Option<String>,
     pub hands_won: Option<i16>,
     pub result: Money,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub natural: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub points: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub against: Option<Against>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pusoy: Option<bool>,
     /// The dealer's only: the house way's set when the table required it and the recorded set
     /// differed (absent otherwise, and in rounds stored before the option). The column
     /// `rounds.house_way_departure` is computed from it.
@@ -220,15 +231,8 @@ fn base_row(place: String, bet: Option<Money>, play: &PlaceIn<'_>, result: Money
         back: text(&play.back),
         middle: text(&play.middle),
         front: text(&play.front),
-        back_name: None,
-        middle_name: None,
-        front_name: None,
-        fouled: None,
-        foul_reason: None,
-        outcome: None,
-        hands_won: None,
         result,
-        house_way: None,
+        ..PlaceRow::default()
     }
 }
 
@@ -246,9 +250,19 @@ impl PlaceRow {
             [&row.back, &row.middle, &row.front, &row.dealt]
                 .map(|text| (text.is_some(), cards(text)))
         };
-        (&self.place, self.bet, &self.action, &self.royalty)
-            == (&other.place, other.bet, &other.action, &other.royalty)
-            && hands(self) == hands(other)
+        (
+            &self.place,
+            self.bet,
+            &self.action,
+            &self.royalty,
+            &self.natural,
+        ) == (
+            &other.place,
+            other.bet,
+            &other.action,
+            &other.royalty,
+            &other.natural,
+        ) && hands(self) == hands(other)
     }
 
     fn name_hands(&mut self, hands: Option<&HandsOut>) {
@@ -300,4 +314,38 @@ pub fn place_rows(
         rows.push(row);
     }
     rows
+}
+
+/// The rows of every player of a points round, from the canonical round and its settlement.
+pub fn points_place_rows(
+    round: &PointsRoundIn<'_>,
+    settlement: &PointsSettlementOut,
+) -> Vec<PlaceRow> {
+    let text = |t: &Option<std::borrow::Cow<'_, str>>| t.as_deref().map(str::to_owned);
+    round
+        .seats
+        .iter()
+        .filter_map(|player: &PlayerIn<'_>| {
+            let out = settlement.seats.iter().find(|s| s.seat == player.seat)?;
+            let mut row = PlaceRow {
+                place: format!("seat{}", player.seat.number()),
+                action: text_of(&player.action).unwrap_or_default(),
+                dealt: text(&player.dealt),
+                back: text(&player.back),
+                middle: text(&player.middle),
+                front: text(&player.front),
+                fouled: out.fouled,
+                foul_reason: out.foul.clone(),
+                outcome: text_of(&out.outcome),
+                result: out.result,
+                natural: player.natural.as_ref().and_then(text_of),
+                points: Some(out.points),
+                against: Some(out.against),
+                pusoy: Some(settlement.pusoy == Some(player.seat)),
+                ..PlaceRow::default()
+            };
+            row.name_hands(out.hands.as_ref());
+            Some(row)
+        })
+        .collect()
 }

@@ -50,7 +50,7 @@ pub const VERSION_IN_FORCE: &str = version_in_force!();
 pub const ENTRY_READ: &str = concat!(
     "\
     SELECT t.id AS table_id, t.code, t.name, t.currency, t.min_bet, t.max_bet, \
-           t.rule_profile_id, t.created_at, t.updated_at, t.approval_threshold, \
+           t.rule_profile_id, t.created_at, t.updated_at, t.approval_threshold, t.unit, \
            v.id AS profile_version_id, v.options, \
            s.id AS shift_id, s.dealer_id, s.gaming_day AS shift_day, s.signed_on_at, \
            h.last_seq, h.last_hash, \

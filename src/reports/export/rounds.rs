@@ -11,8 +11,12 @@ use diesel::PgConnection;
 
 use crate::db::export::{self as db, RoundLine};
 use crate::db::rounds::rows::PlaceRow;
+use crate::reports::recheck::points_places_again;
+use crate::rules::game::GameRules;
 use crate::rules::money::Money;
 use crate::rules::place::SeatNo;
+use crate::rules::points::profile::PointsProfile;
+use crate::rules::points::wire::Against;
 use crate::rules::profile::RuleProfile;
 use crate::rules::settle::settle;
 use crate::rules::wire::{Action, HandsOut, PlaceIn, RoundIn, SeatIn, SettlementOut, WireError};
@@ -61,7 +65,16 @@ pub const COLUMNS: &[(&str, ColumnKind)] = &[
     ("voided_by", Text),
     ("voided_at_utc", Text),
     ("replaces_round_id", Int),
+    // The points game's (RULES.md section 7), empty on a banking round's rows.
+    ("natural", Text),
+    ("points", Int),
+    ("against", Text),
+    ("pusoy", Bool),
 ];
+
+/// How many of [`COLUMNS`] a rounds export written before the points game has: all but the
+/// points game's, which `verify-export` then does without.
+pub const BEFORE_POINTS: usize = 36;
 
 /// Where each column is in a row (`row` is 0).
 mod at {
@@ -90,6 +103,16 @@ mod at {
     /// before `PLACE`.
     pub const NEEDS_APPROVAL: usize = 28;
     pub const REPLACES: usize = 36;
+    pub const NATURAL: usize = 37;
+    pub const POINTS: usize = 38;
+    pub const AGAINST: usize = 39;
+    pub const PUSOY: usize = 40;
+}
+
+/// Points won from each other player as the export writes them: `{"2":-13,"3":3}`.
+fn against_text(against: &Against) -> String {
+    // A map of seat numbers to integers: serialising cannot fail.
+    serde_json::to_string(against).unwrap_or_default()
 }
 
 fn time(at: Option<DateTime<Utc>>) -> Field {
@@ -170,6 +193,10 @@ pub(super) fn export(
                     Field::opt_text(line.voided_by.as_deref()),
                     time(line.voided_at),
                     Field::opt_int(line.replaces_round_id),
+                    Field::opt_text(place.natural),
+                    Field::opt_int(place.points),
+                    Field::opt_text(place.against.as_ref().map(against_text)),
+                    Field::opt_bool(place.pusoy),
                 ]);
                 writer.write(&fields)?;
             }
@@ -188,7 +215,7 @@ pub(super) fn export(
 /// settle again to the exported results, balancing to zero.
 pub(super) struct RoundsCheck {
     clock: Clock,
-    profiles: BTreeMap<String, Result<RuleProfile, String>>,
+    profiles: BTreeMap<String, Result<GameRules, String>>,
     /// The rows of the round being read.
     round: Vec<Row>,
     /// The last round read: (table, gaming day, number).
@@ -201,7 +228,7 @@ impl RoundsCheck {
             .profiles
             .iter()
             .map(|(id, record)| {
-                let rules = serde_json::from_value::<RuleProfile>(record.options.clone())
+                let rules = serde_json::from_value::<GameRules>(record.options.clone())
                     .map_err(|e| e.to_string());
                 (id.clone(), rules)
             })
@@ -279,7 +306,10 @@ impl RoundsCheck {
                 return;
             }
         };
-        resettle(&rows, rules, &round_id, problems);
+        match rules {
+            GameRules::Banking(rules) => resettle(&rows, rules, &round_id, problems),
+            GameRules::Points(rules) => resettle_points(&rows, &rules, &round_id, problems),
+        }
     }
 
     fn clock_check(&self, row: &Row) -> Result<(), String> {
@@ -498,7 +528,6 @@ struct Expected<'a> {
 }
 
 fn compare(rows: &[Row], settled: &SettlementOut, round_id: &str, problems: &mut Problems) {
-    let mut sum: i64 = 0;
     for row in rows {
         let expected = match seat_of(row) {
             Ok(None) => Expected {
@@ -524,19 +553,8 @@ fn compare(rows: &[Row], settled: &SettlementOut, round_id: &str, problems: &mut
             },
             Err(_) => continue,
         };
-        let place = row.text(at::PLACE);
-        let mut check = |column: usize, engine: String| {
-            if row.text(column) != engine {
-                problems.at(
-                    row,
-                    column,
-                    format!(
-                        "round {round_id} {place}: exported {:?}, the engine settles {engine:?}",
-                        row.text(column)
-                    ),
-                );
-            }
-        };
+        let mut check =
+            |column: usize, engine: String| check_field(row, column, &engine, round_id, problems);
         check(at::RESULT, expected.result.to_string());
         check(
             at::FOULED,
@@ -558,8 +576,30 @@ fn compare(rows: &[Row], settled: &SettlementOut, round_id: &str, problems: &mut
                 names.map(|n| n[offset].to_string()).unwrap_or_default(),
             );
         }
-        sum = sum.saturating_add(row.text(at::RESULT).parse::<i64>().unwrap_or(0));
     }
+    check_balance(rows, round_id, problems);
+}
+
+/// Names `column` of `row` if the export says other than the engine (`engine`).
+fn check_field(row: &Row, column: usize, engine: &str, round_id: &str, problems: &mut Problems) {
+    if row.text(column) != engine {
+        problems.at(
+            row,
+            column,
+            format!(
+                "round {round_id} {}: exported {:?}, the engine settles {engine:?}",
+                row.text(at::PLACE),
+                row.text(column)
+            ),
+        );
+    }
+}
+
+/// Names the round of `rows` if its exported results do not sum to zero.
+fn check_balance(rows: &[Row], round_id: &str, problems: &mut Problems) {
+    let sum = rows.iter().fold(0_i64, |sum, row| {
+        sum.saturating_add(row.text(at::RESULT).parse::<i64>().unwrap_or(0))
+    });
     if sum != 0 {
         let last = &rows[rows.len() - 1];
         problems.at(
@@ -571,4 +611,91 @@ fn compare(rows: &[Row], settled: &SettlementOut, round_id: &str, problems: &mut
             ),
         );
     }
+}
+
+/// A points round's player as exported, in the shape it is stored in (what the engine settles
+/// again, as the recompute check does); the column that does not read, and why, otherwise.
+fn points_place(row: &Row) -> Result<PlaceRow, (usize, String)> {
+    let text = |column: usize| opt(row, column).map(Cow::into_owned);
+    let result = int(row, at::RESULT)
+        .map_err(|e| (at::RESULT, e))?
+        .ok_or_else(|| (at::RESULT, "a player's result is missing".to_owned()))?;
+    Ok(PlaceRow {
+        place: row.text(at::PLACE).to_owned(),
+        action: row.text(at::ACTION).to_owned(),
+        dealt: text(at::DEALT),
+        back: text(at::BACK),
+        middle: text(at::MIDDLE),
+        front: text(at::FRONT),
+        result: Money(result),
+        natural: text(at::NATURAL),
+        points: int(row, at::POINTS).map_err(|e| (at::POINTS, e))?,
+        ..PlaceRow::default()
+    })
+}
+
+/// Settles the points round of `rows` (its players' rows) again under `rules` and compares
+/// each player's row with the engine's.
+fn resettle_points(rows: &[Row], rules: &PointsProfile, round_id: &str, problems: &mut Problems) {
+    let mut places = Vec::with_capacity(rows.len());
+    for row in rows {
+        match points_place(row) {
+            Ok(place) => places.push(place),
+            Err((column, message)) => {
+                problems.at(row, column, message);
+                return;
+            }
+        }
+    }
+    let again = match points_places_again(&places, rules) {
+        Ok(again) => again,
+        Err(error) => {
+            problems.at(
+                &rows[0],
+                at::ACTION,
+                format!("the engine refuses points round {round_id}: {error}"),
+            );
+            return;
+        }
+    };
+    if again.len() != rows.len() {
+        problems.at(
+            &rows[0],
+            at::PLACE,
+            format!(
+                "points round {round_id}: {} rows exported, the engine settles {} players",
+                rows.len(),
+                again.len()
+            ),
+        );
+        return;
+    }
+    for (row, fresh) in rows.iter().zip(&again) {
+        let mut check =
+            |column: usize, engine: String| check_field(row, column, &engine, round_id, problems);
+        check(at::RESULT, fresh.result.0.to_string());
+        check(
+            at::FOULED,
+            fresh.fouled.map(|f| f.to_string()).unwrap_or_default(),
+        );
+        check(at::FOUL, fresh.foul_reason.clone().unwrap_or_default());
+        check(at::OUTCOME, fresh.outcome.clone().unwrap_or_default());
+        check(
+            at::POINTS,
+            fresh.points.map(|p| p.to_string()).unwrap_or_default(),
+        );
+        check(
+            at::AGAINST,
+            fresh.against.as_ref().map(against_text).unwrap_or_default(),
+        );
+        check(
+            at::PUSOY,
+            fresh.pusoy.map(|p| p.to_string()).unwrap_or_default(),
+        );
+        let names = [&fresh.back_name, &fresh.middle_name, &fresh.front_name];
+        for (name, column) in names.into_iter().zip(at::BACK_NAME..at::BACK_NAME + 3) {
+            check(column, name.clone().unwrap_or_default());
+        }
+    }
+    check_balance(rows, round_id, problems);
 }

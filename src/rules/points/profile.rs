@@ -61,6 +61,39 @@ impl PointsProfile {
     pub fn suit_ties(&self) -> Option<&SuitOrder> {
         (self.ties == PointsTies::SuitOrder).then_some(&self.suit_order)
     }
+
+    /// The options in plain words, e.g. "naturals on (a dragon 13, six pairs 6, ...), surrender
+    /// on (pays 3), scoop +3, pusoy bonus on, ties by suit (...), wheel lowest".
+    pub fn describe(&self) -> String {
+        let naturals = if self.naturals {
+            let listed: Vec<String> = Natural::ALL
+                .into_iter()
+                .filter(|&natural| self.natural_points.points(natural) > 0)
+                .map(|natural| format!("{natural} {}", self.natural_points.points(natural)))
+                .collect();
+            format!("naturals on ({})", listed.join(", "))
+        } else {
+            "naturals off".to_owned()
+        };
+        let surrender = if self.surrender {
+            format!("surrender on (pays {})", self.surrender_points)
+        } else {
+            "surrender off".to_owned()
+        };
+        let ties = match self.ties {
+            PointsTies::SuitOrder => format!("ties by suit ({})", self.suit_order.describe()),
+            PointsTies::Push => "ties push".to_owned(),
+        };
+        let wheel = match self.wheel {
+            Wheel::Lowest => "lowest",
+            Wheel::Second => "second",
+        };
+        format!(
+            "{naturals}, {surrender}, scoop +{}, pusoy bonus {}, {ties}, wheel {wheel}",
+            self.scoop_bonus,
+            if self.pusoy_bonus { "on" } else { "off" }
+        )
+    }
 }
 
 /// Two hands of exactly equal rank in the points game.
