@@ -57,6 +57,8 @@ struct Options {
     warmup: u64,
     /// Print the confirming request's latency second by second.
     timeline: bool,
+    /// The process id of this checkout's PostgreSQL server (its postmaster).
+    postmaster: u32,
 }
 
 fn options() -> Result<Options> {
@@ -70,6 +72,7 @@ fn options() -> Result<Options> {
         rate: 0,
         warmup: 3,
         timeline: false,
+        postmaster: 0,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -348,19 +351,23 @@ struct Cpu {
     load_generator: f64,
     /// The rest of this process: the server.
     app: f64,
-    /// Every `postgres` process.
+    /// This checkout's PostgreSQL cluster: its postmaster and the processes it started.
     database: f64,
+    /// Every `postgres` process on the machine, other checkouts' clusters included.
+    every_postgres: f64,
 }
 
 const LOAD_GENERATOR_THREADS: &str = "loadgen";
 
-fn cpu_seconds() -> Cpu {
+fn cpu_seconds(postmaster: u32) -> Cpu {
+    // Fields after the parenthesised command name: the parent's pid is the 2nd, utime and
+    // stime are the 12th and 13th.
+    fn fields(stat: &str) -> Vec<&str> {
+        stat.rsplit_once(") ")
+            .map_or_else(Vec::new, |(_, rest)| rest.split_whitespace().collect())
+    }
     fn of(stat: &str) -> f64 {
-        // Fields after the parenthesised command name; utime and stime are the 12th and 13th.
-        let Some((_, rest)) = stat.rsplit_once(") ") else {
-            return 0.0;
-        };
-        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let fields = fields(stat);
         let ticks = |i: usize| {
             fields
                 .get(i)
@@ -381,12 +388,19 @@ fn cpu_seconds() -> Cpu {
             }
         }
     }
-    let mut database = 0.0;
+    let (mut database, mut every_postgres) = (0.0, 0.0);
+    let postmaster = postmaster.to_string();
     if let Ok(entries) = std::fs::read_dir("/proc") {
         for entry in entries.flatten() {
             let stat = read(entry.path().join("stat"));
             if stat.contains("(postgres)") {
-                database += of(&stat);
+                every_postgres += of(&stat);
+                // Other checkouts run clusters of their own on this machine; count ours only.
+                if entry.file_name() == postmaster.as_str()
+                    || fields(&stat).get(1) == Some(&postmaster.as_str())
+                {
+                    database += of(&stat);
+                }
             }
         }
     }
@@ -394,7 +408,18 @@ fn cpu_seconds() -> Cpu {
         load_generator,
         app: process - load_generator,
         database,
+        every_postgres,
     }
+}
+
+/// The process id of the cluster's postmaster: the first line of `postmaster.pid`.
+fn postmaster_pid(data_dir: &Path) -> Result<u32> {
+    let pid_file = data_dir.join("postmaster.pid");
+    std::fs::read_to_string(&pid_file)?
+        .lines()
+        .next()
+        .and_then(|line| line.trim().parse().ok())
+        .with_context(|| format!("no process id in {}", pid_file.display()))
 }
 
 /// The connection pool's size: by default the app's own default (`PUSOY_DB_POOL_SIZE`).
@@ -497,7 +522,7 @@ async fn run_flow(
             );
         }
     }
-    let before = cpu_seconds();
+    let before = cpu_seconds(options.postmaster);
     let start = Instant::now();
     let Run {
         confirmed,
@@ -510,7 +535,7 @@ async fn run_flow(
         timeline(start, &started, &confirm);
     }
     let elapsed = start.elapsed().as_secs_f64();
-    let after = cpu_seconds();
+    let after = cpu_seconds(options.postmaster);
     println!(
         "confirmed rounds       {confirmed} in {elapsed:.1} s = {:.0} rounds/s",
         confirmed as f64 / elapsed
@@ -521,6 +546,10 @@ async fn run_flow(
         per_round(after.load_generator - before.load_generator),
         per_round(after.app - before.app),
         per_round(after.database - before.database)
+    );
+    println!(
+        "                       (every postgres process on the machine {:.0} us)",
+        per_round(after.every_postgres - before.every_postgres)
     );
     match flow {
         Flow::Whole => summary("PUT whole round", confirm),
@@ -542,7 +571,9 @@ fn main() -> Result<()> {
     config.db_pool_size = pool_size(&options, &config);
     options.pool_size = config.db_pool_size;
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("var");
-    let cluster = embedded::ensure_running(&Layout::resolve(&base)?)?;
+    let layout = Layout::resolve(&base)?;
+    let cluster = embedded::ensure_running(&layout)?;
+    options.postmaster = postmaster_pid(&layout.data_dir())?;
     let day = config.gaming_day(chrono::Utc::now());
     // A confirmed round must be on disk before the dealer is told so: what is measured here.
     let seeded = seed(&cluster, DATABASE, "on", options.clients, day)?;
