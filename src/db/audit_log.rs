@@ -13,7 +13,7 @@ use diesel::sql_types::{BigInt, Bytea, Date, Jsonb, Nullable, Text, Timestamptz}
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::db::canonical_json::{self, NotJson};
+use crate::db::canonical_json::{self, write_canonical, NotJson};
 use crate::db::ids::{TableId, UserId};
 use crate::db::prepared::{column, Sql};
 use crate::db::schema::{audit_chain_heads, audit_events};
@@ -730,76 +730,13 @@ fn canonical(fields: &HashedFields<'_>) -> Result<String, NotJson> {
     Ok(out)
 }
 
-pub(crate) fn write_canonical(value: &Value, out: &mut String) {
-    match value {
-        Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-            out.push('{');
-            for (i, (key, inner)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_json_string(key, out);
-                out.push(':');
-                write_canonical(inner, out);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(']');
-        }
-        Value::String(text) => write_json_string(text, out),
-        Value::Null => out.push_str("null"),
-        Value::Bool(true) => out.push_str("true"),
-        Value::Bool(false) => out.push_str("false"),
-        Value::Number(number) => out.push_str(&number.to_string()),
-    }
-}
-
-/// A JSON string literal exactly as serde_json writes it (tested against it).
-pub(crate) fn write_json_string(text: &str, out: &mut String) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push('"');
-    let mut plain_from = 0;
-    for (at, c) in text.char_indices() {
-        let escaped = match c {
-            '"' => "\\\"",
-            '\\' => "\\\\",
-            '\n' => "\\n",
-            '\r' => "\\r",
-            '\t' => "\\t",
-            '\u{8}' => "\\b",
-            '\u{c}' => "\\f",
-            c if u32::from(c) < 0x20 => "\\u00",
-            _ => continue,
-        };
-        out.push_str(&text[plain_from..at]);
-        out.push_str(escaped);
-        if escaped == "\\u00" {
-            let n = u32::from(c) as usize;
-            out.push(char::from(HEX[n >> 4]));
-            out.push(char::from(HEX[n & 0xf]));
-        }
-        plain_from = at + c.len_utf8();
-    }
-    out.push_str(&text[plain_from..]);
-    out.push('"');
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use chrono::TimeZone;
 
     use super::*;
+    use crate::db::canonical_json::write_json_string;
 
     /// Version 1 of the hashed form, byte for byte: chains already written must still verify.
     #[test]

@@ -11,6 +11,8 @@
 use std::borrow::Cow;
 use std::str::FromStr;
 
+use serde_json::Value;
+
 /// The text is not JSON; `at` is the byte where reading stopped.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("not JSON at byte {at}")]
@@ -28,6 +30,71 @@ pub fn write_text(text: &str, out: &mut String) -> Result<(), NotJson> {
     } else {
         Err(reader.error())
     }
+}
+
+/// The canonical form of a value: object keys sorted at every depth, no white space.
+pub fn write_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (i, (key, inner)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_json_string(key, out);
+                out.push(':');
+                write_canonical(inner, out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        Value::String(text) => write_json_string(text, out),
+        Value::Null => out.push_str("null"),
+        Value::Bool(true) => out.push_str("true"),
+        Value::Bool(false) => out.push_str("false"),
+        Value::Number(number) => out.push_str(&number.to_string()),
+    }
+}
+
+/// A JSON string literal exactly as serde_json writes it (tested against it).
+pub fn write_json_string(text: &str, out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push('"');
+    let mut plain_from = 0;
+    for (at, c) in text.char_indices() {
+        let escaped = match c {
+            '"' => "\\\"",
+            '\\' => "\\\\",
+            '\n' => "\\n",
+            '\r' => "\\r",
+            '\t' => "\\t",
+            '\u{8}' => "\\b",
+            '\u{c}' => "\\f",
+            c if u32::from(c) < 0x20 => "\\u00",
+            _ => continue,
+        };
+        out.push_str(&text[plain_from..at]);
+        out.push_str(escaped);
+        if escaped == "\\u00" {
+            let n = u32::from(c) as usize;
+            out.push(char::from(HEX[n >> 4]));
+            out.push(char::from(HEX[n & 0xf]));
+        }
+        plain_from = at + c.len_utf8();
+    }
+    out.push_str(&text[plain_from..]);
+    out.push('"');
 }
 
 /// Deeper than this is refused rather than risking the stack (serde_json stops at 128 too).
@@ -80,7 +147,7 @@ impl<'a> Reader<'a> {
             Some(b'[') if depth < MOST_DEPTH => self.array(out, depth + 1),
             Some(b'"') => {
                 let text = self.string()?;
-                crate::db::audit_log::write_json_string(&text, out);
+                write_json_string(&text, out);
                 Ok(())
             }
             Some(b't') => self.literal("true", out),
@@ -156,7 +223,7 @@ impl<'a> Reader<'a> {
             if i > 0 {
                 out.push(',');
             }
-            crate::db::audit_log::write_json_string(key, out);
+            write_json_string(key, out);
             out.push(':');
             out.push_str(&values[from - start..to - start]);
         }
@@ -299,10 +366,8 @@ impl<'a> Reader<'a> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use proptest::prelude::*;
-    use serde_json::Value;
 
     use super::*;
-    use crate::db::audit_log::write_canonical;
 
     fn by_value(text: &str) -> Option<String> {
         let value: Value = serde_json::from_str(text).ok()?;

@@ -307,23 +307,20 @@ fn card_field(body: &RoundBody, place: Place, card: Card) -> String {
             .find(|s| s.seat == i64::from(seat.number()))
             .map(|s| &s.play),
     };
-    if let Some(entry) = entry {
-        for (part, text) in [
-            ("back", &entry.back),
-            ("middle", &entry.middle),
-            ("front", &entry.front),
-            ("dealt", &entry.dealt),
-        ] {
-            let holds = text
-                .as_deref()
-                .and_then(|t| parse_cards(t).ok())
-                .is_some_and(|cards| cards.contains(&card));
-            if holds {
-                return key(place, part);
-            }
-        }
-    }
-    key(place, "back")
+    let part = entry.and_then(|e| part_holding([&e.back, &e.middle, &e.front, &e.dealt], card));
+    key(place, part.unwrap_or("back"))
+}
+
+/// Which of a place's card fields, given as back, middle, front and dealt, holds `card`: its
+/// set hands first, then its deal.
+pub(crate) fn part_holding(texts: [&Option<String>; 4], card: Card) -> Option<&'static str> {
+    let parts = ["back", "middle", "front", "dealt"];
+    parts.into_iter().zip(texts).find_map(|(part, text)| {
+        text.as_deref()
+            .and_then(|t| parse_cards(t).ok())
+            .is_some_and(|cards| cards.contains(&card))
+            .then_some(part)
+    })
 }
 
 /// What a dealer needs to see about one place's set hands before confirming: each hand's name

@@ -10,8 +10,8 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::recording::entry::FieldErrors;
-use crate::rules::card::{parse_cards, Card};
+use crate::recording::entry::{part_holding, FieldErrors};
+use crate::rules::card::Card;
 use crate::rules::game::Game;
 use crate::rules::money::Money;
 use crate::rules::place::PlayerSeat;
@@ -212,23 +212,8 @@ fn card_field(body: &PointsBody, seat: PlayerSeat, card: Card) -> String {
         .seats
         .iter()
         .find(|s| s.seat == i64::from(seat.number()));
-    if let Some(entry) = entry {
-        for (part, text) in [
-            ("back", &entry.back),
-            ("middle", &entry.middle),
-            ("front", &entry.front),
-            ("dealt", &entry.dealt),
-        ] {
-            let holds = text
-                .as_deref()
-                .and_then(|t| parse_cards(t).ok())
-                .is_some_and(|cards| cards.contains(&card));
-            if holds {
-                return seat_key(seat, part);
-            }
-        }
-    }
-    seat_key(seat, "back")
+    let part = entry.and_then(|e| part_holding([&e.back, &e.middle, &e.front, &e.dealt], card));
+    seat_key(seat, part.unwrap_or("back"))
 }
 
 #[cfg(test)]

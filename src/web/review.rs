@@ -272,6 +272,8 @@ struct RoundPage {
     entered_by: String,
     entered_from: String,
     profile_words: String,
+    /// A points-game round: no bets (the table's unit sets the stakes).
+    points_game: bool,
     house_result: String,
     approval: String,
     void: String,
@@ -477,6 +479,9 @@ fn round_page(nav: Nav, read: RoundRead, user: &CurrentUser, zone: FixedOffset) 
             ),
             None => "unknown".to_owned(),
         },
+        points_game: profile
+            .as_ref()
+            .is_some_and(|v| v.options.game() == Game::Points),
         house_result: match profile.as_ref().map(|v| v.options.game()) {
             Some(Game::Points) => "None: a points-game round (the players' points pass between \
                 them; the house's income at this table is its fee, kept in table accounting, \

@@ -39,6 +39,9 @@ use crate::web::session;
 use crate::web::state::AppState;
 use crate::web::user::CurrentUser;
 
+/// The deal's label at a points table, where the 13 cards show a natural.
+const DEALT_AT_POINTS: &str = "Dealt (13, optional; needed for a natural)";
+
 const SLOTS: [(&str, &str, u8); 4] = [
     ("dealt", "Dealt (13, optional; needed for a royalty)", 13),
     ("back", "Back (5)", 5),
@@ -419,7 +422,13 @@ fn places_view(table: &PlayingTable, fields: &Fields, errors: &FieldErrors) -> V
                 bet: field(format!("{place}_bet"), "Bet", 0),
                 cards: SLOTS
                     .iter()
-                    .map(|&(slot, label, count)| field(format!("{place}_{slot}"), label, count))
+                    .map(|&(slot, label, count)| {
+                        let label = match (slot, &table.rules) {
+                            ("dealt", GameRules::Points(_)) => DEALT_AT_POINTS,
+                            _ => label,
+                        };
+                        field(format!("{place}_{slot}"), label, count)
+                    })
                     .collect(),
             }
         })
