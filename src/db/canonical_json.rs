@@ -71,30 +71,43 @@ pub fn write_canonical(value: &Value, out: &mut String) {
 pub fn write_json_string(text: &str, out: &mut String) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push('"');
+    // Every byte that needs an escape is ASCII, so the text between two is whole characters.
     let mut plain_from = 0;
-    for (at, c) in text.char_indices() {
-        let escaped = match c {
-            '"' => "\\\"",
-            '\\' => "\\\\",
-            '\n' => "\\n",
-            '\r' => "\\r",
-            '\t' => "\\t",
-            '\u{8}' => "\\b",
-            '\u{c}' => "\\f",
-            c if u32::from(c) < 0x20 => "\\u00",
+    for (at, &byte) in text.as_bytes().iter().enumerate() {
+        let escaped = match byte {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0..=0x1f => "\\u00",
             _ => continue,
         };
         out.push_str(&text[plain_from..at]);
         out.push_str(escaped);
         if escaped == "\\u00" {
-            let n = u32::from(c) as usize;
-            out.push(char::from(HEX[n >> 4]));
-            out.push(char::from(HEX[n & 0xf]));
+            out.push(char::from(HEX[usize::from(byte >> 4)]));
+            out.push(char::from(HEX[usize::from(byte & 0xf)]));
         }
-        plain_from = at + c.len_utf8();
+        plain_from = at + 1;
     }
     out.push_str(&text[plain_from..]);
     out.push('"');
+}
+
+/// A string read from the text: one that had no escapes holds nothing to escape (a quote, a
+/// backslash or a control character would have ended or refused it), so it is copied as it is.
+fn write_string(text: &Cow<'_, str>, out: &mut String) {
+    match text {
+        Cow::Borrowed(plain) => {
+            out.push('"');
+            out.push_str(plain);
+            out.push('"');
+        }
+        Cow::Owned(decoded) => write_json_string(decoded, out),
+    }
 }
 
 /// Deeper than this is refused rather than risking the stack (serde_json stops at 128 too).
@@ -147,7 +160,7 @@ impl<'a> Reader<'a> {
             Some(b'[') if depth < MOST_DEPTH => self.array(out, depth + 1),
             Some(b'"') => {
                 let text = self.string()?;
-                write_json_string(&text, out);
+                write_string(&text, out);
                 Ok(())
             }
             Some(b't') => self.literal("true", out),
@@ -223,7 +236,7 @@ impl<'a> Reader<'a> {
             if i > 0 {
                 out.push(',');
             }
-            write_json_string(key, out);
+            write_string(key, out);
             out.push(':');
             out.push_str(&values[from - start..to - start]);
         }
