@@ -18,6 +18,25 @@ use crate::db::ids::{TableId, UserId};
 use crate::db::prepared::{column, Sql};
 use crate::db::schema::{audit_chain_heads, audit_events};
 
+/// The hashed fields of an event row (whose details are given as a value or as text).
+macro_rules! hashed_fields {
+    ($event:expr, $details:expr) => {
+        HashedFields {
+            chain: &$event.chain,
+            seq: $event.seq,
+            at: $event.at,
+            actor_user_id: $event.actor_user_id,
+            actor_name: &$event.actor_name,
+            action: &$event.action,
+            target: &$event.target,
+            details: $details,
+            client_addr: $event.client_addr.as_deref(),
+            gaming_day: $event.gaming_day,
+            table_id: $event.table_id,
+        }
+    };
+}
+
 /// The chain for sign-in, session and staff-account events.
 pub const SYSTEM_CHAIN: &str = "system";
 
@@ -556,61 +575,42 @@ pub trait ChainedEvent {
     fn expected_hash(&self, prev_hash: &[u8]) -> [u8; 32];
 }
 
-impl ChainedEvent for AuditEvent {
-    fn id(&self) -> i64 {
-        self.id
-    }
-    fn seq(&self) -> i64 {
-        self.seq
-    }
-    fn prev_hash(&self) -> &[u8] {
-        &self.prev_hash
-    }
-    fn hash(&self) -> &[u8] {
-        &self.hash
-    }
-    fn expected_hash(&self, prev_hash: &[u8]) -> [u8; 32] {
-        expected_hash(prev_hash, self)
-    }
+/// [`ChainedEvent`] for an event row type, given how its hash is worked out.
+macro_rules! chained_event {
+    ($row:ty, |$event:ident, $prev:ident| $hash:expr) => {
+        impl ChainedEvent for $row {
+            fn id(&self) -> i64 {
+                self.id
+            }
+            fn seq(&self) -> i64 {
+                self.seq
+            }
+            fn prev_hash(&self) -> &[u8] {
+                &self.prev_hash
+            }
+            fn hash(&self) -> &[u8] {
+                &self.hash
+            }
+            fn expected_hash(&self, $prev: &[u8]) -> [u8; 32] {
+                let $event = self;
+                $hash
+            }
+        }
+    };
 }
+
+chained_event!(AuditEvent, |event, prev| expected_hash(prev, event));
+// Stored details are always JSON (PostgreSQL checks); a hash of nothing matches none.
+chained_event!(StoredEvent, |event, prev| event
+    .hash_after(prev)
+    .unwrap_or([0; 32]));
 
 impl StoredEvent {
     /// The hash the event must have after one whose hash is `prev_hash`, or where its details
     /// stop being JSON.
     pub fn hash_after(&self, prev_hash: &[u8]) -> Result<[u8; 32], NotJson> {
-        let fields = HashedFields {
-            chain: &self.chain,
-            seq: self.seq,
-            at: self.at,
-            actor_user_id: self.actor_user_id,
-            actor_name: &self.actor_name,
-            action: &self.action,
-            target: &self.target,
-            details: Details::Text(&self.details),
-            client_addr: self.client_addr.as_deref(),
-            gaming_day: self.gaming_day,
-            table_id: self.table_id,
-        };
+        let fields = hashed_fields!(self, Details::Text(&self.details));
         Ok(hash_after(prev_hash, &canonical(&fields)?))
-    }
-}
-
-impl ChainedEvent for StoredEvent {
-    fn id(&self) -> i64 {
-        self.id
-    }
-    fn seq(&self) -> i64 {
-        self.seq
-    }
-    fn prev_hash(&self) -> &[u8] {
-        &self.prev_hash
-    }
-    fn hash(&self) -> &[u8] {
-        &self.hash
-    }
-    fn expected_hash(&self, prev_hash: &[u8]) -> [u8; 32] {
-        // Stored details are always JSON (PostgreSQL checks); a hash of nothing matches none.
-        self.hash_after(prev_hash).unwrap_or([0; 32])
     }
 }
 
@@ -654,19 +654,7 @@ struct HashedFields<'a> {
 
 impl<'a> HashedFields<'a> {
     fn of(event: &'a AuditEvent) -> Self {
-        HashedFields {
-            chain: &event.chain,
-            seq: event.seq,
-            at: event.at,
-            actor_user_id: event.actor_user_id,
-            actor_name: &event.actor_name,
-            action: &event.action,
-            target: &event.target,
-            details: Details::Value(&event.details),
-            client_addr: event.client_addr.as_deref(),
-            gaming_day: event.gaming_day,
-            table_id: event.table_id,
-        }
+        hashed_fields!(event, Details::Value(&event.details))
     }
 }
 

@@ -99,14 +99,14 @@ pub fn write_json_string(text: &str, out: &mut String) {
 
 /// A string read from the text: one that had no escapes holds nothing to escape (a quote, a
 /// backslash or a control character would have ended or refused it), so it is copied as it is.
-fn write_string(text: &Cow<'_, str>, out: &mut String) {
+fn write_string(text: Cow<'_, str>, out: &mut String) {
     match text {
         Cow::Borrowed(plain) => {
             out.push('"');
             out.push_str(plain);
             out.push('"');
         }
-        Cow::Owned(decoded) => write_json_string(decoded, out),
+        Cow::Owned(decoded) => write_json_string(&decoded, out),
     }
 }
 
@@ -160,7 +160,7 @@ impl<'a> Reader<'a> {
             Some(b'[') if depth < MOST_DEPTH => self.array(out, depth + 1),
             Some(b'"') => {
                 let text = self.string()?;
-                write_string(&text, out);
+                write_string(text, out);
                 Ok(())
             }
             Some(b't') => self.literal("true", out),
@@ -232,7 +232,7 @@ impl<'a> Reader<'a> {
         members.sort_by(|a, b| a.0.cmp(&b.0));
         let values = out.split_off(start);
         out.push('{');
-        for (i, (key, from, to)) in members.iter().enumerate() {
+        for (i, (key, from, to)) in members.into_iter().enumerate() {
             if i > 0 {
                 out.push(',');
             }
