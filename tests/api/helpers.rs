@@ -479,5 +479,8 @@ pub fn assert_every_round_has_its_figures(app: &TestApp) {
                 f.dealer_result, f.settled_at, f.needs_approval)",
     );
     assert!(rounds > 0, "no rounds to check");
-    assert_eq!(astray, 0, "rounds and their figures differ ({rounds} rounds)");
+    assert_eq!(
+        astray, 0,
+        "rounds and their figures differ ({rounds} rounds)"
+    );
 }

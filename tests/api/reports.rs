@@ -196,7 +196,9 @@ fn mark_needs_approval(app: &TestApp, round_id: i64) {
             "UPDATE rounds SET needs_approval = true WHERE id = $1",
             "UPDATE round_figures SET needs_approval = true WHERE round_id = $1",
         ] {
-            diesel::sql_query(sql).bind::<BigInt, _>(round_id).execute(conn)?;
+            diesel::sql_query(sql)
+                .bind::<BigInt, _>(round_id)
+                .execute(conn)?;
         }
         Ok::<_, diesel::result::Error>(())
     })
