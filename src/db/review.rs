@@ -283,12 +283,15 @@ impl OutcomeFilter {
         }
     }
 
+    /// Its name on the page. The points game's counterparts share a bit with the banking
+    /// game's outcome (a mis-set is a player's foul, a pusoy a sweep, a natural a declared
+    /// hand), and the name says so.
     pub fn words(self) -> &'static str {
         match self {
-            OutcomeFilter::PlayerFoul => "Player foul",
+            OutcomeFilter::PlayerFoul => "Player foul / mis-set",
             OutcomeFilter::DealerFoul => "Dealer foul",
-            OutcomeFilter::Sweep => "Sweep",
-            OutcomeFilter::Royalty => "Royalty",
+            OutcomeFilter::Sweep => "Sweep / pusoy",
+            OutcomeFilter::Royalty => "Royalty / natural",
             OutcomeFilter::Surrender => "Surrender",
         }
     }

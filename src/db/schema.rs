@@ -109,6 +109,34 @@ diesel::table! {
 }
 
 diesel::table! {
+    round_figures (round_id) {
+        round_id -> Int8,
+        table_id -> Int8,
+        dealer_id -> Int8,
+        shift_id -> Int8,
+        settled_at -> Timestamptz,
+        dealer_result -> Int8,
+        handle -> Int8,
+        players_won -> Int8,
+        gaming_day -> Date,
+        seats -> Int2,
+        player_sets -> Int2,
+        player_fouls -> Int2,
+        dealer_sets -> Int2,
+        dealer_fouls -> Int2,
+        surrenders -> Int2,
+        royalties -> Int2,
+        player_sweeps -> Int2,
+        dealer_sweeps -> Int2,
+        naturals -> Int2,
+        pusoys -> Int2,
+        points_game -> Bool,
+        needs_approval -> Bool,
+        currency -> Text,
+    }
+}
+
+diesel::table! {
     round_reentries (round_id) {
         round_id -> Int8,
         replaces_round_id -> Int8,
@@ -210,6 +238,7 @@ diesel::joinable!(round_drafts -> dealer_shifts (shift_id));
 diesel::joinable!(round_drafts -> gaming_tables (table_id));
 diesel::joinable!(round_drafts -> rounds (settled_round_id));
 diesel::joinable!(round_drafts -> users (created_by));
+diesel::joinable!(round_figures -> rounds (round_id));
 diesel::joinable!(round_reentries -> gaming_tables (table_id));
 diesel::joinable!(round_reentries -> round_voids (replaces_round_id));
 diesel::joinable!(round_reentries -> rounds (round_id));
@@ -230,6 +259,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     gaming_tables,
     round_approvals,
     round_drafts,
+    round_figures,
     round_reentries,
     round_voids,
     rounds,

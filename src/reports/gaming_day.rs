@@ -3,7 +3,7 @@
 //! by hour of the gaming day; a shift's running total; and the day's seal if it is closed.
 //!
 //! One statement sums everything ([`REPORT`], grouping sets over one scan of the range's
-//! rounds, found through the index on the gaming day).
+//! rounds' figures, narrow rows found through the index on the gaming day).
 
 use std::collections::BTreeMap;
 
@@ -28,70 +28,73 @@ pub const MOST_DAYS: i64 = 92;
 /// `table_id`, `dealer_id`, `shift_id` (null where not grouped by), `currency`, then
 /// [`Figures`]' columns.
 ///
-/// Each round's places are summed once (`LATERAL` over its JSON array); a voided round counts
-/// only in `voids`; a points-game round (its places have points) adds its players' measures
-/// and nothing to the house result (its dealer result is 0); a round is pending when it needed
-/// approval and has neither an approval nor a void. `$filter` narrows the rounds further (one
-/// table's: `AND r.table_id = $3`).
+/// Each round's figures were worked out from its places when it was written (`round_figures`,
+/// one narrow row per round, migration `2026-11-27-000001_round_figures`), so the report sums
+/// those rows and never reads a round's places. It sums them in two steps: per shift of a
+/// table on a gaming day (`s`, one pass over the rounds), then the five groupings over those
+/// few rows (the grouping sets over every round cost twice as much). A voided round counts
+/// only in `voids`; a points-game round adds its players' measures and nothing to the house
+/// result (its dealer result is 0); a round is pending when it needed approval and has neither
+/// an approval nor a void. `$filter` narrows the rounds further (one table's:
+/// `AND f.table_id = $3`).
 macro_rules! report_sql {
     ($filter:literal) => {
         concat!(
             "\
     WITH r AS ( \
-        SELECT r.gaming_day, r.table_id, r.dealer_id, r.shift_id, r.currency, r.dealer_result, \
-               v.round_id IS NOT NULL AS voided, \
-               r.needs_approval AND a.round_id IS NULL AND v.round_id IS NULL AS pending, p.* \
-        FROM rounds r \
-        LEFT JOIN round_voids v ON v.round_id = r.id \
-        LEFT JOIN round_approvals a ON a.round_id = r.id \
-        CROSS JOIN LATERAL ( \
-            SELECT count(*) FILTER (WHERE x.place <> 'dealer') AS seats, \
-                   COALESCE(sum(x.bet), 0) AS handle, \
-                   count(*) FILTER (WHERE x.place <> 'dealer' AND x.fouled IS NOT NULL) \
-                       AS player_sets, \
-                   count(*) FILTER (WHERE x.place <> 'dealer' AND x.fouled) AS player_fouls, \
-                   count(*) FILTER (WHERE x.place = 'dealer' AND x.fouled IS NOT NULL) \
-                       AS dealer_sets, \
-                   count(*) FILTER (WHERE x.place = 'dealer' AND x.fouled) AS dealer_fouls, \
-                   count(*) FILTER (WHERE x.action = 'surrender') AS surrenders, \
-                   count(*) FILTER (WHERE x.action = 'royalty') AS royalties, \
-                   count(*) FILTER (WHERE x.hands_won = 3) AS player_sweeps, \
-                   count(*) FILTER (WHERE x.hands_won = 0) AS dealer_sweeps, \
-                   (count(*) FILTER (WHERE x.points IS NOT NULL) > 0)::int AS points_round, \
-                   count(*) FILTER (WHERE x.action = 'natural') AS naturals, \
-                   count(*) FILTER (WHERE x.pusoy) AS pusoys, \
-                   COALESCE(sum(x.result) FILTER (WHERE x.points > 0), 0) AS players_won \
-            FROM jsonb_to_recordset(r.places) \
-                AS x(place text, bet bigint, action text, fouled boolean, hands_won smallint, \
-                     points bigint, pusoy boolean, result bigint) \
-        ) p \
-        WHERE r.gaming_day BETWEEN $1 AND $2 ",
+        SELECT f.*, v.round_id IS NOT NULL AS voided, \
+               f.needs_approval AND a.round_id IS NULL AND v.round_id IS NULL AS pending \
+        FROM round_figures f \
+        LEFT JOIN round_voids v ON v.round_id = f.round_id \
+        LEFT JOIN round_approvals a ON a.round_id = f.round_id \
+        WHERE f.gaming_day BETWEEN $1 AND $2 ",
             $filter,
             " \
+    ), s AS ( \
+        SELECT gaming_day, table_id, dealer_id, shift_id, currency, \
+               count(*) FILTER (WHERE NOT voided) AS rounds, \
+               sum(seats) FILTER (WHERE NOT voided) AS seats, \
+               sum(handle) FILTER (WHERE NOT voided) AS handle, \
+               sum(dealer_result) FILTER (WHERE NOT voided) AS house, \
+               sum(player_sets) FILTER (WHERE NOT voided) AS player_sets, \
+               sum(player_fouls) FILTER (WHERE NOT voided) AS player_fouls, \
+               sum(dealer_sets) FILTER (WHERE NOT voided) AS dealer_sets, \
+               sum(dealer_fouls) FILTER (WHERE NOT voided) AS dealer_fouls, \
+               sum(surrenders) FILTER (WHERE NOT voided) AS surrenders, \
+               sum(royalties) FILTER (WHERE NOT voided) AS royalties, \
+               sum(player_sweeps) FILTER (WHERE NOT voided) AS player_sweeps, \
+               sum(dealer_sweeps) FILTER (WHERE NOT voided) AS dealer_sweeps, \
+               count(*) FILTER (WHERE points_game AND NOT voided) AS points_rounds, \
+               sum(naturals) FILTER (WHERE NOT voided) AS naturals, \
+               sum(pusoys) FILTER (WHERE NOT voided) AS pusoys, \
+               sum(players_won) FILTER (WHERE NOT voided) AS players_won, \
+               count(*) FILTER (WHERE voided) AS voids, \
+               count(*) FILTER (WHERE pending) AS pending \
+        FROM r GROUP BY gaming_day, table_id, dealer_id, shift_id, currency \
     ) \
     SELECT CASE GROUPING(gaming_day, table_id, dealer_id, shift_id) \
                WHEN 15 THEN 'total' WHEN 7 THEN 'day' WHEN 11 THEN 'table' \
                WHEN 13 THEN 'dealer' ELSE 'shift' END AS kind, \
            gaming_day, table_id, dealer_id, shift_id, currency, \
-           count(*) FILTER (WHERE NOT voided) AS rounds, \
-           COALESCE(sum(seats) FILTER (WHERE NOT voided), 0)::bigint AS seats, \
-           COALESCE(sum(handle) FILTER (WHERE NOT voided), 0)::bigint AS handle, \
-           COALESCE(sum(dealer_result) FILTER (WHERE NOT voided), 0)::bigint AS house, \
-           COALESCE(sum(player_sets) FILTER (WHERE NOT voided), 0)::bigint AS player_sets, \
-           COALESCE(sum(player_fouls) FILTER (WHERE NOT voided), 0)::bigint AS player_fouls, \
-           COALESCE(sum(dealer_sets) FILTER (WHERE NOT voided), 0)::bigint AS dealer_sets, \
-           COALESCE(sum(dealer_fouls) FILTER (WHERE NOT voided), 0)::bigint AS dealer_fouls, \
-           COALESCE(sum(surrenders) FILTER (WHERE NOT voided), 0)::bigint AS surrenders, \
-           COALESCE(sum(royalties) FILTER (WHERE NOT voided), 0)::bigint AS royalties, \
-           COALESCE(sum(player_sweeps) FILTER (WHERE NOT voided), 0)::bigint AS player_sweeps, \
-           COALESCE(sum(dealer_sweeps) FILTER (WHERE NOT voided), 0)::bigint AS dealer_sweeps, \
-           COALESCE(sum(points_round) FILTER (WHERE NOT voided), 0)::bigint AS points_rounds, \
-           COALESCE(sum(naturals) FILTER (WHERE NOT voided), 0)::bigint AS naturals, \
-           COALESCE(sum(pusoys) FILTER (WHERE NOT voided), 0)::bigint AS pusoys, \
-           COALESCE(sum(players_won) FILTER (WHERE NOT voided), 0)::bigint AS players_won, \
-           count(*) FILTER (WHERE voided) AS voids, \
-           count(*) FILTER (WHERE pending) AS pending \
-    FROM r \
+           sum(rounds)::bigint AS rounds, \
+           COALESCE(sum(seats), 0)::bigint AS seats, \
+           COALESCE(sum(handle), 0)::bigint AS handle, \
+           COALESCE(sum(house), 0)::bigint AS house, \
+           COALESCE(sum(player_sets), 0)::bigint AS player_sets, \
+           COALESCE(sum(player_fouls), 0)::bigint AS player_fouls, \
+           COALESCE(sum(dealer_sets), 0)::bigint AS dealer_sets, \
+           COALESCE(sum(dealer_fouls), 0)::bigint AS dealer_fouls, \
+           COALESCE(sum(surrenders), 0)::bigint AS surrenders, \
+           COALESCE(sum(royalties), 0)::bigint AS royalties, \
+           COALESCE(sum(player_sweeps), 0)::bigint AS player_sweeps, \
+           COALESCE(sum(dealer_sweeps), 0)::bigint AS dealer_sweeps, \
+           sum(points_rounds)::bigint AS points_rounds, \
+           COALESCE(sum(naturals), 0)::bigint AS naturals, \
+           COALESCE(sum(pusoys), 0)::bigint AS pusoys, \
+           COALESCE(sum(players_won), 0)::bigint AS players_won, \
+           sum(voids)::bigint AS voids, \
+           sum(pending)::bigint AS pending \
+    FROM s \
     GROUP BY GROUPING SETS ((currency), (gaming_day, currency), (table_id, currency), \
                             (dealer_id, currency), (shift_id, table_id, dealer_id, currency)) \
     ORDER BY kind, gaming_day, table_id, dealer_id, shift_id, currency"
@@ -103,19 +106,19 @@ macro_rules! report_sql {
 const REPORT: &str = report_sql!("");
 
 /// The report of table `$3` alone.
-const REPORT_AT_TABLE: &str = report_sql!("AND r.table_id = $3");
+const REPORT_AT_TABLE: &str = report_sql!("AND f.table_id = $3");
 
 /// The house result of gaming days `$1` to `$2` by hour of the gaming day (0: the hour that
 /// starts it) and currency, voided rounds left out. `$3` is the casino's offset from UTC and
 /// `$4` the local time a gaming day starts, both in seconds: a round's hour is its local time
-/// less its gaming day's start.
+/// less its gaming day's start. Read from the rounds' figures (narrow rows, as [`REPORT`]).
 const BY_HOUR: &str = "\
     SELECT LEAST(23, GREATEST(0, floor((extract(epoch FROM r.settled_at) + $3 \
                - extract(epoch FROM r.gaming_day::timestamp) - $4) / 3600)))::int AS hour, \
            r.currency, count(*) AS rounds, sum(r.dealer_result)::bigint AS house \
-    FROM rounds r \
+    FROM round_figures r \
     WHERE r.gaming_day BETWEEN $1 AND $2 \
-      AND NOT EXISTS (SELECT 1 FROM round_voids v WHERE v.round_id = r.id) \
+      AND NOT EXISTS (SELECT 1 FROM round_voids v WHERE v.round_id = r.round_id) \
     GROUP BY 1, 2 ORDER BY 2, 1";
 
 /// The rounds of shift `$3` at table `$1`, which began on gaming day `$2`, in the order they

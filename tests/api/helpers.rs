@@ -465,3 +465,22 @@ pub fn count(app: &TestApp, sql: &str) -> i64 {
         .unwrap()
         .n
 }
+
+/// Fails unless every round has exactly one row of figures (written by the trigger on `rounds`,
+/// whichever writer wrote the round) carrying the round's own keys.
+pub fn assert_every_round_has_its_figures(app: &TestApp) {
+    let rounds = count(app, "SELECT count(*) AS n FROM rounds");
+    let astray = count(
+        app,
+        "SELECT count(*) AS n FROM rounds r FULL JOIN round_figures f ON f.round_id = r.id \
+         WHERE (r.table_id, r.dealer_id, r.shift_id, r.gaming_day, r.currency, r.dealer_result, \
+                r.settled_at, r.needs_approval) \
+               IS DISTINCT FROM (f.table_id, f.dealer_id, f.shift_id, f.gaming_day, f.currency, \
+                f.dealer_result, f.settled_at, f.needs_approval)",
+    );
+    assert!(rounds > 0, "no rounds to check");
+    assert_eq!(
+        astray, 0,
+        "rounds and their figures differ ({rounds} rounds)"
+    );
+}

@@ -10,7 +10,7 @@ use pusoy_pit::db::tables;
 use pusoy_pit::db::users::Role;
 use pusoy_pit::recording::history::{self, Dealer, HistoryError, Plan};
 
-use crate::helpers::{spawn_app, PASSWORD};
+use crate::helpers::{assert_every_round_has_its_figures, spawn_app, PASSWORD};
 
 fn plan_at(app: &crate::helpers::TestApp, conn: &mut PgConnection, days: Vec<NaiveDate>) -> Plan {
     let mut report = SeedReport::default();
@@ -103,6 +103,8 @@ async fn generated_rounds_are_numbered_timed_within_their_shifts_and_keep_every_
         .load(&mut conn)
         .unwrap();
     assert!(settled.iter().all(|at| *at > first && *at < Utc::now()));
+    // The reports read each round's figures, written beside it.
+    assert_every_round_has_its_figures(&app);
 }
 
 #[tokio::test]

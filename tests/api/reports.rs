@@ -18,7 +18,10 @@ use rand::{Rng, SeedableRng};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
-use crate::helpers::{call, create_table, spawn_app, spawn_app_with, TestApp, PASSWORD};
+use crate::helpers::{
+    assert_every_round_has_its_figures, call, create_table, spawn_app, spawn_app_with, TestApp,
+    PASSWORD,
+};
 
 fn cards(cards: &[Card]) -> String {
     cards
@@ -182,15 +185,22 @@ struct Recorded {
     pending: bool,
 }
 
-/// Marks a settled round as needing approval, as the database superuser with the tables'
-/// triggers off for this one statement (the threshold that sets it is another feature's).
+/// Marks a settled round (and its figures, which the report sums) as needing approval, as the
+/// database superuser with the tables' triggers off for this one transaction (the threshold
+/// that sets it is another feature's).
 fn mark_needs_approval(app: &TestApp, round_id: i64) {
     let mut conn = app.conn();
     conn.transaction(|conn| {
         diesel::sql_query("SET LOCAL session_replication_role = replica").execute(conn)?;
-        diesel::sql_query("UPDATE rounds SET needs_approval = true WHERE id = $1")
-            .bind::<BigInt, _>(round_id)
-            .execute(conn)
+        for sql in [
+            "UPDATE rounds SET needs_approval = true WHERE id = $1",
+            "UPDATE round_figures SET needs_approval = true WHERE round_id = $1",
+        ] {
+            diesel::sql_query(sql)
+                .bind::<BigInt, _>(round_id)
+                .execute(conn)?;
+        }
+        Ok::<_, diesel::result::Error>(())
     })
     .unwrap();
 }
@@ -364,6 +374,7 @@ async fn report_totals_equal_the_sum_of_the_rounds_that_are_not_voided() {
         recorded.iter().any(|r| r.voided) && recorded.iter().any(|r| !r.voided),
         "seed {seed}"
     );
+    assert_every_round_has_its_figures(&app);
     app.signed_in_as(Role::Auditor).await;
     let day = app.config.gaming_day(Utc::now()).to_string();
     let lines = csv_lines(&app, &format!("day={day}")).await;

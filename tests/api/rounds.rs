@@ -297,11 +297,17 @@ async fn the_database_refuses_to_change_a_settled_round() {
     let update = diesel::sql_query("UPDATE rounds SET dealer_result = 0").execute(&mut conn);
     let places = diesel::sql_query("UPDATE rounds SET places = places #- '{3}'").execute(&mut conn);
     let delete = diesel::sql_query("DELETE FROM rounds").execute(&mut conn);
+    // Nor the figures the reports sum, worked out from the round when it was written.
+    let figures = diesel::sql_query("UPDATE round_figures SET handle = 0").execute(&mut conn);
+    let figures_gone = diesel::sql_query("DELETE FROM round_figures").execute(&mut conn);
 
     assert!(update.unwrap_err().to_string().contains("immutable"));
     assert!(places.unwrap_err().to_string().contains("immutable"));
     assert!(delete.unwrap_err().to_string().contains("immutable"));
+    assert!(figures.unwrap_err().to_string().contains("immutable"));
+    assert!(figures_gone.unwrap_err().to_string().contains("immutable"));
     assert_eq!(count(&app, "SELECT count(*) AS n FROM round_places"), 4);
+    assert_eq!(count(&app, "SELECT count(*) AS n FROM round_figures"), 1);
 }
 
 /// A round's places live in its row as JSON; the database itself checks what the old table's

@@ -5,7 +5,7 @@ use reqwest::StatusCode;
 use serde_json::Value;
 
 use crate::helpers::create_table;
-use crate::helpers::{location, spawn_app, TestApp};
+use crate::helpers::{assert_every_round_has_its_figures, location, spawn_app, TestApp};
 
 /// The error paragraph's text for a field.
 pub(crate) fn error_for(html: &str, field: &str) -> String {
@@ -167,6 +167,7 @@ async fn a_preview_explains_fouls_and_surrenders_and_a_confirm_settles_once() {
     assert_eq!(second.status(), StatusCode::SEE_OTHER);
     assert_eq!(location(&second), target);
     assert_eq!(rounds_count(&app), 1);
+    assert_every_round_has_its_figures(&app);
 
     let shown = app.get(&target).await;
     assert_eq!(shown.status(), StatusCode::OK);
