@@ -13,7 +13,7 @@ use diesel::sql_types::{BigInt, Bytea, Date, Jsonb, Nullable, Text, Timestamptz}
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::db::canonical_json::{self, write_canonical, NotJson};
+use crate::db::canonical_json::{self, write_canonical, write_json_string, NotJson};
 use crate::db::ids::{TableId, UserId};
 use crate::db::prepared::{column, Sql};
 use crate::db::schema::{audit_chain_heads, audit_events};
@@ -571,13 +571,13 @@ pub trait ChainedEvent {
     fn prev_hash(&self) -> &[u8];
     fn hash(&self) -> &[u8];
     /// The hash the event must have after one whose hash is `prev_hash` (none matches when
-    /// its details are not JSON).
-    fn expected_hash(&self, prev_hash: &[u8]) -> [u8; 32];
+    /// its details are not JSON), written through `buffers`.
+    fn expected_hash(&self, prev_hash: &[u8], buffers: &mut HashBuffers) -> [u8; 32];
 }
 
-/// [`ChainedEvent`] for an event row type, given how its hash is worked out.
+/// [`ChainedEvent`] for an event row type, given how its details are hashed.
 macro_rules! chained_event {
-    ($row:ty, |$event:ident, $prev:ident| $hash:expr) => {
+    ($row:ty, |$event:ident| $details:expr) => {
         impl ChainedEvent for $row {
             fn id(&self) -> i64 {
                 self.id
@@ -591,26 +591,30 @@ macro_rules! chained_event {
             fn hash(&self) -> &[u8] {
                 &self.hash
             }
-            fn expected_hash(&self, $prev: &[u8]) -> [u8; 32] {
+            fn expected_hash(&self, prev_hash: &[u8], buffers: &mut HashBuffers) -> [u8; 32] {
                 let $event = self;
-                $hash
+                // Stored details are always JSON (PostgreSQL checks); a hash of nothing
+                // matches none.
+                buffers
+                    .hash(prev_hash, &hashed_fields!(self, $details))
+                    .unwrap_or([0; 32])
             }
         }
     };
 }
 
-chained_event!(AuditEvent, |event, prev| expected_hash(prev, event));
-// Stored details are always JSON (PostgreSQL checks); a hash of nothing matches none.
-chained_event!(StoredEvent, |event, prev| event
-    .hash_after(prev)
-    .unwrap_or([0; 32]));
+chained_event!(AuditEvent, |event| Details::Value(&event.details));
+chained_event!(StoredEvent, |event| Details::Text(&event.details));
 
 impl StoredEvent {
     /// The hash the event must have after one whose hash is `prev_hash`, or where its details
     /// stop being JSON.
-    pub fn hash_after(&self, prev_hash: &[u8]) -> Result<[u8; 32], NotJson> {
-        let fields = hashed_fields!(self, Details::Text(&self.details));
-        Ok(hash_after(prev_hash, &canonical(&fields)?))
+    pub fn hash_after(
+        &self,
+        prev_hash: &[u8],
+        buffers: &mut HashBuffers,
+    ) -> Result<[u8; 32], NotJson> {
+        buffers.hash(prev_hash, &hashed_fields!(self, Details::Text(&self.details)))
     }
 }
 
@@ -638,18 +642,18 @@ pub fn recent_by_actor(
 }
 
 /// The event fields covered by the hash.
-struct HashedFields<'a> {
-    chain: &'a str,
-    seq: i64,
-    at: DateTime<Utc>,
-    actor_user_id: Option<UserId>,
-    actor_name: &'a str,
-    action: &'a str,
-    target: &'a str,
-    details: Details<'a>,
-    client_addr: Option<&'a str>,
-    gaming_day: Option<NaiveDate>,
-    table_id: Option<TableId>,
+pub struct HashedFields<'a> {
+    pub chain: &'a str,
+    pub seq: i64,
+    pub at: DateTime<Utc>,
+    pub actor_user_id: Option<UserId>,
+    pub actor_name: &'a str,
+    pub action: &'a str,
+    pub target: &'a str,
+    pub details: Details<'a>,
+    pub client_addr: Option<&'a str>,
+    pub gaming_day: Option<NaiveDate>,
+    pub table_id: Option<TableId>,
 }
 
 impl<'a> HashedFields<'a> {
@@ -660,16 +664,29 @@ impl<'a> HashedFields<'a> {
 
 /// An event's details, as a value or as the JSON text it was read as.
 #[derive(Clone, Copy)]
-enum Details<'a> {
+pub enum Details<'a> {
     Value(&'a Value),
     Text(&'a str),
 }
 
 fn event_hash(prev_hash: &[u8], fields: &HashedFields<'_>) -> [u8; 32] {
-    // Only details given as text can fail to be JSON; a hash of nothing matches no event.
-    match canonical(fields) {
-        Ok(text) => hash_after(prev_hash, &text),
-        Err(_) => [0; 32],
+    HashBuffers::default().hash(prev_hash, fields).unwrap_or([0; 32])
+}
+
+/// What hashing an event writes into, reusable from one event to the next so that checking a
+/// long chain allocates nothing per event.
+#[derive(Debug, Default)]
+pub struct HashBuffers {
+    text: String,
+    json: canonical_json::Buffers,
+}
+
+impl HashBuffers {
+    /// `sha256(prev_hash || canonical(fields))`, or where the details stop being JSON.
+    pub fn hash(&mut self, prev_hash: &[u8], fields: &HashedFields<'_>) -> Result<[u8; 32], NotJson> {
+        self.text.clear();
+        canonical_into(fields, &mut self.json, &mut self.text)?;
+        Ok(hash_after(prev_hash, &self.text))
     }
 }
 
@@ -682,40 +699,119 @@ fn hash_after(prev_hash: &[u8], canonical: &str) -> [u8; 32] {
 
 /// A JSON array of the fields in a fixed order, with object keys sorted, so the bytes do not
 /// depend on how PostgreSQL's `jsonb` or serde orders keys. Version 1 of the format.
+#[cfg(test)]
 fn canonical(fields: &HashedFields<'_>) -> Result<String, NotJson> {
-    let mut out = String::from("[1,");
-    let items: [Value; 10] = [
-        Value::from(fields.chain),
-        Value::from(fields.seq),
-        Value::from(fields.at.to_rfc3339_opts(SecondsFormat::Micros, true)),
-        fields
-            .actor_user_id
-            .map_or(Value::Null, |id| Value::from(id.0)),
-        Value::from(fields.actor_name),
-        Value::from(fields.action),
-        Value::from(fields.target),
-        fields.client_addr.map_or(Value::Null, Value::from),
-        fields.gaming_day.map_or(Value::Null, |d| {
-            Value::from(d.format("%Y-%m-%d").to_string())
-        }),
-        fields.table_id.map_or(Value::Null, |id| Value::from(id.0)),
-    ];
-    // The details (a settled round's are about 1.5 KB) go eighth, written in place, not copied.
-    let (before, after) = items.split_at(7);
-    for item in before {
-        write_canonical(item, &mut out);
-        out.push(',');
-    }
-    match fields.details {
-        Details::Value(value) => write_canonical(value, &mut out),
-        Details::Text(text) => canonical_json::write_text(text, &mut out)?,
-    }
-    for item in after {
-        out.push(',');
-        write_canonical(item, &mut out);
-    }
-    out.push(']');
+    let mut out = String::new();
+    canonical_into(fields, &mut canonical_json::Buffers::default(), &mut out)?;
     Ok(out)
+}
+
+/// Appends the canonical form of `fields` (see `canonical`) to `out`, each field written as
+/// serde_json writes it (the unit test `the_hashed_form_of_an_event_is_fixed` pins the bytes).
+fn canonical_into(
+    fields: &HashedFields<'_>,
+    json: &mut canonical_json::Buffers,
+    out: &mut String,
+) -> Result<(), NotJson> {
+    use std::fmt::Write as _;
+    fn int(n: Option<i64>, out: &mut String) {
+        match n {
+            // Writing to a String cannot fail.
+            Some(n) => {
+                let _ = write!(out, "{n}");
+            }
+            None => out.push_str("null"),
+        }
+    }
+    fn text(t: Option<&str>, out: &mut String) {
+        match t {
+            Some(t) => write_json_string(t, out),
+            None => out.push_str("null"),
+        }
+    }
+    out.push_str("[1,");
+    text(Some(fields.chain), out);
+    out.push(',');
+    int(Some(fields.seq), out);
+    out.push(',');
+    out.push('"');
+    write_utc(fields.at, out);
+    out.push_str("\",");
+    int(fields.actor_user_id.map(|id| id.0), out);
+    out.push(',');
+    text(Some(fields.actor_name), out);
+    out.push(',');
+    text(Some(fields.action), out);
+    out.push(',');
+    text(Some(fields.target), out);
+    out.push(',');
+    // The details (a settled round's are about 1.5 KB) go eighth, written in place, not copied.
+    match fields.details {
+        Details::Value(value) => write_canonical(value, out),
+        Details::Text(details) => json.write_text(details, out)?,
+    }
+    out.push(',');
+    text(fields.client_addr, out);
+    out.push(',');
+    match fields.gaming_day {
+        Some(day) => {
+            out.push('"');
+            write_date(day, out);
+            out.push('"');
+        }
+        None => out.push_str("null"),
+    }
+    out.push(',');
+    int(fields.table_id.map(|id| id.0), out);
+    out.push(']');
+    Ok(())
+}
+
+/// `at` as `to_rfc3339_opts(SecondsFormat::Micros, true)` writes it, without building a string
+/// (a test compares the two).
+pub(crate) fn write_utc(at: DateTime<Utc>, out: &mut String) {
+    use chrono::{Datelike, Timelike};
+    let year = at.year();
+    let nanos = at.nanosecond();
+    if !(0..=9999).contains(&year) || nanos >= 1_000_000_000 {
+        // Far years and leap seconds: chrono's own way.
+        out.push_str(&at.to_rfc3339_opts(SecondsFormat::Micros, true));
+        return;
+    }
+    write_date(at.date_naive(), out);
+    out.push('T');
+    push_digits(at.hour(), 2, out);
+    out.push(':');
+    push_digits(at.minute(), 2, out);
+    out.push(':');
+    push_digits(at.second(), 2, out);
+    out.push('.');
+    push_digits(nanos / 1000, 6, out);
+    out.push('Z');
+}
+
+/// `n` in decimal, zero-padded to `width` digits (`n` has at most `width` digits).
+pub(crate) fn push_digits(n: u32, width: u32, out: &mut String) {
+    let mut scale = 10_u32.pow(width - 1);
+    while scale > 0 {
+        out.push(char::from(b'0' + u8::try_from(n / scale % 10).unwrap_or(0)));
+        scale /= 10;
+    }
+}
+
+/// `day` as `format("%Y-%m-%d")` writes it (a test compares the two).
+pub(crate) fn write_date(day: NaiveDate, out: &mut String) {
+    use chrono::Datelike;
+    match u32::try_from(day.year()) {
+        Ok(year) if year <= 9999 => {
+            push_digits(year, 4, out);
+            out.push('-');
+            push_digits(day.month(), 2, out);
+            out.push('-');
+            push_digits(day.day(), 2, out);
+        }
+        _ => out.push_str(&day.format("%Y-%m-%d").to_string()),
+    }
 }
 
 #[cfg(test)]
@@ -758,6 +854,28 @@ mod tests {
                 .concat()
             ))
         );
+    }
+
+    #[test]
+    fn times_and_days_are_written_as_chrono_writes_them() {
+        let times = [
+            Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap(),
+            Utc.with_ymd_and_hms(2026, 12, 31, 23, 59, 59).unwrap()
+                + chrono::Duration::microseconds(999_999),
+            Utc.with_ymd_and_hms(1, 1, 1, 0, 0, 0).unwrap() + chrono::Duration::microseconds(7),
+            Utc.with_ymd_and_hms(9999, 6, 30, 12, 0, 0).unwrap(),
+            Utc.with_ymd_and_hms(10000, 1, 1, 0, 0, 0).unwrap(),
+            Utc.with_ymd_and_hms(-5, 3, 1, 0, 0, 0).unwrap(),
+        ];
+        for at in times {
+            let mut ours = String::new();
+            write_utc(at, &mut ours);
+            assert_eq!(ours, at.to_rfc3339_opts(SecondsFormat::Micros, true));
+            let day = at.date_naive();
+            let mut ours = String::new();
+            write_date(day, &mut ours);
+            assert_eq!(ours, day.format("%Y-%m-%d").to_string());
+        }
     }
 
     #[test]

@@ -9,6 +9,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Bool, Bytea, Date, Int4, Jsonb, Nullable, Text, Timestamptz};
 
+use crate::db::audit_log::JsonText;
 use crate::db::prepared::Sql;
 
 /// Runs `f` in a read-only transaction that sees one snapshot throughout (a standby serves
@@ -48,8 +49,10 @@ pub struct RoundLine {
     pub currency: String,
     #[diesel(sql_type = Bool)]
     pub needs_approval: bool,
-    #[diesel(sql_type = Jsonb)]
-    pub places: serde_json::Value,
+    /// As the `jsonb` text PostgreSQL sends: parsed straight into the places' type, not
+    /// through a `serde_json::Value` first.
+    #[diesel(sql_type = Jsonb, deserialize_as = JsonText)]
+    pub places: String,
     #[diesel(sql_type = Nullable<Text>)]
     pub approved_by: Option<String>,
     #[diesel(sql_type = Nullable<Timestamptz>)]
@@ -135,8 +138,9 @@ pub struct EventLine {
     pub action: String,
     #[diesel(sql_type = Text)]
     pub target: String,
-    #[diesel(sql_type = Jsonb)]
-    pub details: serde_json::Value,
+    /// As the `jsonb` text PostgreSQL sends, unparsed.
+    #[diesel(sql_type = Jsonb, deserialize_as = JsonText)]
+    pub details: String,
     #[diesel(sql_type = Nullable<Text>)]
     pub client_addr: Option<String>,
     #[diesel(sql_type = Nullable<Date>)]

@@ -8,7 +8,8 @@ use std::io::Write;
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::PgConnection;
 
-use crate::db::audit_log::{self, StoredEvent, GENESIS_HASH};
+use crate::db::audit_log::{self, Details, HashBuffers, HashedFields, GENESIS_HASH};
+use crate::db::canonical_json;
 use crate::db::export::{self as db, EventLine};
 use crate::db::ids::{TableId, UserId};
 
@@ -103,12 +104,19 @@ pub(super) fn export(
     let mut writer = TableWriter::new(format, COLUMNS, out)?;
     let mut lasts: BTreeMap<String, Position> = BTreeMap::new();
     let mut fields = Vec::with_capacity(COLUMNS.len());
+    let mut json = canonical_json::Buffers::default();
     db::each_event(
         conn,
         window.0,
         window.1,
         chain.as_deref(),
         |e: EventLine| -> Result<(), ExportError> {
+            // The details as their canonical text: the same bytes as serde_json writes the
+            // value they parse to, without building it.
+            let mut details = String::with_capacity(e.details.len());
+            json.write_text(&e.details, &mut details).map_err(|not_json| {
+                ExportError::Stored(format!("event {}: details {not_json}", e.id))
+            })?;
             let hash = hex::encode(&e.hash);
             fields.clear();
             fields.extend([
@@ -121,7 +129,7 @@ pub(super) fn export(
                 Field::Text(e.actor_name),
                 Field::Text(e.action),
                 Field::Text(e.target),
-                Field::Json(e.details),
+                Field::Json(details),
                 Field::opt_text(e.client_addr),
                 Field::opt_text(e.gaming_day.map(|d| d.to_string())),
                 Field::opt_int(e.table_id),
@@ -129,7 +137,12 @@ pub(super) fn export(
                 Field::Text(hash.clone()),
             ]);
             writer.write(&fields)?;
-            lasts.insert(e.chain, Position { seq: e.seq, hash });
+            match lasts.get_mut(&e.chain) {
+                Some(last) => *last = Position { seq: e.seq, hash },
+                None => {
+                    lasts.insert(e.chain, Position { seq: e.seq, hash });
+                }
+            }
             Ok(())
         },
     )?;
@@ -146,8 +159,8 @@ struct OnChain {
     /// The sequence number and `prev_hash` the next event should have.
     next_seq: i64,
     next_prev: String,
-    /// The last event read: its row, seq and hash.
-    last: Option<(u64, i64, String)>,
+    /// The last event read: its row and seq (its hash is `next_prev`).
+    last: Option<(u64, i64)>,
     /// A row whose hash does not match its content, with the hash it should have: if the next
     /// event links to that, the `hash` field was what changed.
     unsound: Option<(u64, String)>,
@@ -162,6 +175,9 @@ pub(super) struct EventsCheck {
     seals: BTreeMap<i64, String>,
     seen: BTreeSet<String>,
     current: Option<OnChain>,
+    buffers: HashBuffers,
+    /// A time written as the export writes it, to compare with the row's.
+    text: String,
 }
 
 impl EventsCheck {
@@ -180,6 +196,8 @@ impl EventsCheck {
                 .collect(),
             seen: BTreeSet::new(),
             current: None,
+            buffers: HashBuffers::default(),
+            text: String::new(),
         }
     }
 
@@ -194,16 +212,17 @@ impl EventsCheck {
         if settle_unsound(&mut on, last_hash, problems) {
             return;
         }
-        let Some((row, seq, hash)) = on.last else {
+        let Some((row, seq)) = on.last else {
             return;
         };
+        let hash = &on.next_prev;
         match &record.last {
             Some(last) if last.seq != seq => problems.file(format!(
                 "chain {}: ends at seq {seq} (row {row}), the manifest says it ends at seq {}: \
                  events missing at the end",
                 on.chain, last.seq
             )),
-            Some(last) if last.hash != hash => problems.file(format!(
+            Some(last) if last.hash != *hash => problems.file(format!(
                 "chain {}: its last event (row {row}, seq {seq}) has hash {hash}, the manifest's \
                  last hash is {}",
                 on.chain, last.hash
@@ -269,8 +288,9 @@ fn settle_unsound(on: &mut OnChain, next_prev: Option<&str>, problems: &mut Prob
     hash_changed
 }
 
-/// The event of a row, or the column that does not read.
-fn event_of(row: &Row) -> Result<StoredEvent, (usize, String)> {
+/// The hashed fields of a row's event and its `prev_hash` (as bytes), or the column that does
+/// not read. The texts are borrowed from the row.
+fn event_of(row: &Row) -> Result<(HashedFields<'_>, Vec<u8>), (usize, String)> {
     fn int(row: &Row, column: usize) -> Result<Option<i64>, (usize, String)> {
         let text = row.text(column);
         if text.is_empty() {
@@ -286,6 +306,15 @@ fn event_of(row: &Row) -> Result<StoredEvent, (usize, String)> {
     fn hash(row: &Row, column: usize) -> Result<Vec<u8>, (usize, String)> {
         hex::decode(row.text(column)).map_err(|e| (column, format!("not hex: {e}")))
     }
+    /// Checks the text decodes as `hash` would, without keeping the bytes.
+    fn hex_text(row: &Row, column: usize) -> Result<(), (usize, String)> {
+        let text = row.text(column);
+        if text.len() % 2 == 0 && text.bytes().all(|b| b.is_ascii_hexdigit()) {
+            Ok(())
+        } else {
+            hash(row, column).map(drop)
+        }
+    }
     let at = DateTime::parse_from_rfc3339(row.text(at::AT_UTC))
         .map_err(|e| (at::AT_UTC, format!("not a time: {e}")))?
         .with_timezone(&Utc);
@@ -298,24 +327,25 @@ fn event_of(row: &Row) -> Result<StoredEvent, (usize, String)> {
     };
     let client_addr = match row.text(at::CLIENT_ADDR) {
         "" => None,
-        text => Some(text.to_owned()),
+        text => Some(text),
     };
-    Ok(StoredEvent {
-        id: required(row, at::ID)?,
-        chain: row.text(at::CHAIN).to_owned(),
+    required(row, at::ID)?;
+    let fields = HashedFields {
+        chain: row.text(at::CHAIN),
         seq: required(row, at::SEQ)?,
         at,
         actor_user_id: int(row, at::ACTOR_USER_ID)?.map(UserId),
-        actor_name: row.text(at::ACTOR_NAME).to_owned(),
-        action: row.text(at::ACTION).to_owned(),
-        target: row.text(at::TARGET).to_owned(),
-        details: row.text(at::DETAILS).to_owned(),
+        actor_name: row.text(at::ACTOR_NAME),
+        action: row.text(at::ACTION),
+        target: row.text(at::TARGET),
+        details: Details::Text(row.text(at::DETAILS)),
         client_addr,
         gaming_day,
         table_id: int(row, at::TABLE_ID)?.map(TableId),
-        prev_hash: hash(row, at::PREV_HASH)?,
-        hash: hash(row, at::HASH)?,
-    })
+    };
+    let prev_hash = hash(row, at::PREV_HASH)?;
+    hex_text(row, at::HASH)?;
+    Ok((fields, prev_hash))
 }
 
 impl Checker for EventsCheck {
@@ -330,34 +360,38 @@ impl Checker for EventsCheck {
                 return;
             }
         }
-        let event = match event_of(&row) {
+        let (event, prev_hash) = match event_of(&row) {
             Ok(event) => event,
             Err((column, message)) => {
                 problems.at(&row, column, message);
                 return;
             }
         };
-        if utc_text(event.at) != row.text(at::AT_UTC) {
+        let text = &mut self.text;
+        text.clear();
+        audit_log::write_utc(event.at, text);
+        if text != row.text(at::AT_UTC) {
             problems.at(
                 &row,
                 at::AT_UTC,
                 "not written as the export writes times (RFC 3339, UTC, microseconds)".to_owned(),
             );
         }
-        let local = self.clock.local(event.at);
-        if row.text(at::AT_LOCAL) != local {
+        text.clear();
+        self.clock.write_local(event.at, text);
+        if row.text(at::AT_LOCAL) != text {
             problems.at(
                 &row,
                 at::AT_LOCAL,
-                format!("is not at_utc in local time ({local})"),
+                format!("is not at_utc in local time ({text})"),
             );
         }
         let Some(on) = self.current.as_mut() else {
             return;
         };
         let seq = event.seq;
-        let chain = on.chain.clone();
         if seq > on.next_seq {
+            let chain = &on.chain;
             problems.at(
                 &row,
                 at::SEQ,
@@ -375,8 +409,8 @@ impl Checker for EventsCheck {
                 &row,
                 at::SEQ,
                 format!(
-                    "chain {chain}: seq {seq} out of order (seq {} expected)",
-                    on.next_seq
+                    "chain {}: seq {seq} out of order (seq {} expected)",
+                    on.chain, on.next_seq
                 ),
             );
         }
@@ -387,23 +421,26 @@ impl Checker for EventsCheck {
                 &row,
                 at::PREV_HASH,
                 format!(
-                    "chain {chain} seq {seq}: link broken: prev_hash is not the hash of the \
+                    "chain {} seq {seq}: link broken: prev_hash is not the hash of the \
                      event before ({})",
-                    on.next_prev
+                    on.chain, on.next_prev
                 ),
             );
         }
-        let expected = match event.hash_after(&event.prev_hash) {
-            Ok(hash) => hex::encode(hash),
+        let expected = match self.buffers.hash(&prev_hash, &event) {
+            Ok(hash) => hash,
             Err(not_json) => {
                 problems.at(&row, at::DETAILS, not_json.to_string());
                 return;
             }
         };
-        if expected != row.text(at::HASH) {
-            on.unsound = Some((row.number, expected));
+        let mut expected_hex = [0_u8; 64];
+        // 32 bytes always fit 64 hex digits.
+        let _ = hex::encode_to_slice(expected, &mut expected_hex);
+        if expected_hex.as_slice() != row.text(at::HASH).as_bytes() {
+            on.unsound = Some((row.number, hex::encode(expected)));
         }
-        if chain == "day" {
+        if on.chain == "day" {
             if let Some(seal) = self.seals.get(&seq) {
                 if seal != row.text(at::HASH) {
                     problems.at(
@@ -415,8 +452,9 @@ impl Checker for EventsCheck {
             }
         }
         on.next_seq = seq + 1;
-        on.next_prev = row.text(at::HASH).to_owned();
-        on.last = Some((row.number, seq, row.text(at::HASH).to_owned()));
+        on.next_prev.clear();
+        on.next_prev.push_str(row.text(at::HASH));
+        on.last = Some((row.number, seq));
     }
 
     fn finish(&mut self, problems: &mut Problems) {

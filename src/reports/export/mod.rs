@@ -23,7 +23,7 @@ pub mod verify;
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use chrono::{DateTime, FixedOffset, NaiveDate, NaiveTime, SecondsFormat, TimeDelta, Utc};
+use chrono::{DateTime, FixedOffset, NaiveDate, NaiveTime, TimeDelta, Utc};
 use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 
@@ -78,15 +78,51 @@ impl Clock {
 
     /// `at` in local time with its offset, `2026-03-01 22:05:03.123456 +08:00`.
     pub fn local(&self, at: DateTime<Utc>) -> String {
-        at.with_timezone(&self.utc_offset)
-            .format("%Y-%m-%d %H:%M:%S%.6f %:z")
-            .to_string()
+        let mut out = String::with_capacity(33);
+        self.write_local(at, &mut out);
+        out
+    }
+
+    /// Appends [`Clock::local`]'s text to `out`: written field by field, as a format string
+    /// is parsed again on every call (a test holds the two the same).
+    pub fn write_local(&self, at: DateTime<Utc>, out: &mut String) {
+        use crate::db::audit_log::{push_digits, write_date};
+        use chrono::{Datelike, Timelike};
+        use std::fmt::Write as _;
+        let local = at.with_timezone(&self.utc_offset);
+        let offset = self.utc_offset.local_minus_utc();
+        let nanos = local.nanosecond();
+        if !(0..=9999).contains(&local.year()) || nanos >= 1_000_000_000 || offset % 60 != 0 {
+            let _ = write!(out, "{}", local.format("%Y-%m-%d %H:%M:%S%.6f %:z"));
+            return;
+        }
+        let (sign, minutes) = if offset < 0 {
+            ('-', offset.unsigned_abs() / 60)
+        } else {
+            ('+', offset.unsigned_abs() / 60)
+        };
+        write_date(local.date_naive(), out);
+        out.push(' ');
+        push_digits(local.hour(), 2, out);
+        out.push(':');
+        push_digits(local.minute(), 2, out);
+        out.push(':');
+        push_digits(local.second(), 2, out);
+        out.push('.');
+        push_digits(nanos / 1000, 6, out);
+        out.push(' ');
+        out.push(sign);
+        push_digits(minutes / 60, 2, out);
+        out.push(':');
+        push_digits(minutes % 60, 2, out);
     }
 }
 
 /// The exact text times are exported in (UTC, microseconds, as the audit hash covers them).
 pub(crate) fn utc_text(at: DateTime<Utc>) -> String {
-    at.to_rfc3339_opts(SecondsFormat::Micros, true)
+    let mut out = String::with_capacity(27);
+    crate::db::audit_log::write_utc(at, &mut out);
+    out
 }
 
 /// Why an export could not be made.
@@ -399,4 +435,36 @@ fn table_chains(
             })
         })
         .collect())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use chrono::TimeZone;
+
+    use super::*;
+
+    #[test]
+    fn local_times_are_written_as_the_format_string_writes_them() {
+        let times = [
+            Utc.with_ymd_and_hms(2026, 3, 1, 14, 5, 3).unwrap()
+                + chrono::Duration::microseconds(123_456),
+            Utc.with_ymd_and_hms(2026, 12, 31, 23, 59, 59).unwrap(),
+            Utc.with_ymd_and_hms(1, 1, 1, 0, 0, 0).unwrap(),
+            Utc.with_ymd_and_hms(9999, 12, 31, 20, 0, 0).unwrap(),
+        ];
+        for offset in [8 * 3600, -10 * 3600, 0, 5 * 3600 + 45 * 60, -(3600 + 30 * 60), 17] {
+            let clock = Clock {
+                utc_offset: FixedOffset::east_opt(offset).unwrap(),
+                gaming_day_start: NaiveTime::from_hms_opt(6, 0, 0).unwrap(),
+            };
+            for at in times {
+                let expected = at
+                    .with_timezone(&clock.utc_offset)
+                    .format("%Y-%m-%d %H:%M:%S%.6f %:z")
+                    .to_string();
+                assert_eq!(clock.local(at), expected, "{at} at {offset}");
+            }
+        }
+    }
 }

@@ -149,8 +149,8 @@ pub(super) fn export(
         query.from,
         query.to,
         query.table.as_deref(),
-        |mut line: RoundLine| -> Result<(), ExportError> {
-            let places: Vec<PlaceRow> = serde_json::from_value(line.places.take())
+        |line: RoundLine| -> Result<(), ExportError> {
+            let places: Vec<PlaceRow> = serde_json::from_str(&line.places)
                 .map_err(|e| ExportError::Stored(format!("round {}: places: {e}", line.id)))?;
             let version = versions.get(&line.profile_version_id);
             used.insert(line.profile_version_id);

@@ -3,8 +3,9 @@
 
 use std::io::Write;
 
-use serde::ser::{SerializeMap, Serializer};
 use sha2::{Digest, Sha256};
+
+use crate::db::canonical_json::write_json_string;
 
 use super::{ExportError, Manifest};
 
@@ -64,7 +65,8 @@ pub enum Field {
     Int(i64),
     Text(String),
     Bool(bool),
-    Json(serde_json::Value),
+    /// JSON text in canonical form (`db::canonical_json`), written as it is.
+    Json(String),
 }
 
 impl Field {
@@ -94,7 +96,7 @@ impl Field {
             }
             Field::Text(text) => out.push_str(text),
             Field::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-            Field::Json(value) => out.push_str(&value.to_string()),
+            Field::Json(text) => out.push_str(text),
         }
     }
 }
@@ -169,6 +171,8 @@ pub struct TableWriter<W: Write> {
     columns: Vec<(&'static str, ColumnKind)>,
     sink: Sink<W>,
     texts: Vec<String>,
+    /// A JSON Lines row being written.
+    line: String,
     digests: Digests,
 }
 
@@ -198,6 +202,7 @@ impl<W: Write> TableWriter<W> {
         };
         Ok(TableWriter {
             texts: vec![String::new(); columns.len()],
+            line: String::new(),
             digests: Digests::new(columns.len()),
             columns,
             sink,
@@ -225,21 +230,30 @@ impl<W: Write> TableWriter<W> {
         match &mut self.sink {
             Sink::Csv(writer) => writer.write_record(&self.texts)?,
             Sink::Jsonl(out) => {
-                let mut ser = serde_json::Serializer::new(&mut *out);
-                let mut map = ser
-                    .serialize_map(Some(self.columns.len()))
-                    .map_err(std::io::Error::from)?;
+                // Written as serde_json writes a map, compactly (a JSON value is already
+                // canonical text, which is how serde_json writes its value).
+                let line = &mut self.line;
+                line.clear();
+                line.push('{');
                 let number = Field::Int(i64::try_from(number).unwrap_or(i64::MAX));
-                let digest = Field::Text(self.texts[last].clone());
+                let digest = Field::Text(std::mem::take(&mut self.texts[last]));
                 let all = std::iter::once(&number)
                     .chain(fields)
                     .chain(std::iter::once(&digest));
-                for ((name, _), field) in self.columns.iter().zip(all) {
-                    map.serialize_entry(name, &JsonField(field))
-                        .map_err(std::io::Error::from)?;
+                for (i, ((name, _), field)) in self.columns.iter().zip(all).enumerate() {
+                    if i > 0 {
+                        line.push(',');
+                    }
+                    write_json_string(name, line);
+                    line.push(':');
+                    match field {
+                        Field::Null => line.push_str("null"),
+                        Field::Text(text) => write_json_string(text, line),
+                        other => other.write_text(line),
+                    }
                 }
-                SerializeMap::end(map).map_err(std::io::Error::from)?;
-                out.write_all(b"\n")?;
+                line.push_str("}\n");
+                out.write_all(line.as_bytes())?;
             }
         }
         Ok(())
@@ -283,17 +297,61 @@ impl<W: Write> TableWriter<W> {
 /// The first field of a CSV export's trailer record.
 pub const MANIFEST_MARK: &str = "#manifest";
 
-/// A field as JSON Lines writes it.
-struct JsonField<'a>(&'a Field);
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
 
-impl serde::Serialize for JsonField<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            Field::Null => s.serialize_unit(),
-            Field::Int(n) => s.serialize_i64(*n),
-            Field::Text(text) => s.serialize_str(text),
-            Field::Bool(b) => s.serialize_bool(*b),
-            Field::Json(value) => value.serialize(s),
-        }
+    /// A JSON Lines row is written by hand: the same bytes as serde_json writes the row as a
+    /// map (which is what `verify-export` reads back and what older exports hold).
+    #[test]
+    fn a_json_lines_row_is_what_serde_json_writes() {
+        let own = [
+            ("n", ColumnKind::Int),
+            ("name", ColumnKind::Text),
+            ("flag", ColumnKind::Bool),
+            ("gone", ColumnKind::Text),
+            ("details", ColumnKind::Json),
+        ];
+        let details = serde_json::json!({"a": [1, -2.5, null], "b": "x\"\u{1}é\n"});
+        let fields = [
+            Field::Int(-42),
+            Field::text("tab\there \"quoted\" \\ é 🂡 \u{7f}\u{1f}"),
+            Field::Bool(true),
+            Field::Null,
+            Field::Json(details.to_string()),
+        ];
+        let mut out = Vec::new();
+        let mut writer = TableWriter::new(Format::Jsonl, &own, &mut out).unwrap();
+        writer.write(&fields).unwrap();
+        let Sink::Jsonl(sink) = writer.sink else {
+            unreachable!("a JSON Lines writer")
+        };
+        drop(sink.into_inner().unwrap());
+        let line = String::from_utf8(out).unwrap();
+        let digest = {
+            let texts: Vec<String> = std::iter::once("1".to_owned())
+                .chain(fields.iter().map(|f| {
+                    let mut text = String::new();
+                    f.write_text(&mut text);
+                    text
+                }))
+                .collect();
+            row_digest(texts.iter().map(String::as_str))
+        };
+        let mut expected = serde_json::Map::new();
+        expected.insert("row".into(), 1.into());
+        expected.insert("n".into(), (-42).into());
+        expected.insert("name".into(), "tab\there \"quoted\" \\ é 🂡 \u{7f}\u{1f}".into());
+        expected.insert("flag".into(), true.into());
+        expected.insert("gone".into(), serde_json::Value::Null);
+        expected.insert("details".into(), details);
+        expected.insert("row_sha256".into(), digest.into());
+        // The columns' order, not the map's (which sorts its keys).
+        let ordered: Vec<String> = ["row", "n", "name", "flag", "gone", "details", "row_sha256"]
+            .iter()
+            .map(|k| format!("{}:{}", serde_json::to_string(k).unwrap(), expected[*k]))
+            .collect();
+        assert_eq!(line, format!("{{{}}}\n", ordered.join(",")));
     }
 }
