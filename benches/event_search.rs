@@ -25,11 +25,7 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 }
 
 /// One page as the handler reads it; the `before` of the page after it.
-fn page(
-    conn: &mut PgConnection,
-    filter: &EventFilter,
-    before: Option<i64>,
-) -> Result<Option<i64>> {
+fn page(conn: &mut PgConnection, filter: &EventFilter, before: Option<i64>) -> Result<Option<i64>> {
     let page = events::search(conn, filter, before, PAGE_SIZE)?;
     chain_names(conn)?;
     events::actions(conn)?;

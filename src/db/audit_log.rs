@@ -614,7 +614,10 @@ impl StoredEvent {
         prev_hash: &[u8],
         buffers: &mut HashBuffers,
     ) -> Result<[u8; 32], NotJson> {
-        buffers.hash(prev_hash, &hashed_fields!(self, Details::Text(&self.details)))
+        buffers.hash(
+            prev_hash,
+            &hashed_fields!(self, Details::Text(&self.details)),
+        )
     }
 }
 
@@ -670,7 +673,9 @@ pub enum Details<'a> {
 }
 
 fn event_hash(prev_hash: &[u8], fields: &HashedFields<'_>) -> [u8; 32] {
-    HashBuffers::default().hash(prev_hash, fields).unwrap_or([0; 32])
+    HashBuffers::default()
+        .hash(prev_hash, fields)
+        .unwrap_or([0; 32])
 }
 
 /// What hashing an event writes into, reusable from one event to the next so that checking a
@@ -683,7 +688,11 @@ pub struct HashBuffers {
 
 impl HashBuffers {
     /// `sha256(prev_hash || canonical(fields))`, or where the details stop being JSON.
-    pub fn hash(&mut self, prev_hash: &[u8], fields: &HashedFields<'_>) -> Result<[u8; 32], NotJson> {
+    pub fn hash(
+        &mut self,
+        prev_hash: &[u8],
+        fields: &HashedFields<'_>,
+    ) -> Result<[u8; 32], NotJson> {
         self.text.clear();
         canonical_into(fields, &mut self.json, &mut self.text)?;
         Ok(hash_after(prev_hash, &self.text))

@@ -114,9 +114,10 @@ pub(super) fn export(
             // The details as their canonical text: the same bytes as serde_json writes the
             // value they parse to, without building it.
             let mut details = String::with_capacity(e.details.len());
-            json.write_text(&e.details, &mut details).map_err(|not_json| {
-                ExportError::Stored(format!("event {}: details {not_json}", e.id))
-            })?;
+            json.write_text(&e.details, &mut details)
+                .map_err(|not_json| {
+                    ExportError::Stored(format!("event {}: details {not_json}", e.id))
+                })?;
             let hash = hex::encode(&e.hash);
             fields.clear();
             fields.extend([

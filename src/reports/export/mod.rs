@@ -453,7 +453,14 @@ mod tests {
             Utc.with_ymd_and_hms(1, 1, 1, 0, 0, 0).unwrap(),
             Utc.with_ymd_and_hms(9999, 12, 31, 20, 0, 0).unwrap(),
         ];
-        for offset in [8 * 3600, -10 * 3600, 0, 5 * 3600 + 45 * 60, -(3600 + 30 * 60), 17] {
+        for offset in [
+            8 * 3600,
+            -10 * 3600,
+            0,
+            5 * 3600 + 45 * 60,
+            -(3600 + 30 * 60),
+            17,
+        ] {
             let clock = Clock {
                 utc_offset: FixedOffset::east_opt(offset).unwrap(),
                 gaming_day_start: NaiveTime::from_hms_opt(6, 0, 0).unwrap(),

@@ -342,7 +342,10 @@ mod tests {
         let mut expected = serde_json::Map::new();
         expected.insert("row".into(), 1.into());
         expected.insert("n".into(), (-42).into());
-        expected.insert("name".into(), "tab\there \"quoted\" \\ é 🂡 \u{7f}\u{1f}".into());
+        expected.insert(
+            "name".into(),
+            "tab\there \"quoted\" \\ é 🂡 \u{7f}\u{1f}".into(),
+        );
         expected.insert("flag".into(), true.into());
         expected.insert("gone".into(), serde_json::Value::Null);
         expected.insert("details".into(), details);
