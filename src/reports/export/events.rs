@@ -310,7 +310,7 @@ fn event_of(row: &Row) -> Result<(HashedFields<'_>, Vec<u8>), (usize, String)> {
     /// Checks the text decodes as `hash` would, without keeping the bytes.
     fn hex_text(row: &Row, column: usize) -> Result<(), (usize, String)> {
         let text = row.text(column);
-        if text.len() % 2 == 0 && text.bytes().all(|b| b.is_ascii_hexdigit()) {
+        if text.len().is_multiple_of(2) && text.bytes().all(|b| b.is_ascii_hexdigit()) {
             Ok(())
         } else {
             hash(row, column).map(drop)

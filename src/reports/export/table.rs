@@ -322,12 +322,14 @@ mod tests {
             Field::Json(details.to_string()),
         ];
         let mut out = Vec::new();
-        let mut writer = TableWriter::new(Format::Jsonl, &own, &mut out).unwrap();
-        writer.write(&fields).unwrap();
-        let Sink::Jsonl(sink) = writer.sink else {
-            unreachable!("a JSON Lines writer")
-        };
-        drop(sink.into_inner().unwrap());
+        {
+            let mut writer = TableWriter::new(Format::Jsonl, &own, &mut out).unwrap();
+            writer.write(&fields).unwrap();
+            let Sink::Jsonl(mut sink) = writer.sink else {
+                unreachable!("a JSON Lines writer")
+            };
+            sink.flush().unwrap();
+        }
         let line = String::from_utf8(out).unwrap();
         let digest = {
             let texts: Vec<String> = std::iter::once("1".to_owned())
