@@ -1,0 +1,2 @@
+DROP INDEX rounds_review_day_house_way_idx;
+DROP INDEX rounds_review_day_dealer_foul_idx;
