@@ -167,14 +167,21 @@ macro_rules! chain_spans {
 const CHAIN_SPANS: &str = concat!(chain_spans!(), " ORDER BY chain");
 
 /// The events of the spans of [`CHAIN_SPANS`] (same parameters), in chain and sequence order.
+/// Each chain's span is read on its own from `(chain, seq)` (the `LATERAL` subquery, ordered,
+/// is not merged into the join): as a plain join the planner, not knowing how short the spans
+/// are, read every event of every chain (a day of the million-round history: 1.1 s in
+/// PostgreSQL and a sort spilled to disk, against 85 ms); ordering by the span's chain lets it
+/// sort only within each chain, which the index scan already did.
 const EVENTS: &str = concat!(
     "WITH span AS (",
     chain_spans!(),
     ") SELECT e.id, e.chain, e.seq, e.at, e.actor_user_id, e.actor_name, e.action, e.target, \
             e.details, e.client_addr, e.gaming_day, e.table_id, e.prev_hash, e.hash \
-     FROM span s JOIN audit_events e \
-       ON e.chain = s.chain AND e.seq BETWEEN s.first_seq AND s.last_seq \
-     ORDER BY e.chain, e.seq"
+     FROM span s CROSS JOIN LATERAL ( \
+         SELECT * FROM audit_events e \
+         WHERE e.chain = s.chain AND e.seq BETWEEN s.first_seq AND s.last_seq \
+         ORDER BY e.seq) e \
+     ORDER BY s.chain, e.seq"
 );
 
 /// The part of one chain an events export holds.
