@@ -45,12 +45,7 @@ fn main() -> Result<()> {
         }
     }
     let url = std::env::var("DATABASE_URL").context("DATABASE_URL: a generated history")?;
-    let mut conn = PgConnection::establish(&url)?;
-    // As the app's pooled connections are set.
-    diesel::connection::SimpleConnection::batch_execute(
-        &mut conn,
-        pusoy_pit::db::SESSION_SETTINGS,
-    )?;
+    let mut conn = pusoy_pit::db::connect(&url)?;
     let chains = chain_names(&mut conn)?;
     let table = chains
         .iter()

@@ -28,12 +28,7 @@ fn main() -> Result<()> {
     let runs: usize = value("--runs").map_or(Ok(50), |r| r.parse())?;
     let url =
         std::env::var("DATABASE_URL").context("set DATABASE_URL to the generated database")?;
-    let mut conn = PgConnection::establish(&url)?;
-    // As the app's pooled connections are set.
-    diesel::connection::SimpleConnection::batch_execute(
-        &mut conn,
-        pusoy_pit::db::SESSION_SETTINGS,
-    )?;
+    let mut conn = pusoy_pit::db::connect(&url)?;
     let day: NaiveDate = match value("--day") {
         Some(day) => day.parse()?,
         None => rounds::table

@@ -72,12 +72,7 @@ fn main() -> Result<()> {
         }
     }
     let url = std::env::var("DATABASE_URL").context("DATABASE_URL: a generated history")?;
-    let mut conn = PgConnection::establish(&url)?;
-    // As the app's pooled connections are set.
-    diesel::connection::SimpleConnection::batch_execute(
-        &mut conn,
-        pusoy_pit::db::SESSION_SETTINGS,
-    )?;
+    let mut conn = pusoy_pit::db::connect(&url)?;
     if prepare {
         let started = Instant::now();
         conn.batch_execute(PREPARE)?;

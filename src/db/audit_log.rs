@@ -789,14 +789,20 @@ pub(crate) fn write_utc(at: DateTime<Utc>, out: &mut String) {
     }
     write_date(at.date_naive(), out);
     out.push('T');
+    write_time_of_day(&at, out);
+    out.push('Z');
+}
+
+/// `HH:MM:SS.ffffff`: a time of day to the microsecond (truncated), for a time whose
+/// nanoseconds are under a second (no leap second).
+pub(crate) fn write_time_of_day(at: &impl chrono::Timelike, out: &mut String) {
     push_digits(at.hour(), 2, out);
     out.push(':');
     push_digits(at.minute(), 2, out);
     out.push(':');
     push_digits(at.second(), 2, out);
     out.push('.');
-    push_digits(nanos / 1000, 6, out);
-    out.push('Z');
+    push_digits(at.nanosecond() / 1000, 6, out);
 }
 
 /// `n` in decimal, zero-padded to `width` digits (`n` has at most `width` digits).

@@ -102,6 +102,16 @@ pub fn drop_if_cut(conn: &mut PgConnection, err: &diesel::result::Error) {
 /// back.
 pub const SESSION_SETTINGS: &str = "SET jit = off";
 
+/// One connection, set as the app's pooled connections are (for the benchmarks, which time
+/// what the app's queries cost).
+pub fn connect(database_url: &str) -> diesel::ConnectionResult<PgConnection> {
+    use diesel::connection::{Connection, SimpleConnection};
+    let mut conn = PgConnection::establish(database_url)?;
+    conn.batch_execute(SESSION_SETTINGS)
+        .map_err(|e| diesel::ConnectionError::BadConnection(e.to_string()))?;
+    Ok(conn)
+}
+
 #[derive(Debug, Clone, Copy)]
 struct SessionSettings;
 

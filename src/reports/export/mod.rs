@@ -86,7 +86,7 @@ impl Clock {
     /// Appends [`Clock::local`]'s text to `out`: written field by field, as a format string
     /// is parsed again on every call (a test holds the two the same).
     pub fn write_local(&self, at: DateTime<Utc>, out: &mut String) {
-        use crate::db::audit_log::{push_digits, write_date};
+        use crate::db::audit_log::{push_digits, write_date, write_time_of_day};
         use chrono::{Datelike, Timelike};
         use std::fmt::Write as _;
         let local = at.with_timezone(&self.utc_offset);
@@ -103,13 +103,7 @@ impl Clock {
         };
         write_date(local.date_naive(), out);
         out.push(' ');
-        push_digits(local.hour(), 2, out);
-        out.push(':');
-        push_digits(local.minute(), 2, out);
-        out.push(':');
-        push_digits(local.second(), 2, out);
-        out.push('.');
-        push_digits(nanos / 1000, 6, out);
+        write_time_of_day(&local, out);
         out.push(' ');
         out.push(sign);
         push_digits(minutes / 60, 2, out);
