@@ -891,4 +891,28 @@ mod tests {
             assert_eq!(tie_strength(value, &cards, &order), strength, "{cards:?}");
         }
     }
+
+    #[test]
+    fn the_raw_bits_of_a_value_are_ordered_like_the_value_and_tell_values_apart() {
+        // Storage and the house way's tables keep values as their bits.
+        let ascending = [
+            "Ac Kd 9h 7s 4c",
+            "Qc Qd 7h 5s 3c",
+            "Kc Kd 4h 4s 7c",
+            "9c 9d 9h Ks 2c",
+            "5d 4c 3h 2s Ac",
+            "Ah Kh 9h 7h 4h",
+            "Kc Kd Kh 4s 4c",
+            "Kc Kd Kh Ks 7c",
+            "As Ks Qs Js Ts",
+        ]
+        .map(|cards| evaluate(five(cards), Wheel::Lowest));
+        for pair in ascending.windows(2) {
+            assert!(pair[0].bits() < pair[1].bits(), "{} < {}", pair[0], pair[1]);
+        }
+        let (front, middle) = (evaluate_front(three("Kc Kd 7h")), ascending[1]);
+        assert_ne!(front.bits(), middle.bits());
+        assert_eq!(front.bits() & 15, 3);
+        assert_eq!(middle.bits() & 15, 5);
+    }
 }
