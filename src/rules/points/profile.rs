@@ -359,4 +359,32 @@ mod tests {
             assert!(error.to_string().contains(message), "{json}: {error}");
         }
     }
+
+    #[test]
+    fn the_options_read_in_plain_words_listing_only_the_naturals_the_table_has() {
+        // What the table lists and the table screen show of a points table's rules.
+        let cases = [
+            (
+                "{}",
+                "naturals on (a dragon 13, six pairs 6, three flushes 6, three straights 6), \
+                 surrender on (pays 3), scoop +3, pusoy bonus on, \
+                 ties by suit (diamonds > clubs > hearts > spades), wheel lowest",
+            ),
+            (
+                r#"{"natural_points": {"dragon": 20}, "surrender": false, "scoop_bonus": 2,
+                    "pusoy_bonus": false, "ties": "push", "wheel": "second"}"#,
+                "naturals on (a dragon 20), surrender off, scoop +2, pusoy bonus off, \
+                 ties push, wheel second",
+            ),
+            (
+                r#"{"naturals": false, "surrender_points": 5, "suit_order": "shdc"}"#,
+                "naturals off, surrender on (pays 5), scoop +3, pusoy bonus on, \
+                 ties by suit (spades > hearts > diamonds > clubs), wheel lowest",
+            ),
+        ];
+        for (json, described) in cases {
+            let profile: PointsProfile = serde_json::from_str(json).expect(json);
+            assert_eq!(profile.describe(), described, "{json}");
+        }
+    }
 }
