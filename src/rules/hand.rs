@@ -8,7 +8,6 @@
 //! row-displacement perfect hash of the rank key. Tables are built once, on first use.
 
 use std::cmp::Ordering;
-use std::fmt::Write as _;
 use std::sync::OnceLock;
 
 use crate::rules::card::{Card, Rank};
@@ -581,14 +580,6 @@ pub(crate) fn evaluate_reference(cards: &[Card], wheel: Wheel) -> HandValue {
     }
     let flush = cards.len() == 5 && cards.iter().all(|c| c.suit() == cards[0].suit());
     reference_value(&counts, flush).for_wheel(wheel)
-}
-
-/// Formats the cards of a hand with its name, e.g. for logs: "As Ks Qs Js Ts (straight flush,
-/// ace high)".
-pub fn describe(cards: &[Card], value: HandValue) -> String {
-    let mut text = crate::rules::card::format_cards(cards);
-    let _ = write!(text, " ({})", value.name());
-    text
 }
 
 #[cfg(test)]
