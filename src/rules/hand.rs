@@ -222,12 +222,6 @@ fn push_rank_list(text: &mut String, ranks: &[Rank]) {
     }
 }
 
-impl std::fmt::Display for HandValue {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.name())
-    }
-}
-
 /// The full and short name of every value (wheel option undone, see [`HandValue::name_key`]):
 /// one text arena and a direct open-addressing index on the value's bits. About 0.3 MB in
 /// three arrays, against about 0.85 MB of scattered `String`s in the hash map it replaced.
@@ -386,14 +380,12 @@ pub fn evaluate(cards: [Card; 5], wheel: Wheel) -> HandValue {
 #[derive(Debug, Clone, Copy)]
 pub struct Evaluator {
     tables: &'static Tables,
-    wheel: Wheel,
 }
 
 impl Evaluator {
     pub fn new(wheel: Wheel) -> Evaluator {
         Evaluator {
             tables: TABLES[wheel as usize].get_or_init(|| Tables::build(wheel)),
-            wheel,
         }
     }
 
@@ -420,10 +412,6 @@ impl Evaluator {
             let slot = (key & ROW_MASK) as usize + usize::from(row);
             HandValue(t.rest[slot & (REST_TABLE - 1)])
         }
-    }
-
-    pub fn wheel(&self) -> Wheel {
-        self.wheel
     }
 }
 
@@ -563,11 +551,11 @@ fn reference_value(counts: &[u8; 13], flush: bool) -> HandValue {
         ([2, ..], _, _) => Category::OnePair,
         _ => Category::HighCard,
     };
+    // A straight's top card is found only among five distinct ranks, so the category is then a
+    // straight or a straight flush.
     match straight_top {
-        Some(top) if matches!(category, Category::Straight | Category::StraightFlush) => {
-            HandValue::build(category, &[top, top], size)
-        }
-        _ => HandValue::build(category, &ranks, size),
+        Some(top) => HandValue::build(category, &[top, top], size),
+        None => HandValue::build(category, &ranks, size),
     }
 }
 
@@ -618,6 +606,22 @@ mod tests {
 
     fn cards_of(indices: [u8; 5]) -> [Card; 5] {
         indices.map(|i| Card::from_index(i).expect("index below 52"))
+    }
+
+    #[test]
+    fn the_tables_are_built_from_every_rank_multiset_once_with_at_most_four_of_a_rank() {
+        // 6,175 multisets of five ranks and 455 of three (C(17, 5) and C(15, 3), less those
+        // with five of a rank: 13 and 0).
+        for (size, expected) in [(5, 6_175), (3, 455)] {
+            let mut counts = [0u8; 13];
+            let mut seen = HashSet::new();
+            for_each_multiset(&mut counts, 0, size, &mut |counts| {
+                assert!(counts.iter().all(|&n| n <= 4), "{counts:?}");
+                assert_eq!(counts.iter().sum::<u8>(), size, "{counts:?}");
+                assert!(seen.insert(*counts), "{counts:?} twice");
+            });
+            assert_eq!(seen.len(), expected, "{size} cards");
+        }
     }
 
     #[test]
@@ -899,7 +903,7 @@ mod tests {
         ]
         .map(|cards| evaluate(five(cards), Wheel::Lowest));
         for pair in ascending.windows(2) {
-            assert!(pair[0].bits() < pair[1].bits(), "{} < {}", pair[0], pair[1]);
+            assert!(pair[0].bits() < pair[1].bits(), "{} < {}", pair[0].name(), pair[1].name());
         }
         let (front, middle) = (evaluate_front(three("Kc Kd 7h")), ascending[1]);
         assert_ne!(front.bits(), middle.bits());
