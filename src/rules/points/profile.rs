@@ -333,6 +333,15 @@ mod tests {
     }
 
     #[test]
+    fn the_natural_table_is_written_listing_only_the_naturals_the_table_has() {
+        let profile: PointsProfile =
+            serde_json::from_str(r#"{"natural_points": {"dragon": 20, "six_pairs": 0}}"#)
+                .expect("profile");
+        let written = serde_json::to_value(profile).expect("serialises");
+        assert_eq!(written["natural_points"], serde_json::json!({"dragon": 20}));
+    }
+
+    #[test]
     fn unknown_options_and_table_entries_are_refused_by_name() {
         for (json, message) in [
             (r#"{"both_fouled": "push"}"#, "unknown field `both_fouled`"),
