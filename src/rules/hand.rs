@@ -903,7 +903,12 @@ mod tests {
         ]
         .map(|cards| evaluate(five(cards), Wheel::Lowest));
         for pair in ascending.windows(2) {
-            assert!(pair[0].bits() < pair[1].bits(), "{} < {}", pair[0].name(), pair[1].name());
+            assert!(
+                pair[0].bits() < pair[1].bits(),
+                "{} < {}",
+                pair[0].name(),
+                pair[1].name()
+            );
         }
         let (front, middle) = (evaluate_front(three("Kc Kd 7h")), ascending[1]);
         assert_ne!(front.bits(), middle.bits());
