@@ -139,6 +139,53 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_game_has_one_name_on_the_wire_in_forms_and_in_text() {
+        // The profile form's choice and the lists carry `key`; the wire reads the same name.
+        for (game, name) in [(Game::Banking, "banking"), (Game::Points, "points")] {
+            assert_eq!(game.key(), name);
+            assert_eq!(game.to_string(), name);
+            let json = serde_json::to_value(game).expect("a game");
+            assert_eq!(json, serde_json::Value::from(name));
+            assert_eq!(serde_json::from_value::<Game>(json).expect("reads"), game);
+        }
+    }
+
+    #[test]
+    fn a_profile_is_made_from_either_games_options_and_keeps_them() {
+        let banking = RuleProfile {
+            surrender: false,
+            ..RuleProfile::default()
+        };
+        let points = PointsProfile {
+            scoop_bonus: 6,
+            ..PointsProfile::default()
+        };
+        let from_banking = GameRules::from(&banking);
+        let from_points = GameRules::from(&points);
+        assert_eq!(from_banking, GameRules::Banking(banking));
+        assert_eq!(from_points, GameRules::Points(points));
+        assert_eq!(GameRules::from(&from_points), from_points);
+        // Only the banking game has the banking options (a dealer's hand, so a house way).
+        assert_eq!(from_banking.banking(), Some(&banking));
+        assert_eq!(from_points.banking(), None);
+        // A stored profile is a banking profile only when it is that game with those options.
+        assert!(from_banking == banking);
+        assert!(from_banking != RuleProfile::default());
+        assert!(GameRules::Points(PointsProfile::default()) != RuleProfile::default());
+    }
+
+    #[test]
+    fn a_profile_is_described_in_its_games_words_and_the_points_game_says_so() {
+        let banking = RuleProfile::default();
+        let points = PointsProfile::default();
+        assert_eq!(GameRules::Banking(banking).describe(), banking.describe());
+        assert_eq!(
+            GameRules::Points(points).describe(),
+            format!("points game: {}", points.describe())
+        );
+    }
+
+    #[test]
     fn a_profile_is_the_banking_game_unless_it_says_points() {
         let read = |json: &str| serde_json::from_str::<GameRules>(json);
         assert_eq!(read("{}").expect("empty"), GameRules::default());

@@ -8,7 +8,6 @@
 //! row-displacement perfect hash of the rank key. Tables are built once, on first use.
 
 use std::cmp::Ordering;
-use std::fmt::Write as _;
 use std::sync::OnceLock;
 
 use crate::rules::card::{Card, Rank};
@@ -223,12 +222,6 @@ fn push_rank_list(text: &mut String, ranks: &[Rank]) {
     }
 }
 
-impl std::fmt::Display for HandValue {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.name())
-    }
-}
-
 /// The full and short name of every value (wheel option undone, see [`HandValue::name_key`]):
 /// one text arena and a direct open-addressing index on the value's bits. About 0.3 MB in
 /// three arrays, against about 0.85 MB of scattered `String`s in the hash map it replaced.
@@ -387,14 +380,12 @@ pub fn evaluate(cards: [Card; 5], wheel: Wheel) -> HandValue {
 #[derive(Debug, Clone, Copy)]
 pub struct Evaluator {
     tables: &'static Tables,
-    wheel: Wheel,
 }
 
 impl Evaluator {
     pub fn new(wheel: Wheel) -> Evaluator {
         Evaluator {
             tables: TABLES[wheel as usize].get_or_init(|| Tables::build(wheel)),
-            wheel,
         }
     }
 
@@ -421,10 +412,6 @@ impl Evaluator {
             let slot = (key & ROW_MASK) as usize + usize::from(row);
             HandValue(t.rest[slot & (REST_TABLE - 1)])
         }
-    }
-
-    pub fn wheel(&self) -> Wheel {
-        self.wheel
     }
 }
 
@@ -564,11 +551,11 @@ fn reference_value(counts: &[u8; 13], flush: bool) -> HandValue {
         ([2, ..], _, _) => Category::OnePair,
         _ => Category::HighCard,
     };
+    // A straight's top card is found only among five distinct ranks, so the category is then a
+    // straight or a straight flush.
     match straight_top {
-        Some(top) if matches!(category, Category::Straight | Category::StraightFlush) => {
-            HandValue::build(category, &[top, top], size)
-        }
-        _ => HandValue::build(category, &ranks, size),
+        Some(top) => HandValue::build(category, &[top, top], size),
+        None => HandValue::build(category, &ranks, size),
     }
 }
 
@@ -581,14 +568,6 @@ pub(crate) fn evaluate_reference(cards: &[Card], wheel: Wheel) -> HandValue {
     }
     let flush = cards.len() == 5 && cards.iter().all(|c| c.suit() == cards[0].suit());
     reference_value(&counts, flush).for_wheel(wheel)
-}
-
-/// Formats the cards of a hand with its name, e.g. for logs: "As Ks Qs Js Ts (straight flush,
-/// ace high)".
-pub fn describe(cards: &[Card], value: HandValue) -> String {
-    let mut text = crate::rules::card::format_cards(cards);
-    let _ = write!(text, " ({})", value.name());
-    text
 }
 
 #[cfg(test)]
@@ -627,6 +606,22 @@ mod tests {
 
     fn cards_of(indices: [u8; 5]) -> [Card; 5] {
         indices.map(|i| Card::from_index(i).expect("index below 52"))
+    }
+
+    #[test]
+    fn the_tables_are_built_from_every_rank_multiset_once_with_at_most_four_of_a_rank() {
+        // 6,175 multisets of five ranks and 455 of three (C(17, 5) and C(15, 3), less those
+        // with five of a rank: 13 and 0).
+        for (size, expected) in [(5, 6_175), (3, 455)] {
+            let mut counts = [0u8; 13];
+            let mut seen = HashSet::new();
+            for_each_multiset(&mut counts, 0, size, &mut |counts| {
+                assert!(counts.iter().all(|&n| n <= 4), "{counts:?}");
+                assert_eq!(counts.iter().sum::<u8>(), size, "{counts:?}");
+                assert!(seen.insert(*counts), "{counts:?} twice");
+            });
+            assert_eq!(seen.len(), expected, "{size} cards");
+        }
     }
 
     #[test]
@@ -890,5 +885,34 @@ mod tests {
             let value = evaluate(cards, Wheel::Lowest);
             assert_eq!(tie_strength(value, &cards, &order), strength, "{cards:?}");
         }
+    }
+
+    #[test]
+    fn the_raw_bits_of_a_value_are_ordered_like_the_value_and_tell_values_apart() {
+        // Storage and the house way's tables keep values as their bits.
+        let ascending = [
+            "Ac Kd 9h 7s 4c",
+            "Qc Qd 7h 5s 3c",
+            "Kc Kd 4h 4s 7c",
+            "9c 9d 9h Ks 2c",
+            "5d 4c 3h 2s Ac",
+            "Ah Kh 9h 7h 4h",
+            "Kc Kd Kh 4s 4c",
+            "Kc Kd Kh Ks 7c",
+            "As Ks Qs Js Ts",
+        ]
+        .map(|cards| evaluate(five(cards), Wheel::Lowest));
+        for pair in ascending.windows(2) {
+            assert!(
+                pair[0].bits() < pair[1].bits(),
+                "{} < {}",
+                pair[0].name(),
+                pair[1].name()
+            );
+        }
+        let (front, middle) = (evaluate_front(three("Kc Kd 7h")), ascending[1]);
+        assert_ne!(front.bits(), middle.bits());
+        assert_eq!(front.bits() & 15, 3);
+        assert_eq!(middle.bits() & 15, 5);
     }
 }

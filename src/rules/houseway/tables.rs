@@ -571,9 +571,9 @@ mod tests {
                         assert!(
                             pair[0] <= pair[1],
                             "{slot}: {} wins {} but {} only {}",
-                            vs[0],
+                            vs[0].name(),
                             pair[0],
-                            vs[1],
+                            vs[1].name(),
                             pair[1]
                         );
                     }

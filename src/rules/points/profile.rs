@@ -333,6 +333,15 @@ mod tests {
     }
 
     #[test]
+    fn the_natural_table_is_written_listing_only_the_naturals_the_table_has() {
+        let profile: PointsProfile =
+            serde_json::from_str(r#"{"natural_points": {"dragon": 20, "six_pairs": 0}}"#)
+                .expect("profile");
+        let written = serde_json::to_value(profile).expect("serialises");
+        assert_eq!(written["natural_points"], serde_json::json!({"dragon": 20}));
+    }
+
+    #[test]
     fn unknown_options_and_table_entries_are_refused_by_name() {
         for (json, message) in [
             (r#"{"both_fouled": "push"}"#, "unknown field `both_fouled`"),
@@ -357,6 +366,34 @@ mod tests {
         ] {
             let error = serde_json::from_str::<PointsProfile>(json).expect_err(json);
             assert!(error.to_string().contains(message), "{json}: {error}");
+        }
+    }
+
+    #[test]
+    fn the_options_read_in_plain_words_listing_only_the_naturals_the_table_has() {
+        // What the table lists and the table screen show of a points table's rules.
+        let cases = [
+            (
+                "{}",
+                "naturals on (a dragon 13, six pairs 6, three flushes 6, three straights 6), \
+                 surrender on (pays 3), scoop +3, pusoy bonus on, \
+                 ties by suit (diamonds > clubs > hearts > spades), wheel lowest",
+            ),
+            (
+                r#"{"natural_points": {"dragon": 20}, "surrender": false, "scoop_bonus": 2,
+                    "pusoy_bonus": false, "ties": "push", "wheel": "second"}"#,
+                "naturals on (a dragon 20), surrender off, scoop +2, pusoy bonus off, \
+                 ties push, wheel second",
+            ),
+            (
+                r#"{"naturals": false, "surrender_points": 5, "suit_order": "shdc"}"#,
+                "naturals off, surrender on (pays 5), scoop +3, pusoy bonus on, \
+                 ties by suit (spades > hearts > diamonds > clubs), wheel lowest",
+            ),
+        ];
+        for (json, described) in cases {
+            let profile: PointsProfile = serde_json::from_str(json).expect(json);
+            assert_eq!(profile.describe(), described, "{json}");
         }
     }
 }

@@ -291,3 +291,25 @@ impl PointsSettlementOut {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn points_won_from_each_other_player_are_written_by_seat_number_and_read_back() {
+        // Seat 1 won 13 from seat 2 and lost 3 to seat 3; seat 4 did not play.
+        let against = Against([None, Some(-13), Some(3), None]);
+        let text = serde_json::to_string(&against).expect("written");
+        assert_eq!(text, r#"{"2":-13,"3":3}"#);
+        assert_eq!(
+            serde_json::from_str::<Against>(&text).expect("read back"),
+            against
+        );
+        assert_eq!(
+            serde_json::from_str::<Against>("{}").expect("nobody"),
+            Against::default()
+        );
+        assert!(serde_json::from_str::<Against>(r#"{"5": 1}"#).is_err());
+    }
+}
