@@ -54,10 +54,6 @@ impl PointsSettlement {
     pub fn players(&self) -> impl Iterator<Item = &PlayerResult> {
         self.players.iter().flatten()
     }
-
-    pub fn player(&self, seat: PlayerSeat) -> Option<&PlayerResult> {
-        self.players[seat.slot()].as_ref()
-    }
 }
 
 /// What a player brings to the comparisons.
@@ -404,6 +400,9 @@ mod tests {
             ("a higher natural collects its points from a lower one; equal naturals score nothing; both collect from a player",
              round("", &[natural(1, "dragon", DRAGON), natural(2, "six_pairs", SIX_PAIRS), natural(3, "three_flushes", THREE_FLUSHES), play(4, REST_SET)]),
              Ok(vec![39, -7, -7, -25])),
+            ("the same naturals seated the other way round score the same: a lower natural in an earlier seat pays a higher one, a player pays a natural seated after it",
+             round("", &[play(1, REST_SET), natural(2, "three_flushes", THREE_FLUSHES), natural(3, "six_pairs", SIX_PAIRS), natural(4, "dragon", DRAGON)]),
+             Ok(vec![-25, -7, -7, 39])),
             ("a surrender pays the natural its points and each player who sets hands the surrender points",
              round("", &[natural(1, "dragon", DRAGON), surrender(2), play(3, FLUSHES_SET), play(4, REST_SET)]),
              Ok(vec![39, -19, -11, -9])),
@@ -416,6 +415,12 @@ mod tests {
             ("nothing passes between two who mis-set",
              round("", &[play(1, EX2_A_MISSET), play(2, EX2_B_MISSET)]),
              Ok(vec![0, 0])),
+            ("a player scooped by a later seat pays the scoop as one scooped by an earlier seat",
+             round("", &[play(1, EX2_B), play(2, EX2_A)]),
+             Ok(vec![-6, 6])),
+            ("a surrender at a pusoy pays the sweeper the surrender points, not the bonus",
+             round("", &[play(1, EX3_A), play(2, EX3_B), play(3, EX3_C), surrender(4)]),
+             Ok(vec![21, -7, -5, -9])),
             ("a mis-setter among the swept still gives the sweeper pusoy",
              round("", &[play(1, EX3_A), play(2, EX3_B_MISSET), play(3, EX3_C), play(4, EX3_D)]),
              Ok(vec![36, -12 - 3 - 3 - 3 - 3, -12 + 3 + 3 + 1, -12 + 3 + 3 - 1])),
