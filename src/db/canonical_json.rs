@@ -135,22 +135,36 @@ pub fn write_json_string(text: &str, out: &mut String) {
     out.push('"');
 }
 
-/// Whether any of the eight bytes of `word` is a quote, a backslash or a control character
-/// (the bytes a string's scan must stop at). Exact: the borrows of the subtractions only
-/// reach above a byte that matches.
-fn needs_a_look(word: u64) -> bool {
+/// The bytes of `word` (read little-endian: its first byte lowest) that are a quote, a
+/// backslash or a control character (the bytes a string's scan must stop at), each marked by
+/// its high bit. Exact for the first marked byte: the borrows of the subtractions only reach
+/// above a byte that matches, so bytes after a match may be marked wrongly, never before.
+fn stops_in(word: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     let zero_in = |w: u64| w.wrapping_sub(ONES) & !w & HIGHS;
     let quote = zero_in(word ^ (ONES * u64::from(b'"')));
     let backslash = zero_in(word ^ (ONES * u64::from(b'\\')));
     let control = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
-    quote | backslash | control != 0
+    quote | backslash | control
 }
 
-/// The first eight bytes of `key`, big-endian, zero-padded.
-fn prefix_of(key: &[u8]) -> u64 {
-    // Byte by byte: a copy into an array calls memcpy and stalls reading it back.
+/// The first eight bytes of `key`, big-endian, zero-padded; `after` is what follows the key in
+/// its text (read, when there is enough of it, to load eight bytes at once).
+fn prefix_of(key: &[u8], after: &[u8]) -> u64 {
+    let len = key.len();
+    if len >= 8 {
+        if let Some(head) = key.first_chunk::<8>() {
+            return u64::from_be_bytes(*head);
+        }
+    } else if after.len() >= 8 - len {
+        // The key and the bytes after it, the latter masked off.
+        let mut word = [0_u8; 8];
+        word[..len].copy_from_slice(key);
+        word[len..].copy_from_slice(&after[..8 - len]);
+        let kept = u64::MAX.checked_shl(64 - 8 * len as u32).unwrap_or(0);
+        return u64::from_be_bytes(word) & kept;
+    }
     (0..8).fold(0, |prefix, i| {
         prefix << 8 | key.get(i).copied().map_or(0, u64::from)
     })
@@ -298,8 +312,13 @@ impl Reader<'_, '_> {
             } else {
                 self.text
             };
+            let after: &[u8] = if key_decoded {
+                &[]
+            } else {
+                &source.as_bytes()[key.1..]
+            };
             self.buffers.members.push(Member {
-                prefix: prefix_of(&source.as_bytes()[key.0..key.1]),
+                prefix: prefix_of(&source.as_bytes()[key.0..key.1], after),
                 key,
                 key_decoded,
                 from,
@@ -360,28 +379,39 @@ impl Reader<'_, '_> {
         self.at += 1;
         let bytes = self.text.as_bytes();
         let begin = self.at;
-        // Eight bytes at a time while none ends the string, starts an escape or is refused.
-        while let Some(chunk) = bytes.get(self.at..).and_then(<[u8]>::first_chunk::<8>) {
-            if needs_a_look(u64::from_le_bytes(*chunk)) {
-                break;
+        loop {
+            // Eight bytes at a time to the first that ends the string, starts an escape or is
+            // refused; the last few one at a time.
+            match bytes.get(self.at..).and_then(<[u8]>::first_chunk::<8>) {
+                Some(chunk) => {
+                    let stops = stops_in(u64::from_le_bytes(*chunk));
+                    if stops == 0 {
+                        self.at += 8;
+                        continue;
+                    }
+                    self.at += stops.trailing_zeros() as usize / 8;
+                }
+                None => {
+                    while let Some(&b) = bytes.get(self.at) {
+                        if b == b'"' || b == b'\\' || b < 0x20 {
+                            break;
+                        }
+                        self.at += 1;
+                    }
+                }
             }
-            self.at += 8;
-        }
-        while let Some(&b) = bytes.get(self.at) {
-            match b {
-                b'"' => {
+            return match bytes.get(self.at) {
+                Some(b'"') => {
                     self.at += 1;
-                    return Ok(Some((begin, self.at - 1)));
+                    Ok(Some((begin, self.at - 1)))
                 }
-                b'\\' => {
+                Some(b'\\') => {
                     self.escaped(begin)?;
-                    return Ok(None);
+                    Ok(None)
                 }
-                0..=0x1f => return Err(self.error()),
-                _ => self.at += 1,
-            }
+                _ => Err(self.error()),
+            };
         }
-        Err(self.error())
     }
 
     /// Decodes the rest of a string that has an escape at `self.at` into `buffers.decoded`.
@@ -472,23 +502,38 @@ impl Reader<'_, '_> {
     fn number(&mut self, out: &mut String) -> Result<(), NotJson> {
         let bytes = self.text.as_bytes();
         let begin = self.at;
-        let mut plain = true;
-        while let Some(&b) = bytes.get(self.at) {
-            match b {
-                b'0'..=b'9' | b'-' => {}
-                b'.' | b'e' | b'E' | b'+' => plain = false,
-                _ => break,
-            }
+        let negative = bytes.get(self.at) == Some(&b'-');
+        let digits_from = self.at + usize::from(negative);
+        let mut end = digits_from;
+        while let Some(b'0'..=b'9') = bytes.get(end) {
+            end += 1;
+        }
+        let digits = &bytes[digits_from..end];
+        let plain = match bytes.get(end) {
+            Some(b'.' | b'e' | b'E' | b'+' | b'-') => false,
+            _ => match digits {
+                [] => false,
+                [b'0'] => !negative,
+                [b'0', ..] => false,
+                _ => digits.len() <= 18,
+            },
+        };
+        if plain {
+            self.at = end;
+            out.push_str(&self.text[begin..end]);
+            return Ok(());
+        }
+        // Longer integers, fractions, exponents and what is not a number at all.
+        self.at = digits_from;
+        while let Some(b'0'..=b'9' | b'-' | b'.' | b'e' | b'E' | b'+') = bytes.get(self.at) {
             self.at += 1;
         }
         let token = &self.text[begin..self.at];
         let digits = token.strip_prefix('-').unwrap_or(token);
-        let canonical_integer = plain
-            && !digits.is_empty()
+        let canonical_integer = !digits.is_empty()
             && digits.bytes().all(|b| b.is_ascii_digit())
-            && (digits == "0" || !digits.starts_with('0'))
-            && token != "-0"
-            && (digits.len() <= 18 || token.parse::<i64>().is_ok() || token.parse::<u64>().is_ok());
+            && !digits.starts_with('0')
+            && (token.parse::<i64>().is_ok() || token.parse::<u64>().is_ok());
         if canonical_integer {
             out.push_str(token);
             return Ok(());
@@ -552,6 +597,9 @@ mod tests {
             "-2.5e-3",
             "0.1",
             "1e400",
+            "123456789012345678",
+            "-123456789012345678",
+            "1234567890123456789",
             "9223372036854775807",
             "-9223372036854775808",
             "-9223372036854775809",
@@ -603,6 +651,18 @@ mod tests {
         );
     }
 
+    /// A short key's prefix is read eight bytes at a time from the text, the key's closing
+    /// quote and what follows included: only the key's own bytes may order it.
+    #[test]
+    fn short_keys_are_ordered_by_their_own_bytes_not_the_text_after_them() {
+        let text = r#"{"a ": 1, "a": 2, "a!": 3, "!": 4, " ": 5, "ab": 6, "a\"": 7}"#;
+        assert_eq!(by_text(text), by_value(text));
+        assert_eq!(
+            by_text(text).unwrap(),
+            r#"{" ":5,"!":4,"a":2,"a ":1,"a!":3,"a\"":7,"ab":6}"#
+        );
+    }
+
     #[test]
     fn what_is_not_json_is_refused() {
         for text in [
@@ -619,6 +679,11 @@ mod tests {
             "\"\\udc00\"",
             "\"\\u12\"",
             "01",
+            "-01",
+            "00",
+            "1-2",
+            "1+2",
+            "0x1",
             "1.",
             "-",
             "+1",
