@@ -635,6 +635,34 @@ fn a_fixed_shuffle_deals_a_whole_deck_the_same_on_every_run() {
     assert_eq!(firsts.len(), 200);
 }
 
+/// The dealer takes exact ties, so the same cards may be set otherwise at the dealer's place:
+/// a tally sets a deal's first hand as the dealer and the other three as players.
+#[test]
+fn a_tally_sets_the_first_hand_of_a_deal_as_the_dealer_and_the_rest_as_players() {
+    let profile = RuleProfile::default();
+    let lookup = WinTable::shipped_lookup(profile.wheel);
+    let set_as = |cards: &[Card; 13], side: Side| {
+        let subsets = Subsets::new(cards, &profile).unwrap();
+        subsets.values(best_split(&subsets, &Chances::new(&subsets, lookup, side)).0)
+    };
+    // A deal whose first hand the dealer sets otherwise than a player would.
+    let deal = deals(2_000, 17)
+        .into_iter()
+        .find(|deal| set_as(&deal[0], Side::Dealer) != set_as(&deal[0], Side::Player))
+        .expect("a hand the two sides set differently");
+    let counted = |first: Side| {
+        let mut counts = super::tables::Counts::zero();
+        counts.add(set_as(&deal[0], first));
+        for cards in &deal[1..] {
+            counts.add(set_as(cards, Side::Player));
+        }
+        counts
+    };
+    let tallied = tally(&[deal], super::simulate::Strategy::HouseWay(lookup));
+    assert_eq!(tallied, counted(Side::Dealer));
+    assert_ne!(tallied, counted(Side::Player));
+}
+
 #[test]
 fn a_build_is_reproducible_and_its_table_reads_back() {
     let deals = deals(60, 3);
