@@ -18,7 +18,8 @@ use reqwest::{Method, StatusCode};
 use serde_json::json;
 
 use crate::helpers::{
-    call, count, create_table, location, spawn_app, the_round, TestApp, PASSWORD,
+    assert_every_round_has_its_figures, call, count, create_table, location, record, spawn_app,
+    spawn_app_with, the_round, TestApp, PASSWORD,
 };
 
 fn verify_all(app: &TestApp) -> Verification {
@@ -822,7 +823,20 @@ async fn the_production_role_may_only_append_to_and_read_the_trail() {
             "{sql}: {err}"
         );
     }
-    // What the app does still works under the role: closing a day takes its locks.
+    // What the app does still works under the role. A dealer records a round at a table: the
+    // round, its audit event, and its figures (written by the trigger on `rounds` with the
+    // role's rights) ...
+    create_table(&app, "ROLE-1");
+    let mut as_role = spawn_app_with(|config| config.database_url = Some(role_url.clone())).await;
+    as_role.db_url = app.db_url.clone();
+    as_role.signed_in_as(Role::Dealer).await;
+    as_role.sign_on_at("ROLE-1").await;
+    let (status, round) = record(&as_role, "ROLE-1", "role-key-0001", the_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{round}");
+    assert_eq!(count(&app, "SELECT count(*) AS n FROM round_figures"), 1);
+    assert_every_round_has_its_figures(&app);
+    as_role.sign_off_at("ROLE-1").await;
+    // ... and closing a day takes its locks.
     let today = app.config.gaming_day(Utc::now());
     let actor = Actor::user(supervisor.id, "sup", None);
     days::close_day(&mut conn, today, today, &actor, |_| Ok(())).unwrap();
