@@ -568,3 +568,72 @@ async fn a_points_rounds_export_carries_points_and_matrix_verifies_and_names_edi
         "{found:#?}"
     );
 }
+
+/// What does not read as a row is named by its data line, and the rows around it are still
+/// checked: a line that is not JSON, a member the export does not have, a value of the wrong
+/// type; in CSV, a line short of a field and a header that is not the manifest's.
+#[tokio::test]
+async fn lines_that_do_not_read_as_rows_are_named_and_the_rest_still_checked() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-9");
+    rounds_at(&app, "PUSOY-9", 2).await;
+
+    let path = export_to(&app, Kind::Events, Format::Jsonl, None);
+    let rows = lines(&path);
+    let data = rows.len() - 1;
+    assert!(data >= 4, "{rows:#?}");
+    let mut edited = rows.clone();
+    edited[0] = "not json".to_owned();
+    let mut event: serde_json::Value = serde_json::from_str(&edited[1]).unwrap();
+    event["x"] = serde_json::json!(1);
+    edited[1] = serde_json::to_string(&event).unwrap();
+    let mut event: serde_json::Value = serde_json::from_str(&edited[2]).unwrap();
+    event["seq"] = serde_json::json!("three");
+    edited[2] = serde_json::to_string(&event).unwrap();
+    let verified = export::verify(&write_lines(&path, &edited)).unwrap();
+    let found = &verified.problems;
+    assert!(
+        says(found, None, None, "data line 1: not a JSON object"),
+        "{found:#?}"
+    );
+    assert!(
+        says(found, None, None, "data line 2: unknown fields [\"x\"]"),
+        "{found:#?}"
+    );
+    assert!(
+        says(found, Some(3), Some("seq"), "a value of the wrong type"),
+        "{found:#?}"
+    );
+    // Every line counted, and the last row's chain still checked to the manifest's head.
+    assert_eq!(verified.rows, data as u64);
+    assert!(
+        !found.iter().any(|p| p.row == Some(data as u64)),
+        "{found:#?}"
+    );
+
+    let path = export_to(&app, Kind::Events, Format::Csv, None);
+    let rows = lines(&path);
+    let mut edited = rows.clone();
+    edited[0] = edited[0].replacen("row,", "line,", 1);
+    let fields = rows[0].split(',').count();
+    edited[2] = edited[2].rsplit_once(',').unwrap().0.to_owned();
+    let found = problems(&write_lines(&path, &edited));
+    assert!(
+        says(
+            found.as_slice(),
+            None,
+            None,
+            "the header line is not the manifest's columns"
+        ),
+        "{found:#?}"
+    );
+    assert!(
+        says(
+            found.as_slice(),
+            None,
+            None,
+            &format!("data line 2: {} fields, not {fields}", fields - 1)
+        ),
+        "{found:#?}"
+    );
+}

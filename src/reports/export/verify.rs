@@ -180,13 +180,35 @@ pub fn verify(path: &Path) -> Result<Verified, VerifyError> {
         changed_rows: Vec::new(),
         rows: 0,
     };
-    if csv {
-        read_csv(&mut data, &names, &mut walk, &mut *checker).map_err(io)?;
-    } else {
-        read_jsonl(&mut data, &kinds, &mut walk, &mut *checker).map_err(io)?;
-    }
-    // What the reader buffered but no row took (a cut last line) is data all the same.
-    std::io::copy(&mut data, &mut std::io::sink()).map_err(io)?;
+    // Two stages on two threads: one reads the file (its digest, and each line into fields),
+    // the other checks the rows (their digests and what the kind of export proves), in file
+    // order, a batch at a time through a short queue (memory stays constant).
+    let (send, batches) = std::sync::mpsc::sync_channel::<Vec<Line>>(QUEUED_BATCHES);
+    let data_hash = std::thread::scope(|scope| {
+        let reader = scope.spawn(|| {
+            let mut feed = Feed::new(send);
+            if csv {
+                read_csv(&mut data, &names, &mut feed)?;
+            } else {
+                read_jsonl(&mut data, &kinds, &mut feed)?;
+            }
+            feed.flush();
+            drop(feed);
+            // What the reader buffered but no row took (a cut last line) is data all the same.
+            std::io::copy(&mut data, &mut std::io::sink())?;
+            Ok(data.hash.finalize())
+        });
+        for batch in batches {
+            for read in batch {
+                walk.take(read, &mut *checker);
+            }
+        }
+        match reader.join() {
+            Ok(hash) => hash,
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
+    .map_err(io)?;
     checker.finish(&mut walk.problems);
     let rows = walk.rows;
     let mut problems = walk.problems;
@@ -237,7 +259,7 @@ pub fn verify(path: &Path) -> Result<Verified, VerifyError> {
             manifest.rows
         ));
     }
-    let data_sha256 = hex::encode(data.hash.finalize());
+    let data_sha256 = hex::encode(data_hash);
     if data_sha256 != manifest.data_sha256 {
         problems.file(format!(
             "the SHA-256 of the data is {data_sha256}, the manifest says {}",
@@ -421,7 +443,69 @@ struct Walk {
     rows: u64,
 }
 
+/// What reading the file hands to the checks, in file order.
+enum Line {
+    /// A data row's fields as text.
+    Row(Vec<String>),
+    /// A data line that could not be read as a row (it counts as one): why.
+    Unreadable(String),
+    /// A problem of the whole file.
+    File(String),
+    /// A problem with a field of the row that comes next.
+    Field(Problem),
+}
+
+/// Rows to a batch, and batches the reader may be ahead of the checks.
+const BATCH_ROWS: usize = 128;
+const QUEUED_BATCHES: usize = 4;
+
+/// The reading side of the queue: what is read, in batches.
+struct Feed {
+    batch: Vec<Line>,
+    send: std::sync::mpsc::SyncSender<Vec<Line>>,
+    /// Data lines read so far (rows and unreadable lines), for the messages that name one.
+    lines: u64,
+}
+
+impl Feed {
+    fn new(send: std::sync::mpsc::SyncSender<Vec<Line>>) -> Feed {
+        Feed {
+            batch: Vec::with_capacity(BATCH_ROWS),
+            send,
+            lines: 0,
+        }
+    }
+
+    fn push(&mut self, read: Line) {
+        if matches!(read, Line::Row(_) | Line::Unreadable(_)) {
+            self.lines += 1;
+        }
+        self.batch.push(read);
+        if self.batch.len() >= BATCH_ROWS {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH_ROWS));
+        // The checks only stop taking batches once the reader is done.
+        let _ = self.send.send(batch);
+    }
+}
+
 impl Walk {
+    fn take(&mut self, read: Line, checker: &mut dyn Checker) {
+        match read {
+            Line::Row(fields) => self.row(fields, checker),
+            Line::Unreadable(why) => {
+                self.problems.file(why);
+                self.rows += 1;
+            }
+            Line::File(problem) => self.problems.file(problem),
+            Line::Field(problem) => self.problems.found.push(problem),
+        }
+    }
+
     fn row(&mut self, fields: Vec<String>, checker: &mut dyn Checker) {
         self.rows += 1;
         let row = Row {
@@ -438,12 +522,7 @@ impl Walk {
     }
 }
 
-fn read_csv(
-    data: &mut impl Read,
-    names: &[String],
-    walk: &mut Walk,
-    checker: &mut dyn Checker,
-) -> std::io::Result<()> {
+fn read_csv(data: &mut impl Read, names: &[String], feed: &mut Feed) -> std::io::Result<()> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -456,39 +535,40 @@ fn read_csv(
             Ok(false) => return Ok(()),
             Ok(true) => {}
             Err(error) => {
-                walk.problems
-                    .file(format!("data line {}: not CSV: {error}", walk.rows + 1));
+                feed.push(Line::File(format!(
+                    "data line {}: not CSV: {error}",
+                    feed.lines + 1
+                )));
                 return Ok(());
             }
         }
         if header {
             header = false;
             if record.iter().ne(names.iter().map(String::as_str)) {
-                walk.problems.file(format!(
+                feed.push(Line::File(format!(
                     "the header line is not the manifest's columns: {:?}",
                     record.iter().collect::<Vec<_>>()
-                ));
+                )));
             }
             continue;
         }
         if record.len() != names.len() {
-            walk.problems.file(format!(
+            feed.push(Line::File(format!(
                 "data line {}: {} fields, not {}",
-                walk.rows + 1,
+                feed.lines + 1,
                 record.len(),
                 names.len()
-            ));
+            )));
             continue;
         }
-        walk.row(record.iter().map(str::to_owned).collect(), checker);
+        feed.push(Line::Row(record.iter().map(str::to_owned).collect()));
     }
 }
 
 fn read_jsonl(
     data: &mut impl BufRead,
     kinds: &[(&str, ColumnKind)],
-    walk: &mut Walk,
-    checker: &mut dyn Checker,
+    feed: &mut Feed,
 ) -> std::io::Result<()> {
     let mut line = String::new();
     let mut json = canonical_json::Buffers::default();
@@ -497,16 +577,16 @@ fn read_jsonl(
         if data.read_line(&mut line)? == 0 {
             return Ok(());
         }
-        let number = walk.rows + 1;
+        let number = feed.lines + 1;
         // Each member's value is read as the text it is in the line and turned into the
         // field's text by itself: no value is built for an event's 1.7 KB of details.
         let object: BTreeMap<Cow<'_, str>, &RawValue> =
             match serde_json::from_str(line.trim_end_matches('\n')) {
                 Ok(object) => object,
                 Err(error) => {
-                    walk.problems
-                        .file(format!("data line {number}: not a JSON object: {error}"));
-                    walk.rows += 1;
+                    feed.push(Line::Unreadable(format!(
+                        "data line {number}: not a JSON object: {error}"
+                    )));
                     continue;
                 }
             };
@@ -528,17 +608,18 @@ fn read_jsonl(
             .filter(|k| !kinds.iter().any(|(name, _)| name == k))
             .collect();
         if !extra.is_empty() {
-            walk.problems
-                .file(format!("data line {number}: unknown fields {extra:?}"));
+            feed.push(Line::File(format!(
+                "data line {number}: unknown fields {extra:?}"
+            )));
         }
         for name in wrong {
-            walk.problems.found.push(Problem {
+            feed.push(Line::Field(Problem {
                 row: Some(number),
                 field: Some(name.to_owned()),
                 message: "a value of the wrong type".to_owned(),
-            });
+            }));
         }
-        walk.row(fields, checker);
+        feed.push(Line::Row(fields));
     }
 }
 
