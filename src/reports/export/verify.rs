@@ -443,10 +443,23 @@ struct Walk {
     rows: u64,
 }
 
+/// Whether a row's last field, its `row_sha256`, is the digest of the others.
+fn digest_matches(fields: &[String]) -> bool {
+    let last = fields.len().saturating_sub(1);
+    fields
+        .get(last)
+        .is_some_and(|digest| row_digest(fields[..last].iter().map(String::as_str)) == *digest)
+}
+
 /// What reading the file hands to the checks, in file order.
 enum Line {
-    /// A data row's fields as text.
-    Row(Vec<String>),
+    /// A data row's fields as text, and whether its `row_sha256` matches them when the
+    /// reading side checked that (CSV: reading has less to do than the checks; JSON Lines:
+    /// more, as each member is read and written again as text).
+    Row {
+        fields: Vec<String>,
+        digest_matches: Option<bool>,
+    },
     /// A data line that could not be read as a row (it counts as one): why.
     Unreadable(String),
     /// A problem of the whole file.
@@ -477,13 +490,21 @@ impl Feed {
     }
 
     fn push(&mut self, read: Line) {
-        if matches!(read, Line::Row(_) | Line::Unreadable(_)) {
+        if matches!(read, Line::Row { .. } | Line::Unreadable(_)) {
             self.lines += 1;
         }
         self.batch.push(read);
         if self.batch.len() >= BATCH_ROWS {
             self.flush();
         }
+    }
+
+    fn row(&mut self, fields: Vec<String>, check_digest: bool) {
+        let digest_matches = check_digest.then(|| digest_matches(&fields));
+        self.push(Line::Row {
+            fields,
+            digest_matches,
+        });
     }
 
     fn flush(&mut self) {
@@ -496,7 +517,10 @@ impl Feed {
 impl Walk {
     fn take(&mut self, read: Line, checker: &mut dyn Checker) {
         match read {
-            Line::Row(fields) => self.row(fields, checker),
+            Line::Row {
+                fields,
+                digest_matches,
+            } => self.row(fields, digest_matches, checker),
             Line::Unreadable(why) => {
                 self.problems.file(why);
                 self.rows += 1;
@@ -506,15 +530,19 @@ impl Walk {
         }
     }
 
-    fn row(&mut self, fields: Vec<String>, checker: &mut dyn Checker) {
+    fn row(
+        &mut self,
+        fields: Vec<String>,
+        digest_matches: Option<bool>,
+        checker: &mut dyn Checker,
+    ) {
         self.rows += 1;
         let row = Row {
             number: self.rows,
             fields,
         };
         self.digests.add(row.fields.iter().map(String::as_str));
-        let last = row.fields.len() - 1;
-        if row_digest(row.fields[..last].iter().map(String::as_str)) != row.fields[last] {
+        if !digest_matches.unwrap_or_else(|| self::digest_matches(&row.fields)) {
             self.changed_rows.push(row.number);
         }
         self.numbering.see(&row, &mut self.problems);
@@ -561,7 +589,7 @@ fn read_csv(data: &mut impl Read, names: &[String], feed: &mut Feed) -> std::io:
             )));
             continue;
         }
-        feed.push(Line::Row(record.iter().map(str::to_owned).collect()));
+        feed.row(record.iter().map(str::to_owned).collect(), true);
     }
 }
 
@@ -619,7 +647,7 @@ fn read_jsonl(
                 message: "a value of the wrong type".to_owned(),
             }));
         }
-        feed.push(Line::Row(fields));
+        feed.row(fields, false);
     }
 }
 
