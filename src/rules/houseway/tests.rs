@@ -642,7 +642,7 @@ fn a_tally_sets_the_first_hand_of_a_deal_as_the_dealer_and_the_rest_as_players()
     let profile = RuleProfile::default();
     let lookup = WinTable::shipped_lookup(profile.wheel);
     let set_as = |cards: &[Card; 13], side: Side| {
-        let subsets = Subsets::new(cards, &profile).unwrap();
+        let subsets = Subsets::new(cards, &profile).expect("13 distinct cards");
         subsets.values(best_split(&subsets, &Chances::new(&subsets, lookup, side)).0)
     };
     // A deal whose first hand the dealer sets otherwise than a player would.
