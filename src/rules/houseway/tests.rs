@@ -635,6 +635,60 @@ fn a_fixed_shuffle_deals_a_whole_deck_the_same_on_every_run() {
     assert_eq!(firsts.len(), 200);
 }
 
+/// Where the profile requires the dealer to set by the house way, a dealer's set with other
+/// values than the house way's is a departure, analysed with the house way's own set; the
+/// house way's set is not, nor any set under a profile that does not require it, nor a
+/// dealer who set no hands (here a surrender).
+#[test]
+fn a_dealers_set_is_a_departure_only_when_the_profile_requires_the_house_way_and_it_differs() {
+    use crate::rules::money::Money;
+    use crate::rules::place::SeatNo;
+    use crate::rules::round::{DealerPlay, Declaration, Round, SeatPlay};
+    let requiring = RuleProfile {
+        house_way: true,
+        ..RuleProfile::default()
+    };
+    let cards = deals(1, 5)[0][0];
+    let subsets = Subsets::new(&cards, &requiring).expect("13 distinct cards");
+    let lookup = WinTable::shipped_lookup(requiring.wheel);
+    let house =
+        subsets.set_hand(best_split(&subsets, &Chances::new(&subsets, lookup, Side::Dealer)).0);
+    let wheel = requiring.wheel;
+    let other = subsets
+        .legal_splits()
+        .map(|split| subsets.set_hand(split))
+        .find(|set| set.values(wheel) != house.values(wheel))
+        .expect("another legal set");
+    let round = |profile: RuleProfile, declaration, hands| {
+        let dealer = DealerPlay {
+            declaration,
+            hands,
+            dealt: Some(cards),
+        };
+        let seat = SeatPlay {
+            seat: SeatNo::ALL[0],
+            bet: Money(100),
+            declaration: Declaration::Surrender,
+            hands: None,
+            dealt: None,
+        };
+        Round::new(profile, dealer, [seat]).expect("a valid round")
+    };
+    let departure =
+        dealer_departure(&round(requiring, Declaration::Play, Some(other))).expect("a departure");
+    assert_eq!(departure.best.values(wheel), house.values(wheel));
+    assert!(!departure.same_as_house_way);
+    assert!(departure.ev_given_up >= 0.0);
+    assert!(dealer_departure(&round(requiring, Declaration::Play, Some(house))).is_none());
+    assert!(dealer_departure(&round(
+        RuleProfile::default(),
+        Declaration::Play,
+        Some(other)
+    ))
+    .is_none());
+    assert!(dealer_departure(&round(requiring, Declaration::Surrender, None)).is_none());
+}
+
 /// The dealer takes exact ties, so the same cards may be set otherwise at the dealer's place:
 /// a tally sets a deal's first hand as the dealer and the other three as players.
 #[test]
