@@ -635,6 +635,27 @@ fn a_fixed_shuffle_deals_a_whole_deck_the_same_on_every_run() {
     assert_eq!(firsts.len(), 200);
 }
 
+/// The pit's pages and `--help` describe the house way in words, naming the shipped table's
+/// version, seed, deals and rounds of refinement.
+#[test]
+fn the_house_way_is_described_in_words_with_its_tables_figures() {
+    let text = description();
+    let info = &WinTable::shipped().info;
+    let named = format!(
+        "House way (table version {}: seed {}, {} simulated deals, {} rounds of refinement, ",
+        info.version, info.seed, info.rounds, info.iterations
+    );
+    assert!(text.starts_with(&named), "{text}");
+    assert!(
+        text.contains("takes the one with the highest expected result"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Taking all three hands is worth +2"),
+        "{text}"
+    );
+}
+
 /// Where the profile requires the dealer to set by the house way, a dealer's set with other
 /// values than the house way's is a departure, analysed with the house way's own set; the
 /// house way's set is not, nor any set under a profile that does not require it, nor a
