@@ -635,6 +635,30 @@ fn a_fixed_shuffle_deals_a_whole_deck_the_same_on_every_run() {
     assert_eq!(firsts.len(), 200);
 }
 
+/// Best back first, the strategy the house way is measured against: the strongest five cards
+/// in the back, then the strongest legal middle of the rest behind it.
+#[test]
+fn best_back_first_sets_the_strongest_back_then_the_strongest_legal_middle_behind_it() {
+    let profile = RuleProfile::default();
+    for deal in deals(25, 23) {
+        for cards in &deal {
+            let subsets = Subsets::new(cards, &profile).expect("13 distinct cards");
+            let split = best_back_first(&subsets);
+            assert!(subsets.is_legal(split), "{cards:?}");
+            let [back, middle, _] = subsets.values(split);
+            let legal: Vec<Split> = subsets.legal_splits().collect();
+            let strongest_back = legal.iter().map(|s| subsets.values(*s)[0]).max();
+            assert_eq!(Some(back), strongest_back, "{cards:?}");
+            let strongest_middle = legal
+                .iter()
+                .filter(|s| s.back == split.back)
+                .map(|s| subsets.values(*s)[1])
+                .max();
+            assert_eq!(Some(middle), strongest_middle, "{cards:?}");
+        }
+    }
+}
+
 /// The pit's pages and `--help` describe the house way in words, naming the shipped table's
 /// version, seed, deals and rounds of refinement.
 #[test]
