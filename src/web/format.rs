@@ -51,6 +51,15 @@ pub fn capitalised(text: &str) -> String {
     }
 }
 
+/// "round" for one, "rounds" otherwise: the word after a count of rounds.
+pub fn rounds_word(count: i64) -> &'static str {
+    if count == 1 {
+        "round"
+    } else {
+        "rounds"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use chrono::Offset;

@@ -13,7 +13,7 @@ use crate::reports::figures::percent;
 use crate::reports::pit::{self, Board, BoardRow, Flag, FlagRules};
 use crate::rules::money::Money;
 use crate::web::error::AppError;
-use crate::web::format::when;
+use crate::web::format::{rounds_word, when};
 use crate::web::layout::Nav;
 use crate::web::respond::render;
 use crate::web::session;
@@ -56,6 +56,8 @@ pub struct PitView {
     pub updated: String,
     pub quiet_minutes: i64,
     pub pit_rounds: i64,
+    /// "round" or "rounds", for the count before it.
+    pub pit_rounds_word: &'static str,
     pub pit_dealer_fouls: i64,
     pub pit_dealer_foul_rate: String,
     pub open_tables: usize,
@@ -84,10 +86,12 @@ pub struct TableView {
     pub since: Option<String>,
     pub shift_id: Option<i64>,
     pub shift_rounds: i64,
+    pub shift_rounds_word: &'static str,
     pub shift_house: Money,
     pub shift_house_text: String,
     pub shift_dealer_foul_rate: String,
     pub day_rounds: i64,
+    pub day_rounds_word: &'static str,
     pub day_house: Money,
     pub day_house_text: String,
     pub last_round: Option<String>,
@@ -130,10 +134,7 @@ fn flag_view(flag: &Flag, pit_rate: &str) -> FlagView {
         },
         Flag::Pending { rounds } => FlagView {
             kind: "pending",
-            text: format!(
-                "{rounds} round{} to approve",
-                if *rounds == 1 { "" } else { "s" }
-            ),
+            text: format!("{rounds} {} to approve", rounds_word(*rounds)),
         },
     }
 }
@@ -162,10 +163,12 @@ fn table_view(
         since: row.signed_on_at.map(|at| when(at, zone)),
         shift_id: row.shift_id.map(|s| s.0),
         shift_rounds: row.shift_rounds,
+        shift_rounds_word: rounds_word(row.shift_rounds),
         shift_house: row.shift_house,
         shift_house_text: amount(&row.currency, row.shift_house),
         shift_dealer_foul_rate: percent(row.shift_dealer_fouls, row.shift_rounds),
         day_rounds: row.day_rounds,
+        day_rounds_word: rounds_word(row.day_rounds),
         day_house: row.day_house,
         day_house_text: amount(&row.currency, row.day_house),
         last_round: row.last_round_at.map(|at| when(at, zone)),
@@ -210,6 +213,7 @@ pub fn view(board: &Board, zone: FixedOffset, quiet_minutes: i64) -> PitView {
         ),
         quiet_minutes,
         pit_rounds: board.pit_rounds,
+        pit_rounds_word: rounds_word(board.pit_rounds),
         pit_dealer_fouls: board.pit_dealer_fouls,
         pit_dealer_foul_rate: pit_rate,
         open_tables: tables.iter().filter(|t| t.open).count(),

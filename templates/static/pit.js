@@ -19,7 +19,8 @@
     setText(tile, '[data-field="status"]', t.status);
     setText(tile, '[data-field="dealer"]', t.dealer || "No dealer");
     setText(tile, '[data-field="since"]', t.since ? "since " + t.since : "");
-    ["shift_rounds", "shift_house_text", "day_rounds", "day_house_text", "draft_text", "pending"]
+    ["shift_rounds", "shift_rounds_word", "shift_house_text", "day_rounds", "day_rounds_word",
+      "day_house_text", "draft_text", "pending"]
       .forEach(function (key) { setText(tile, '[data-field="' + key + '"]', String(t[key])); });
     var list = tile.querySelector('[data-field="flags"]');
     if (list) {
@@ -42,7 +43,8 @@
       if (!tile) { window.location.reload(); return; }
       updateTile(tile, t);
     }
-    ["gaming_day", "open_tables", "flagged_tables", "pit_rounds", "pit_dealer_foul_rate", "updated"]
+    ["gaming_day", "open_tables", "flagged_tables", "pit_rounds", "pit_rounds_word", "pit_dealer_foul_rate",
+      "updated"]
       .forEach(function (key) { setText(document, '[data-pit="' + key + '"]', String(pit[key])); });
     pit.totals.forEach(function (total) {
       setText(document, '[data-total="' + total.currency + '"]', total.day_house_text);

@@ -480,6 +480,13 @@ async fn the_pit_board_shows_each_tables_shift_day_draft_and_pending_rounds() {
         assert_eq!(t["status"], "Open");
         assert_eq!(t["shift_rounds"], counted.len() as i64, "{code}");
         assert_eq!(t["day_rounds"], counted.len() as i64, "{code}");
+        let word = if counted.len() == 1 {
+            "round"
+        } else {
+            "rounds"
+        };
+        assert_eq!(t["shift_rounds_word"], word, "{code}");
+        assert_eq!(t["day_rounds_word"], word, "{code}");
         assert_eq!(t["shift_house"], house, "{code}");
         assert_eq!(t["day_house"], house, "{code}");
         assert_eq!(
@@ -507,6 +514,7 @@ async fn the_pit_board_shows_each_tables_shift_day_draft_and_pending_rounds() {
     assert_eq!(closed["flags"], json!([]));
     let all: i64 = recorded.iter().filter(|r| !r.voided).count() as i64;
     assert_eq!(pit["pit_rounds"], all);
+    assert_eq!(pit["pit_rounds_word"], "rounds");
     assert_eq!(pit["open_tables"], 2);
 
     // A shift with no round for longer than the quiet time is flagged; a draft open as long too.
