@@ -554,6 +554,27 @@ mod tests {
         assert!(WinTable::parse(&text).is_err());
     }
 
+    /// A line that does not read is named by its number in the file, counting from 1 with the
+    /// comments.
+    #[test]
+    fn a_line_that_does_not_read_is_named_by_its_number() {
+        let seed_line = SHIPPED
+            .lines()
+            .position(|line| line.starts_with("seed "))
+            .expect("a seed line")
+            + 1;
+        assert!(seed_line > 2, "comments come first");
+        let seed = SHIPPED.lines().nth(seed_line - 1).expect("the line");
+        let text = SHIPPED.replacen(&format!("\n{seed}\n"), "\nseed twelve\n", 1);
+        assert_eq!(
+            WinTable::parse(&text),
+            Err(TableError::Line {
+                line: seed_line,
+                problem: "\"twelve\" is not a count".to_owned(),
+            })
+        );
+    }
+
     /// The search's bounds rely on this: a higher value never has a lower win probability.
     #[test]
     fn win_probability_rises_with_the_value_at_every_position() {
@@ -602,5 +623,24 @@ mod tests {
         let last = moved.counts.front.len() - 1;
         moved.counts.front[last] += total / 10;
         assert!(table.distance_ppm(&moved) > 50_000);
+    }
+
+    /// The distance in figures: fronts all in the lowest bucket against half of them in the
+    /// top one differ by half of all fronts below the top (500,000 ppm); a third moved, by a
+    /// third (333,333: rounded down).
+    #[test]
+    fn the_distance_is_the_widest_gap_between_the_shares_in_millionths() {
+        let with_fronts = |low: u64, top: u64| {
+            let mut table = WinTable::shipped().clone();
+            table.counts = Counts::zero();
+            let last = table.counts.front.len() - 1;
+            table.counts.front[0] = low;
+            table.counts.front[last] = top;
+            table
+        };
+        let all_low = with_fronts(6, 0);
+        assert_eq!(all_low.distance_ppm(&with_fronts(3, 3)), 500_000);
+        assert_eq!(all_low.distance_ppm(&with_fronts(4, 2)), 333_333);
+        assert_eq!(with_fronts(3, 3).distance_ppm(&all_low), 500_000);
     }
 }
