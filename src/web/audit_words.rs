@@ -206,7 +206,10 @@ fn table_settings(event: &AuditEvent, out: &mut Described) {
             map.iter()
                 .map(|(k, v)| {
                     let v = match (k.as_str(), v.as_i64()) {
-                        ("min_bet" | "max_bet", Some(n)) => Value::from(Money(n).major_text()),
+                        // Amounts in the table's minor units, as the setup page shows them.
+                        ("min_bet" | "max_bet" | "approval_threshold" | "unit", Some(n)) => {
+                            Value::from(Money(n).major_text())
+                        }
                         _ => v.clone(),
                     };
                     (k.clone(), v)
@@ -365,6 +368,29 @@ mod tests {
         );
         assert_eq!(d.lines[3], "Seat 2 · bet 2.00 · surrender · result -1.00");
         assert_eq!(d.links[0].href, "/tables/PUSOY-01/rounds/42");
+    }
+
+    #[test]
+    fn a_tables_amounts_read_as_amounts() {
+        let e = event(
+            "table.create",
+            "table:PUSOY-P1",
+            json!({
+                "code": "PUSOY-P1", "name": "Pusoy P1", "currency": "PHP",
+                "min_bet": 10000, "max_bet": 10000, "rule_profile_id": 4,
+                "approval_threshold": 500000, "unit": 10000
+            }),
+        );
+        let d = describe(&e);
+        for line in [
+            "approval threshold: 5,000.00",
+            "max bet: 100.00",
+            "min bet: 100.00",
+            "unit: 100.00",
+            "rule profile id: 4",
+        ] {
+            assert!(d.lines.iter().any(|l| l == line), "{line} in {:?}", d.lines);
+        }
     }
 
     #[test]
