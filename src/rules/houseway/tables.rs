@@ -575,6 +575,46 @@ mod tests {
         );
     }
 
+    /// A set is counted once at each position, in the bucket whose range holds its value there.
+    #[test]
+    fn a_set_is_counted_in_the_bucket_of_each_of_its_values() {
+        let cards = |text: &str| parse_cards(text).expect("cards");
+        let evaluator = Evaluator::new(Wheel::Lowest);
+        let five = |text: &str| {
+            evaluator.evaluate(<[Card; 5]>::try_from(cards(text).as_slice()).expect("5 cards"))
+        };
+        let three = |text: &str| {
+            evaluate_front(<[Card; 3]>::try_from(cards(text).as_slice()).expect("3 cards"))
+        };
+        let buckets = Buckets::get();
+        for (back, middle, front) in [
+            ("As Ad Ah Ks Kd", "9c 9d 5h 4s 2c", "Qc Qd 3h"),
+            ("7c 8c 9c Tc Jc", "2d 3d 4d 5d 7d", "Ac Kd Jh"),
+            ("Kh Qs 9d 6c 4h", "Jh 9s 7d 5c 3h", "4c 3d 2h"),
+        ] {
+            let values = [five(back), five(middle), three(front)];
+            let mut counts = Counts::zero();
+            counts.add(values);
+            for (slot, value, ranges) in [
+                (Slot::Back, values[0], &buckets.five),
+                (Slot::Middle, values[1], &buckets.five),
+                (Slot::Front, values[2], &buckets.three),
+            ] {
+                let counted: Vec<usize> = (0..ranges.len())
+                    .filter(|&i| counts.position(slot)[i] > 0)
+                    .collect();
+                assert_eq!(counted.len(), 1, "{slot}: {counted:?}");
+                assert_eq!(counts.position(slot)[counted[0]], 1);
+                let range = ranges[counted[0]];
+                assert!(
+                    range.lo <= value.bits() && value.bits() <= range.hi,
+                    "{slot}: {} counted in {range:?}",
+                    value.name()
+                );
+            }
+        }
+    }
+
     /// The search's bounds rely on this: a higher value never has a lower win probability.
     #[test]
     fn win_probability_rises_with_the_value_at_every_position() {
