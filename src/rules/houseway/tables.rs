@@ -293,10 +293,8 @@ fn bucket_id(value: HandValue) -> BucketId {
 /// first two nibbles (the first is up to 13, a straight's order with the wheel second).
 #[inline]
 fn slot_of(value: HandValue) -> usize {
-    let bits = value.bits();
-    ((bits >> 24) as usize & 15) * 196
-        + ((bits >> 20) as usize & 15) * 14
-        + ((bits >> 16) as usize & 15)
+    let nibble = |shift: u32| (value.bits() >> shift) as usize & 15;
+    nibble(24) * 196 + nibble(20) * 14 + nibble(16)
 }
 
 const SLOTS: usize = 9 * 196;
