@@ -165,6 +165,29 @@ pub fn round_target(id: RoundId) -> String {
     format!("round:{id}")
 }
 
+/// Whether `user` settled any round of `round`'s shift (at its table, on its gaming day): a pit
+/// manager who entered rounds for the dealer on that shift worked it, and may not approve it.
+pub fn entered_on_shift_of(
+    conn: &mut PgConnection,
+    round: &RoundRow,
+    user: UserId,
+) -> QueryResult<bool> {
+    let shift_rounds = rounds::table
+        .filter(rounds::table_id.eq(round.table_id))
+        .filter(rounds::gaming_day.eq(round.gaming_day))
+        .filter(rounds::shift_id.eq(round.shift_id))
+        .select(sql::<diesel::sql_types::Text>("'round:' || rounds.id"));
+    diesel::select(diesel::dsl::exists(
+        audit_events::table
+            .filter(audit_events::target.eq_any(shift_rounds))
+            // Matches the partial index `audit_events_round_target_idx`.
+            .filter(audit_events::target.like("round:%"))
+            .filter(audit_events::action.eq("round.settled"))
+            .filter(audit_events::actor_user_id.eq(user)),
+    ))
+    .get_result(conn)
+}
+
 /// Every audit event about round `id` (settled, approved, voided, re-entered, refusals), in
 /// order.
 pub fn round_events(conn: &mut PgConnection, id: RoundId) -> QueryResult<Vec<AuditEvent>> {

@@ -155,8 +155,8 @@ fn audited<T>(
 }
 
 /// Approves round `id`: it must have waited for approval, be neither approved nor void, be on
-/// an open gaming day, and not have been entered by `reviewer` or on their shift. Writes the
-/// approval and `round.approved` on the table's chain, in one transaction.
+/// an open gaming day, and not have been entered by `reviewer` or on a shift they dealt or entered
+/// rounds on. Writes the approval and `round.approved` on the table's chain, in one transaction.
 pub fn approve(
     conn: &mut PgConnection,
     id: RoundId,
@@ -200,6 +200,11 @@ pub fn approve(
             if round.dealer_id == reviewer.user {
                 return Err(ReviewError::NotYours(format!(
                     "{name} was entered on your own shift: another pit manager must approve it."
+                )));
+            }
+            if review::entered_on_shift_of(conn, &round, reviewer.user)? {
+                return Err(ReviewError::NotYours(format!(
+                    "You entered rounds on the shift of {name}: another pit manager must approve it."
                 )));
             }
             let write = |conn: &mut PgConnection| -> diesel::QueryResult<()> {

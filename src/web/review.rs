@@ -1006,8 +1006,9 @@ impl QueueParams {
         })
     }
 
-    /// The URL of the page after `cursor`, with the same filters.
-    fn next_url(&self, cursor: QueueCursor) -> String {
+    /// The URL of the queue with the same filters and order: its first page (`None`) or the
+    /// page after `cursor`.
+    fn url(&self, after: Option<QueueCursor>) -> String {
         let pairs = [
             ("day", self.day.trim()),
             ("table", self.table.trim()),
@@ -1024,15 +1025,17 @@ impl QueueParams {
             .filter(|(_, v)| !v.is_empty())
             .map(|(k, v)| (*k, (*v).to_owned()))
             .collect();
-        query.push((
-            "after",
-            format!(
-                "{}.{}.{}",
-                cursor.amount,
-                cursor.at.timestamp_micros(),
-                cursor.id
-            ),
-        ));
+        if let Some(cursor) = after {
+            query.push((
+                "after",
+                format!(
+                    "{}.{}.{}",
+                    cursor.amount,
+                    cursor.at.timestamp_micros(),
+                    cursor.id
+                ),
+            ));
+        }
         let encoded = serde_urlencoded::to_string(&query).unwrap_or_default();
         format!("/review?{encoded}")
     }
@@ -1089,7 +1092,8 @@ struct QueuePage {
     outcomes: Vec<(&'static str, &'static str)>,
     lines: Vec<QueueLine>,
     next_url: Option<String>,
-    paged: bool,
+    /// The first page's URL, when this is a later page.
+    first_url: Option<String>,
 }
 
 /// `GET /review`: the review queue.
@@ -1116,14 +1120,14 @@ pub async fn queue(
     let more = rows.len() > PAGE as usize;
     let shown = &rows[..rows.len().min(PAGE as usize)];
     let next_url = if more {
-        shown.last().map(|r| params.next_url(r.cursor()))
+        shown.last().map(|r| params.url(Some(r.cursor())))
     } else {
         None
     };
     let page = QueuePage {
         nav,
         lines: shown.iter().map(|r| queue_line(r, zone)).collect(),
-        paged: !params.after.trim().is_empty(),
+        first_url: (!params.after.trim().is_empty()).then(|| params.url(None)),
         params,
         tables,
         dealers,

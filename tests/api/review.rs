@@ -154,6 +154,56 @@ async fn a_pit_manager_approves_a_pending_round_but_not_one_they_entered() {
 }
 
 #[tokio::test]
+async fn nobody_approves_a_round_of_a_shift_they_worked() {
+    let app = spawn_app().await;
+    let (table, dealer) = pit(&app, "PUSOY-1").await;
+    set_threshold(&app, table, Some(1));
+    // The supervisor enters one round for the dealer; the dealer enters the next.
+    app.signed_in_as(Role::Supervisor).await;
+    let entered = record(&app, "PUSOY-1", "shift-0001").await;
+    let dealt = record(&dealer, "PUSOY-1", "shift-0002").await;
+    let path = format!("/review/rounds/{}/approve", id_of(&dealt));
+
+    let res = app.post_form(&path, &[]).await;
+    assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    let page = res.text().await.unwrap();
+    assert!(
+        page.contains("You entered rounds on the shift of Round 2 at PUSOY-1"),
+        "the refusal says why: {page}"
+    );
+    assert_eq!(count(&app, "SELECT count(*) AS n FROM round_approvals"), 0);
+    assert_eq!(app.audit("round.approve.refused").len(), 1);
+
+    // The dealer, made a pit manager later, may not approve a round of their shift either,
+    // though somebody else entered it.
+    diesel::sql_query("UPDATE users SET role = 'supervisor' WHERE username = 'the-dealer'")
+        .execute(&mut app.conn())
+        .unwrap();
+    let promoted = app.another_browser();
+    let res = promoted
+        .sign_in("the-dealer", crate::helpers::PASSWORD)
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let res = promoted
+        .post_form(&format!("/review/rounds/{}/approve", id_of(&entered)), &[])
+        .await;
+    assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    let page = res.text().await.unwrap();
+    assert!(
+        page.contains("Round 1 at PUSOY-1") && page.contains("was entered on your own shift"),
+        "{page}"
+    );
+    assert_eq!(count(&app, "SELECT count(*) AS n FROM round_approvals"), 0);
+    assert_eq!(app.audit("round.approve.refused").len(), 2);
+
+    // A pit manager who did not work the shift approves it.
+    let other = second_supervisor(&app).await;
+    let res = other.post_form(&path, &[]).await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    assert_eq!(count(&app, "SELECT count(*) AS n FROM round_approvals"), 1);
+}
+
+#[tokio::test]
 async fn a_dealer_cannot_approve_and_the_attempt_is_audited() {
     let app = spawn_app().await;
     let (table, dealer) = pit(&app, "PUSOY-1").await;
@@ -423,6 +473,96 @@ async fn a_void_round_entered_again_is_a_new_round_and_both_pages_link() {
     assert!(old.contains(&format!("href=\"{new_page}\"")), "{old}");
     // Once only.
     assert_eq!(app.get(&form).await.status(), StatusCode::CONFLICT);
+}
+
+/// The `href` of the link with `id` on `page`, unescaped.
+fn link(page: &str, id: &str) -> Option<String> {
+    let tag = &page[..page.find(&format!("id=\"{id}\""))?];
+    let href = &tag[tag.rfind("href=\"")? + 6..];
+    Some(
+        href[..href.find('"')?]
+            .replace("&#38;", "&")
+            .replace("&amp;", "&"),
+    )
+}
+
+#[tokio::test]
+async fn the_queue_pages_keep_every_filter_in_their_links() {
+    let app = spawn_app().await;
+    let (table, dealer) = pit(&app, "PUSOY-1").await;
+    // A round at another table, by another dealer, that the filters leave out.
+    create_table(&app, "PUSOY-2");
+    let other_dealer = app.another_browser();
+    other_dealer.create_user("dealer2", Role::Dealer, crate::helpers::PASSWORD);
+    let res = other_dealer
+        .sign_in("dealer2", crate::helpers::PASSWORD)
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    other_dealer.sign_on_at("PUSOY-2").await;
+    record(&other_dealer, "PUSOY-2", "other-0001").await;
+    let mut ids = Vec::new();
+    for n in 0..52 {
+        ids.push(id_of(
+            &record(&dealer, "PUSOY-1", &format!("pages-{n:04}")).await,
+        ));
+    }
+    let dealer_id = count(
+        &app,
+        "SELECT id AS n FROM users WHERE username = 'the-dealer'",
+    );
+    app.signed_in_as(Role::Supervisor).await;
+
+    let shown = |html: &str| -> Vec<i64> {
+        html.match_indices("href=\"/tables/")
+            .filter_map(|(at, m)| {
+                let rest = &html[at + m.len()..];
+                let rest = &rest[rest.find("/rounds/")? + 8..];
+                rest[..rest.find('"')?].parse().ok()
+            })
+            .collect()
+    };
+    let first =
+        format!("/review?table={table}&dealer={dealer_id}&min_amount=1&void=not_void&sort=oldest");
+    let page = app.get(&first).await.text().await.unwrap();
+    assert_eq!(
+        shown(&page),
+        ids[..50].to_vec(),
+        "the first page, oldest first"
+    );
+    assert!(
+        link(&page, "first-page").is_none(),
+        "already the first page"
+    );
+    let next = link(&page, "next-page").expect("a next page");
+    for kept in [
+        format!("table={table}"),
+        format!("dealer={dealer_id}"),
+        "min_amount=1".to_owned(),
+        "void=not_void".to_owned(),
+        "sort=oldest".to_owned(),
+    ] {
+        assert!(next.contains(&kept), "{next} keeps {kept}");
+    }
+
+    let page = app.get(&next).await.text().await.unwrap();
+    assert_eq!(shown(&page), ids[50..].to_vec(), "the rest, none twice");
+    assert!(link(&page, "next-page").is_none(), "no page after the last");
+    let back = link(&page, "first-page").expect("a way back to the first page");
+    assert!(!back.contains("after="), "{back}");
+    let again = app.get(&back).await.text().await.unwrap();
+    assert_eq!(
+        shown(&again),
+        ids[..50].to_vec(),
+        "{back} is the same first page"
+    );
+
+    let res = app.get("/review?after=yesterday").await;
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(res
+        .text()
+        .await
+        .unwrap()
+        .contains("is not a place in the queue"));
 }
 
 #[tokio::test]
