@@ -711,6 +711,25 @@ async fn the_recompute_check_finds_a_round_altered_behind_the_apps_back() {
     let day: NaiveDate = honest["gaming_day"].as_str().unwrap().parse().unwrap();
     let report = recheck::recheck_day(&mut app.conn(), day, &mut |_| {}).unwrap();
     assert_eq!((report.rounds, report.differing.len()), (2, 0));
+    // The same over the day from the command line: `pusoy-pit review recheck --day D`.
+    let command = || {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_pusoy-pit"))
+            .args(["review", "recheck", "--day", &day.to_string()])
+            .env("DATABASE_URL", &app.db_url)
+            .env("PUSOY_MIGRATE", "false")
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (status, said) = command();
+    assert_eq!(status, Some(0), "{said}");
+    assert!(
+        said.contains("2 rounds settled again from their stored cards, 0 differ"),
+        "{said}"
+    );
     let page = app
         .get(&format!("/tables/PUSOY-1/rounds/{}", id_of(&altered)))
         .await
@@ -747,6 +766,16 @@ async fn the_recompute_check_finds_a_round_altered_behind_the_apps_back() {
     let said = report.differing[0].differences.join("; ");
     assert!(said.contains("house result: stored"), "{said}");
     assert!(said.contains("seat3 result: stored"), "{said}");
+    let (status, said) = command();
+    assert_eq!(status, Some(1), "the command fails: {said}");
+    assert!(
+        said.contains(&format!(
+            "DIFFERS: round 2 at PUSOY-1 (id {})",
+            id_of(&altered)
+        )),
+        "{said}"
+    );
+    assert!(said.contains("seat3 result: stored"), "{said}");
     let page = app
         .get(&format!("/tables/PUSOY-1/rounds/{}", id_of(&altered)))
         .await
@@ -759,7 +788,10 @@ async fn the_recompute_check_finds_a_round_altered_behind_the_apps_back() {
     // The same check over the day, started from the day's report, and its verdict there.
     let report_page = format!("/reports?day={day}");
     let page = app.get(&report_page).await.text().await.unwrap();
-    assert!(page.contains("No recompute check has been run"), "{page}");
+    assert!(
+        page.contains("1 of 2 rounds DIFFER") && page.contains("by review-recheck"),
+        "the command's verdict is on the day's report: {page}"
+    );
     let res = app
         .post_form("/reports/recheck", &[("day", &day.to_string())])
         .await;
@@ -767,7 +799,7 @@ async fn the_recompute_check_finds_a_round_altered_behind_the_apps_back() {
     let mut page = String::new();
     for _ in 0..200 {
         page = app.get(&report_page).await.text().await.unwrap();
-        if page.contains("DIFFER") && !page.contains("id=\"recheck-progress\"") {
+        if page.contains("by the-supervisor") && !page.contains("id=\"recheck-progress\"") {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
@@ -786,7 +818,11 @@ async fn the_recompute_check_finds_a_round_altered_behind_the_apps_back() {
     );
     assert!(page.contains("seat3 result: stored"), "{page}");
     let recorded = app.audit(recheck::RECHECKED);
-    assert_eq!(recorded.len(), 1, "the verdict is an audit event");
+    assert_eq!(
+        recorded.len(),
+        3,
+        "each verdict is an audit event: the command's two and the report's"
+    );
     // A day that is not a date is refused and names the field; nothing is started.
     let res = app
         .post_form("/reports/recheck", &[("day", "someday")])
