@@ -220,12 +220,23 @@ pub fn version_by_id(
     conn: &mut PgConnection,
     id: ProfileVersionId,
 ) -> Result<(String, Version), ProfileError> {
-    let (name, row): (String, VersionRow) = rule_profile_versions::table
+    named_version(conn, id)?.ok_or(ProfileError::from(diesel::result::Error::NotFound))
+}
+
+/// The stored version with this id and its profile's name, if it exists.
+pub fn named_version(
+    conn: &mut PgConnection,
+    id: ProfileVersionId,
+) -> Result<Option<(String, Version)>, ProfileError> {
+    let found: Option<(String, VersionRow)> = rule_profile_versions::table
         .find(id)
         .inner_join(rule_profiles::table)
         .select((rule_profiles::name, VersionRow::as_select()))
-        .first(conn)?;
-    Ok((name, Version::try_from(row)?))
+        .first(conn)
+        .optional()?;
+    found
+        .map(|(name, row)| Ok((name, Version::try_from(row)?)))
+        .transpose()
 }
 
 /// The stored version with this id (the one a settled round names).

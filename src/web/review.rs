@@ -77,7 +77,7 @@ impl CardFace {
             rank: rank_text(card.rank()),
             suit: suit_symbol(card.suit()),
             red: matches!(card.suit(), Suit::Diamonds | Suit::Hearts),
-            label: format!("{} of {}", rank_text(card.rank()), card.suit().word()),
+            label: format!("{} of {}", card.rank().word(), card.suit().word()),
         }
     }
 }
@@ -352,6 +352,7 @@ struct RoundRead {
     round: SettledRound,
     state: ReviewState,
     dealer: String,
+    profile_name: String,
     profile: Option<profiles::Version>,
     events: Vec<AuditEvent>,
     replaced_by_code: Option<(String, RoundId)>,
@@ -392,8 +393,13 @@ fn read_round(
     let dealer = users::find(conn, round.round.dealer_id)?
         .map(|u| u.username)
         .unwrap_or_default();
-    let profile = profiles::version(conn, round.round.rule_profile_version_id)
-        .map_err(crate::db::tables::TableError::from)?;
+    let (profile_name, profile) =
+        match profiles::named_version(conn, round.round.rule_profile_version_id)
+            .map_err(crate::db::tables::TableError::from)?
+        {
+            Some((name, version)) => (name, Some(version)),
+            None => (String::new(), None),
+        };
     let events = review::round_events(conn, id)?;
     let replaced_by_code = state.replaced_by.map(|r| link_of(conn, r)).transpose()?;
     let replaces_code = state.replaces.map(|r| link_of(conn, r)).transpose()?;
@@ -402,6 +408,7 @@ fn read_round(
         round,
         state,
         dealer,
+        profile_name,
         profile,
         events,
         replaced_by_code,
@@ -415,6 +422,7 @@ fn round_page(nav: Nav, read: RoundRead, user: &CurrentUser, zone: FixedOffset) 
         round,
         state,
         dealer,
+        profile_name,
         profile,
         events,
         replaced_by_code,
@@ -472,9 +480,8 @@ fn round_page(nav: Nav, read: RoundRead, user: &CurrentUser, zone: FixedOffset) 
             .unwrap_or_default(),
         profile_words: match &profile {
             Some(v) => format!(
-                "version {} of rule profile {}: {}",
+                "{profile_name}, version {}: {}",
                 v.version,
-                v.profile_id,
                 v.options.describe()
             ),
             None => "unknown".to_owned(),

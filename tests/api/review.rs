@@ -8,7 +8,7 @@ use pusoy_pit::db::review::{self, QueueFilter, QueueOrder, VoidFilter};
 use pusoy_pit::db::users::Role;
 use pusoy_pit::reports::recheck;
 use reqwest::{Method, StatusCode};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::helpers::{call, count, create_table, location, spawn_app, the_round, TestApp};
 
@@ -699,6 +699,80 @@ async fn the_queue_filters_and_pages_by_keyset() {
          WHERE v.settled_at = r.settled_at AND v.largest_result = r.largest_result",
     );
     assert_eq!(copied, 3, "every void carries its round's order keys");
+}
+
+#[tokio::test]
+async fn a_rounds_page_replays_it_whole() {
+    let app = spawn_app().await;
+    let (_, dealer) = pit(&app, "PUSOY-1").await;
+    let mut round = the_round();
+    // The dealer's 13 cards as dealt, in another order than set.
+    round["dealer"]["dealt"] = json!("Kh Qd Jc Tc 9s 8h 7d 7c 6s 5s 2h 2d 2c");
+    let (status, body) = call(
+        &dealer,
+        Method::PUT,
+        "/api/v1/tables/PUSOY-1/rounds/replay-0001",
+        Some(round),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    app.signed_in_as(Role::Supervisor).await;
+    let page = app
+        .get(&format!("/tables/PUSOY-1/rounds/{}", id_of(&body)))
+        .await
+        .text()
+        .await
+        .unwrap();
+
+    // Each place's cards drawn with suit symbols: the dealer's 13 dealt and their three
+    // hands, and the two seats that set theirs (seat 2 surrendered).
+    assert_eq!(
+        page.matches("<span class=\"face").count(),
+        13 + 3 * 13,
+        "{page}"
+    );
+    assert!(page.contains("13 cards dealt:"), "{page}");
+    for (label, symbol) in [
+        ("king of hearts", "♥"),
+        ("queen of diamonds", "♦"),
+        ("jack of clubs", "♣"),
+        ("ace of spades", "♠"),
+    ] {
+        assert!(
+            page.contains(&format!("aria-label=\"{label}\"")),
+            "{label}: {page}"
+        );
+        assert!(page.contains(symbol), "{symbol}: {page}");
+    }
+    // Each hand named, who won it, and the foul explained (seat 1's middle, three aces,
+    // beats its back, a pair).
+    for said in [
+        "three of a kind, twos, six-five kickers",
+        "pair of sevens, ten-nine-eight kickers",
+        "high card, king-queen-jack",
+        "three of a kind, threes, five-four kickers · won by the player",
+        "high card, queen-jack-six · won by the dealer",
+        "Fouled: middle",
+    ] {
+        assert!(page.contains(said), "{said}: {page}");
+    }
+    // The declaration, the bets and the results.
+    assert!(page.contains("Surrendered"), "{page}");
+    assert!(page.contains("Seat 1 · bet PHP 5.00"), "{page}");
+    assert!(
+        page.contains("Result: <strong>PHP +3.00</strong>"),
+        "{page}"
+    );
+    // The rules in words, who entered it, from where, and the round's audit events.
+    assert!(
+        page.contains("House PUSOY-1, version 1: surrender on, royalties on"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<dd id=\"entered-by\">the-dealer from 127.0.0.1</dd>"),
+        "{page}"
+    );
+    assert!(page.contains("<td>round.settled</td>"), "{page}");
 }
 
 #[tokio::test]
