@@ -259,8 +259,8 @@ impl FromRequest for Caller {
 pub enum Refusal {
     /// The API token is unknown or revoked, or its account is disabled.
     BadToken,
-    /// The token's account has a role the route does not allow.
-    Role(User),
+    /// The account has a role the route does not allow (it allows these).
+    Role(User, &'static [Role]),
     /// The handler refused this user the page, for the reason given.
     Page(User, &'static str),
 }
@@ -281,7 +281,7 @@ impl PendingToken {
     fn check(&self, conn: &mut PgConnection) -> QueryResult<Result<User, Refusal>> {
         Ok(match api_tokens::authenticate(conn, &self.token)? {
             None => Err(Refusal::BadToken),
-            Some((_, user)) if !self.allows(user.role) => Err(Refusal::Role(user)),
+            Some((_, user)) if !self.allows(user.role) => Err(Refusal::Role(user, self.roles)),
             Some((_, user)) => Ok(user),
         })
     }
@@ -376,7 +376,7 @@ pub async fn authorize(
     let current = CurrentUser::of(&user, session::signed_in_at(&req.get_session()));
     // A signed-in user's role (a token's was checked with the token).
     if !roles.contains(&user.role) {
-        let refused = refuse(&state, req.request(), Refusal::Role(user)).await;
+        let refused = refuse(&state, req.request(), Refusal::Role(user, roles)).await;
         return Ok(req.error_response(refused));
     }
     // An integration has no password page to go to; its account's password is never used.
@@ -426,11 +426,15 @@ pub async fn refuse(state: &AppState, req: &HttpRequest, refusal: Refusal) -> Ap
     let addr = client_addr(req);
     let target = format!("{} {}", req.method(), req.path());
     let (actor, action, details, answer) = match refusal {
-        Refusal::Role(user) => {
+        Refusal::Role(user, allowed) => {
             tracing::warn!(user = %user.username, %target, "authorisation refused");
             let actor = Actor::user(user.id, &user.username, addr);
             let details = json!({ "role": user.role.as_str() });
-            (actor, "authz.denied", details, AppError::Forbidden)
+            let answer = AppError::ForbiddenRole {
+                role: user.role,
+                allowed,
+            };
+            (actor, "authz.denied", details, answer)
         }
         Refusal::Page(user, reason) => {
             tracing::warn!(user = %user.username, %target, "page refused");

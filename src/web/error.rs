@@ -24,6 +24,12 @@ pub enum AppError {
     NotFound,
     #[error("Your account does not have access to this page.")]
     Forbidden,
+    /// Forbidden to an account of this role: the roles the page or action is for.
+    #[error("{}", role_refusal(*role, allowed))]
+    ForbiddenRole {
+        role: crate::db::users::Role,
+        allowed: &'static [crate::db::users::Role],
+    },
     /// Forbidden, with the reason in words.
     #[error("{0}")]
     ForbiddenBecause(&'static str),
@@ -123,9 +129,10 @@ impl ResponseError for AppError {
         }
         match self {
             AppError::NotFound => StatusCode::NOT_FOUND,
-            AppError::Forbidden | AppError::ForbiddenBecause(_) | AppError::CsrfRejected => {
-                StatusCode::FORBIDDEN
-            }
+            AppError::Forbidden
+            | AppError::ForbiddenRole { .. }
+            | AppError::ForbiddenBecause(_)
+            | AppError::CsrfRejected => StatusCode::FORBIDDEN,
             AppError::BadRequest
             | AppError::ControlCharacter { .. }
             | AppError::BadField { .. }
@@ -402,4 +409,22 @@ pub fn unavailable(api: bool) -> HttpResponse {
         Ok(html) => res.content_type(ContentType::html()).body(html),
         Err(_) => res.content_type(ContentType::plaintext()).body(UNAVAILABLE),
     }
+}
+
+/// A role refused, in words: `This is for pit manager and administrator accounts; yours is a
+/// dealer account.`
+fn role_refusal(role: crate::db::users::Role, allowed: &[crate::db::users::Role]) -> String {
+    let names: Vec<String> = allowed.iter().map(|r| r.title().to_lowercase()).collect();
+    let list = match names.as_slice() {
+        [] => "no".to_owned(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    };
+    let yours = role.title().to_lowercase();
+    let article = if yours.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("This is for {list} accounts; yours is {article} {yours} account.")
 }

@@ -204,3 +204,87 @@ async fn the_issue_token_form_keeps_every_value_after_an_error() {
         .unwrap();
     assert_eq!(issued, 0);
 }
+
+/// The approval threshold is typed in the table's currency, saved in minor units, shown as an
+/// amount, and cleared by leaving it empty; zero, a negative or a word is refused, as typed,
+/// with nothing saved.
+#[tokio::test]
+async fn a_tables_approval_threshold_is_set_refused_and_cleared_from_its_form() {
+    let app = spawn_app().await;
+    let id = create_table(&app, "PUSOY-1");
+    let profile: i64 = gaming_tables::table
+        .select(gaming_tables::rule_profile_id)
+        .first(&mut app.conn())
+        .unwrap();
+    let profile = profile.to_string();
+    let threshold = |app: &crate::helpers::TestApp| -> Option<i64> {
+        gaming_tables::table
+            .find(id)
+            .select(gaming_tables::approval_threshold)
+            .first(&mut app.conn())
+            .unwrap()
+    };
+    app.signed_in_as(Role::Admin).await;
+    let edit = |value: &'static str| {
+        let app = &app;
+        let profile = profile.clone();
+        async move {
+            app.post_form(
+                &format!("/admin/tables/{id}"),
+                &[
+                    ("name", "Table"),
+                    ("currency", "PHP"),
+                    ("min_bet", "1.00"),
+                    ("max_bet", "100.00"),
+                    ("rule_profile_id", &profile),
+                    ("approval_threshold", value),
+                ],
+            )
+            .await
+        }
+    };
+
+    let res = edit("1,500.50").await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    assert_eq!(threshold(&app), Some(150_050), "saved in centavos");
+    let page = app.get("/admin/tables").await.text().await.unwrap();
+    let row = section(&page, &format!(r#"id="table-{id}""#));
+    assert!(row.contains(r#"value="1500.50""#), "{row}");
+
+    for (typed, says) in [
+        (
+            "0",
+            "The approval threshold must be above zero (leave it empty for none).",
+        ),
+        (
+            "-5",
+            "Enter an amount such as 5000 or 5000.00, or leave it empty for none.",
+        ),
+        (
+            "lots",
+            "Enter an amount such as 5000 or 5000.00, or leave it empty for none.",
+        ),
+        (
+            "12.345",
+            "Enter an amount such as 5000 or 5000.00, or leave it empty for none.",
+        ),
+    ] {
+        let res = edit(typed).await;
+        assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY, "{typed}");
+        let page = res.text().await.unwrap();
+        let row = section(&page, &format!(r#"id="table-{id}""#));
+        assert!(
+            row.contains(&format!(r#"value="{typed}""#)),
+            "{typed}: {row}"
+        );
+        assert!(page.contains(says), "{typed}: {page}");
+        assert_eq!(threshold(&app), Some(150_050), "{typed}: nothing saved");
+    }
+
+    let res = edit("").await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    assert_eq!(threshold(&app), None, "empty: no threshold");
+    let page = app.get("/admin/tables").await.text().await.unwrap();
+    let row = section(&page, &format!(r#"id="table-{id}""#));
+    assert!(row.contains(r#"placeholder="none" value="""#), "{row}");
+}

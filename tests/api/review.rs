@@ -213,6 +213,13 @@ async fn a_dealer_cannot_approve_and_the_attempt_is_audited() {
         .post_form(&format!("/review/rounds/{}/approve", id_of(&round)), &[])
         .await;
     assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    let page = res.text().await.unwrap();
+    assert!(
+        page.contains(
+            "This is for pit manager and administrator accounts; yours is a dealer account."
+        ),
+        "{page}"
+    );
     assert_eq!(count(&app, "SELECT count(*) AS n FROM round_approvals"), 0);
     assert_eq!(app.audit("authz.denied").len(), 1);
 }
@@ -389,6 +396,12 @@ async fn a_closed_gaming_day_takes_no_approval_or_void() {
     }
     assert_eq!(count(&app, "SELECT count(*) AS n FROM round_approvals"), 0);
     assert_eq!(count(&app, "SELECT count(*) AS n FROM round_voids"), 0);
+    // Each refusal is audited on the table's chain.
+    for action in ["round.approve.refused", "round.void.refused"] {
+        let refused = app.audit(action);
+        assert_eq!(refused.len(), 1, "{action}");
+        assert_eq!(refused[0].chain, format!("table:{table}"), "{action}");
+    }
 }
 
 #[tokio::test]
