@@ -53,6 +53,9 @@ pub struct Config {
     pub workers: usize,
     /// The casino's offset from UTC (`PUSOY_UTC_OFFSET`, default `+08:00`).
     pub utc_offset: FixedOffset,
+    /// The name staff know the local time by (`PUSOY_TIME_ZONE_NAME`, e.g. `PHT`); `None`: the
+    /// name of the offset where it is one of ours (see [`Zone`]), else none.
+    pub zone_name: Option<&'static str>,
     /// Local time a gaming day starts (`PUSOY_GAMING_DAY_START`, default `06:00`).
     pub gaming_day_start: NaiveTime,
     /// Where each day seal is copied outside the database (`PUSOY_SEAL_FILE`, default
@@ -152,6 +155,16 @@ impl Config {
                 reason: "below the floor m=19456 KiB, t=2, p=1".to_owned(),
             });
         }
+        // Read once per process: the name lives as long as the program.
+        let zone_name = match get("PUSOY_TIME_ZONE_NAME") {
+            None => None,
+            Some(name) => Some(zone_name(&name).ok_or_else(|| ConfigError::Invalid {
+                var: "PUSOY_TIME_ZONE_NAME",
+                value: name.clone(),
+                reason: "expected a short name such as PHT or HST (letters, digits, spaces,                          '/', '_', '+', '-'; at most 40)"
+                    .to_owned(),
+            })?),
+        };
         let utc_offset = match get("PUSOY_UTC_OFFSET") {
             None => FixedOffset::east_opt(8 * 3600).ok_or_else(|| ConfigError::Invalid {
                 var: "PUSOY_UTC_OFFSET",
@@ -205,9 +218,18 @@ impl Config {
             db_pool_size: in_range(&get, "PUSOY_DB_POOL_SIZE", 10, 1, 1_000)?,
             workers: in_range(&get, "PUSOY_WORKERS", workers.min(1_024), 1, 1_024)?,
             utc_offset,
+            zone_name,
             gaming_day_start,
             pit_quiet_after: minutes("PUSOY_PIT_QUIET_MINUTES", 10)?,
         })
+    }
+
+    /// The casino's local time as pages show it: its offset and name.
+    pub fn zone(&self) -> Zone {
+        Zone {
+            offset: self.utc_offset,
+            name: self.zone_name.or_else(|| Zone::known_name(self.utc_offset)),
+        }
     }
 
     /// The gaming day `now` belongs to at this casino.
@@ -313,6 +335,51 @@ impl Default for Timeouts {
     }
 }
 
+/// The casino's local time: its offset from UTC and the name staff know it by, if any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Zone {
+    pub offset: FixedOffset,
+    pub name: Option<&'static str>,
+}
+
+impl Zone {
+    /// The name of the local time where the product runs, by offset: Philippine Time
+    /// (`+08:00`) and Hawaii-Aleutian Standard Time (`-10:00`), neither with daylight saving.
+    /// Elsewhere `PUSOY_TIME_ZONE_NAME` names it.
+    pub fn known_name(offset: FixedOffset) -> Option<&'static str> {
+        match offset.local_minus_utc() {
+            28_800 => Some("PHT"),
+            -36_000 => Some("HST"),
+            _ => None,
+        }
+    }
+
+    /// The zone as a time's label: `PHT, UTC+08:00`, or `UTC-05:00` without a name.
+    pub fn label(&self) -> String {
+        match self.name {
+            Some(name) => format!("{name}, UTC{}", self.offset),
+            None => format!("UTC{}", self.offset),
+        }
+    }
+}
+
+impl std::fmt::Display for Zone {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.label())
+    }
+}
+
+/// A configured zone name, kept for the life of the process, if it reads as one.
+fn zone_name(typed: &str) -> Option<&'static str> {
+    let name = typed.trim();
+    let fits = !name.is_empty()
+        && name.chars().count() <= 40
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '/' | '_' | '+' | '-'));
+    fits.then(|| &*Box::leak(name.to_owned().into_boxed_str()))
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -386,6 +453,30 @@ mod tests {
         );
         assert!(config(&[("PUSOY_UTC_OFFSET", "Manila")]).is_err());
         assert!(config(&[("PUSOY_GAMING_DAY_START", "25:00")]).is_err());
+    }
+
+    #[test]
+    fn the_local_time_is_named_by_its_offset_or_as_configured() {
+        assert_eq!(config(&[]).unwrap().zone().label(), "PHT, UTC+08:00");
+        let hawaii = config(&[("PUSOY_UTC_OFFSET", "-10:00")]).unwrap();
+        assert_eq!(hawaii.zone().label(), "HST, UTC-10:00");
+        let elsewhere = config(&[("PUSOY_UTC_OFFSET", "-05:00")]).unwrap();
+        assert_eq!(elsewhere.zone().label(), "UTC-05:00", "no name is made up");
+        let named = config(&[
+            ("PUSOY_UTC_OFFSET", "-05:00"),
+            ("PUSOY_TIME_ZONE_NAME", " Eastern "),
+        ])
+        .unwrap();
+        assert_eq!(named.zone().label(), "Eastern, UTC-05:00");
+        let manila = config(&[("PUSOY_TIME_ZONE_NAME", "Asia/Manila")]).unwrap();
+        assert_eq!(manila.zone().label(), "Asia/Manila, UTC+08:00");
+        for bad in ["<b>PHT</b>", "PHT;", &"X".repeat(41)] {
+            let err = config(&[("PUSOY_TIME_ZONE_NAME", bad)]).unwrap_err();
+            assert!(
+                err.to_string().contains("PUSOY_TIME_ZONE_NAME"),
+                "{bad}: {err}"
+            );
+        }
     }
 
     #[test]

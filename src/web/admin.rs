@@ -6,10 +6,10 @@ use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
-use chrono::FixedOffset;
 use diesel::PgConnection;
 use serde::Deserialize;
 
+use crate::config::Zone;
 use crate::db::ids::UserId;
 use crate::db::shifts;
 use crate::db::users::{self, CreateUserError, NewUser, PasswordChange, Role, User};
@@ -78,7 +78,7 @@ struct UsersPage {
     roles: Vec<RoleOption>,
 }
 
-fn row(user: &User, viewer: &CurrentUser, zone: FixedOffset) -> UserRow {
+fn row(user: &User, viewer: &CurrentUser, zone: Zone) -> UserRow {
     let status = match (user.disabled_at, user.locked_at) {
         (Some(at), _) => format!("Disabled {}", when(at, zone)),
         (None, Some(at)) => format!("Locked {}", when(at, zone)),
@@ -109,7 +109,7 @@ async fn users_page(
     let all = state.db(|conn| Ok(users::list(conn)?)).await?;
     let mut rows: Vec<UserRow> = all
         .iter()
-        .map(|u| row(u, viewer, state.config.utc_offset))
+        .map(|u| row(u, viewer, state.config.zone()))
         .collect();
     if let Some((id, message)) = reset_error {
         if let Some(r) = rows.iter_mut().find(|r| r.id == id) {

@@ -5,9 +5,10 @@ use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
-use chrono::{DateTime, FixedOffset, Utc};
+use chrono::{DateTime, Utc};
 use serde::Deserialize;
 
+use crate::config::Zone;
 use crate::db::ids::ProfileId;
 use crate::db::profiles::{self, ProfileError};
 use crate::db::tables::TableError;
@@ -268,7 +269,7 @@ async fn page(
         name,
         values,
         errors,
-        zone: format!("UTC{}", state.config.utc_offset),
+        zone: state.config.zone().label(),
     })
 }
 
@@ -508,7 +509,7 @@ fn banking_options(form: &ProfileForm) -> Result<RuleProfile, ProfileErrors> {
 /// casino's local time `zone`), which must not be in the past.
 fn applies_from(
     form: &ProfileForm,
-    zone: FixedOffset,
+    zone: Zone,
     now: DateTime<Utc>,
 ) -> Result<Option<DateTime<Utc>>, String> {
     if form.applies != "at" {
@@ -516,7 +517,7 @@ fn applies_from(
     }
     let typed = form.applies_at.trim();
     let at = typed_local_time(typed, zone).ok_or_else(|| {
-        format!("Applies from: enter a date and time such as 2026-03-01 18:00 (UTC{zone}).")
+        format!("Applies from: enter a date and time such as 2026-03-01 18:00 ({zone}).")
     })?;
     // A minute's grace for the time it took to send the form.
     if at < now - chrono::Duration::minutes(1) {
@@ -589,7 +590,7 @@ pub async fn update(
 ) -> Result<HttpResponse, AppError> {
     let id = ProfileId(id.into_inner());
     let form = form.into_inner();
-    let zone = state.config.utc_offset;
+    let zone = state.config.zone();
     let checked = options(&form)
         .map_err(|problems| problems.options_text())
         .and_then(|opts| applies_from(&form, zone, Utc::now()).map(|from| (opts, from)));

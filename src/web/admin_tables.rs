@@ -111,7 +111,7 @@ async fn page(
                 waiting: l
                     .waiting
                     .as_ref()
-                    .map(|w| waiting_text(w, l, state.config.utc_offset)),
+                    .map(|w| waiting_text(w, l, state.config.zone())),
                 approval_threshold: l
                     .table
                     .approval_threshold()

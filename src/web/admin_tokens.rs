@@ -10,9 +10,10 @@ use actix_web::http::header::{CacheControl, CacheDirective, CACHE_CONTROL};
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
-use chrono::{DateTime, FixedOffset, Utc};
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::config::Zone;
 use crate::db::api_tokens::{self, IssueError, Revoked, TokenRow};
 use crate::db::ids::{TokenId, UserId};
 use crate::db::users::{self, Role};
@@ -41,7 +42,7 @@ pub struct TokenView {
 }
 
 impl TokenView {
-    fn of(t: TokenRow, zone: FixedOffset, now: DateTime<Utc>) -> TokenView {
+    fn of(t: TokenRow, zone: Zone, now: DateTime<Utc>) -> TokenView {
         let expired = t.expires_at.filter(|at| *at <= now);
         let status = match (t.revoked_at, expired) {
             (Some(at), _) => format!("Revoked {}", when(at, zone)),
@@ -131,7 +132,7 @@ async fn page(
             selected: chosen == Some(u.id.0),
         })
         .collect();
-    let zone = state.config.utc_offset;
+    let zone = state.config.zone();
     let now = Utc::now();
     Ok(TokensPage {
         nav: session::nav(session, Some(viewer))?,
@@ -143,7 +144,7 @@ async fn page(
         accounts,
         name: form.map(|f| f.name.clone()).unwrap_or_default(),
         expires_at: form.map(|f| f.expires_at.clone()).unwrap_or_default(),
-        zone: format!("UTC{zone}"),
+        zone: zone.label(),
         errors,
         issued,
     })
@@ -193,7 +194,7 @@ pub struct IssueForm {
 }
 
 /// The expiry typed in the casino's local time `zone`: `Ok(None)` if left empty.
-fn expiry(typed: &str, zone: FixedOffset) -> Result<Option<DateTime<Utc>>, String> {
+fn expiry(typed: &str, zone: Zone) -> Result<Option<DateTime<Utc>>, String> {
     let typed = typed.trim();
     if typed.is_empty() {
         return Ok(None);
@@ -201,7 +202,7 @@ fn expiry(typed: &str, zone: FixedOffset) -> Result<Option<DateTime<Utc>>, Strin
     typed_local_time(typed, zone)
         .map(Some)
         .ok_or_else(|| {
-            format!("Enter the expiry as a date and time such as 2026-12-31 18:00 (UTC{zone}), or leave it empty.")
+            format!("Enter the expiry as a date and time such as 2026-12-31 18:00 ({zone}), or leave it empty.")
         })
 }
 
@@ -224,7 +225,7 @@ pub async fn issue(
     if name.is_empty() || name.chars().count() > 80 {
         errors.name = Some("Enter a name of 1 to 80 characters for the integration.".to_owned());
     }
-    let expires_at = expiry(&form.expires_at, state.config.utc_offset).unwrap_or_else(|e| {
+    let expires_at = expiry(&form.expires_at, state.config.zone()).unwrap_or_else(|e| {
         errors.expires = Some(e);
         None
     });
@@ -295,7 +296,7 @@ pub async fn revoke(
             .ok_or(AppError::NotFound)?;
         let page = RevokePage {
             nav: session::nav(&session, Some(&admin))?,
-            token: TokenView::of(token, state.config.utc_offset, Utc::now()),
+            token: TokenView::of(token, state.config.zone(), Utc::now()),
         };
         return render(StatusCode::OK, &page);
     }

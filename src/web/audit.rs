@@ -6,9 +6,10 @@ use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
-use chrono::{DateTime, FixedOffset, NaiveDate, NaiveDateTime, Utc};
+use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use serde::Deserialize;
 
+use crate::config::Zone;
 use crate::db::audit_log::{self, AuditEvent, NewAuditEvent};
 use crate::reports::events::{self, EventFilter};
 use crate::reports::verify::{chain_names, VerdictRecord, VERIFIED};
@@ -60,7 +61,7 @@ struct AuditPage {
     unreadable: bool,
 }
 
-fn last_check(event: &AuditEvent, zone: FixedOffset) -> Option<LastCheck> {
+fn last_check(event: &AuditEvent, zone: Zone) -> Option<LastCheck> {
     let record: VerdictRecord = serde_json::from_value(event.details.clone()).ok()?;
     Some(LastCheck {
         at: when(event.at, zone),
@@ -111,7 +112,7 @@ pub async fn page(
     state: web::Data<AppState>,
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
-    let zone = state.config.utc_offset;
+    let zone = state.config.zone();
     let latest = state.db(|conn| Ok(events::latest(conn, VERIFIED)?)).await?;
     let last = latest.as_ref().and_then(|e| last_check(e, zone));
     let running = state.audit_checks.running().map(|r| RunningView {
@@ -231,7 +232,7 @@ struct EventsPage {
     next: Option<String>,
 }
 
-fn local_time(field: &str, text: &str, zone: FixedOffset) -> Result<Option<DateTime<Utc>>, String> {
+fn local_time(field: &str, text: &str, zone: Zone) -> Result<Option<DateTime<Utc>>, String> {
     let text = text.trim();
     if text.is_empty() {
         return Ok(None);
@@ -242,10 +243,10 @@ fn local_time(field: &str, text: &str, zone: FixedOffset) -> Result<Option<DateT
             format!("{field}: \"{text}\" is not a time; write YYYY-MM-DD HH:MM (local time)")
         })?;
     parsed
-        .and_local_timezone(zone)
+        .and_local_timezone(zone.offset)
         .single()
         .map(|at| Some(at.with_timezone(&Utc)))
-        .ok_or_else(|| format!("{field}: \"{text}\" is not a time in UTC{zone}"))
+        .ok_or_else(|| format!("{field}: \"{text}\" is not a time in {zone}"))
 }
 
 fn some(text: &str) -> Option<String> {
@@ -254,7 +255,7 @@ fn some(text: &str) -> Option<String> {
 }
 
 /// The filter the form asks for, or what is wrong with it (each problem naming its field).
-fn filter_of(q: &EventQuery, zone: FixedOffset) -> Result<EventFilter, Vec<String>> {
+fn filter_of(q: &EventQuery, zone: Zone) -> Result<EventFilter, Vec<String>> {
     let mut errors = Vec::new();
     let gaming_day = match q.day.trim() {
         "" => None,
@@ -325,7 +326,7 @@ pub async fn search(
     query: web::Query<EventQuery>,
 ) -> Result<HttpResponse, AppError> {
     let q = query.into_inner();
-    let zone = state.config.utc_offset;
+    let zone = state.config.zone();
     let filter = filter_of(&q, zone);
     let before = q.before;
     let wanted = filter.clone().ok();
@@ -378,7 +379,7 @@ pub async fn search(
         day: q.day.trim().to_owned(),
         from: q.from.trim().to_owned(),
         to: q.to.trim().to_owned(),
-        zone: format!("UTC{zone}"),
+        zone: zone.label(),
         errors,
         rows,
         next,

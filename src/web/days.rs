@@ -46,7 +46,7 @@ pub async fn list(
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
     let today = state.config.gaming_day(Utc::now());
-    let zone = state.config.utc_offset;
+    let zone = state.config.zone();
     let closes = state.db(|conn| Ok(days::recent_closes(conn, 60)?)).await?;
     let mut shown: Vec<NaiveDate> = today.iter_days().rev().take(RECENT_DAYS as usize).collect();
     shown.extend(closes.iter().map(|c| c.gaming_day));
@@ -105,7 +105,7 @@ pub async fn show(
 ) -> Result<HttpResponse, AppError> {
     let day = parse_day(&day)?;
     let today = state.config.gaming_day(Utc::now());
-    let zone = state.config.utc_offset;
+    let zone = state.config.zone();
     let (close, closer, blockers) = state
         .db(move |conn| {
             let close = days::find_close(conn, day)?;

@@ -1,15 +1,17 @@
 //! How pages write times and messages.
 
-use chrono::{DateTime, FixedOffset, NaiveDateTime, Utc};
+use chrono::{DateTime, NaiveDateTime, Utc};
 
+use crate::config::Zone;
 use crate::rules::money::{Money, Total};
 
-/// A time as pages show it: in the casino's local time (`PUSOY_UTC_OFFSET`) with the offset
-/// named, `2026-03-01 22:05 (UTC+08:00)`.
-pub fn when(at: DateTime<Utc>, zone: FixedOffset) -> String {
+/// A time as pages show it: in the casino's local time (`PUSOY_UTC_OFFSET`) with the zone
+/// named, `2026-03-01 22:05 (PHT, UTC+08:00)`.
+pub fn when(at: DateTime<Utc>, zone: Zone) -> String {
     format!(
-        "{} (UTC{zone})",
-        at.with_timezone(&zone).format("%Y-%m-%d %H:%M")
+        "{} ({})",
+        at.with_timezone(&zone.offset).format("%Y-%m-%d %H:%M"),
+        zone.label()
     )
 }
 
@@ -31,12 +33,12 @@ pub fn total(amount: Total, currency: &str) -> String {
 
 /// A time typed in the casino's local time `zone` as a `datetime-local` field sends it
 /// (`2026-03-01T18:00`, or with a space), in UTC; `None` if it is not such a time.
-pub fn typed_local_time(typed: &str, zone: FixedOffset) -> Option<DateTime<Utc>> {
+pub fn typed_local_time(typed: &str, zone: Zone) -> Option<DateTime<Utc>> {
     let typed = typed.trim();
     NaiveDateTime::parse_from_str(typed, "%Y-%m-%dT%H:%M")
         .or_else(|_| NaiveDateTime::parse_from_str(typed, "%Y-%m-%d %H:%M"))
         .ok()?
-        .and_local_timezone(zone)
+        .and_local_timezone(zone.offset)
         .single()
         .map(|at| at.with_timezone(&Utc))
 }
@@ -62,19 +64,32 @@ pub fn rounds_word(count: i64) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use chrono::Offset;
+    use chrono::{FixedOffset, Offset};
 
     use super::*;
 
     #[test]
-    fn a_time_is_shown_in_local_time_with_its_offset() {
+    fn a_time_is_shown_in_local_time_with_its_zone_named() {
         let at = DateTime::parse_from_rfc3339("2026-03-01T10:15:00Z")
             .map(|t| t.with_timezone(&Utc))
             .unwrap_or_default();
         let manila = FixedOffset::east_opt(8 * 3600).unwrap_or(Utc.fix());
-        assert_eq!(when(at, manila), "2026-03-01 18:15 (UTC+08:00)");
+        let manila = Zone {
+            offset: manila,
+            name: Zone::known_name(manila),
+        };
+        assert_eq!(when(at, manila), "2026-03-01 18:15 (PHT, UTC+08:00)");
         let new_york = FixedOffset::west_opt(5 * 3600).unwrap_or(Utc.fix());
-        assert_eq!(when(at, new_york), "2026-03-01 05:15 (UTC-05:00)");
+        let unnamed = Zone {
+            offset: new_york,
+            name: None,
+        };
+        assert_eq!(when(at, unnamed), "2026-03-01 05:15 (UTC-05:00)");
+        let named = Zone {
+            offset: new_york,
+            name: Some("EST"),
+        };
+        assert_eq!(when(at, named), "2026-03-01 05:15 (EST, UTC-05:00)");
     }
 
     #[test]
@@ -87,7 +102,10 @@ mod tests {
 
     #[test]
     fn a_typed_local_time_is_read_in_the_casinos_zone() {
-        let manila = FixedOffset::east_opt(8 * 3600).unwrap_or(Utc.fix());
+        let manila = Zone {
+            offset: FixedOffset::east_opt(8 * 3600).unwrap_or(Utc.fix()),
+            name: None,
+        };
         let at = typed_local_time("2026-03-01T18:15", manila).map(|t| t.to_rfc3339());
         assert_eq!(at.as_deref(), Some("2026-03-01T10:15:00+00:00"));
         assert_eq!(

@@ -7,8 +7,8 @@ use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpResponse};
 use askama::Template;
-use chrono::FixedOffset;
 
+use crate::config::Zone;
 use crate::db::audit_log::{self, AuditEvent};
 use crate::db::shifts;
 use crate::db::users::{self, Role};
@@ -31,7 +31,7 @@ pub struct EventRow {
 }
 
 impl EventRow {
-    fn new(e: &AuditEvent, zone: FixedOffset) -> Self {
+    fn new(e: &AuditEvent, zone: Zone) -> Self {
         EventRow {
             at: when(e.at, zone),
             actor: e.actor_name.clone(),
@@ -92,7 +92,7 @@ struct Loaded {
 }
 
 /// The last verification's verdict in a sentence.
-fn verdict_line(last: Option<&AuditEvent>, zone: FixedOffset) -> String {
+fn verdict_line(last: Option<&AuditEvent>, zone: Zone) -> String {
     let Some(event) = last else {
         return "The trail has not been verified yet: run a verification on the Audit page."
             .to_owned();
@@ -123,7 +123,7 @@ pub async fn show(
 ) -> Result<HttpResponse, AppError> {
     let role = user.role;
     let id = user.id;
-    let zone = state.config.utc_offset;
+    let zone = state.config.zone();
     let loaded = state
         .db(move |conn| {
             let my_activity = audit_log::recent_by_actor(conn, id, 10)?;

@@ -6,9 +6,10 @@ use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
-use chrono::{DateTime, FixedOffset, Utc};
+use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use crate::config::Zone;
 use crate::reports::figures::percent;
 use crate::reports::pit::{self, Board, BoardRow, Flag, FlagRules};
 use crate::rules::money::Money;
@@ -143,7 +144,7 @@ fn table_view(
     row: &BoardRow,
     flags: &[Flag],
     now: DateTime<Utc>,
-    zone: FixedOffset,
+    zone: Zone,
     pit_rate: &str,
 ) -> TableView {
     let draft_minutes = row
@@ -180,7 +181,7 @@ fn table_view(
 }
 
 /// The view of `board` for a casino at `zone`.
-pub fn view(board: &Board, zone: FixedOffset, quiet_minutes: i64) -> PitView {
+pub fn view(board: &Board, zone: Zone, quiet_minutes: i64) -> PitView {
     let pit_rate = percent(board.pit_dealer_fouls, board.pit_rounds);
     let tables: Vec<TableView> = board
         .tables
@@ -208,8 +209,8 @@ pub fn view(board: &Board, zone: FixedOffset, quiet_minutes: i64) -> PitView {
     PitView {
         gaming_day: board.gaming_day.to_string(),
         updated: format!(
-            "{} (UTC{zone})",
-            board.at.with_timezone(&zone).format("%H:%M:%S")
+            "{} ({zone})",
+            board.at.with_timezone(&zone.offset).format("%H:%M:%S")
         ),
         quiet_minutes,
         pit_rounds: board.pit_rounds,
@@ -234,7 +235,7 @@ async fn current_view(state: &AppState) -> Result<PitView, AppError> {
         .await?;
     Ok(view(
         &board,
-        state.config.utc_offset,
+        state.config.zone(),
         state.config.pit_quiet_after.num_minutes(),
     ))
 }

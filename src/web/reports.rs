@@ -9,9 +9,10 @@ use actix_web::http::header::{self, ContentType};
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
-use chrono::{FixedOffset, NaiveDate, TimeDelta, Utc};
+use chrono::{NaiveDate, TimeDelta, Utc};
 use serde::Deserialize;
 
+use crate::config::Zone;
 use crate::db::audit_log::AuditEvent;
 use crate::db::ids::ShiftId;
 use crate::db::users::Role;
@@ -119,7 +120,7 @@ pub struct LineView {
     pub players_won: String,
 }
 
-fn line_view(line: &Line, zone: FixedOffset) -> LineView {
+fn line_view(line: &Line, zone: Zone) -> LineView {
     let (label, detail, link) = match &line.subject {
         Subject::Total => ("All tables".to_owned(), String::new(), None),
         Subject::Day(day) => (
@@ -221,7 +222,7 @@ fn recheck_view(
     day: NaiveDate,
     latest: Option<(AuditEvent, Option<RecheckRecord>)>,
 ) -> RecheckView {
-    let zone = state.config.utc_offset;
+    let zone = state.config.zone();
     let running = state
         .day_rechecks
         .running()
@@ -312,7 +313,7 @@ pub async fn show(
 ) -> Result<HttpResponse, AppError> {
     let range = range(&req, &state).await?;
     let report = load(&state, &range, gaming_day::report).await?;
-    let zone = state.config.utc_offset;
+    let zone = state.config.zone();
     let views = |lines: &[Line]| lines.iter().map(|l| line_view(l, zone)).collect();
     let one_day = range.from == range.to;
     let recheck = if one_day {
@@ -364,7 +365,7 @@ pub async fn show(
         prev: moved(-span),
         next: moved(span),
         query,
-        zone: format!("UTC{zone}"),
+        zone: zone.label(),
         generated: when(Utc::now(), zone),
         has_points: report.totals.iter().any(|t| t.figures.points_rounds > 0),
         totals: views(&report.totals),
@@ -461,7 +462,7 @@ const FIGURE_COLUMNS: [&str; 22] = [
     "players_won",
 ];
 
-fn csv_record(section: &str, line: &Line, zone: FixedOffset) -> Vec<String> {
+fn csv_record(section: &str, line: &Line, zone: Zone) -> Vec<String> {
     let (day, table, dealer, shift) = match &line.subject {
         Subject::Total => (String::new(), String::new(), String::new(), String::new()),
         Subject::Day(d) => (d.to_string(), String::new(), String::new(), String::new()),
@@ -519,7 +520,7 @@ fn csv_record(section: &str, line: &Line, zone: FixedOffset) -> Vec<String> {
     record
 }
 
-fn csv_of(report: &Report, zone: FixedOffset) -> Result<Vec<u8>, csv::Error> {
+fn csv_of(report: &Report, zone: Zone) -> Result<Vec<u8>, csv::Error> {
     let mut out = csv::Writer::from_writer(Vec::new());
     let mut header = vec![
         "section",
@@ -554,7 +555,7 @@ pub async fn csv(
 ) -> Result<HttpResponse, AppError> {
     let range = range(&req, &state).await?;
     let report = load(&state, &range, gaming_day::report).await?;
-    let body = csv_of(&report, state.config.utc_offset)?;
+    let body = csv_of(&report, state.config.zone())?;
     Ok(csv_download(&range, "pusoy-report", body))
 }
 
@@ -593,9 +594,11 @@ pub async fn hours_chart(
 ) -> Result<HttpResponse, AppError> {
     let range = range(&req, &state).await?;
     let (from, to) = (range.from, range.to);
-    let (zone, start) = (state.config.utc_offset, state.config.gaming_day_start);
+    let (zone, start) = (state.config.zone(), state.config.gaming_day_start);
     let hours = state
-        .db(move |conn| gaming_day::by_hour(conn, from, to, zone, start).map_err(report_error))
+        .db(move |conn| {
+            gaming_day::by_hour(conn, from, to, zone.offset, start).map_err(report_error)
+        })
         .await?;
     let currencies: Vec<String> = hours.iter().map(|h| h.currency.clone()).collect();
     let currency = chart_currency(&range, &currencies);
@@ -611,7 +614,7 @@ pub async fn hours_chart(
         .collect();
     svg(&BarChart::new(
         format!(
-            "House result by hour, {} (local hours, UTC{zone})",
+            "House result by hour, {} (local hours, {zone})",
             range_words(&range)
         ),
         &currency,
@@ -658,7 +661,7 @@ pub async fn shift_chart(
         .db(move |conn| Ok(gaming_day::shift_rounds(conn, id)?))
         .await?
         .ok_or(AppError::NotFound)?;
-    let zone = state.config.utc_offset;
+    let zone = state.config.zone();
     let steps: Vec<(String, Money)> = shift
         .rounds
         .iter()
@@ -668,7 +671,7 @@ pub async fn shift_chart(
                 format!(
                     "#{} {}",
                     r.round_no,
-                    r.settled_at.with_timezone(&zone).format("%H:%M")
+                    r.settled_at.with_timezone(&zone.offset).format("%H:%M")
                 ),
                 r.dealer_result,
             )
@@ -759,7 +762,7 @@ pub async fn house_way_page(
         from: range.from.to_string(),
         to: range.to.to_string(),
         query: query_of(&range),
-        generated: when(Utc::now(), state.config.utc_offset),
+        generated: when(Utc::now(), state.config.zone()),
         rounds: report.rounds,
         dealers: report.dealers.iter().map(departure_view).collect(),
         seats: report.seats.iter().map(departure_view).collect(),

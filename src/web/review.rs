@@ -8,9 +8,10 @@ use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
-use chrono::{FixedOffset, NaiveDate, Utc};
+use chrono::{NaiveDate, Utc};
 use serde::Deserialize;
 
+use crate::config::Zone;
 use crate::db::audit_log::AuditEvent;
 use crate::db::ids::{RoundId, TableId, UserId};
 use crate::db::profiles;
@@ -242,7 +243,7 @@ pub struct EventView {
     pub details: String,
 }
 
-fn event_view(event: &AuditEvent, zone: FixedOffset) -> EventView {
+fn event_view(event: &AuditEvent, zone: Zone) -> EventView {
     // The settled event carries the whole round, shown above; the rest carry a few fields.
     let details = if event.action == "round.settled" {
         format!("chain {} #{}", event.chain, event.seq)
@@ -416,7 +417,7 @@ fn read_round(
     })
 }
 
-fn round_page(nav: Nav, read: RoundRead, user: &CurrentUser, zone: FixedOffset) -> RoundPage {
+fn round_page(nav: Nav, read: RoundRead, user: &CurrentUser, zone: Zone) -> RoundPage {
     let RoundRead {
         table,
         round,
@@ -553,7 +554,7 @@ pub async fn show_round(
 ) -> Result<HttpResponse, AppError> {
     let (code, id) = path.into_inner();
     let nav = session::nav(&session, Some(&user))?;
-    let zone = state.config.utc_offset;
+    let zone = state.config.zone();
     let reader = user.clone();
     let read = state
         .db(move |conn| read_round(conn, &code, RoundId(id), &reader))
@@ -1064,7 +1065,7 @@ pub struct QueueLine {
     pub house_way: bool,
 }
 
-fn queue_line(row: &QueueRow, zone: FixedOffset) -> QueueLine {
+fn queue_line(row: &QueueRow, zone: Zone) -> QueueLine {
     QueueLine {
         url: format!("/tables/{}/rounds/{}", row.table_code, row.id),
         label: format!("{} #{}", row.table_code, row.round_no),
@@ -1113,7 +1114,7 @@ pub async fn queue(
     let params = params.into_inner();
     let filter = params.filter()?;
     let nav = session::nav(&session, Some(&user))?;
-    let zone = state.config.utc_offset;
+    let zone = state.config.zone();
     let (rows, tables, dealers) = state
         .db(move |conn| {
             let rows = review::queue(conn, &filter, PAGE + 1)?;

@@ -10,10 +10,11 @@ use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
-use chrono::{FixedOffset, NaiveDate, Utc};
+use chrono::{NaiveDate, Utc};
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::config::Zone;
 use crate::db::audit_log::Actor;
 use crate::db::ids::RoundId;
 use crate::db::tables::PlayingTable;
@@ -208,7 +209,7 @@ fn problems(count: usize) -> String {
     }
 }
 
-fn page(nav: Nav, screen: Screen, zone: FixedOffset) -> TablePage {
+fn page(nav: Nav, screen: Screen, zone: Zone) -> TablePage {
     let Screen { stored, side } = screen;
     let mut fields = stored.fields.clone();
     // A new round keeps the seats of the last one in play (their bets are one tap away).
@@ -633,7 +634,7 @@ async fn show_page(
     let screen = state
         .db(move |conn| Ok(screen::show(conn, &code, writer(&user), day)?))
         .await?;
-    render(StatusCode::OK, &page(nav, screen, state.config.utc_offset))
+    render(StatusCode::OK, &page(nav, screen, state.config.zone()))
 }
 
 /// `POST /tables/{code}/round`: `step=preview` (saves the form as typed and shows its problems
@@ -693,7 +694,7 @@ async fn submit_form(
     } else {
         StatusCode::UNPROCESSABLE_ENTITY
     };
-    render(status, &page(nav, screen, state.config.utc_offset))
+    render(status, &page(nav, screen, state.config.zone()))
 }
 
 /// `POST /tables/{code}/round/check`: saves the form as typed (opening the table's round on

@@ -5,8 +5,9 @@ use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
-use chrono::{FixedOffset, Utc};
+use chrono::Utc;
 
+use crate::config::Zone;
 use crate::db::shifts::{self, CurrentShift, ShiftError};
 use crate::db::tables::{self, TableListing, WaitingVersion};
 use crate::db::users::Role;
@@ -50,7 +51,7 @@ fn row(
     listing: &TableListing,
     shift: Option<&CurrentShift>,
     viewer: &CurrentUser,
-    zone: FixedOffset,
+    zone: Zone,
 ) -> TableRow {
     let t = &listing.table;
     TableRow {
@@ -89,7 +90,7 @@ fn row(
 
 /// A waiting version as the lists show it: `v3 waiting, from the next dealer shift`, with the
 /// profile's name when it is not the one in force (the table was moved to another profile).
-pub fn waiting_text(waiting: &WaitingVersion, listing: &TableListing, zone: FixedOffset) -> String {
+pub fn waiting_text(waiting: &WaitingVersion, listing: &TableListing, zone: Zone) -> String {
     let name = if waiting.profile_name == listing.profile_name {
         String::new()
     } else {
@@ -113,7 +114,7 @@ pub async fn list(
         .await?;
     let rows: Vec<TableRow> = listings
         .iter()
-        .map(|(listing, shift)| row(listing, shift.as_ref(), &user, state.config.utc_offset))
+        .map(|(listing, shift)| row(listing, shift.as_ref(), &user, state.config.zone()))
         .collect();
     let page = TablesPage {
         nav: session::nav(&session, Some(&user))?,
@@ -222,7 +223,7 @@ pub async fn sign_off_page(
     let shift = SignOffView {
         code: table.code.clone(),
         dealer: open.dealer_name,
-        since: when(open.shift.signed_on_at, state.config.utc_offset),
+        since: when(open.shift.signed_on_at, state.config.zone()),
         rounds: summary.rounds,
         voided: summary.voided,
         house_result: result(summary.house_result, &table.currency),

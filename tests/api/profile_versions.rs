@@ -106,7 +106,7 @@ async fn a_version_set_for_a_time_applies_then_even_in_mid_shift() {
     assert_eq!(saved, 303);
     let list = admin.get("/tables").await.text().await.unwrap();
     assert!(
-        list.contains("v2 waiting, from 2099-12-31 20:00 (UTC+08:00)"),
+        list.contains("v2 waiting, from 2099-12-31 20:00 (PHT, UTC+08:00)"),
         "{list}"
     );
     // Before its time: still version 1 (the table remembered from the first round is right).

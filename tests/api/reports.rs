@@ -511,7 +511,7 @@ async fn the_pit_board_shows_each_tables_shift_day_draft_and_pending_rounds() {
             .iter()
             .any(|f| f["kind"] == "pending");
         assert_eq!(flagged_pending, pending > 0, "{code}");
-        assert!(t["since"].as_str().unwrap().ends_with("(UTC+08:00)"));
+        assert!(t["since"].as_str().unwrap().ends_with("(PHT, UTC+08:00)"));
     }
     assert!(dealer_a.is_some());
     let closed = &tables[2];

@@ -379,9 +379,10 @@ async fn an_admin_creates_and_edits_a_profile_from_the_form() {
 }
 
 #[tokio::test]
-async fn times_are_shown_in_the_casinos_local_time_with_the_offset_named() {
+async fn times_are_shown_in_the_casinos_local_time_with_the_zone_named() {
     let app = crate::helpers::spawn_app_with(|c| {
         c.utc_offset = chrono::FixedOffset::west_opt(5 * 3600).unwrap();
+        c.zone_name = Some("Eastern");
     })
     .await;
     crate::helpers::create_table(&app, "T-TIME");
@@ -393,7 +394,7 @@ async fn times_are_shown_in_the_casinos_local_time_with_the_offset_named() {
         .first(&mut app.conn())
         .unwrap();
     let local = (at - chrono::TimeDelta::hours(5))
-        .format("%Y-%m-%d %H:%M (UTC-05:00)")
+        .format("%Y-%m-%d %H:%M (Eastern, UTC-05:00)")
         .to_string();
     for path in ["/tables", "/", "/tables/T-TIME"] {
         let html = app.get(path).await.text().await.unwrap();

@@ -540,7 +540,7 @@ async fn a_token_is_refused_once_it_has_expired() {
         .await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
     let html = admin.get("/admin/tokens").await.text().await.unwrap();
-    assert!(html.contains("2099-12-31 18:00 (UTC+08:00)"), "{html}");
+    assert!(html.contains("2099-12-31 18:00 (PHT, UTC+08:00)"), "{html}");
     let marker = "id=\"token-value\">";
     let start = html.find(marker).unwrap() + marker.len();
     let token = html[start..start + html[start..].find('<').unwrap()].to_owned();

@@ -66,7 +66,7 @@ test('an auditor verifies the trail, sees the verdict per chain, and searches th
   }
   const verdict = await page.locator('#verdict-line').innerText();
   assert.match(verdict, /Intact\./, verdict);
-  assert.match(verdict, /Checked \d{4}-\d\d-\d\d \d\d:\d\d \(UTC[+-]\d\d:\d\d\) by auditor/, verdict);
+  assert.match(verdict, /Checked \d{4}-\d\d-\d\d \d\d:\d\d \(PHT, UTC[+-]\d\d:\d\d\) by auditor/, verdict);
   assert.ok(await page.locator('#verdict td.code', { hasText: 'system' }).count() >= 1, 'the system chain is listed');
   await shot(page, 'audit-verdict-1280x800');
 

@@ -109,7 +109,7 @@ test('the supervisor watches the pit board refresh and reads the day report with
     }, TABLE);
     assert.deepEqual(navigations, [], 'the board refreshed in place');
     assert.match(await tile.locator('[data-field="dealer"]').textContent(), /Dario Dealer/);
-    assert.match(await tile.locator('[data-field="since"]').textContent(), /since .*\(UTC[+-]\d\d:\d\d\)/);
+    assert.match(await tile.locator('[data-field="since"]').textContent(), /since .*\(PHT, UTC[+-]\d\d:\d\d\)/);
     assert.match(await tile.locator('[data-field="shift_house_text"]').textContent(), /^PHP \+900\.00$/);
     // "0 rounds" on load, "1 round" once refreshed in place.
     assert.equal(await tile.locator('[data-field="shift_rounds_word"]').textContent(), 'round');
