@@ -38,7 +38,7 @@ use crate::rules::profile::RuleProfile;
 use crate::rules::set_hand::SetHand;
 use crate::rules::settle::{HandWinners, Winner};
 use crate::web::error::AppError;
-use crate::web::format::{self, when};
+use crate::web::format::{self, local_time, when};
 use crate::web::layout::Nav;
 use crate::web::respond::{redirect, render};
 use crate::web::session;
@@ -1070,7 +1070,7 @@ fn queue_line(row: &QueueRow, zone: Zone) -> QueueLine {
         url: format!("/tables/{}/rounds/{}", row.table_code, row.id),
         label: format!("{} #{}", row.table_code, row.round_no),
         gaming_day: row.gaming_day,
-        settled_at: when(row.settled_at, zone),
+        settled_at: local_time(row.settled_at, zone),
         dealer: row.dealer.clone(),
         house_result: format::result(row.dealer_result, &row.currency),
         largest: format::money(row.largest_result, &row.currency),
@@ -1102,6 +1102,8 @@ struct QueuePage {
     next_url: Option<String>,
     /// The first page's URL, when this is a later page.
     first_url: Option<String>,
+    /// The zone of the times shown, named once in their column's heading.
+    zone: String,
 }
 
 /// `GET /review`: the review queue.
@@ -1136,6 +1138,7 @@ pub async fn queue(
         nav,
         lines: shown.iter().map(|r| queue_line(r, zone)).collect(),
         first_url: (!params.after.trim().is_empty()).then(|| params.url(None)),
+        zone: zone.label(),
         params,
         tables,
         dealers,
