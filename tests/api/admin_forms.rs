@@ -59,10 +59,7 @@ async fn the_new_rule_profile_form_keeps_every_choice_after_an_error() {
 async fn the_new_table_form_keeps_every_value_after_an_error() {
     let app = spawn_app().await;
     create_table(&app, "PUSOY-1");
-    let profile: i64 = gaming_tables::table
-        .select(gaming_tables::rule_profile_id)
-        .first(&mut app.conn())
-        .unwrap();
+    let profile = the_tables_profile(&app);
     app.signed_in_as(Role::Admin).await;
     let res = app
         .post_form(
@@ -98,10 +95,7 @@ async fn the_new_table_form_keeps_every_value_after_an_error() {
 async fn a_table_edit_refused_comes_back_as_typed_and_changes_nothing() {
     let app = spawn_app().await;
     let id = create_table(&app, "PUSOY-1");
-    let profile: i64 = gaming_tables::table
-        .select(gaming_tables::rule_profile_id)
-        .first(&mut app.conn())
-        .unwrap();
+    let profile = the_tables_profile(&app);
     app.signed_in_as(Role::Admin).await;
     let res = app
         .post_form(
@@ -212,10 +206,7 @@ async fn the_issue_token_form_keeps_every_value_after_an_error() {
 async fn a_tables_approval_threshold_is_set_refused_and_cleared_from_its_form() {
     let app = spawn_app().await;
     let id = create_table(&app, "PUSOY-1");
-    let profile: i64 = gaming_tables::table
-        .select(gaming_tables::rule_profile_id)
-        .first(&mut app.conn())
-        .unwrap();
+    let profile = the_tables_profile(&app);
     let profile = profile.to_string();
     let threshold = |app: &crate::helpers::TestApp| -> Option<i64> {
         gaming_tables::table
@@ -287,4 +278,12 @@ async fn a_tables_approval_threshold_is_set_refused_and_cleared_from_its_form() 
     let page = app.get("/admin/tables").await.text().await.unwrap();
     let row = section(&page, &format!(r#"id="table-{id}""#));
     assert!(row.contains(r#"placeholder="none" value="""#), "{row}");
+}
+
+/// The rule profile of the first table made (`create_table` makes one per table).
+fn the_tables_profile(app: &crate::helpers::TestApp) -> i64 {
+    gaming_tables::table
+        .select(gaming_tables::rule_profile_id)
+        .first(&mut app.conn())
+        .unwrap()
 }

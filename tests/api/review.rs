@@ -70,6 +70,12 @@ async fn second_supervisor(app: &TestApp) -> TestApp {
     other
 }
 
+/// The page of an answer, which must have this status.
+async fn answered(res: reqwest::Response, status: StatusCode) -> String {
+    assert_eq!(res.status(), status);
+    res.text().await.unwrap()
+}
+
 fn id_of(round: &Value) -> i64 {
     round["id"].as_i64().unwrap()
 }
@@ -115,8 +121,7 @@ async fn a_pit_manager_approves_a_pending_round_but_not_one_they_entered() {
     let path = format!("/review/rounds/{}/approve", id_of(&round));
 
     let res = app.post_form(&path, &[]).await;
-    assert_eq!(res.status(), StatusCode::FORBIDDEN);
-    let page = res.text().await.unwrap();
+    let page = answered(res, StatusCode::FORBIDDEN).await;
     assert!(
         page.contains("You entered Round 1 at PUSOY-1"),
         "the refusal says why: {page}"
@@ -165,8 +170,7 @@ async fn nobody_approves_a_round_of_a_shift_they_worked() {
     let path = format!("/review/rounds/{}/approve", id_of(&dealt));
 
     let res = app.post_form(&path, &[]).await;
-    assert_eq!(res.status(), StatusCode::FORBIDDEN);
-    let page = res.text().await.unwrap();
+    let page = answered(res, StatusCode::FORBIDDEN).await;
     assert!(
         page.contains("You entered rounds on the shift of Round 2 at PUSOY-1"),
         "the refusal says why: {page}"
@@ -187,8 +191,7 @@ async fn nobody_approves_a_round_of_a_shift_they_worked() {
     let res = promoted
         .post_form(&format!("/review/rounds/{}/approve", id_of(&entered)), &[])
         .await;
-    assert_eq!(res.status(), StatusCode::FORBIDDEN);
-    let page = res.text().await.unwrap();
+    let page = answered(res, StatusCode::FORBIDDEN).await;
     assert!(
         page.contains("Round 1 at PUSOY-1") && page.contains("was entered on your own shift"),
         "{page}"
@@ -212,8 +215,7 @@ async fn a_dealer_cannot_approve_and_the_attempt_is_audited() {
     let res = dealer
         .post_form(&format!("/review/rounds/{}/approve", id_of(&round)), &[])
         .await;
-    assert_eq!(res.status(), StatusCode::FORBIDDEN);
-    let page = res.text().await.unwrap();
+    let page = answered(res, StatusCode::FORBIDDEN).await;
     assert!(
         page.contains(
             "This is for pit manager and administrator accounts; yours is a dealer account."
