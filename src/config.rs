@@ -158,11 +158,14 @@ impl Config {
         // Read once per process: the name lives as long as the program.
         let zone_name = match get("PUSOY_TIME_ZONE_NAME") {
             None => None,
-            Some(name) => Some(zone_name(&name).ok_or_else(|| ConfigError::Invalid {
-                var: "PUSOY_TIME_ZONE_NAME",
-                value: name.clone(),
-                reason: "expected a short name such as PHT or HST (letters, digits, spaces,                          '/', '_', '+', '-'; at most 40)"
-                    .to_owned(),
+            Some(name) => Some(zone_name(&name).ok_or_else(|| {
+                ConfigError::Invalid {
+                    var: "PUSOY_TIME_ZONE_NAME",
+                    value: name.clone(),
+                    reason: "expected a short name such as PHT or HST (letters, digits, spaces, \
+                         '/', '_', '+', '-'; at most 40)"
+                        .to_owned(),
+                }
             })?),
         };
         let utc_offset = match get("PUSOY_UTC_OFFSET") {
@@ -472,8 +475,10 @@ mod tests {
         assert_eq!(manila.zone().label(), "Asia/Manila, UTC+08:00");
         for bad in ["<b>PHT</b>", "PHT;", &"X".repeat(41)] {
             let err = config(&[("PUSOY_TIME_ZONE_NAME", bad)]).unwrap_err();
+            let err = err.to_string();
             assert!(
-                err.to_string().contains("PUSOY_TIME_ZONE_NAME"),
+                err.contains("PUSOY_TIME_ZONE_NAME")
+                    && err.contains("digits, spaces, '/', '_', '+', '-'; at most 40"),
                 "{bad}: {err}"
             );
         }
