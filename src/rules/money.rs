@@ -160,6 +160,14 @@ mod tests {
         }
     }
 
+    /// The database reads amounts as minor units (`deserialize_as = i64`) through `From<i64>`.
+    #[test]
+    fn an_amount_read_from_the_database_is_its_minor_units() {
+        for minor in [0, 1, -150, 5_000_000, i64::MIN, i64::MAX] {
+            assert_eq!(Money::from(minor), Money(minor));
+        }
+    }
+
     #[test]
     fn amounts_are_written_as_typed_in_form_fields() {
         // (minor units, plain, typed)
@@ -168,6 +176,8 @@ mod tests {
             (50_050, "500.50", "500.50"),
             (5, "0.05", "0.05"),
             (-150, "-1.50", "-1.50"),
+            // Zero has no sign.
+            (0, "0.00", "0"),
         ];
         for (minor, plain, typed) in cases {
             assert_eq!(Money(minor).plain_text(), plain, "{minor}");
