@@ -143,6 +143,20 @@ mod tests {
         assert_eq!(PlayerSeat::ALL[3].to_string(), "seat 4");
     }
 
+    /// A points seat keeps its number (as `u8` and on the wire) and indexes per-seat arrays
+    /// from 0 for seat 1 to 3 for seat 4.
+    #[test]
+    fn a_points_seat_keeps_its_number_and_indexes_from_zero() {
+        for (slot, seat) in PlayerSeat::ALL.into_iter().enumerate() {
+            let number = slot as u8 + 1;
+            assert_eq!(seat.number(), number);
+            assert_eq!(seat.slot(), slot);
+            assert_eq!(u8::from(seat), number);
+            assert_eq!(serde_json::to_string(&seat).ok(), Some(number.to_string()));
+            assert_eq!(PlayerSeat::try_from(number), Ok(seat));
+        }
+    }
+
     #[test]
     fn places_read_as_words() {
         assert_eq!(Place::Dealer.to_string(), "dealer");
