@@ -245,7 +245,7 @@ pub async fn download(
     let (tx, rx) = mpsc::channel(4);
     let read = state.read_pool.clone();
     let clock = Clock {
-        utc_offset: state.config.zone().offset,
+        utc_offset: state.config.utc_offset,
         gaming_day_start: state.config.gaming_day_start,
     };
     // The export runs on the blocking pool and hands the response its bytes as they come; a

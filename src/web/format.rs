@@ -8,15 +8,10 @@ use crate::rules::money::{Money, Total};
 /// A time as pages show it: in the casino's local time (`PUSOY_UTC_OFFSET`) with the zone
 /// named, `2026-03-01 22:05 (PHT, UTC+08:00)`.
 pub fn when(at: DateTime<Utc>, zone: Zone) -> String {
-    format!("{} ({})", local_time(at, zone), zone.label())
-}
-
-/// A time in the casino's local time without its zone, `2026-03-01 22:05`: for a column of
-/// times whose heading names the zone once.
-pub fn local_time(at: DateTime<Utc>, zone: Zone) -> String {
-    at.with_timezone(&zone.offset)
-        .format("%Y-%m-%d %H:%M")
-        .to_string()
+    format!(
+        "{} ({zone})",
+        at.with_timezone(&zone.offset).format("%Y-%m-%d %H:%M")
+    )
 }
 
 /// An amount with its currency beside it, in the one format of every page: `PHP 50,000.00`.

@@ -38,7 +38,7 @@ use crate::rules::profile::RuleProfile;
 use crate::rules::set_hand::SetHand;
 use crate::rules::settle::{HandWinners, Winner};
 use crate::web::error::AppError;
-use crate::web::format::{self, local_time, when};
+use crate::web::format::{self, when};
 use crate::web::layout::Nav;
 use crate::web::respond::{redirect, render};
 use crate::web::session;
@@ -1054,7 +1054,10 @@ pub struct QueueLine {
     pub url: String,
     pub label: String,
     pub gaming_day: NaiveDate,
-    pub settled_at: String,
+    /// When it was settled, in local time: the date and the time of day (the column's heading
+    /// names the zone once).
+    pub settled_date: String,
+    pub settled_time: String,
     pub dealer: String,
     pub house_result: String,
     pub largest: String,
@@ -1066,11 +1069,13 @@ pub struct QueueLine {
 }
 
 fn queue_line(row: &QueueRow, zone: Zone) -> QueueLine {
+    let settled = row.settled_at.with_timezone(&zone.offset);
     QueueLine {
         url: format!("/tables/{}/rounds/{}", row.table_code, row.id),
         label: format!("{} #{}", row.table_code, row.round_no),
         gaming_day: row.gaming_day,
-        settled_at: local_time(row.settled_at, zone),
+        settled_date: settled.format("%Y-%m-%d").to_string(),
+        settled_time: settled.format("%H:%M").to_string(),
         dealer: row.dealer.clone(),
         house_result: format::result(row.dealer_result, &row.currency),
         largest: format::money(row.largest_result, &row.currency),
