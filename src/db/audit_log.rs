@@ -8,8 +8,9 @@
 //! DELETE and TRUNCATE on `audit_events`.
 
 use chrono::{DateTime, NaiveDate, SecondsFormat, SubsecRound, Utc};
+use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Bytea, Date, Jsonb, Nullable, Text, Timestamptz};
+use diesel::sql_types::{BigInt, Bytea, Date, Json, Jsonb, Nullable, Text, Timestamptz};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -245,7 +246,8 @@ pub struct SealedEvent {
     pub actor_name: String,
     pub action: String,
     pub target: String,
-    pub details: Value,
+    /// The details as they are stored and hashed.
+    pub details: CanonicalJson,
     pub client_addr: Option<String>,
     pub gaming_day: Option<NaiveDate>,
     pub table_id: Option<TableId>,
@@ -264,6 +266,7 @@ impl SealedEvent {
         let seq = head.last_seq + 1;
         let at = at.trunc_subsecs(6);
         let actor_user_id = event.actor.user_id;
+        let details = CanonicalJson::of(&event.details);
         let hash = event_hash(
             &head.last_hash,
             &HashedFields {
@@ -274,7 +277,7 @@ impl SealedEvent {
                 actor_name: &event.actor.name,
                 action: event.action,
                 target: &event.target,
-                details: Details::Value(&event.details),
+                details: Details::Canonical(details.as_str()),
                 client_addr: event.actor.client_addr.as_deref(),
                 gaming_day: event.gaming_day,
                 table_id: event.table_id,
@@ -288,7 +291,7 @@ impl SealedEvent {
             actor_name: event.actor.name.clone(),
             action: event.action.to_owned(),
             target: event.target,
-            details: event.details,
+            details,
             client_addr: event.actor.client_addr.clone(),
             gaming_day: event.gaming_day,
             table_id: event.table_id,
@@ -311,7 +314,7 @@ impl SealedEvent {
                 actor_name: &self.actor_name,
                 action: &self.action,
                 target: &self.target,
-                details: Details::Value(&self.details),
+                details: Details::Canonical(self.details.as_str()),
                 client_addr: self.client_addr.as_deref(),
                 gaming_day: self.gaming_day,
                 table_id: self.table_id,
@@ -337,7 +340,7 @@ impl SealedEvent {
             .bind::<Text, _>(self.actor_name.as_str())
             .bind::<Text, _>(self.action.as_str())
             .bind::<Text, _>(self.target.as_str())
-            .bind::<Jsonb, _>(&self.details)
+            .bind::<Json, _>(&self.details)
             .bind::<Nullable<Text>, _>(self.client_addr.as_deref())
             .bind::<Nullable<Date>, _>(self.gaming_day)
             .bind::<Nullable<BigInt>, _>(self.table_id)
@@ -383,7 +386,7 @@ const INSERT_SEALED: &str = concat!(
     "INSERT INTO audit_events (",
     audit_event_columns!(),
     ") SELECT * FROM unnest($1::text[], $2::int8[], $3::timestamptz[], $4::int8[], $5::text[], \
-        $6::text[], $7::text[], $8::jsonb[], $9::text[], $10::date[], $11::int8[], $12::bytea[], \
+        $6::text[], $7::text[], $8::json[], $9::text[], $10::date[], $11::int8[], $12::bytea[], \
         $13::bytea[])"
 );
 
@@ -426,7 +429,7 @@ pub fn append_sealed(
         .bind::<Array<Text>, _>(column(events, |e| e.actor_name.as_str()))
         .bind::<Array<Text>, _>(column(events, |e| e.action.as_str()))
         .bind::<Array<Text>, _>(column(events, |e| e.target.as_str()))
-        .bind::<Array<Jsonb>, _>(column::<_, &Value>(events, |e| &e.details))
+        .bind::<Array<Json>, _>(column(events, |e| &e.details))
         .bind::<Array<Nullable<Text>>, _>(column(events, |e| e.client_addr.as_deref()))
         .bind::<Array<Nullable<Date>>, _>(column(events, |e| e.gaming_day))
         .bind::<Array<Nullable<BigInt>>, _>(column(events, |e| e.table_id))
@@ -521,12 +524,13 @@ pub fn expected_hash(prev_hash: &[u8], event: &AuditEvent) -> [u8; 32] {
     event_hash(prev_hash, &HashedFields::of(event))
 }
 
-/// An event's details as the JSON text PostgreSQL sends for a `jsonb` column (its binary form
-/// is a version byte and that text), read without parsing it.
+/// A JSON column read as the text PostgreSQL sends, without parsing it: for `json` (an event's
+/// details) the text as it was stored; for `jsonb` (a round's places) the text PostgreSQL prints
+/// of its parsed form (the binary form is a version byte and that text).
 #[derive(Debug, Clone, PartialEq, Eq, diesel::deserialize::FromSqlRow)]
 pub struct JsonText(pub String);
 
-impl diesel::deserialize::FromSql<Jsonb, diesel::pg::Pg> for JsonText {
+impl diesel::deserialize::FromSql<Jsonb, Pg> for JsonText {
     fn from_sql(value: diesel::pg::PgValue<'_>) -> diesel::deserialize::Result<Self> {
         match value.as_bytes().split_first() {
             Some((1, text)) => Ok(JsonText(std::str::from_utf8(text)?.to_owned())),
@@ -535,27 +539,39 @@ impl diesel::deserialize::FromSql<Jsonb, diesel::pg::Pg> for JsonText {
     }
 }
 
-/// An event as the verification of a chain reads it: every stored column, the details as
-/// text. Hashing it writes the details' canonical form straight from the text, which is what
-/// verifying millions of events spends less time on than parsing each into a value.
-#[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
-#[diesel(table_name = audit_events)]
-pub struct StoredEvent {
-    pub id: i64,
-    pub chain: String,
-    pub seq: i64,
-    pub at: DateTime<Utc>,
-    pub actor_user_id: Option<UserId>,
-    pub actor_name: String,
-    pub action: String,
-    pub target: String,
-    #[diesel(deserialize_as = JsonText)]
-    pub details: String,
-    pub client_addr: Option<String>,
-    pub gaming_day: Option<NaiveDate>,
-    pub table_id: Option<TableId>,
-    pub prev_hash: Vec<u8>,
-    pub hash: Vec<u8>,
+impl diesel::deserialize::FromSql<Json, Pg> for JsonText {
+    fn from_sql(value: diesel::pg::PgValue<'_>) -> diesel::deserialize::Result<Self> {
+        Ok(JsonText(std::str::from_utf8(value.as_bytes())?.to_owned()))
+    }
+}
+
+/// An event's details in the canonical form its hash covers (`canonical_json`: keys sorted, no
+/// white space), which is also the text stored: a `json` column keeps the text it is given, so
+/// what a check reads back is what was hashed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CanonicalJson(String);
+
+impl CanonicalJson {
+    pub fn of(value: &Value) -> CanonicalJson {
+        let mut text = String::new();
+        write_canonical(value, &mut text);
+        CanonicalJson(text)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl diesel::serialize::ToSql<Json, Pg> for CanonicalJson {
+    fn to_sql<'b>(
+        &'b self,
+        out: &mut diesel::serialize::Output<'b, '_, Pg>,
+    ) -> diesel::serialize::Result {
+        use std::io::Write as _;
+        out.write_all(self.0.as_bytes())?;
+        Ok(diesel::serialize::IsNull::No)
+    }
 }
 
 impl From<JsonText> for String {
@@ -575,49 +591,23 @@ pub trait ChainedEvent {
     fn expected_hash(&self, prev_hash: &[u8], buffers: &mut HashBuffers) -> [u8; 32];
 }
 
-/// [`ChainedEvent`] for an event row type, given how its details are hashed.
-macro_rules! chained_event {
-    ($row:ty, |$event:ident| $details:expr) => {
-        impl ChainedEvent for $row {
-            fn id(&self) -> i64 {
-                self.id
-            }
-            fn seq(&self) -> i64 {
-                self.seq
-            }
-            fn prev_hash(&self) -> &[u8] {
-                &self.prev_hash
-            }
-            fn hash(&self) -> &[u8] {
-                &self.hash
-            }
-            fn expected_hash(&self, prev_hash: &[u8], buffers: &mut HashBuffers) -> [u8; 32] {
-                let $event = self;
-                // Stored details are always JSON (PostgreSQL checks); a hash of nothing
-                // matches none.
-                buffers
-                    .hash(prev_hash, &hashed_fields!(self, $details))
-                    .unwrap_or([0; 32])
-            }
-        }
-    };
-}
-
-chained_event!(AuditEvent, |event| Details::Value(&event.details));
-chained_event!(StoredEvent, |event| Details::Text(&event.details));
-
-impl StoredEvent {
-    /// The hash the event must have after one whose hash is `prev_hash`, or where its details
-    /// stop being JSON.
-    pub fn hash_after(
-        &self,
-        prev_hash: &[u8],
-        buffers: &mut HashBuffers,
-    ) -> Result<[u8; 32], NotJson> {
-        buffers.hash(
-            prev_hash,
-            &hashed_fields!(self, Details::Text(&self.details)),
-        )
+impl ChainedEvent for AuditEvent {
+    fn id(&self) -> i64 {
+        self.id
+    }
+    fn seq(&self) -> i64 {
+        self.seq
+    }
+    fn prev_hash(&self) -> &[u8] {
+        &self.prev_hash
+    }
+    fn hash(&self) -> &[u8] {
+        &self.hash
+    }
+    fn expected_hash(&self, prev_hash: &[u8], buffers: &mut HashBuffers) -> [u8; 32] {
+        buffers
+            .hash(prev_hash, &HashedFields::of(self))
+            .unwrap_or([0; 32])
     }
 }
 
@@ -645,6 +635,7 @@ pub fn recent_by_actor(
 }
 
 /// The event fields covered by the hash.
+#[derive(Clone, Copy)]
 pub struct HashedFields<'a> {
     pub chain: &'a str,
     pub seq: i64,
@@ -665,11 +656,13 @@ impl<'a> HashedFields<'a> {
     }
 }
 
-/// An event's details, as a value or as the JSON text it was read as.
+/// An event's details: a value, JSON text in any form, or text already in the canonical form
+/// (hashed as it is).
 #[derive(Clone, Copy)]
 pub enum Details<'a> {
     Value(&'a Value),
     Text(&'a str),
+    Canonical(&'a str),
 }
 
 fn event_hash(prev_hash: &[u8], fields: &HashedFields<'_>) -> [u8; 32] {
@@ -696,6 +689,31 @@ impl HashBuffers {
         self.text.clear();
         canonical_into(fields, &mut self.json, &mut self.text)?;
         Ok(hash_after(prev_hash, &self.text))
+    }
+
+    /// The hash of `fields` after `prev_hash`, for an event stored with the hash `stored`.
+    /// Details given as text are first hashed as they are: if that gives the stored hash, the
+    /// text is the canonical form that was hashed (SHA-256 has no known collisions), which is
+    /// the case for every event stored since details are kept as hashed, and the canonical
+    /// writer is spared. Otherwise (details stored as `jsonb` text, or changed) the hash of
+    /// their canonical form.
+    pub fn hash_against(
+        &mut self,
+        prev_hash: &[u8],
+        fields: &HashedFields<'_>,
+        stored: &[u8],
+    ) -> Result<[u8; 32], NotJson> {
+        if let Details::Text(text) = fields.details {
+            let as_stored = HashedFields {
+                details: Details::Canonical(text),
+                ..*fields
+            };
+            let hash = self.hash(prev_hash, &as_stored)?;
+            if hash.as_slice() == stored {
+                return Ok(hash);
+            }
+        }
+        self.hash(prev_hash, fields)
     }
 }
 
@@ -758,6 +776,7 @@ fn canonical_into(
     match fields.details {
         Details::Value(value) => write_canonical(value, out),
         Details::Text(details) => json.write_text(details, out)?,
+        Details::Canonical(details) => out.push_str(details),
     }
     out.push(',');
     text(fields.client_addr, out);

@@ -1,13 +1,14 @@
-//! The reads behind exports: settled rounds with their approval, void and re-entry, and audit
-//! events, each streamed row by row (`load_iter`: libpq's single-row mode, so the process holds
-//! one row at a time however long the range), plus what an export's manifest states: the chain
-//! heads, the day seals and the profile versions its rows name, and where a read replica stands.
+//! The reads behind exports: settled rounds with their approval, void and re-entry, streamed row
+//! by row (`load_iter`: libpq's single-row mode, so the process holds one row at a time however
+//! long the range; audit events are copied in bulk by `db::audit_copy`), plus what an export's
+//! manifest states: the chain spans and heads, the day seals and the profile versions its rows
+//! name, and where a read replica stands.
 //! Run them inside one `REPEATABLE READ` transaction ([`in_snapshot`]) so that the rows and the
 //! manifest describe the same moment.
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Bool, Bytea, Date, Int4, Jsonb, Nullable, Text, Timestamptz};
+use diesel::sql_types::{BigInt, Bool, Date, Int4, Jsonb, Nullable, Text, Timestamptz};
 
 use crate::db::audit_log::JsonText;
 use crate::db::prepared::Sql;
@@ -119,40 +120,6 @@ where
     Ok(())
 }
 
-/// An audit event as the events export reads it: every column.
-#[derive(Debug, QueryableByName)]
-pub struct EventLine {
-    #[diesel(sql_type = BigInt)]
-    pub id: i64,
-    #[diesel(sql_type = Text)]
-    pub chain: String,
-    #[diesel(sql_type = BigInt)]
-    pub seq: i64,
-    #[diesel(sql_type = Timestamptz)]
-    pub at: DateTime<Utc>,
-    #[diesel(sql_type = Nullable<BigInt>)]
-    pub actor_user_id: Option<i64>,
-    #[diesel(sql_type = Text)]
-    pub actor_name: String,
-    #[diesel(sql_type = Text)]
-    pub action: String,
-    #[diesel(sql_type = Text)]
-    pub target: String,
-    /// As the `jsonb` text PostgreSQL sends, unparsed.
-    #[diesel(sql_type = Jsonb, deserialize_as = JsonText)]
-    pub details: String,
-    #[diesel(sql_type = Nullable<Text>)]
-    pub client_addr: Option<String>,
-    #[diesel(sql_type = Nullable<Date>)]
-    pub gaming_day: Option<NaiveDate>,
-    #[diesel(sql_type = Nullable<BigInt>)]
-    pub table_id: Option<i64>,
-    #[diesel(sql_type = Bytea)]
-    pub prev_hash: Vec<u8>,
-    #[diesel(sql_type = Bytea)]
-    pub hash: Vec<u8>,
-}
-
 /// Which events of each chain an events export holds: every event from the first to the last
 /// one written in `[$1, $2)` (so each chain's part is unbroken even where two writers' clocks
 /// crossed at the edge), on chain `$3` or on every chain when it is NULL.
@@ -165,24 +132,6 @@ macro_rules! chain_spans {
 }
 
 const CHAIN_SPANS: &str = concat!(chain_spans!(), " ORDER BY chain");
-
-/// The events of the spans of [`CHAIN_SPANS`] (same parameters), in chain and sequence order.
-/// Each chain's span is read on its own from `(chain, seq)` (the `LATERAL` subquery, ordered,
-/// is not merged into the join): as a plain join the planner, not knowing how short the spans
-/// are, read every event of every chain (a day of the million-round history: 1.1 s in
-/// PostgreSQL and a sort spilled to disk, against 85 ms); ordering by the span's chain lets it
-/// sort only within each chain, which the index scan already did.
-const EVENTS: &str = concat!(
-    "WITH span AS (",
-    chain_spans!(),
-    ") SELECT e.id, e.chain, e.seq, e.at, e.actor_user_id, e.actor_name, e.action, e.target, \
-            e.details, e.client_addr, e.gaming_day, e.table_id, e.prev_hash, e.hash \
-     FROM span s CROSS JOIN LATERAL ( \
-         SELECT * FROM audit_events e \
-         WHERE e.chain = s.chain AND e.seq BETWEEN s.first_seq AND s.last_seq \
-         ORDER BY e.seq) e \
-     ORDER BY s.chain, e.seq"
-);
 
 /// The part of one chain an events export holds.
 #[derive(Debug, Clone, QueryableByName)]
@@ -208,21 +157,6 @@ pub fn chain_spans(
         .bind::<Timestamptz, _>(to)
         .bind::<Nullable<Text>, _>(chain)
         .load(conn)
-}
-
-/// The events of the window's chain spans, one at a time, to `each`.
-pub fn each_event<E: From<diesel::result::Error>>(
-    conn: &mut PgConnection,
-    from: DateTime<Utc>,
-    to: DateTime<Utc>,
-    chain: Option<&str>,
-    mut each: impl FnMut(EventLine) -> Result<(), E>,
-) -> Result<(), E> {
-    let query = Sql::new(EVENTS)
-        .bind::<Timestamptz, _>(from)
-        .bind::<Timestamptz, _>(to)
-        .bind::<Nullable<Text>, _>(chain);
-    stream(conn, query, &mut each)
 }
 
 /// The hash of event `seq` on `chain` (the link an export's first event of that chain makes).

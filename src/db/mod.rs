@@ -4,6 +4,7 @@
 //! recorded).
 
 pub mod api_tokens;
+pub mod audit_copy;
 pub mod audit_log;
 pub mod canonical_json;
 pub mod days;

@@ -32,7 +32,7 @@ diesel::table! {
         actor_name -> Text,
         action -> Text,
         target -> Text,
-        details -> Jsonb,
+        details -> Json,
         client_addr -> Nullable<Text>,
         gaming_day -> Nullable<Date>,
         table_id -> Nullable<Int8>,

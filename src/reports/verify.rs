@@ -13,9 +13,8 @@ use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::db::audit_log::{
-    AuditEvent, ChainHead, ChainedEvent, HashBuffers, StoredEvent, GENESIS_HASH,
-};
+use crate::db::audit_copy::{self, CopyError};
+use crate::db::audit_log::{AuditEvent, ChainHead, ChainedEvent, HashBuffers, GENESIS_HASH};
 use crate::db::days::{self, DAY_CHAIN, DAY_CLOSED};
 use crate::db::schema::{audit_chain_heads, audit_events};
 use crate::db::seal_file::{self, SealCopy, SealFileError, SealedHeads};
@@ -423,32 +422,6 @@ fn head_of(conn: &mut PgConnection, chain: &str) -> QueryResult<Option<ChainHead
     }))
 }
 
-/// Up to `limit` events of `chain` after `after_seq`, in order, to `each` until it says stop,
-/// read in single-row mode: one small result per row, which the C allocator reuses (a result of
-/// thousands of rows grew and shrank its heap each time, a fifth of the check's CPU in page
-/// faults), and no row is copied into a batch.
-fn each_after(
-    conn: &mut PgConnection,
-    chain: &str,
-    after_seq: i64,
-    limit: i64,
-    each: &mut dyn FnMut(StoredEvent) -> bool,
-) -> QueryResult<()> {
-    let rows = audit_events::table
-        .filter(audit_events::chain.eq(chain))
-        .filter(audit_events::seq.gt(after_seq))
-        .order(audit_events::seq.asc())
-        .limit(limit)
-        .select(StoredEvent::as_select())
-        .load_iter::<StoredEvent, diesel::pg::PgRowByRowLoadingMode>(conn)?;
-    for row in rows {
-        if !each(row?) {
-            break;
-        }
-    }
-    Ok(())
-}
-
 fn at_of(conn: &mut PgConnection, chain: &str, seq: i64) -> QueryResult<Option<DateTime<Utc>>> {
     audit_events::table
         .filter(audit_events::chain.eq(chain))
@@ -487,7 +460,7 @@ fn verify_one(
     scope: &Scope,
     checkpoints: &[Checkpoint],
     tick: &mut dyn FnMut(u64),
-) -> QueryResult<ChainVerdict> {
+) -> Result<ChainVerdict, VerifyError> {
     let (mut checker, mut after) = match scope.from {
         Some(from) => {
             let before = seq_before(conn, chain, from)?;
@@ -506,16 +479,15 @@ fn verify_one(
     let mut ended_by_range = false;
     let mut in_tick = 0_u64;
     loop {
-        let (mut read, mut stopped) = (0_i64, false);
-        each_after(conn, chain, after, CHUNK, &mut |event| {
-            read += 1;
+        let mut stopped = false;
+        let read = audit_copy::each_after(conn, chain, after, CHUNK, &mut |event| {
             after = event.seq;
             if scope.to.is_some_and(|to| event.at >= to) {
                 ended_by_range = true;
                 stopped = true;
                 return false;
             }
-            checker.push(&event);
+            checker.push(event);
             in_tick += 1;
             if in_tick == TICK {
                 tick(in_tick);
@@ -529,7 +501,7 @@ fn verify_one(
         }
     }
     tick(in_tick);
-    finish_one(conn, chain, scope, checker, ended_by_range)
+    Ok(finish_one(conn, chain, scope, checker, ended_by_range)?)
 }
 
 fn finish_one(
@@ -712,8 +684,19 @@ fn check_seals(
 }
 
 /// Verifies the chains in `scope` and every day seal, with the seal file at `seal_file`;
-/// `progress` is told every [`TICK`] events.
+/// `progress` is told every [`TICK`] events. Everything is read in one snapshot (a read-only
+/// `REPEATABLE READ` transaction), so events appended while the check runs neither show up
+/// after a head read before them nor leave a head ahead of the events read.
 pub fn verify(
+    conn: &mut PgConnection,
+    scope: &Scope,
+    seal_file: &Path,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Verification, VerifyError> {
+    crate::db::export::in_snapshot(conn, |conn| verify_in(conn, scope, seal_file, progress))
+}
+
+fn verify_in(
     conn: &mut PgConnection,
     scope: &Scope,
     seal_file: &Path,
@@ -757,6 +740,8 @@ pub enum VerifyError {
     #[error("database query failed")]
     Query(#[from] diesel::result::Error),
     #[error(transparent)]
+    Copy(#[from] CopyError),
+    #[error(transparent)]
     SealFile(#[from] SealFileError),
 }
 
@@ -767,6 +752,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::db::audit_copy::EventRef;
     use crate::db::audit_log::{Actor, NewAuditEvent, SealedEvent};
 
     /// A chain of `n` events as the database would hold them.
@@ -797,7 +783,7 @@ mod tests {
                 actor_name: sealed.actor_name,
                 action: sealed.action,
                 target: sealed.target,
-                details: sealed.details,
+                details: serde_json::from_str(sealed.details.as_str()).unwrap(),
                 client_addr: None,
                 gaming_day: None,
                 table_id: None,
@@ -891,37 +877,41 @@ mod tests {
         );
     }
 
-    /// The chain as the database sends it to the check: details as `jsonb` text, keys in
-    /// PostgreSQL's order and spaced, hashed from the text.
-    fn as_stored(events: &[AuditEvent]) -> Vec<StoredEvent> {
-        events
-            .iter()
-            .map(|e| StoredEvent {
-                id: e.id,
-                chain: e.chain.clone(),
-                seq: e.seq,
-                at: e.at,
-                actor_user_id: e.actor_user_id,
-                actor_name: e.actor_name.clone(),
-                action: e.action.clone(),
-                target: e.target.clone(),
-                details: serde_json::to_string_pretty(
-                    &json!({ "z": [1.5, "é"], "n": e.details["n"] }),
-                )
-                .unwrap(),
-                client_addr: e.client_addr.clone(),
-                gaming_day: e.gaming_day,
-                table_id: e.table_id,
-                prev_hash: e.prev_hash.clone(),
-                hash: e.hash.clone(),
-            })
-            .collect()
+    /// An event as the copy hands it to the check, with its details stored as `details`.
+    fn stored<'a>(e: &'a AuditEvent, details: &'a str) -> EventRef<'a> {
+        EventRef {
+            id: e.id,
+            chain: &e.chain,
+            seq: e.seq,
+            at: e.at,
+            actor_user_id: e.actor_user_id,
+            actor_name: &e.actor_name,
+            action: &e.action,
+            target: &e.target,
+            details,
+            client_addr: e.client_addr.as_deref(),
+            gaming_day: e.gaming_day,
+            table_id: e.table_id,
+            prev_hash: &e.prev_hash,
+            hash: &e.hash,
+        }
     }
 
+    fn check_stored(events: &[AuditEvent], details: &[String]) -> ChainVerdict {
+        let mut checker = ChainChecker::new("table:1");
+        for (e, text) in events.iter().zip(details) {
+            checker.push(&stored(e, text));
+        }
+        checker.finish(Some(head_of(events)))
+    }
+
+    /// Details stored in the canonical form are hashed as they are; stored as `jsonb` printed
+    /// them (keys by length, spaced: events from before details were kept as hashed), through
+    /// their canonical form. Either way a change is found.
     #[test]
-    fn events_read_as_text_verify_as_their_values_do() {
+    fn stored_details_verify_as_their_values_do() {
         let mut good = chain(4);
-        // Rehash with the details the text will hold.
+        // Rehash with the details the texts will hold.
         let mut prev = GENESIS_HASH.to_vec();
         for e in &mut good {
             e.details = json!({ "n": e.details["n"], "z": [1.5, "é"] });
@@ -929,29 +919,33 @@ mod tests {
             e.hash = crate::db::audit_log::expected_hash(&prev, e).to_vec();
             prev.clone_from(&e.hash);
         }
-        let stored = as_stored(&good);
-        let mut checker = ChainChecker::new("table:1");
-        stored.iter().for_each(|e| checker.push(e));
-        assert!(checker.finish(Some(head_of(&good))).is_intact());
+        let canonical: Vec<String> = good.iter().map(|e| e.details.to_string()).collect();
+        assert_eq!(canonical[0], r#"{"n":1,"z":[1.5,"é"]}"#);
+        let spaced: Vec<String> = good
+            .iter()
+            .map(|e| {
+                serde_json::to_string_pretty(&json!({ "z": [1.5, "é"], "n": e.details["n"] }))
+                    .unwrap()
+            })
+            .collect();
+        for texts in [&canonical, &spaced] {
+            assert!(check_stored(&good, texts).is_intact());
 
-        let mut changed = stored.clone();
-        changed[1].details = changed[1].details.replace("1.5", "2.5");
-        let mut checker = ChainChecker::new("table:1");
-        changed.iter().for_each(|e| checker.push(e));
-        assert_eq!(
-            bad(&checker.finish(Some(head_of(&good)))),
-            (2, Some(20), "content changed")
-        );
+            let mut changed = texts.clone();
+            changed[1] = changed[1].replace("1.5", "2.5");
+            assert_eq!(
+                bad(&check_stored(&good, &changed)),
+                (2, Some(20), "content changed")
+            );
 
-        let mut repeated = stored;
-        repeated[3].details = repeated[3].details.replacen('{', "{\"n\": 0, ", 1);
-        let mut checker = ChainChecker::new("table:1");
-        repeated.iter().for_each(|e| checker.push(e));
-        assert_eq!(
-            bad(&checker.finish(Some(head_of(&good)))),
-            (4, Some(40), "content changed"),
-            "a key named twice is not read as its last value"
-        );
+            let mut repeated = texts.clone();
+            repeated[3] = repeated[3].replacen('{', "{\"n\": 0, ", 1);
+            assert_eq!(
+                bad(&check_stored(&good, &repeated)),
+                (4, Some(40), "content changed"),
+                "a key named twice is not read as its last value"
+            );
+        }
     }
 
     #[test]

@@ -185,6 +185,71 @@ async fn verify_names_the_first_bad_row_of_each_kind_of_tampering() {
     );
 }
 
+/// Details are stored as the text their hash covers (canonical: keys sorted, no white space)
+/// and checked as they are; details as `jsonb` printed them (keys by length, spaced: what the
+/// change of the column to `json` left of the events before it) still verify, through their
+/// canonical form, and a change to them is still found.
+#[tokio::test]
+async fn details_are_stored_as_hashed_and_older_jsonb_text_still_verifies() {
+    let app = spawn_app().await;
+    let actor = Actor::system("test");
+    for chain in ["t:stored", "t:old"] {
+        for i in 1..=3 {
+            audit_log::append(
+                &mut app.conn(),
+                &NewAuditEvent {
+                    chain,
+                    actor: &actor,
+                    action: "test.event",
+                    target: format!("n:{i}"),
+                    details: json!({ "zeta": [i, "é"], "a": { "bb": true, "c": null } }),
+                    gaming_day: None,
+                    table_id: None,
+                },
+            )
+            .unwrap();
+        }
+    }
+    let details = |chain: &str, seq: i64| -> String {
+        #[derive(QueryableByName)]
+        struct Stored {
+            #[diesel(sql_type = diesel::sql_types::Text)]
+            text: String,
+        }
+        diesel::sql_query(
+            "SELECT details::text AS text FROM audit_events WHERE chain = $1 AND seq = $2",
+        )
+        .bind::<diesel::sql_types::Text, _>(chain)
+        .bind::<BigInt, _>(seq)
+        .get_result::<Stored>(&mut app.conn())
+        .unwrap()
+        .text
+    };
+    assert_eq!(
+        details("t:stored", 1),
+        r#"{"a":{"bb":true,"c":null},"zeta":[1,"é"]}"#
+    );
+    tamper(
+        &app,
+        "UPDATE audit_events SET details = details::jsonb::json WHERE chain = 't:old'",
+    );
+    assert_eq!(
+        details("t:old", 2),
+        r#"{"a": {"c": null, "bb": true}, "zeta": [2, "é"]}"#
+    );
+    let found = verify_all(&app);
+    assert!(found.is_intact(), "{found:?}");
+    assert_eq!(verdict(&found, "t:old").rows, 3);
+
+    tamper(
+        &app,
+        "UPDATE audit_events SET details = replace(details::text, '[2,', '[7,')::json \
+         WHERE chain = 't:old' AND seq = 2",
+    );
+    let d = bad(&verify_all(&app), "t:old");
+    assert_eq!((d.seq, d.what.as_str()), (2, "content changed"));
+}
+
 /// A supervisor's browser and the dealer's, and table `code` with the dealer on shift.
 async fn supervisor_and_dealer(app: &TestApp, code: &str) -> (TestApp, TestApp) {
     create_table(app, code);

@@ -5,7 +5,7 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{
-    Array, BigInt, Bool, Bytea, Date, Integer, Jsonb, Nullable, Text, Timestamptz,
+    Array, BigInt, Bool, Bytea, Date, Integer, Json, Jsonb, Nullable, Text, Timestamptz,
 };
 use serde_json::Value;
 
@@ -234,7 +234,7 @@ pub fn write_whole_rounds(
         .bind::<Array<Text>, _>(column(rounds, |r| r.event.actor_name.as_str()))
         .bind::<Array<Text>, _>(column(rounds, |r| r.event.action.as_str()))
         .bind::<Array<Text>, _>(column(rounds, |r| r.event.target.as_str()))
-        .bind::<Array<Jsonb>, _>(column::<_, &Value>(rounds, |r| &r.event.details))
+        .bind::<Array<Json>, _>(column(rounds, |r| &r.event.details))
         .bind::<Array<Nullable<Text>>, _>(column(rounds, |r| r.event.client_addr.as_deref()))
         .bind::<Array<Date>, _>(column::<_, NaiveDate>(rounds, |r| r.round.gaming_day))
         .bind::<Array<BigInt>, _>(column(rounds, |r| r.round.table_id))

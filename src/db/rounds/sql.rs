@@ -135,7 +135,7 @@ pub const WRITE_WHOLE_ROUNDS: &str = concat!(
     "\
     WITH i AS ( \
         SELECT * FROM unnest($1::text[], $2::int8[], $3::timestamptz[], $4::int8[], $5::text[], \
-            $6::text[], $7::text[], $8::jsonb[], $9::text[], $10::date[], $11::int8[], \
+            $6::text[], $7::text[], $8::json[], $9::text[], $10::date[], $11::int8[], \
             $12::bytea[], $13::bytea[], $14::int8[], $15::int4[], $16::text[], $17::int8[], \
             $18::int8[], $19::int8[], $20::text[], $21::int8[], $22::jsonb[], $23::int8[], \
             $24::int8[], $25::int8[], $26::bytea[], $27::text[], $28::bool[], $29::int8[]) \

@@ -8,9 +8,10 @@ use std::io::Write;
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::PgConnection;
 
+use crate::db::audit_copy::{self, EventRef};
 use crate::db::audit_log::{self, Details, HashBuffers, HashedFields, GENESIS_HASH};
 use crate::db::canonical_json;
-use crate::db::export::{self as db, EventLine};
+use crate::db::export as db;
 use crate::db::ids::{TableId, UserId};
 
 use super::table::{ColumnKind, Field, Format, TableWriter};
@@ -105,53 +106,109 @@ pub(super) fn export(
     let mut lasts: BTreeMap<String, Position> = BTreeMap::new();
     let mut fields = Vec::with_capacity(COLUMNS.len());
     let mut json = canonical_json::Buffers::default();
-    db::each_event(
+    let mut hashing = HashBuffers::default();
+    let mut failed = None;
+    audit_copy::each_in_window(
         conn,
         window.0,
         window.1,
         chain.as_deref(),
-        |e: EventLine| -> Result<(), ExportError> {
-            // The details as their canonical text: the same bytes as serde_json writes the
-            // value they parse to, without building it.
-            let mut details = String::with_capacity(e.details.len());
-            json.write_text(&e.details, &mut details)
-                .map_err(|not_json| {
-                    ExportError::Stored(format!("event {}: details {not_json}", e.id))
-                })?;
-            let hash = hex::encode(&e.hash);
-            fields.clear();
-            fields.extend([
-                Field::Int(e.id),
-                Field::text(e.chain.as_str()),
-                Field::Int(e.seq),
-                Field::Text(utc_text(e.at)),
-                Field::Text(clock.local(e.at)),
-                Field::opt_int(e.actor_user_id),
-                Field::Text(e.actor_name),
-                Field::Text(e.action),
-                Field::Text(e.target),
-                Field::Json(details),
-                Field::opt_text(e.client_addr),
-                Field::opt_text(e.gaming_day.map(|d| d.to_string())),
-                Field::opt_int(e.table_id),
-                Field::Text(hex::encode(&e.prev_hash)),
-                Field::Text(hash.clone()),
-            ]);
-            writer.write(&fields)?;
-            match lasts.get_mut(&e.chain) {
-                Some(last) => *last = Position { seq: e.seq, hash },
-                None => {
-                    lasts.insert(e.chain, Position { seq: e.seq, hash });
-                }
+        &mut |e: &EventRef<'_>| match write_event(
+            e,
+            clock,
+            &mut writer,
+            &mut fields,
+            (&mut json, &mut hashing),
+            &mut lasts,
+        ) {
+            Ok(()) => true,
+            Err(error) => {
+                failed = Some(error);
+                false
             }
-            Ok(())
         },
     )?;
+    if let Some(error) = failed {
+        return Err(error);
+    }
     for record in &mut manifest.chains {
         record.last = lasts.remove(&record.chain);
     }
     let rows = writer.finish(manifest)?;
     Ok(Written { rows })
+}
+
+/// Writes one event's row and notes it as its chain's last.
+fn write_event<W: Write>(
+    e: &EventRef<'_>,
+    clock: Clock,
+    writer: &mut TableWriter<W>,
+    fields: &mut Vec<Field>,
+    (json, hashing): (&mut canonical_json::Buffers, &mut HashBuffers),
+    lasts: &mut BTreeMap<String, Position>,
+) -> Result<(), ExportError> {
+    let details = canonical_details(e, json, hashing)?;
+    let hash = hex::encode(e.hash);
+    fields.clear();
+    fields.extend([
+        Field::Int(e.id),
+        Field::text(e.chain),
+        Field::Int(e.seq),
+        Field::Text(utc_text(e.at)),
+        Field::Text(clock.local(e.at)),
+        Field::opt_int(e.actor_user_id.map(|id| id.0)),
+        Field::text(e.actor_name),
+        Field::text(e.action),
+        Field::text(e.target),
+        Field::Json(details),
+        Field::opt_text(e.client_addr),
+        Field::opt_text(e.gaming_day.map(|d| d.to_string())),
+        Field::opt_int(e.table_id.map(|id| id.0)),
+        Field::Text(hex::encode(e.prev_hash)),
+        Field::Text(hash.clone()),
+    ]);
+    writer.write(fields)?;
+    match lasts.get_mut(e.chain) {
+        Some(last) => *last = Position { seq: e.seq, hash },
+        None => {
+            lasts.insert(e.chain.to_owned(), Position { seq: e.seq, hash });
+        }
+    }
+    Ok(())
+}
+
+/// An event's details in their canonical form. Stored since details are kept as hashed, the
+/// text is that form, which its hash proves (the stored text hashes to the stored hash): one
+/// hash of the event instead of reading and writing its details again. Otherwise (stored as
+/// `jsonb` text before that, or changed since) written canonically from the text.
+fn canonical_details(
+    e: &EventRef<'_>,
+    json: &mut canonical_json::Buffers,
+    hashing: &mut HashBuffers,
+) -> Result<String, ExportError> {
+    let fields = HashedFields {
+        chain: e.chain,
+        seq: e.seq,
+        at: e.at,
+        actor_user_id: e.actor_user_id,
+        actor_name: e.actor_name,
+        action: e.action,
+        target: e.target,
+        details: Details::Canonical(e.details),
+        client_addr: e.client_addr,
+        gaming_day: e.gaming_day,
+        table_id: e.table_id,
+    };
+    if hashing
+        .hash(e.prev_hash, &fields)
+        .is_ok_and(|hash| hash.as_slice() == e.hash)
+    {
+        return Ok(e.details.to_owned());
+    }
+    let mut details = String::with_capacity(e.details.len());
+    json.write_text(e.details, &mut details)
+        .map_err(|not_json| ExportError::Stored(format!("event {}: details {not_json}", e.id)))?;
+    Ok(details)
 }
 
 /// Where the check is on the chain it is reading.
@@ -428,7 +485,14 @@ impl Checker for EventsCheck {
                 ),
             );
         }
-        let expected = match self.buffers.hash(&prev_hash, &event) {
+        // The details as the file has them are hashed first: the export wrote their
+        // canonical form, which then gives the row's hash without writing them again.
+        let mut stored = [0_u8; 32];
+        let stored = match hex::decode_to_slice(row.text(at::HASH), &mut stored) {
+            Ok(()) => &stored[..],
+            Err(_) => &[],
+        };
+        let expected = match self.buffers.hash_against(&prev_hash, &event, stored) {
             Ok(hash) => hash,
             Err(not_json) => {
                 problems.at(&row, at::DETAILS, not_json.to_string());

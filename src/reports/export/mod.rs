@@ -134,6 +134,8 @@ pub enum ExportError {
     Csv(#[from] csv::Error),
     #[error("stored data does not read: {0}")]
     Stored(String),
+    #[error(transparent)]
+    Copy(#[from] crate::db::audit_copy::CopyError),
 }
 
 impl Query {

@@ -15,8 +15,6 @@ use std::path::Path;
 use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
-use crate::db::canonical_json;
-
 use super::events::EventsCheck;
 use super::report::ReportCheck;
 use super::rounds::RoundsCheck;
@@ -599,7 +597,6 @@ fn read_jsonl(
     feed: &mut Feed,
 ) -> std::io::Result<()> {
     let mut line = String::new();
-    let mut json = canonical_json::Buffers::default();
     loop {
         line.clear();
         if data.read_line(&mut line)? == 0 {
@@ -622,7 +619,7 @@ fn read_jsonl(
         let mut wrong = Vec::new();
         for (name, kind) in kinds {
             let raw = object.get(*name).map_or("null", |raw| raw.get());
-            match text_of(raw, *kind, &mut json) {
+            match text_of(raw, *kind) {
                 Some(text) => fields.push(text),
                 None => {
                     wrong.push(*name);
@@ -653,9 +650,9 @@ fn read_jsonl(
 
 /// The text the digests cover of a member's JSON value `raw` (as it is in the line), if it is
 /// of the column's kind: empty for null, a string's text, a whole number or a boolean as
-/// written, and a JSON value in its canonical form (keys sorted, no white space: the bytes
-/// serde_json writes a value in, which is how the export wrote it).
-fn text_of(raw: &str, kind: ColumnKind, json: &mut canonical_json::Buffers) -> Option<String> {
+/// written, and a JSON value as it is (the export writes its canonical form: keys sorted, no
+/// white space, the bytes serde_json writes a value in).
+fn text_of(raw: &str, kind: ColumnKind) -> Option<String> {
     match (raw.as_bytes().first(), kind) {
         (Some(b'n'), _) if raw == "null" => Some(String::new()),
         (Some(b'"'), ColumnKind::Text) => serde_json::from_str(raw).ok(),
@@ -667,11 +664,9 @@ fn text_of(raw: &str, kind: ColumnKind, json: &mut canonical_json::Buffers) -> O
             "true" | "false" => Some(raw.to_owned()),
             _ => None,
         },
-        (_, ColumnKind::Json) => {
-            let mut text = String::with_capacity(raw.len());
-            json.write_text(raw, &mut text).ok()?;
-            Some(text)
-        }
+        // Any other spelling of the same value is a change to the file, found by the row's and
+        // the column's digests. (The line was read as JSON, so this is JSON.)
+        (_, ColumnKind::Json) => Some(raw.to_owned()),
         _ => None,
     }
 }
@@ -682,11 +677,10 @@ mod tests {
     use super::*;
 
     /// A JSON Lines member's text is the text serde_json writes its value in, for the
-    /// column's kind; a value of another kind has none.
+    /// column's kind (a JSON value's, as it is); a value of another kind has none.
     #[test]
     fn a_members_text_is_its_value_as_written_and_a_wrong_kind_has_none() {
-        let mut json = canonical_json::Buffers::default();
-        let mut text = |raw: &str, kind| text_of(raw, kind, &mut json);
+        let text = text_of;
         for kind in [
             ColumnKind::Int,
             ColumnKind::Text,
@@ -713,20 +707,16 @@ mod tests {
         for not_bool in ["1", "\"true\"", "truth"] {
             assert_eq!(text(not_bool, ColumnKind::Bool), None, "{not_bool}");
         }
-        let details = r#"{ "b": 1.50, "a": [true, "x\u0041"], "c": {"z": null, "y": -0} }"#;
-        let value: serde_json::Value = serde_json::from_str(details).unwrap();
-        assert_eq!(
-            text(details, ColumnKind::Json).unwrap(),
-            value.to_string(),
-            "the bytes serde_json writes the value in"
-        );
+        // Spelled otherwise than the export writes it (spaced, keys out of order, a key named
+        // twice, which serde_json would read as its last value): kept as it is, so the row's
+        // and the column's digests find the change.
+        for details in [
+            r#"{"a":[true,"xA"],"b":1.5}"#,
+            r#"{ "b": 1.50, "a": [true, "x\u0041"] }"#,
+            r#"{"a": 1, "a": 2}"#,
+        ] {
+            assert_eq!(text(details, ColumnKind::Json).as_deref(), Some(details));
+        }
         assert_eq!(text("\"a\"", ColumnKind::Json).as_deref(), Some("\"a\""));
-        assert_eq!(text("{\"a\":", ColumnKind::Json), None);
-        // A key named twice is kept twice (serde_json would keep the last), so a key added
-        // to an exported event's details changes the row's digest.
-        assert_eq!(
-            text(r#"{"a": 1, "a": 2}"#, ColumnKind::Json).as_deref(),
-            Some(r#"{"a":1,"a":2}"#)
-        );
     }
 }

@@ -1,0 +1,3 @@
+ALTER TABLE audit_events
+    ALTER COLUMN details TYPE jsonb USING details::jsonb,
+    ALTER COLUMN details SET COMPRESSION lz4;
