@@ -7,7 +7,7 @@
 //! and field.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
@@ -605,20 +605,19 @@ fn read_jsonl(
         let number = feed.lines + 1;
         // Each member's value is read as the text it is in the line and turned into the
         // field's text by itself: no value is built for an event's 1.7 KB of details.
-        let object: BTreeMap<Cow<'_, str>, &RawValue> =
-            match serde_json::from_str(line.trim_end_matches('\n')) {
-                Ok(object) => object,
-                Err(error) => {
-                    feed.push(Line::Unreadable(format!(
-                        "data line {number}: not a JSON object: {error}"
-                    )));
-                    continue;
-                }
-            };
+        let object: Members<'_> = match serde_json::from_str(line.trim_end_matches('\n')) {
+            Ok(object) => object,
+            Err(error) => {
+                feed.push(Line::Unreadable(format!(
+                    "data line {number}: not a JSON object: {error}"
+                )));
+                continue;
+            }
+        };
         let mut fields = Vec::with_capacity(kinds.len());
         let mut wrong = Vec::new();
-        for (name, kind) in kinds {
-            let raw = object.get(*name).map_or("null", |raw| raw.get());
+        for (at, (name, kind)) in kinds.iter().enumerate() {
+            let raw = object.get(at, name).map_or("null", RawValue::get);
             match text_of(raw, *kind) {
                 Some(text) => fields.push(text),
                 None => {
@@ -628,9 +627,12 @@ fn read_jsonl(
             }
         }
         let extra: Vec<&str> = object
-            .keys()
-            .map(|k| k.as_ref())
+            .0
+            .iter()
+            .map(|(k, _)| k.as_ref())
             .filter(|k| !kinds.iter().any(|(name, _)| name == k))
+            .collect::<BTreeSet<&str>>()
+            .into_iter()
             .collect();
         if !extra.is_empty() {
             feed.push(Line::File(format!(
@@ -648,6 +650,82 @@ fn read_jsonl(
     }
 }
 
+/// A JSON Lines row's members in the order the line has them, each value as its text there
+/// (read into a map, each row cost a key allocated and a tree node per member).
+struct Members<'a>(Vec<(Key<'a>, &'a RawValue)>);
+
+impl<'a> Members<'a> {
+    /// The value of member `name`, expected `at` that place (the export writes the columns in
+    /// order); a key named twice is read as its last value.
+    fn get(&self, at: usize, name: &str) -> Option<&'a RawValue> {
+        match self.0.get(at) {
+            Some((key, value))
+                if key.as_ref() == name
+                    && self.0[at + 1..].iter().all(|(k, _)| k.as_ref() != name) =>
+            {
+                Some(value)
+            }
+            _ => self
+                .0
+                .iter()
+                .rev()
+                .find(|(k, _)| k.as_ref() == name)
+                .map(|(_, v)| *v),
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Members<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(reader: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Members<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Members<'de>, A::Error> {
+                let mut members = Vec::with_capacity(map.size_hint().unwrap_or(20));
+                while let Some(member) = map.next_entry()? {
+                    members.push(member);
+                }
+                Ok(Members(members))
+            }
+        }
+        reader.deserialize_map(Visit)
+    }
+}
+
+/// A member's name: borrowed from the line unless it has escapes.
+struct Key<'a>(Cow<'a, str>);
+
+impl AsRef<str> for Key<'_> {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Key<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(reader: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a member's name")
+            }
+            fn visit_borrowed_str<E>(self, key: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(key)))
+            }
+            fn visit_str<E>(self, key: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(key.to_owned())))
+            }
+        }
+        reader.deserialize_str(Visit)
+    }
+}
+
 /// The text the digests cover of a member's JSON value `raw` (as it is in the line), if it is
 /// of the column's kind: empty for null, a string's text, a whole number or a boolean as
 /// written, and a JSON value as it is (the export writes its canonical form: keys sorted, no
@@ -655,10 +733,20 @@ fn read_jsonl(
 fn text_of(raw: &str, kind: ColumnKind) -> Option<String> {
     match (raw.as_bytes().first(), kind) {
         (Some(b'n'), _) if raw == "null" => Some(String::new()),
-        (Some(b'"'), ColumnKind::Text) => serde_json::from_str(raw).ok(),
-        (Some(b'-' | b'0'..=b'9'), ColumnKind::Int) => match serde_json::from_str(raw).ok()? {
-            serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => Some(n.to_string()),
-            _ => None,
+        // A string without escapes is its text between the quotes.
+        (Some(b'"'), ColumnKind::Text) => match raw.get(1..raw.len() - 1) {
+            Some(text) if raw.ends_with('"') && !text.contains(['\\', '"']) => {
+                Some(text.to_owned())
+            }
+            _ => serde_json::from_str(raw).ok(),
+        },
+        // A whole number already written as serde_json writes it is itself.
+        (Some(b'-' | b'0'..=b'9'), ColumnKind::Int) => match raw.parse::<i64>() {
+            Ok(n) if n.to_string() == raw => Some(raw.to_owned()),
+            _ => match serde_json::from_str(raw).ok()? {
+                serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => Some(n.to_string()),
+                _ => None,
+            },
         },
         (Some(b't' | b'f'), ColumnKind::Bool) => match raw {
             "true" | "false" => Some(raw.to_owned()),
@@ -675,6 +763,23 @@ fn text_of(raw: &str, kind: ColumnKind) -> Option<String> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    /// A member is found at its column's place or anywhere else; named twice, its last value
+    /// is read (as a map would); a name with escapes is read too.
+    #[test]
+    fn a_lines_members_are_found_wherever_they_are() {
+        let line = r#"{"row":1,"b":2,"a":3,"a":4,"\u0063":5}"#;
+        let members: Members<'_> = serde_json::from_str(line).unwrap();
+        let get = |at, name| members.get(at, name).map(RawValue::get);
+        assert_eq!(get(0, "row"), Some("1"));
+        assert_eq!(get(1, "b"), Some("2"));
+        assert_eq!(get(0, "b"), Some("2"));
+        assert_eq!(get(2, "a"), Some("4"));
+        assert_eq!(get(3, "a"), Some("4"));
+        assert_eq!(get(4, "c"), Some("5"));
+        assert_eq!(get(1, "d"), None);
+        assert!(serde_json::from_str::<Members<'_>>("[1]").is_err());
+    }
 
     /// A JSON Lines member's text is the text serde_json writes its value in, for the
     /// column's kind (a JSON value's, as it is); a value of another kind has none.
