@@ -137,6 +137,38 @@ pub fn each_after(
     copy_events(conn, ChainAfter, each)
 }
 
+/// Every event of the trail in the order of its id, for a check of every chain at once.
+/// Appended under its chain's lock, each event takes its id after the one before it on its
+/// chain, so each chain's events come in sequence order (a reader finding one out of order has
+/// found tampering, and checks that chain on its own). Read from the primary key's index, which
+/// follows the table as it was written: one pass over the heap, where reading chain after chain
+/// visits every page once per chain with an event on it (BENCHMARKS.md).
+struct AllById;
+
+impl CopyTarget for AllById {
+    type Table = audit_events::table;
+    type SqlType = diesel::sql_types::BigInt;
+
+    fn walk_target(mut pass: AstPass<'_, '_, Pg>) -> QueryResult<()> {
+        pass.push_sql(
+            "(SELECT id, chain, seq, at, actor_user_id, actor_name, action, target, details, \
+                     client_addr, gaming_day, table_id, prev_hash, hash \
+              FROM audit_events ORDER BY id)",
+        );
+        Ok(())
+    }
+}
+
+/// Every event of the trail in id order, to `each`; returns how many there were. Turns sorting
+/// off for the rest of the transaction, as [`each_after`] does.
+pub fn each_by_id(
+    conn: &mut PgConnection,
+    each: &mut dyn FnMut(&EventRef<'_>) -> bool,
+) -> Result<i64, CopyError> {
+    conn.batch_execute("SELECT set_config('enable_sort', 'off', true)")?;
+    copy_events(conn, AllById, each)
+}
+
 /// Names the time window and the chain (empty: every chain) for the statement of
 /// [`WindowEvents`] in this transaction.
 const SET_WINDOW: &str = "SELECT set_config('pusoy.copy_from', $1, true), \

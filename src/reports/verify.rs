@@ -6,7 +6,7 @@
 //! so memory stays flat however long a chain is. The checking itself ([`ChainChecker`]) holds no
 //! connection: it is fed events and told the head at the end.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
 use chrono::{DateTime, NaiveDate, Utc};
@@ -187,6 +187,18 @@ pub struct Progress {
     pub chains_done: usize,
     pub chains_total: usize,
     pub events_checked: u64,
+    /// The events on every chain, as their heads say (a check of a range reads fewer).
+    pub events_total: u64,
+}
+
+impl Progress {
+    /// 0 to 100: by events when the heads give their number, else by chains done.
+    pub fn percent(&self) -> u64 {
+        let share = |done: u64, total: u64| (done.min(total) * 100).checked_div(total);
+        share(self.events_checked, self.events_total)
+            .or_else(|| share(self.chains_done as u64, self.chains_total as u64))
+            .unwrap_or(0)
+    }
 }
 
 /// Each chain's checkpoints, by chain.
@@ -272,6 +284,11 @@ impl ChainChecker {
     /// Whether the chain is still worth reading (nothing found wrong yet).
     pub fn wants_more(&self) -> bool {
         self.bad.is_none()
+    }
+
+    /// The sequence number the next event should have.
+    pub fn next_seq(&self) -> i64 {
+        self.next_seq
     }
 
     /// Checks the next event of the chain.
@@ -504,6 +521,56 @@ fn verify_one(
     Ok(finish_one(conn, chain, scope, checker, ended_by_range)?)
 }
 
+/// Checks every chain from its genesis in one pass over the trail in id order (each chain's
+/// events come in sequence order: `audit_copy::each_by_id`), and returns each chain's checker
+/// to be finished against its head. A chain with an event out of that order is left out, to
+/// be checked on its own in sequence order, which names what is wrong with it as a check of
+/// that chain alone does.
+fn check_by_id(
+    conn: &mut PgConnection,
+    chains: &[String],
+    checkpoints: &Checkpoints,
+    tick: &mut dyn FnMut(u64),
+) -> Result<HashMap<String, ChainChecker>, VerifyError> {
+    let mut checkers: HashMap<String, Option<ChainChecker>> = chains
+        .iter()
+        .map(|chain| {
+            let mut checker = ChainChecker::new(chain);
+            for mark in checkpoints.get(chain).into_iter().flatten() {
+                checker.expect_at(mark.seq, mark.hash.clone(), mark.source.clone());
+            }
+            (chain.clone(), Some(checker))
+        })
+        .collect();
+    let mut in_tick = 0_u64;
+    audit_copy::each_by_id(conn, &mut |event| {
+        // A chain not named (none, in the snapshot the names were read in) is not checked.
+        let Some(slot) = checkers.get_mut(event.chain) else {
+            return true;
+        };
+        if let Some(checker) = slot {
+            if !checker.wants_more() {
+                // Found broken: the rest of its events change nothing.
+            } else if event.seq != checker.next_seq() {
+                *slot = None;
+            } else {
+                checker.push(event);
+                in_tick += 1;
+                if in_tick == TICK {
+                    tick(in_tick);
+                    in_tick = 0;
+                }
+            }
+        }
+        true
+    })?;
+    tick(in_tick);
+    Ok(checkers
+        .into_iter()
+        .filter_map(|(chain, checker)| Some((chain, checker?)))
+        .collect())
+}
+
 fn finish_one(
     conn: &mut PgConnection,
     chain: &str,
@@ -711,19 +778,40 @@ fn verify_in(
     } else {
         scope.chains.clone()
     };
+    let heads: Vec<i64> = audit_chain_heads::table
+        .select(audit_chain_heads::last_seq)
+        .load(conn)?;
     let mut state = Progress {
         chains_done: 0,
         chains_total: chains.len(),
         events_checked: 0,
+        events_total: heads
+            .iter()
+            .map(|&seq| u64::try_from(seq).unwrap_or(0))
+            .sum(),
     };
     progress(state);
+    let whole = scope.chains.is_empty() && scope.from.is_none() && scope.to.is_none();
+    let mut by_id = if whole {
+        let mut tick = |rows| {
+            state.events_checked += rows;
+            progress(state);
+        };
+        Some(check_by_id(conn, &chains, &checkpoints, &mut tick)?)
+    } else {
+        None
+    };
     let mut verdicts = Vec::with_capacity(chains.len());
     for chain in &chains {
         let marks = checkpoints.get(chain).map_or(&[][..], Vec::as_slice);
-        let verdict = verify_one(conn, chain, scope, marks, &mut |rows| {
-            state.events_checked += rows;
-            progress(state);
-        })?;
+        let checked = by_id.as_mut().and_then(|checked| checked.remove(chain));
+        let verdict = match checked {
+            Some(checker) => finish_one(conn, chain, scope, checker, false)?,
+            None => verify_one(conn, chain, scope, marks, &mut |rows| {
+                state.events_checked += rows;
+                progress(state);
+            })?,
+        };
         verdicts.push(verdict);
         state.chains_done += 1;
         progress(state);
@@ -969,6 +1057,21 @@ mod tests {
         }
         let verdict = checker.finish(Some(head_of(&good)));
         assert_eq!(verdict.bad.unwrap().seq, 9);
+    }
+
+    #[test]
+    fn progress_is_counted_in_events_when_the_heads_give_their_number() {
+        let mut progress = Progress {
+            chains_done: 1,
+            chains_total: 4,
+            events_checked: 150,
+            events_total: 200,
+        };
+        assert_eq!(progress.percent(), 75);
+        progress.events_checked = 300;
+        assert_eq!(progress.percent(), 100, "a range never shows more than all");
+        progress.events_total = 0;
+        assert_eq!(progress.percent(), 25, "by chains when there are no heads");
     }
 
     #[test]

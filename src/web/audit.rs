@@ -48,8 +48,9 @@ pub struct RunningView {
     pub chains_done: usize,
     pub chains_total: usize,
     pub events_checked: u64,
-    /// 0 to 100, by chains done.
-    pub percent: usize,
+    pub events_total: u64,
+    /// 0 to 100, by events checked.
+    pub percent: u64,
 }
 
 #[derive(Template)]
@@ -121,9 +122,8 @@ pub async fn page(
         chains_done: r.progress.chains_done,
         chains_total: r.progress.chains_total,
         events_checked: r.progress.events_checked,
-        percent: (r.progress.chains_done * 100)
-            .checked_div(r.progress.chains_total)
-            .unwrap_or(0),
+        events_total: r.progress.events_total,
+        percent: r.progress.percent(),
     });
     let page = AuditPage {
         nav: session::nav(&session, Some(&user))?,

@@ -55,7 +55,7 @@ test('an auditor verifies the trail, sees the verdict per chain, and searches th
   // the verdict is recorded. A small trail may be done before the first look.
   const progress = page.locator('#progress');
   if (await progress.count()) {
-    assert.match(await progress.innerText(), /Checking: \d+ of \d+ chains done/);
+    assert.match(await progress.innerText(), /Checking: \d+ of \d+ events, \d+ of \d+ chains done/);
     await shot(page, 'audit-progress-1280x800');
   }
   // Read the page afresh until the check has ended (the page also refreshes itself meanwhile).
