@@ -16,7 +16,7 @@ use diesel::prelude::*;
 use diesel::query_builder::AstPass;
 use diesel::sql_types::Text;
 
-use crate::db::audit_log::{ChainedEvent, Details, HashBuffers, HashedFields};
+use crate::db::audit_log::{audit_event_columns, ChainedEvent, Details, HashBuffers, HashedFields};
 use crate::db::ids::{TableId, UserId};
 use crate::db::prepared::Sql;
 use crate::db::schema::audit_events;
@@ -55,7 +55,21 @@ impl ChainedEvent for EventRef<'_> {
         self.hash
     }
     fn expected_hash(&self, prev_hash: &[u8], buffers: &mut HashBuffers) -> [u8; 32] {
-        let fields = HashedFields {
+        // Stored details are always JSON (PostgreSQL checks); a hash of nothing matches none.
+        buffers
+            .hash_against(
+                prev_hash,
+                &self.fields(Details::Text(self.details)),
+                self.hash,
+            )
+            .unwrap_or([0; 32])
+    }
+}
+
+impl<'a> EventRef<'a> {
+    /// The fields its hash covers, with its details given as `details`.
+    pub fn fields(&self, details: Details<'a>) -> HashedFields<'a> {
+        HashedFields {
             chain: self.chain,
             seq: self.seq,
             at: self.at,
@@ -63,15 +77,11 @@ impl ChainedEvent for EventRef<'_> {
             actor_name: self.actor_name,
             action: self.action,
             target: self.target,
-            details: Details::Text(self.details),
+            details,
             client_addr: self.client_addr,
             gaming_day: self.gaming_day,
             table_id: self.table_id,
-        };
-        // Stored details are always JSON (PostgreSQL checks); a hash of nothing matches none.
-        buffers
-            .hash_against(prev_hash, &fields, self.hash)
-            .unwrap_or([0; 32])
+        }
     }
 }
 
@@ -85,28 +95,39 @@ const SET_RANGE: &str = "SELECT set_config('pusoy.copy_chain', $1, true), \
                                 set_config('pusoy.copy_limit', $3, true), \
                                 set_config('enable_sort', 'off', true)";
 
-/// The events of the chain named by the transaction's settings, after the sequence number it
-/// names, in order, at most as many as it names (read from the `(chain, seq)` index: the
-/// settings are stable within the statement, so the planner uses them as index keys).
-struct ChainAfter;
+/// A statement whose rows are events (`id` and [`audit_event_columns!`], in order), to copy.
+macro_rules! events_statement {
+    ($(#[$doc:meta])* $name:ident, $select:expr) => {
+        $(#[$doc])*
+        struct $name;
 
-impl CopyTarget for ChainAfter {
-    type Table = audit_events::table;
-    type SqlType = diesel::sql_types::BigInt;
+        impl CopyTarget for $name {
+            type Table = audit_events::table;
+            type SqlType = diesel::sql_types::BigInt;
 
-    fn walk_target(mut pass: AstPass<'_, '_, Pg>) -> QueryResult<()> {
-        pass.push_sql(
-            "(SELECT id, chain, seq, at, actor_user_id, actor_name, action, target, details, \
-                     client_addr, gaming_day, table_id, prev_hash, hash \
-              FROM audit_events \
-              WHERE chain = current_setting('pusoy.copy_chain') \
-                AND seq > current_setting('pusoy.copy_after')::int8 \
-              ORDER BY seq \
-              LIMIT current_setting('pusoy.copy_limit')::int8)",
-        );
-        Ok(())
-    }
+            fn walk_target(mut pass: AstPass<'_, '_, Pg>) -> QueryResult<()> {
+                pass.push_sql($select);
+                Ok(())
+            }
+        }
+    };
 }
+
+events_statement!(
+    /// The events of the chain named by the transaction's settings, after the sequence number
+    /// it names, in order, at most as many as it names (read from the `(chain, seq)` index: the
+    /// settings are stable within the statement, so the planner uses them as index keys).
+    ChainAfter,
+    concat!(
+        "(SELECT id, ",
+        audit_event_columns!(),
+        " FROM audit_events \
+          WHERE chain = current_setting('pusoy.copy_chain') \
+            AND seq > current_setting('pusoy.copy_after')::int8 \
+          ORDER BY seq \
+          LIMIT current_setting('pusoy.copy_limit')::int8)"
+    )
+);
 
 /// Why a copy could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -137,27 +158,20 @@ pub fn each_after(
     copy_events(conn, ChainAfter, each)
 }
 
-/// Every event of the trail in the order of its id, for a check of every chain at once.
-/// Appended under its chain's lock, each event takes its id after the one before it on its
-/// chain, so each chain's events come in sequence order (a reader finding one out of order has
-/// found tampering, and checks that chain on its own). Read from the primary key's index, which
-/// follows the table as it was written: one pass over the heap, where reading chain after chain
-/// visits every page once per chain with an event on it (BENCHMARKS.md).
-struct AllById;
-
-impl CopyTarget for AllById {
-    type Table = audit_events::table;
-    type SqlType = diesel::sql_types::BigInt;
-
-    fn walk_target(mut pass: AstPass<'_, '_, Pg>) -> QueryResult<()> {
-        pass.push_sql(
-            "(SELECT id, chain, seq, at, actor_user_id, actor_name, action, target, details, \
-                     client_addr, gaming_day, table_id, prev_hash, hash \
-              FROM audit_events ORDER BY id)",
-        );
-        Ok(())
-    }
-}
+events_statement!(
+    /// Every event of the trail in the order of its id, for a check of every chain at once.
+    /// Appended under its chain's lock, each event takes its id after the one before it on its
+    /// chain, so each chain's events come in sequence order (a reader finding one out of order
+    /// has found tampering, and checks that chain on its own). Read from the primary key's
+    /// index, which follows the table as it was written: one pass over the heap, where reading
+    /// chain after chain visits every page once per chain with an event on it (BENCHMARKS.md).
+    AllById,
+    concat!(
+        "(SELECT id, ",
+        audit_event_columns!(),
+        " FROM audit_events ORDER BY id)"
+    )
+);
 
 /// Every event of the trail in id order, to `each`; returns how many there were. Turns sorting
 /// off for the rest of the transaction, as [`each_after`] does.
@@ -175,36 +189,29 @@ const SET_WINDOW: &str = "SELECT set_config('pusoy.copy_from', $1, true), \
                                  set_config('pusoy.copy_to', $2, true), \
                                  set_config('pusoy.copy_chain', $3, true)";
 
-/// The events an export of a time window holds: on each chain (or the one named), every event
-/// from the first to the last written in the window, in chain and sequence order. The
-/// statement of `db::export::EVENTS`, its parameters read from the transaction's settings.
-struct WindowEvents;
-
-impl CopyTarget for WindowEvents {
-    type Table = audit_events::table;
-    type SqlType = diesel::sql_types::BigInt;
-
-    fn walk_target(mut pass: AstPass<'_, '_, Pg>) -> QueryResult<()> {
-        pass.push_sql(
-            "(WITH span AS ( \
-                SELECT chain, min(seq) AS first_seq, max(seq) AS last_seq FROM audit_events \
-                WHERE at >= current_setting('pusoy.copy_from')::timestamptz \
-                  AND at < current_setting('pusoy.copy_to')::timestamptz \
-                  AND (current_setting('pusoy.copy_chain') = '' \
-                       OR chain = current_setting('pusoy.copy_chain')) \
-                GROUP BY chain \
-              ) SELECT e.id, e.chain, e.seq, e.at, e.actor_user_id, e.actor_name, e.action, \
-                       e.target, e.details, e.client_addr, e.gaming_day, e.table_id, \
-                       e.prev_hash, e.hash \
-              FROM span s CROSS JOIN LATERAL ( \
-                  SELECT * FROM audit_events e \
-                  WHERE e.chain = s.chain AND e.seq BETWEEN s.first_seq AND s.last_seq \
-                  ORDER BY e.seq) e \
-              ORDER BY s.chain, e.seq)",
-        );
-        Ok(())
-    }
-}
+events_statement!(
+    /// The events an export of a time window holds: on each chain (or the one named), every
+    /// event from the first to the last written in the window, in chain and sequence order.
+    /// The statement of `db::export::CHAIN_SPANS` and the events of each span, its parameters
+    /// read from the transaction's settings.
+    WindowEvents,
+    concat!(
+        "(WITH span AS ( \
+            SELECT chain, min(seq) AS first_seq, max(seq) AS last_seq FROM audit_events \
+            WHERE at >= current_setting('pusoy.copy_from')::timestamptz \
+              AND at < current_setting('pusoy.copy_to')::timestamptz \
+              AND (current_setting('pusoy.copy_chain') = '' \
+                   OR chain = current_setting('pusoy.copy_chain')) \
+            GROUP BY chain \
+          ) SELECT e.* FROM span s CROSS JOIN LATERAL ( \
+              SELECT id, ",
+        audit_event_columns!(),
+        " FROM audit_events \
+              WHERE chain = s.chain AND seq BETWEEN s.first_seq AND s.last_seq \
+              ORDER BY seq) e \
+          ORDER BY s.chain, e.seq)"
+    )
+);
 
 /// The events of each chain (or of `chain`) from the first to the last written in
 /// `[from, to)`, in chain and sequence order, to `each` until it says stop. Returns how many

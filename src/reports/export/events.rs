@@ -186,19 +186,7 @@ fn canonical_details(
     json: &mut canonical_json::Buffers,
     hashing: &mut HashBuffers,
 ) -> Result<String, ExportError> {
-    let fields = HashedFields {
-        chain: e.chain,
-        seq: e.seq,
-        at: e.at,
-        actor_user_id: e.actor_user_id,
-        actor_name: e.actor_name,
-        action: e.action,
-        target: e.target,
-        details: Details::Canonical(e.details),
-        client_addr: e.client_addr,
-        gaming_day: e.gaming_day,
-        table_id: e.table_id,
-    };
+    let fields = e.fields(Details::Canonical(e.details));
     if hashing
         .hash(e.prev_hash, &fields)
         .is_ok_and(|hash| hash.as_slice() == e.hash)
