@@ -524,9 +524,8 @@ pub fn expected_hash(prev_hash: &[u8], event: &AuditEvent) -> [u8; 32] {
     event_hash(prev_hash, &HashedFields::of(event))
 }
 
-/// A JSON column read as the text PostgreSQL sends, without parsing it: for `json` (an event's
-/// details) the text as it was stored; for `jsonb` (a round's places) the text PostgreSQL prints
-/// of its parsed form (the binary form is a version byte and that text).
+/// A `jsonb` column (a round's places) read as the text PostgreSQL sends, without parsing it
+/// (its binary form is a version byte and that text).
 #[derive(Debug, Clone, PartialEq, Eq, diesel::deserialize::FromSqlRow)]
 pub struct JsonText(pub String);
 
@@ -536,12 +535,6 @@ impl diesel::deserialize::FromSql<Jsonb, Pg> for JsonText {
             Some((1, text)) => Ok(JsonText(std::str::from_utf8(text)?.to_owned())),
             _ => Err("jsonb in an unknown binary format".into()),
         }
-    }
-}
-
-impl diesel::deserialize::FromSql<Json, Pg> for JsonText {
-    fn from_sql(value: diesel::pg::PgValue<'_>) -> diesel::deserialize::Result<Self> {
-        Ok(JsonText(std::str::from_utf8(value.as_bytes())?.to_owned()))
     }
 }
 
