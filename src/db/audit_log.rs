@@ -684,25 +684,38 @@ impl HashBuffers {
         Ok(hash_after(prev_hash, &self.text))
     }
 
-    /// The hash of `fields` after `prev_hash`, for an event stored with the hash `stored`.
-    /// Details given as text are first hashed as they are: if that gives the stored hash, the
-    /// text is the canonical form that was hashed (SHA-256 has no known collisions), which is
-    /// the case for every event stored since details are kept as hashed, and the canonical
-    /// writer is spared. Otherwise (details stored as `jsonb` text, or changed) the hash of
-    /// their canonical form.
+    /// Whether details given as text are stored as they were hashed: hashed as they are, they
+    /// give `stored`, the event's stored hash, so the text is the canonical form that was hashed
+    /// (SHA-256 has no known collisions). True of every event stored since details are kept as
+    /// hashed; false of details stored as `jsonb` text before that, or changed since.
+    pub fn stored_as_hashed(
+        &mut self,
+        prev_hash: &[u8],
+        fields: &HashedFields<'_>,
+        stored: &[u8],
+    ) -> bool {
+        let Details::Text(text) = fields.details else {
+            return false;
+        };
+        let as_stored = HashedFields {
+            details: Details::Canonical(text),
+            ..*fields
+        };
+        self.hash(prev_hash, &as_stored)
+            .is_ok_and(|hash| hash.as_slice() == stored)
+    }
+
+    /// The hash of `fields` after `prev_hash`, for an event stored with the hash `stored`:
+    /// `stored` itself when the details are [`stored_as_hashed`](Self::stored_as_hashed) (the
+    /// canonical writer is spared), else the hash of their canonical form.
     pub fn hash_against(
         &mut self,
         prev_hash: &[u8],
         fields: &HashedFields<'_>,
         stored: &[u8],
     ) -> Result<[u8; 32], NotJson> {
-        if let Details::Text(text) = fields.details {
-            let as_stored = HashedFields {
-                details: Details::Canonical(text),
-                ..*fields
-            };
-            let hash = self.hash(prev_hash, &as_stored)?;
-            if hash.as_slice() == stored {
+        if self.stored_as_hashed(prev_hash, fields, stored) {
+            if let Ok(hash) = <[u8; 32]>::try_from(stored) {
                 return Ok(hash);
             }
         }

@@ -123,15 +123,27 @@ where
 /// Which events of each chain an events export holds: every event from the first to the last
 /// one written in `[$1, $2)` (so each chain's part is unbroken even where two writers' clocks
 /// crossed at the edge), on chain `$3` or on every chain when it is NULL.
-macro_rules! chain_spans {
-    () => {
-        "SELECT chain, min(seq) AS first_seq, max(seq) AS last_seq \
-         FROM audit_events WHERE at >= $1 AND at < $2 AND ($3::text IS NULL OR chain = $3) \
-         GROUP BY chain"
+/// (The window's ends and the chain are given as SQL expressions: placeholders here, the
+/// settings of a transaction in `db::audit_copy`, whose `COPY` takes no parameters.)
+macro_rules! chain_spans_sql {
+    ($from:literal, $to:literal, $chain:literal) => {
+        concat!(
+            "SELECT chain, min(seq) AS first_seq, max(seq) AS last_seq \
+             FROM audit_events WHERE at >= ",
+            $from,
+            " AND at < ",
+            $to,
+            " AND (",
+            $chain,
+            " IS NULL OR chain = ",
+            $chain,
+            ") GROUP BY chain"
+        )
     };
 }
+pub(crate) use chain_spans_sql;
 
-const CHAIN_SPANS: &str = concat!(chain_spans!(), " ORDER BY chain");
+const CHAIN_SPANS: &str = concat!(chain_spans_sql!("$1", "$2", "$3::text"), " ORDER BY chain");
 
 /// The part of one chain an events export holds.
 #[derive(Debug, Clone, QueryableByName)]

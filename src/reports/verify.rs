@@ -264,6 +264,13 @@ impl ChainChecker {
         }
     }
 
+    /// Expects the hashes `marks` name of the events after `after` (those before are not read).
+    fn expect_after(&mut self, marks: &[Checkpoint], after: i64) {
+        for mark in marks.iter().filter(|mark| mark.seq > after) {
+            self.expect_at(mark.seq, mark.hash.clone(), mark.source.clone());
+        }
+    }
+
     fn expect_at(&mut self, seq: i64, hash: Vec<u8>, source: String) {
         self.checkpoints
             .entry(seq)
@@ -476,7 +483,7 @@ fn verify_one(
     chain: &str,
     scope: &Scope,
     checkpoints: &[Checkpoint],
-    tick: &mut dyn FnMut(u64),
+    report: &mut Report<'_>,
 ) -> Result<ChainVerdict, VerifyError> {
     let (mut checker, mut after) = match scope.from {
         Some(from) => {
@@ -490,11 +497,8 @@ fn verify_one(
         }
         None => (ChainChecker::new(chain), 0),
     };
-    for mark in checkpoints.iter().filter(|mark| mark.seq > after) {
-        checker.expect_at(mark.seq, mark.hash.clone(), mark.source.clone());
-    }
+    checker.expect_after(checkpoints, after);
     let mut ended_by_range = false;
-    let mut in_tick = 0_u64;
     loop {
         let mut stopped = false;
         let read = audit_copy::each_after(conn, chain, after, CHUNK, &mut |event| {
@@ -505,11 +509,7 @@ fn verify_one(
                 return false;
             }
             checker.push(event);
-            in_tick += 1;
-            if in_tick == TICK {
-                tick(in_tick);
-                in_tick = 0;
-            }
+            report.event();
             stopped = !checker.wants_more();
             !stopped
         })?;
@@ -517,7 +517,6 @@ fn verify_one(
             break;
         }
     }
-    tick(in_tick);
     Ok(finish_one(conn, chain, scope, checker, ended_by_range)?)
 }
 
@@ -530,19 +529,16 @@ fn check_by_id(
     conn: &mut PgConnection,
     chains: &[String],
     checkpoints: &Checkpoints,
-    tick: &mut dyn FnMut(u64),
+    report: &mut Report<'_>,
 ) -> Result<HashMap<String, ChainChecker>, VerifyError> {
     let mut checkers: HashMap<String, Option<ChainChecker>> = chains
         .iter()
         .map(|chain| {
             let mut checker = ChainChecker::new(chain);
-            for mark in checkpoints.get(chain).into_iter().flatten() {
-                checker.expect_at(mark.seq, mark.hash.clone(), mark.source.clone());
-            }
+            checker.expect_after(checkpoints.get(chain).map_or(&[], Vec::as_slice), 0);
             (chain.clone(), Some(checker))
         })
         .collect();
-    let mut in_tick = 0_u64;
     audit_copy::each_by_id(conn, &mut |event| {
         // A chain not named (none, in the snapshot the names were read in) is not checked.
         let Some(slot) = checkers.get_mut(event.chain) else {
@@ -555,20 +551,44 @@ fn check_by_id(
                 *slot = None;
             } else {
                 checker.push(event);
-                in_tick += 1;
-                if in_tick == TICK {
-                    tick(in_tick);
-                    in_tick = 0;
-                }
+                report.event();
             }
         }
         true
     })?;
-    tick(in_tick);
+    report.flush();
     Ok(checkers
         .into_iter()
         .filter_map(|(chain, checker)| Some((chain, checker?)))
         .collect())
+}
+
+/// Tells `progress` how a check stands: every [`TICK`] events checked, and after each chain.
+struct Report<'p> {
+    state: Progress,
+    /// Events checked since the last report.
+    pending: u64,
+    progress: &'p mut dyn FnMut(Progress),
+}
+
+impl Report<'_> {
+    fn event(&mut self) {
+        self.pending += 1;
+        if self.pending == TICK {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        self.state.events_checked += self.pending;
+        self.pending = 0;
+        (self.progress)(self.state);
+    }
+
+    fn chain_done(&mut self) {
+        self.state.chains_done += 1;
+        self.flush();
+    }
 }
 
 fn finish_one(
@@ -781,23 +801,23 @@ fn verify_in(
     let heads: Vec<i64> = audit_chain_heads::table
         .select(audit_chain_heads::last_seq)
         .load(conn)?;
-    let mut state = Progress {
-        chains_done: 0,
-        chains_total: chains.len(),
-        events_checked: 0,
-        events_total: heads
-            .iter()
-            .map(|&seq| u64::try_from(seq).unwrap_or(0))
-            .sum(),
+    let mut report = Report {
+        state: Progress {
+            chains_done: 0,
+            chains_total: chains.len(),
+            events_checked: 0,
+            events_total: heads
+                .iter()
+                .map(|&seq| u64::try_from(seq).unwrap_or(0))
+                .sum(),
+        },
+        pending: 0,
+        progress,
     };
-    progress(state);
+    report.flush();
     let whole = scope.chains.is_empty() && scope.from.is_none() && scope.to.is_none();
     let mut by_id = if whole {
-        let mut tick = |rows| {
-            state.events_checked += rows;
-            progress(state);
-        };
-        Some(check_by_id(conn, &chains, &checkpoints, &mut tick)?)
+        Some(check_by_id(conn, &chains, &checkpoints, &mut report)?)
     } else {
         None
     };
@@ -807,14 +827,10 @@ fn verify_in(
         let checked = by_id.as_mut().and_then(|checked| checked.remove(chain));
         let verdict = match checked {
             Some(checker) => finish_one(conn, chain, scope, checker, false)?,
-            None => verify_one(conn, chain, scope, marks, &mut |rows| {
-                state.events_checked += rows;
-                progress(state);
-            })?,
+            None => verify_one(conn, chain, scope, marks, &mut report)?,
         };
         verdicts.push(verdict);
-        state.chains_done += 1;
-        progress(state);
+        report.chain_done();
     }
     Ok(Verification {
         chains: verdicts,

@@ -177,20 +177,15 @@ fn write_event<W: Write>(
     Ok(())
 }
 
-/// An event's details in their canonical form. Stored since details are kept as hashed, the
-/// text is that form, which its hash proves (the stored text hashes to the stored hash): one
-/// hash of the event instead of reading and writing its details again. Otherwise (stored as
-/// `jsonb` text before that, or changed since) written canonically from the text.
+/// An event's details in their canonical form: the stored text when its hash proves it that
+/// form (`HashBuffers::stored_as_hashed`: one hash of the event instead of reading and writing
+/// its details again), else written canonically from the text.
 fn canonical_details(
     e: &EventRef<'_>,
     json: &mut canonical_json::Buffers,
     hashing: &mut HashBuffers,
 ) -> Result<String, ExportError> {
-    let fields = e.fields(Details::Canonical(e.details));
-    if hashing
-        .hash(e.prev_hash, &fields)
-        .is_ok_and(|hash| hash.as_slice() == e.hash)
-    {
+    if hashing.stored_as_hashed(e.prev_hash, &e.fields(Details::Text(e.details)), e.hash) {
         return Ok(e.details.to_owned());
     }
     let mut details = String::with_capacity(e.details.len());
