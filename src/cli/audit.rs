@@ -47,7 +47,7 @@ pub fn verify(config: &Config, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
             .map(|d| day_start(config, d))
             .transpose()?,
     };
-    let pool = service::connect(config)?;
+    let pool = service::connect_sized(config, service::ONE_TASK_POOL)?;
     let mut conn = pool.get()?;
     let started = std::time::Instant::now();
     let verification = verify::verify(&mut conn, &scope, &config.seal_file, &mut |_| {})?;

@@ -37,8 +37,8 @@ pub fn run(config: &Config, args: ExportArgs) -> anyhow::Result<()> {
         table: args.table,
     }
     .checked(MOST_DAYS)?;
-    let primary = service::connect(config)?;
-    let read = service::read_pool(config, &primary)?;
+    let primary = service::connect_sized(config, service::ONE_TASK_POOL)?;
+    let read = service::read_pool(config, &primary, service::ONE_TASK_POOL)?;
     let mut conn = read.get().context("connecting to the read database")?;
     let source = if config.read_database_url.is_some() {
         let mut primary_conn = primary.get().ok();
@@ -51,13 +51,30 @@ pub fn run(config: &Config, args: ExportArgs) -> anyhow::Result<()> {
         gaming_day_start: config.gaming_day_start,
     };
     let written = match &args.out {
+        // A device or a pipe (`/dev/null`, `/dev/stdout`, a FIFO) is written as it is: renamed
+        // over, it would be replaced by a file.
+        Some(path) if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) => {
+            let mut file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .with_context(|| format!("opening {}", path.display()))?;
+            let written = export::export(&mut conn, &query, clock, source, args.format, &mut file)?;
+            file.flush()?;
+            written
+        }
         Some(path) => {
-            // Written beside the target and renamed when complete: a failed export leaves no
-            // file that looks whole.
+            // Written beside the target, on disk, and renamed when complete: a failed export
+            // leaves no file that looks whole, and a whole one is whole after a crash.
             let part = path.with_extension(format!("{}.part", args.format.extension()));
             let file =
                 File::create(&part).with_context(|| format!("creating {}", part.display()))?;
-            match export::export(&mut conn, &query, clock, source, args.format, file) {
+            match export::export(&mut conn, &query, clock, source, args.format, &file)
+                .map_err(anyhow::Error::from)
+                .and_then(|written| {
+                    file.sync_all()
+                        .with_context(|| format!("writing {} to disk", part.display()))?;
+                    Ok(written)
+                }) {
                 Ok(written) => {
                     std::fs::rename(&part, path).with_context(|| {
                         format!("renaming {} to {}", part.display(), path.display())
@@ -66,7 +83,7 @@ pub fn run(config: &Config, args: ExportArgs) -> anyhow::Result<()> {
                 }
                 Err(error) => {
                     let _ = std::fs::remove_file(&part);
-                    return Err(error.into());
+                    return Err(error);
                 }
             }
         }

@@ -21,10 +21,20 @@ pub fn database_url(config: &Config) -> anyhow::Result<String> {
     Ok(cluster.ensure_database("pusoy")?)
 }
 
+/// The connections a command that does one thing at a time holds (an export: its reads and,
+/// beside them, the primary's position): a pool opens all of its connections before it is
+/// handed out, each costing a SCRAM exchange and a backend.
+pub const ONE_TASK_POOL: u32 = 2;
+
 /// A pool on the migrated database.
 pub fn connect(config: &Config) -> anyhow::Result<db::PgPool> {
+    connect_sized(config, config.db_pool_size)
+}
+
+/// A pool of at most `size` connections on the migrated database.
+pub fn connect_sized(config: &Config, size: u32) -> anyhow::Result<db::PgPool> {
     let url = database_url(config)?;
-    let pool = db::pool(&url, config.db_pool_size).context("connecting to the database")?;
+    let pool = db::pool(&url, size).context("connecting to the database")?;
     let mut conn = pool.get()?;
     if config.migrate_at_start {
         let done = db::migrate(&mut conn).map_err(|e| anyhow::anyhow!(e))?;
@@ -51,10 +61,11 @@ pub fn connect(config: &Config) -> anyhow::Result<db::PgPool> {
 
 /// A pool for reads that may go to a replica: on `PUSOY_READ_DATABASE_URL` when it is set (not
 /// migrated: a standby is read-only and follows the primary's schema), else `primary`.
-pub fn read_pool(config: &Config, primary: &db::PgPool) -> anyhow::Result<db::PgPool> {
+pub fn read_pool(config: &Config, primary: &db::PgPool, size: u32) -> anyhow::Result<db::PgPool> {
     match &config.read_database_url {
-        Some(url) => db::pool(url, config.db_pool_size)
-            .context("connecting to the read database (PUSOY_READ_DATABASE_URL)"),
+        Some(url) => {
+            db::pool(url, size).context("connecting to the read database (PUSOY_READ_DATABASE_URL)")
+        }
         None => Ok(primary.clone()),
     }
 }
@@ -68,7 +79,7 @@ pub fn serve(config: Config, demo: bool) -> anyhow::Result<()> {
         tracing::warn!("SESSION_KEY is unset: using a random key, sessions end when the app stops");
     }
     let pool = connect(&config)?;
-    let read_pool = read_pool(&config, &pool)?;
+    let read_pool = read_pool(&config, &pool, config.db_pool_size)?;
     if demo {
         let mut conn = pool.get()?;
         seed(&mut conn, &config)?;

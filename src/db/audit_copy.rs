@@ -18,7 +18,6 @@ use diesel::query_builder::AstPass;
 use diesel::sql_types::Text;
 
 use crate::db::audit_log::{audit_event_columns, ChainedEvent, Details, HashBuffers, HashedFields};
-use crate::db::export::chain_spans_sql;
 use crate::db::ids::{TableId, UserId};
 use crate::db::prepared::Sql;
 use crate::db::schema::audit_events;
@@ -161,80 +160,42 @@ pub fn each_after(
 }
 
 events_statement!(
-    /// Every event of the trail in the order of its id, for a check of every chain at once.
-    /// Appended under its chain's lock, each event takes its id after the one before it on its
-    /// chain, so each chain's events come in sequence order (a reader finding one out of order
-    /// has found tampering, and checks that chain on its own). Read from the primary key's
-    /// index, which follows the table as it was written: one pass over the heap, where reading
-    /// chain after chain visits every page once per chain with an event on it (BENCHMARKS.md).
-    AllById,
+    /// The events whose ids are in the range the transaction's settings name, in the order of
+    /// their ids. Appended under its chain's lock, each event takes its id after the one before
+    /// it on its chain, so each chain's events come in sequence order (a reader finding one out
+    /// of order has found its ids changed, and reads that chain on its own). Read from the
+    /// primary key's index, which follows the table as it was written: one pass over the heap,
+    /// where reading chain after chain visits every page once per chain with an event on it
+    /// (BENCHMARKS.md).
+    IdRange,
     concat!(
         "(SELECT id, ",
         audit_event_columns!(),
-        " FROM audit_events ORDER BY id)"
+        " FROM audit_events \
+          WHERE id BETWEEN current_setting('pusoy.copy_first_id')::int8 \
+                       AND current_setting('pusoy.copy_last_id')::int8 \
+          ORDER BY id)"
     )
 );
 
-/// Every event of the trail in id order, to `each`; returns how many there were. Turns sorting
-/// off for the rest of the transaction, as [`each_after`] does.
+/// Names the range of ids for the statement of [`IdRange`] in this transaction, and turns
+/// sorting off for the transaction as [`SET_RANGE`] does.
+const SET_IDS: &str = "SELECT set_config('pusoy.copy_first_id', $1, true), \
+                              set_config('pusoy.copy_last_id', $2, true), \
+                              set_config('enable_sort', 'off', true)";
+
+/// The events with ids in `ids`, in id order, to `each` until it says stop; returns how many
+/// rows the copy held.
 pub fn each_by_id(
     conn: &mut PgConnection,
+    ids: std::ops::RangeInclusive<i64>,
     each: &mut dyn FnMut(&EventRef<'_>) -> bool,
 ) -> Result<i64, CopyError> {
-    conn.batch_execute("SELECT set_config('enable_sort', 'off', true)")?;
-    copy_events(conn, AllById, each)
-}
-
-/// Names the time window and the chain (empty: every chain) for the statement of
-/// [`WindowEvents`] in this transaction.
-const SET_WINDOW: &str = "SELECT set_config('pusoy.copy_from', $1, true), \
-                                 set_config('pusoy.copy_to', $2, true), \
-                                 set_config('pusoy.copy_chain', $3, true)";
-
-events_statement!(
-    /// The events an export of a time window holds: on each chain (or the one named), every
-    /// event from the first to the last written in the window (`export::chain_spans_sql!`),
-    /// in chain and sequence order, its parameters read from the transaction's settings. Each
-    /// chain's span is read on its own from `(chain, seq)` (the `LATERAL` subquery, ordered, is
-    /// not merged into the join): as a plain join the planner, not knowing how short the spans
-    /// are, read every event of every chain (a day of the million-round history: 1.1 s in
-    /// PostgreSQL and a sort spilled to disk, against 85 ms); ordering by the span's chain lets
-    /// it sort only within each chain, which the index scan already did.
-    WindowEvents,
-    concat!(
-        "(WITH span AS (",
-        chain_spans_sql!(
-            "current_setting('pusoy.copy_from')::timestamptz",
-            "current_setting('pusoy.copy_to')::timestamptz",
-            "NULLIF(current_setting('pusoy.copy_chain'), '')"
-        ),
-        ") SELECT e.* FROM span s CROSS JOIN LATERAL ( \
-              SELECT id, ",
-        audit_event_columns!(),
-        " FROM audit_events \
-              WHERE chain = s.chain AND seq BETWEEN s.first_seq AND s.last_seq \
-              ORDER BY seq) e \
-          ORDER BY s.chain, e.seq)"
-    )
-);
-
-/// The events of each chain (or of `chain`) from the first to the last written in
-/// `[from, to)`, in chain and sequence order, to `each` until it says stop. Returns how many
-/// rows the copy held.
-pub fn each_in_window(
-    conn: &mut PgConnection,
-    from: DateTime<Utc>,
-    to: DateTime<Utc>,
-    chain: Option<&str>,
-    each: &mut dyn FnMut(&EventRef<'_>) -> bool,
-) -> Result<i64, CopyError> {
-    let time = |at: DateTime<Utc>| at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
-    Sql::new(SET_WINDOW)
-        .bind::<Text, _>(time(from))
-        .bind::<Text, _>(time(to))
-        .bind::<Text, _>(chain.unwrap_or(""))
+    Sql::new(SET_IDS)
+        .bind::<Text, _>(ids.start().to_string())
+        .bind::<Text, _>(ids.end().to_string())
         .execute(conn)?;
-    copy_events(conn, WindowEvents, each)
+    copy_events(conn, IdRange, each)
 }
 
 /// Runs the copy of `target` (whose rows are events) and hands each row to `each` until it

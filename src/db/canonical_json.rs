@@ -19,6 +19,35 @@ pub struct NotJson {
     pub at: usize,
 }
 
+/// Whether stored details `text` have the shape this module writes rather than the one
+/// PostgreSQL prints `jsonb` in (how details were stored before they were kept as hashed): an
+/// object whose first key is followed by its colon and the value with no space between
+/// (PostgreSQL writes `"key": value`), or the empty object; and no line break (an export's
+/// JSON Lines holds the text as it is). It looks at no more than the first key, so it tells the
+/// two writers apart and proves nothing of text written otherwise (a changed event's details):
+/// a check of the event's hash does that, over the text as the export holds it.
+pub fn shaped_as_written(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    if memchr::memchr2(b'\n', b'\r', bytes).is_some() {
+        return false;
+    }
+    if bytes == b"{}" {
+        return true;
+    }
+    let Some(key) = bytes.strip_prefix(b"{\"") else {
+        return false;
+    };
+    let mut at = 0;
+    while let Some(&b) = key.get(at) {
+        match b {
+            b'\\' => at += 2,
+            b'"' => return key.get(at + 1) == Some(&b':') && key.get(at + 2) != Some(&b' '),
+            _ => at += 1,
+        }
+    }
+    false
+}
+
 /// Appends the canonical form of the JSON `text` to `out`.
 pub fn write_text(text: &str, out: &mut String) -> Result<(), NotJson> {
     Buffers::default().write_text(text, out)
@@ -550,6 +579,33 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+
+    /// What this module writes is told from what PostgreSQL prints `jsonb` as, by the first
+    /// key; anything else is not taken as written here.
+    #[test]
+    fn details_shaped_as_written_here_are_told_from_jsonb_text() {
+        for (text, shaped) in [
+            ("{}", true),
+            (r#"{"a":1}"#, true),
+            (r#"{"a":{"b": 2}}"#, true),
+            (r#"{"a\"b":1}"#, true),
+            (r#"{"a\\":"x\ny"}"#, true),
+            (r#"{"a": 1}"#, false),
+            (r#"{"a\"b": 1}"#, false),
+            ("{\"a\":1,\n\"b\":2}", false),
+            ("{\"a\":1}\r", false),
+            ("[1,2]", false),
+            ("1", false),
+            (r#"{"a""#, false),
+            (r#"{"a"}"#, false),
+        ] {
+            assert_eq!(shaped_as_written(text), shaped, "{text}");
+        }
+        let value = serde_json::json!({"seats": [{"bet": 5, "name": "a b"}], "x": null});
+        let mut canonical = String::new();
+        write_text(&value.to_string(), &mut canonical).unwrap();
+        assert!(shaped_as_written(&canonical));
+    }
 
     fn by_value(text: &str) -> Option<String> {
         let value: Value = serde_json::from_str(text).ok()?;

@@ -123,27 +123,10 @@ where
 /// Which events of each chain an events export holds: every event from the first to the last
 /// one written in `[$1, $2)` (so each chain's part is unbroken even where two writers' clocks
 /// crossed at the edge), on chain `$3` or on every chain when it is NULL.
-/// (The window's ends and the chain are given as SQL expressions: placeholders here, the
-/// settings of a transaction in `db::audit_copy`, whose `COPY` takes no parameters.)
-macro_rules! chain_spans_sql {
-    ($from:literal, $to:literal, $chain:literal) => {
-        concat!(
-            "SELECT chain, min(seq) AS first_seq, max(seq) AS last_seq \
-             FROM audit_events WHERE at >= ",
-            $from,
-            " AND at < ",
-            $to,
-            " AND (",
-            $chain,
-            " IS NULL OR chain = ",
-            $chain,
-            ") GROUP BY chain"
-        )
-    };
-}
-pub(crate) use chain_spans_sql;
-
-const CHAIN_SPANS: &str = concat!(chain_spans_sql!("$1", "$2", "$3::text"), " ORDER BY chain");
+const CHAIN_SPANS: &str = "\
+    SELECT chain, min(seq) AS first_seq, max(seq) AS last_seq \
+    FROM audit_events WHERE at >= $1 AND at < $2 AND ($3::text IS NULL OR chain = $3) \
+    GROUP BY chain ORDER BY chain";
 
 /// The part of one chain an events export holds.
 #[derive(Debug, Clone, QueryableByName)]
@@ -171,14 +154,20 @@ pub fn chain_spans(
         .load(conn)
 }
 
-/// The hash of event `seq` on `chain` (the link an export's first event of that chain makes).
-pub fn event_hash_at(conn: &mut PgConnection, chain: &str, seq: i64) -> QueryResult<Vec<u8>> {
+/// The sequence number, id and hash of the events `seqs` of `chain` there are, in order: where an
+/// export's part of the chain starts and ends.
+pub fn event_ids_and_hashes(
+    conn: &mut PgConnection,
+    chain: &str,
+    seqs: &[i64],
+) -> QueryResult<Vec<(i64, i64, Vec<u8>)>> {
     use crate::db::schema::audit_events;
     audit_events::table
         .filter(audit_events::chain.eq(chain))
-        .filter(audit_events::seq.eq(seq))
-        .select(audit_events::hash)
-        .first(conn)
+        .filter(audit_events::seq.eq_any(seqs))
+        .order(audit_events::seq.asc())
+        .select((audit_events::seq, audit_events::id, audit_events::hash))
+        .load(conn)
 }
 
 /// Every chain's head (`chain`, last seq, last hash), in chain order.

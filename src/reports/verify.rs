@@ -539,7 +539,7 @@ fn check_by_id(
             (chain.clone(), Some(checker))
         })
         .collect();
-    audit_copy::each_by_id(conn, &mut |event| {
+    audit_copy::each_by_id(conn, i64::MIN..=i64::MAX, &mut |event| {
         // A chain not named (none, in the snapshot the names were read in) is not checked.
         let Some(slot) = checkers.get_mut(event.chain) else {
             return true;

@@ -40,7 +40,7 @@ fn verdict<'a>(found: &'a Verification, chain: &str) -> &'a verify::ChainVerdict
         .unwrap_or_else(|| panic!("no verdict for {chain}: {found:?}"))
 }
 
-fn append_events(app: &TestApp, chain: &str, n: i64) {
+pub(crate) fn append_events(app: &TestApp, chain: &str, n: i64) {
     let mut conn = app.conn();
     let actor = Actor::system("test");
     for i in 1..=n {
@@ -70,7 +70,7 @@ fn event(app: &TestApp, chain: &str, seq: i64) -> AuditEvent {
 }
 
 /// Runs `sql` as the database owner with the append-only guard off for that statement only.
-fn tamper(app: &TestApp, sql: &str) {
+pub(crate) fn tamper(app: &TestApp, sql: &str) {
     app.conn()
         .batch_execute(&format!(
             "BEGIN; \

@@ -637,3 +637,103 @@ async fn lines_that_do_not_read_as_rows_are_named_and_the_rest_still_checked() {
         "{found:#?}"
     );
 }
+
+/// The rows of an events export, as JSON values (the manifest left off).
+fn event_rows(path: &Path) -> Vec<serde_json::Value> {
+    let rows = lines(path);
+    rows[..rows.len() - 1]
+        .iter()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+/// Where each event of `chain` is in the file, and its seq.
+fn chain_rows(rows: &[serde_json::Value], chain: &str) -> Vec<(usize, i64)> {
+    rows.iter()
+        .enumerate()
+        .filter(|(_, row)| row["chain"] == chain)
+        .map(|(at, row)| (at, row["seq"].as_i64().unwrap()))
+        .collect()
+}
+
+/// An events export holds every chain's events in the order they were written (by id), each
+/// chain's in sequence order; a chain whose ids were changed (so that the order of its ids is
+/// not its order) still exports whole and in sequence order, and verifies.
+#[tokio::test]
+async fn an_events_export_holds_rows_by_id_and_a_chain_whose_ids_changed_still_verifies() {
+    use crate::audit_trail::{append_events, tamper};
+    let app = spawn_app().await;
+    append_events(&app, "t:one", 3);
+    append_events(&app, "t:two", 3);
+    append_events(&app, "t:one", 3);
+
+    let path = export_to(&app, Kind::Events, Format::Jsonl, None);
+    assert_eq!(problems(&path), vec![], "a fresh export is intact");
+    let rows = event_rows(&path);
+    let ids: Vec<i64> = rows.iter().map(|row| row["id"].as_i64().unwrap()).collect();
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+    let one = chain_rows(&rows, "t:one");
+    let two = chain_rows(&rows, "t:two");
+    assert_eq!(
+        one.iter().map(|r| r.1).collect::<Vec<_>>(),
+        [1, 2, 3, 4, 5, 6]
+    );
+    assert!(
+        one[2].0 < two[0].0 && two[2].0 < one[3].0,
+        "chains as written: {one:?} {two:?}"
+    );
+
+    tamper(
+        &app,
+        "UPDATE audit_events SET id = id + 1000000 WHERE chain = 't:one' AND seq = 2",
+    );
+    let path = export_to(&app, Kind::Events, Format::Jsonl, None);
+    assert_eq!(problems(&path), vec![], "still intact");
+    let rows = event_rows(&path);
+    let one = chain_rows(&rows, "t:one");
+    let two = chain_rows(&rows, "t:two");
+    assert_eq!(
+        one.iter().map(|r| r.1).collect::<Vec<_>>(),
+        [1, 2, 3, 4, 5, 6],
+        "the chain in sequence order"
+    );
+    assert!(
+        two[2].0 < one[1].0,
+        "from seq 2 on, the chain is read on its own after the rest: {one:?} {two:?}"
+    );
+    let manifest = export::verify(&path).unwrap().manifest;
+    let record = manifest.chains.iter().find(|c| c.chain == "t:one").unwrap();
+    assert_eq!(record.last.as_ref().map(|last| last.seq), Some(6));
+
+    // Details stored as `jsonb` (spaced, before they were kept as hashed) are exported in
+    // the canonical form their hash covers.
+    tamper(
+        &app,
+        "UPDATE audit_events SET details = details::jsonb::text::json WHERE chain = 't:two'",
+    );
+    let path = export_to(&app, Kind::Events, Format::Jsonl, None);
+    assert_eq!(problems(&path), vec![], "still intact");
+    let texts: Vec<String> = lines(&path)
+        .into_iter()
+        .filter(|line| line.starts_with(r#"{"row":"#) && line.contains(r#""chain":"t:two""#))
+        .collect();
+    assert_eq!(texts.len(), 3);
+    assert!(
+        texts.iter().all(|line| line.contains(r#""details":{"n":"#)),
+        "{texts:#?}"
+    );
+
+    // Format 1 (each chain's rows together) is read too; a format it does not know is not.
+    let mut rows = lines(&path);
+    let manifest = rows.len() - 1;
+    rows[manifest] = rows[manifest].replace(export::FORMAT, "pusoy-pit export 1");
+    assert_eq!(problems(&write_lines(&path, &rows)), vec![]);
+    rows[manifest] = rows[manifest].replace("pusoy-pit export 1", "pusoy-pit export 9");
+    let refused = export::verify(&write_lines(&path, &rows)).unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("this program reads pusoy-pit export 1, pusoy-pit export 2"),
+        "{refused}"
+    );
+}

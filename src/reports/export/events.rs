@@ -2,7 +2,7 @@
 //! the first to the last written in the range, unbroken), with the position before and after
 //! each chain's part in the manifest; and its check, which recomputes every hash and link.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
 
 use chrono::{DateTime, NaiveDate, Utc};
@@ -14,9 +14,9 @@ use crate::db::canonical_json;
 use crate::db::export as db;
 use crate::db::ids::{TableId, UserId};
 
-use super::table::{ColumnKind, Field, Format, TableWriter};
+use super::table::{ColumnKind, Digesting, Format, RowText, Shape, Sink};
 use super::verify::{Checker, Problem, Problems, Row};
-use super::{heads, utc_text, ChainRecord, Clock, ExportError, Manifest, Position, Query, Written};
+use super::{heads, ChainRecord, Clock, ExportError, Manifest, Position, Query, Written};
 
 use ColumnKind::{Int, Json, Text};
 
@@ -67,6 +67,38 @@ fn table_chain(conn: &mut PgConnection, code: &str) -> Result<String, ExportErro
     Ok(audit_log::table_chain(TableId(*id)))
 }
 
+/// Where the export stands on one chain's part: the events `first_seq` to `last_seq`, the
+/// next one to write and the last one written (its seq and hash).
+struct Part {
+    first_seq: i64,
+    last_seq: i64,
+    next_seq: i64,
+    last: Option<(i64, Vec<u8>)>,
+    /// An event of the chain came out of sequence order in the pass by id: the rest of the
+    /// part is read on its own, in sequence order, after that pass.
+    on_its_own: bool,
+}
+
+impl Part {
+    fn holds(&self, seq: i64) -> bool {
+        (self.first_seq..=self.last_seq).contains(&seq)
+    }
+}
+
+/// Rows to a batch handed from reading to writing, and the batches reading may be ahead.
+const BATCH_ROWS: usize = 256;
+const QUEUED_BATCHES: usize = 8;
+
+/// Writes the events of the window: every chain's part in one pass in the order of the
+/// events' ids (one read of the table, in the order it was written), each chain's events in
+/// sequence order in it. A chain found out of that order (its ids changed) is left there and
+/// the rest of its part written after the pass, read on its own in sequence order: every
+/// chain's events are in sequence order in the file either way. An export of one table reads
+/// its chain's part on its own.
+///
+/// Two stages on two threads: one reads the events and makes each row (its fields as text, its
+/// digest, and the column digests), the other writes the rows as CSV or JSON Lines and hashes
+/// the file, a batch at a time through a short queue (memory stays constant).
 pub(super) fn export(
     conn: &mut PgConnection,
     query: &Query,
@@ -81,19 +113,33 @@ pub(super) fn export(
         None => None,
     };
     let heads = heads(conn)?;
-    let spans = db::chain_spans(conn, window.0, window.1, chain.as_deref())?;
-    for span in spans {
+    let mut parts: HashMap<String, Part> = HashMap::new();
+    let mut ids: Option<(i64, i64)> = None;
+    for span in db::chain_spans(conn, window.0, window.1, chain.as_deref())? {
         let before_seq = span.first_seq - 1;
-        let before_hash = if before_seq == 0 {
-            GENESIS_HASH.to_vec()
-        } else {
-            db::event_hash_at(conn, &span.chain, before_seq)?
+        let ends = db::event_ids_and_hashes(
+            conn,
+            &span.chain,
+            &[before_seq, span.first_seq, span.last_seq],
+        )?;
+        let at = |seq: i64| ends.iter().find(|e| e.0 == seq);
+        let missing = |seq: i64| {
+            ExportError::Stored(format!("chain {}: event seq {seq} is missing", span.chain))
         };
+        let before_hash = match before_seq {
+            0 => GENESIS_HASH.to_vec(),
+            seq => at(seq).ok_or_else(|| missing(seq))?.2.clone(),
+        };
+        let first_id = at(span.first_seq).ok_or_else(|| missing(span.first_seq))?.1;
+        let last_id = at(span.last_seq).ok_or_else(|| missing(span.last_seq))?.1;
+        ids = Some(ids.map_or((first_id, last_id), |(lo, hi)| {
+            (lo.min(first_id), hi.max(last_id))
+        }));
         let head = heads.get(&span.chain).cloned().ok_or_else(|| {
             ExportError::Stored(format!("chain {} has events but no head", span.chain))
         })?;
         manifest.chains.push(ChainRecord {
-            chain: span.chain,
+            chain: span.chain.clone(),
             before: Some(Position {
                 seq: before_seq,
                 hash: hex::encode(before_hash),
@@ -101,100 +147,207 @@ pub(super) fn export(
             last: None,
             head,
         });
+        parts.insert(
+            span.chain,
+            Part {
+                first_seq: span.first_seq,
+                last_seq: span.last_seq,
+                next_seq: span.first_seq,
+                last: None,
+                on_its_own: chain.is_some(),
+            },
+        );
     }
-    let mut writer = TableWriter::new(format, COLUMNS, out)?;
-    let mut lasts: BTreeMap<String, Position> = BTreeMap::new();
-    let mut fields = Vec::with_capacity(COLUMNS.len());
-    let mut json = canonical_json::Buffers::default();
-    let mut hashing = HashBuffers::default();
-    let mut failed = None;
-    audit_copy::each_in_window(
-        conn,
-        window.0,
-        window.1,
-        chain.as_deref(),
-        &mut |e: &EventRef<'_>| match write_event(
-            e,
-            clock,
-            &mut writer,
-            &mut fields,
-            (&mut json, &mut hashing),
-            &mut lasts,
-        ) {
-            Ok(()) => true,
-            Err(error) => {
-                failed = Some(error);
-                false
+    let by_id = if chain.is_none() { ids } else { None };
+    let order: Vec<String> = manifest.chains.iter().map(|c| c.chain.clone()).collect();
+    let mut sink = Sink::new(format, COLUMNS, out)?;
+    let (send, batches) = std::sync::mpsc::sync_channel::<Vec<RowText>>(QUEUED_BATCHES);
+    let (give_back, reuse) = std::sync::mpsc::channel::<Vec<RowText>>();
+    let (mut parts, digesting) = std::thread::scope(|scope| {
+        let reading = scope.spawn(move || {
+            let mut rows = Rows {
+                clock,
+                digesting: Digesting::new(COLUMNS.len()),
+                json: canonical_json::Buffers::default(),
+                batch: Vec::with_capacity(BATCH_ROWS),
+                filled: 0,
+                send,
+                reuse,
+                failed: None,
+            };
+            read_parts(conn, by_id, &order, &mut parts, &mut rows)?;
+            rows.flush();
+            Ok::<_, ExportError>((parts, rows.digesting))
+        });
+        let mut written = Ok(());
+        for batch in batches {
+            written = batch.iter().try_for_each(|row| sink.write(row));
+            if written.is_err() {
+                // Dropping the queue stops the reading at its next batch.
+                break;
             }
-        },
-    )?;
-    if let Some(error) = failed {
-        return Err(error);
-    }
+            let _ = give_back.send(batch);
+        }
+        let read = match reading.join() {
+            Ok(read) => read,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        written.and(read)
+    })?;
     for record in &mut manifest.chains {
-        record.last = lasts.remove(&record.chain);
+        record.last = parts
+            .get_mut(&record.chain)
+            .and_then(|p| p.last.take())
+            .map(|(seq, hash)| Position {
+                seq,
+                hash: hex::encode(hash),
+            });
     }
-    let rows = writer.finish(manifest)?;
+    let rows = sink.finish(digesting, manifest)?;
     Ok(Written { rows })
 }
 
-/// Writes one event's row and notes it as its chain's last.
-fn write_event<W: Write>(
-    e: &EventRef<'_>,
-    clock: Clock,
-    writer: &mut TableWriter<W>,
-    fields: &mut Vec<Field>,
-    (json, hashing): (&mut canonical_json::Buffers, &mut HashBuffers),
-    lasts: &mut BTreeMap<String, Position>,
+/// Reads the parts: those of every chain in one pass over the ids `by_id`, then each part (or
+/// its rest) that pass did not write, in the chains' `order`.
+fn read_parts(
+    conn: &mut PgConnection,
+    by_id: Option<(i64, i64)>,
+    order: &[String],
+    parts: &mut HashMap<String, Part>,
+    rows: &mut Rows,
 ) -> Result<(), ExportError> {
-    let details = canonical_details(e, json, hashing)?;
-    let hash = hex::encode(e.hash);
-    fields.clear();
-    fields.extend([
-        Field::Int(e.id),
-        Field::text(e.chain),
-        Field::Int(e.seq),
-        Field::Text(utc_text(e.at)),
-        Field::Text(clock.local(e.at)),
-        Field::opt_int(e.actor_user_id.map(|id| id.0)),
-        Field::text(e.actor_name),
-        Field::text(e.action),
-        Field::text(e.target),
-        Field::Json(details),
-        Field::opt_text(e.client_addr),
-        Field::opt_text(e.gaming_day.map(|d| d.to_string())),
-        Field::opt_int(e.table_id.map(|id| id.0)),
-        Field::Text(hex::encode(e.prev_hash)),
-        Field::Text(hash.clone()),
-    ]);
-    writer.write(fields)?;
-    match lasts.get_mut(e.chain) {
-        Some(last) => *last = Position { seq: e.seq, hash },
-        None => {
-            lasts.insert(e.chain.to_owned(), Position { seq: e.seq, hash });
+    if let Some((first_id, last_id)) = by_id {
+        audit_copy::each_by_id(conn, first_id..=last_id, &mut |e| {
+            let Some(part) = parts.get_mut(e.chain) else {
+                return true;
+            };
+            if part.on_its_own || !part.holds(e.seq) {
+                return true;
+            }
+            if e.seq != part.next_seq {
+                part.on_its_own = true;
+                return true;
+            }
+            rows.write(e, part)
+        })?;
+        rows.check()?;
+    }
+    for chain in order {
+        let Some(part) = parts.get_mut(chain) else {
+            continue;
+        };
+        if part.next_seq > part.last_seq {
+            continue;
         }
+        let after = part.next_seq - 1;
+        let count = part.last_seq - after;
+        audit_copy::each_after(conn, chain, after, count, &mut |e| rows.write(e, part))?;
+        rows.check()?;
     }
     Ok(())
 }
 
-/// An event's details in their canonical form: the stored text when its hash proves it that
-/// form (`HashBuffers::stored_as_hashed`: one hash of the event instead of reading and writing
-/// its details again), else written canonically from the text.
-fn canonical_details(
-    e: &EventRef<'_>,
-    json: &mut canonical_json::Buffers,
-    hashing: &mut HashBuffers,
-) -> Result<String, ExportError> {
-    if hashing.stored_as_hashed(e.prev_hash, &e.fields(Details::Text(e.details)), e.hash) {
-        return Ok(e.details.to_owned());
-    }
-    let mut details = String::with_capacity(e.details.len());
-    json.write_text(e.details, &mut details)
-        .map_err(|not_json| ExportError::Stored(format!("event {}: details {not_json}", e.id)))?;
-    Ok(details)
+/// The making of the rows on the reading side, handed on in batches; and the first error it
+/// met (which stops the copy).
+struct Rows {
+    clock: Clock,
+    digesting: Digesting,
+    json: canonical_json::Buffers,
+    /// The batch being filled: its first `filled` rows (the rest are rows to reuse).
+    batch: Vec<RowText>,
+    filled: usize,
+    send: std::sync::mpsc::SyncSender<Vec<RowText>>,
+    /// Batches the writing is done with.
+    reuse: std::sync::mpsc::Receiver<Vec<RowText>>,
+    failed: Option<ExportError>,
 }
 
-/// Where the check is on the chain it is reading.
+impl Rows {
+    /// Makes the row of `e`, the next event of `part`; whether the copy should go on.
+    fn write(&mut self, e: &EventRef<'_>, part: &mut Part) -> bool {
+        if self.filled == self.batch.len() {
+            self.batch.push(RowText::default());
+        }
+        let row = &mut self.batch[self.filled];
+        self.digesting.begin(row);
+        if let Err(error) = event_row(e, self.clock, row, &mut self.json) {
+            self.failed = Some(error);
+            return false;
+        }
+        self.digesting.end(row);
+        self.filled += 1;
+        part.next_seq = e.seq + 1;
+        let (seq, hash) = part.last.get_or_insert_with(|| (0, Vec::new()));
+        *seq = e.seq;
+        hash.clear();
+        hash.extend_from_slice(e.hash);
+        self.filled < BATCH_ROWS || self.flush()
+    }
+
+    /// Hands the rows made to the writing; false when it has stopped.
+    fn flush(&mut self) -> bool {
+        if self.filled == 0 {
+            return true;
+        }
+        let mut full = self.reuse.try_recv().unwrap_or_default();
+        std::mem::swap(&mut full, &mut self.batch);
+        full.truncate(self.filled);
+        self.filled = 0;
+        if self.send.send(full).is_ok() {
+            return true;
+        }
+        self.failed = Some(ExportError::Io(std::io::Error::other(
+            "the export's writing stopped",
+        )));
+        false
+    }
+
+    /// The error that stopped a copy, if one did.
+    fn check(&mut self) -> Result<(), ExportError> {
+        self.failed.take().map_or(Ok(()), Err)
+    }
+}
+
+/// Adds one event's fields to `row`.
+fn event_row(
+    e: &EventRef<'_>,
+    clock: Clock,
+    row: &mut RowText,
+    json: &mut canonical_json::Buffers,
+) -> Result<(), ExportError> {
+    row.int(e.id);
+    row.text(e.chain);
+    row.int(e.seq);
+    row.push_with(Shape::Text, |text| audit_log::write_utc(e.at, text));
+    row.push_with(Shape::Text, |text| clock.write_local(e.at, text));
+    row.opt_int(e.actor_user_id.map(|id| id.0));
+    row.text(e.actor_name);
+    row.text(e.action);
+    row.text(e.target);
+    // The stored text when it is shaped as the canonical writer writes (every event stored
+    // since details are kept as hashed), else written canonically (events stored as `jsonb`
+    // before that). A text changed since it was stored is exported as it is, and the check
+    // of its hash over the file's text finds it.
+    if canonical_json::shaped_as_written(e.details) {
+        row.raw(e.details);
+    } else {
+        row.push_with(Shape::Raw, |text| json.write_text(e.details, text))
+            .map_err(|not_json| {
+                ExportError::Stored(format!("event {}: details {not_json}", e.id))
+            })?;
+    }
+    row.opt_text(e.client_addr);
+    match e.gaming_day {
+        Some(day) => row.push_with(Shape::Text, |text| audit_log::write_date(day, text)),
+        None => row.null(),
+    }
+    row.opt_int(e.table_id.map(|id| id.0));
+    row.hex(e.prev_hash);
+    row.hex(e.hash);
+    Ok(())
+}
+
+/// Where the check is on one chain.
 struct OnChain {
     chain: String,
     /// The sequence number and `prev_hash` the next event should have.
@@ -207,15 +360,19 @@ struct OnChain {
     unsound: Option<(u64, String)>,
 }
 
-/// Checks an events export: each chain's events are unbroken from the manifest's `before` to
-/// its `last`, each hash matches the event's content and each link the event before; a day
-/// seal in the export matches the manifest's.
+/// Checks an events export: each chain's events, in sequence order wherever they are in the
+/// file (by id: every chain's rows in one stream; or chain after chain, as exports before
+/// format 2 hold them), are unbroken from the manifest's `before` to its `last`, each hash
+/// matches the event's content and each link the event before; a day seal in the export
+/// matches the manifest's.
 pub(super) struct EventsCheck {
     clock: Clock,
     chains: BTreeMap<String, ChainRecord>,
     seals: BTreeMap<i64, String>,
-    seen: BTreeSet<String>,
-    current: Option<OnChain>,
+    /// The chains met so far, where the check is on each.
+    on: BTreeMap<String, OnChain>,
+    /// Chains met that the manifest does not name.
+    unknown: BTreeSet<String>,
     buffers: HashBuffers,
     /// A time written as the export writes it, to compare with the row's.
     text: String,
@@ -235,17 +392,15 @@ impl EventsCheck {
                 .iter()
                 .map(|s| (s.seal_seq, s.seal_hash.clone()))
                 .collect(),
-            seen: BTreeSet::new(),
-            current: None,
+            on: BTreeMap::new(),
+            unknown: BTreeSet::new(),
             buffers: HashBuffers::default(),
             text: String::new(),
         }
     }
 
-    fn end_chain(&mut self, problems: &mut Problems) {
-        let Some(mut on) = self.current.take() else {
-            return;
-        };
+    /// Checks that chain `on` ends where the manifest says its part ends.
+    fn end_chain(&self, mut on: OnChain, problems: &mut Problems) {
         let Some(record) = self.chains.get(&on.chain) else {
             return;
         };
@@ -276,30 +431,30 @@ impl EventsCheck {
         }
     }
 
+    /// Starts the check of the row's chain at the manifest's `before`; false when the manifest
+    /// does not name the chain (said once).
     fn start_chain(&mut self, row: &Row, problems: &mut Problems) -> bool {
-        let chain = row.text(at::CHAIN).to_owned();
-        if !self.seen.insert(chain.clone()) {
-            problems.at(
-                row,
-                at::CHAIN,
-                format!("chain {chain} appears again after another chain: rows out of order"),
-            );
-        }
-        let Some(before) = self.chains.get(&chain).and_then(|c| c.before.clone()) else {
-            problems.at(
-                row,
-                at::CHAIN,
-                format!("chain {chain} is not in the manifest"),
-            );
+        let chain = row.text(at::CHAIN);
+        let Some(before) = self.chains.get(chain).and_then(|c| c.before.clone()) else {
+            if self.unknown.insert(chain.to_owned()) {
+                problems.at(
+                    row,
+                    at::CHAIN,
+                    format!("chain {chain} is not in the manifest"),
+                );
+            }
             return false;
         };
-        self.current = Some(OnChain {
-            chain,
-            next_seq: before.seq + 1,
-            next_prev: before.hash,
-            last: None,
-            unsound: None,
-        });
+        self.on.insert(
+            chain.to_owned(),
+            OnChain {
+                chain: chain.to_owned(),
+                next_seq: before.seq + 1,
+                next_prev: before.hash,
+                last: None,
+                unsound: None,
+            },
+        );
         true
     }
 }
@@ -391,15 +546,8 @@ fn event_of(row: &Row) -> Result<(HashedFields<'_>, Vec<u8>), (usize, String)> {
 
 impl Checker for EventsCheck {
     fn row(&mut self, row: Row, problems: &mut Problems) {
-        if self
-            .current
-            .as_ref()
-            .is_none_or(|on| on.chain != row.text(at::CHAIN))
-        {
-            self.end_chain(problems);
-            if !self.start_chain(&row, problems) {
-                return;
-            }
+        if !self.on.contains_key(row.text(at::CHAIN)) && !self.start_chain(&row, problems) {
+            return;
         }
         let (event, prev_hash) = match event_of(&row) {
             Ok(event) => event,
@@ -427,7 +575,7 @@ impl Checker for EventsCheck {
                 format!("is not at_utc in local time ({text})"),
             );
         }
-        let Some(on) = self.current.as_mut() else {
+        let Some(on) = self.on.get_mut(row.text(at::CHAIN)) else {
             return;
         };
         let seq = event.seq;
@@ -506,13 +654,16 @@ impl Checker for EventsCheck {
     }
 
     fn finish(&mut self, problems: &mut Problems) {
-        self.end_chain(problems);
+        let on = std::mem::take(&mut self.on);
         for chain in self.chains.keys() {
-            if !self.seen.contains(chain) {
+            if !on.contains_key(chain) {
                 problems.file(format!(
                     "chain {chain} is in the manifest but has no rows in the file"
                 ));
             }
+        }
+        for (_, on) in on {
+            self.end_chain(on, problems);
         }
     }
 }

@@ -278,8 +278,13 @@ pub struct Manifest {
     pub profiles: BTreeMap<String, ProfileRecord>,
 }
 
-/// The format written now.
-pub const FORMAT: &str = "pusoy-pit export 1";
+/// The format written now. Format 2 writes an events export's rows in the order of the events'
+/// ids (each chain's in sequence order) where format 1 wrote them chain after chain; the
+/// rounds and report exports are the same in both.
+pub const FORMAT: &str = "pusoy-pit export 2";
+
+/// The formats `verify-export` reads.
+pub const FORMATS_READ: &[&str] = &["pusoy-pit export 1", FORMAT];
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -19,7 +19,7 @@ use super::events::EventsCheck;
 use super::report::ReportCheck;
 use super::rounds::RoundsCheck;
 use super::table::{row_digest, ColumnKind, Digests, MANIFEST_MARK, ROW, ROW_SHA256};
-use super::{events, report, rounds, Clock, Kind, Manifest, FORMAT};
+use super::{events, report, rounds, Clock, Kind, Manifest, FORMATS_READ};
 
 /// One data row of an export: its place in the file (1 for the first data row) and its fields
 /// as text (NULL is empty), `row` first.
@@ -120,10 +120,11 @@ pub fn verify(path: &Path) -> Result<Verified, VerifyError> {
     let mut file = File::open(path).map_err(io)?;
     let (data_len, last_line) = last_line(&mut file).map_err(io)?;
     let (manifest, csv) = read_manifest(&last_line)?;
-    if manifest.format != FORMAT {
+    if !FORMATS_READ.contains(&manifest.format.as_str()) {
         return Err(VerifyError::Manifest(format!(
-            "the manifest's format is {:?}; this program reads {FORMAT:?}",
-            manifest.format
+            "the manifest's format is {:?}; this program reads {}",
+            manifest.format,
+            FORMATS_READ.join(", ")
         )));
     }
     let clock = Clock {
