@@ -1,6 +1,8 @@
 //! `audit verify-export FILE`: checks an export with no database and says what is wrong, row
 //! and field.
 
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::Path;
 
 use crate::reports::export;
@@ -10,11 +12,24 @@ const MOST_SHOWN: usize = 50;
 
 /// Checks the export in `path`; prints the verdict. Returns whether it is intact.
 pub fn verify_export(path: &Path) -> anyhow::Result<bool> {
+    let mut verdict = String::new();
+    let intact = write_verdict(path, &mut verdict)?;
+    // A reader that stops early (`| head`) has what it wanted: the verdict still decides the
+    // exit status.
+    match std::io::stdout().lock().write_all(verdict.as_bytes()) {
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => {}
+        written => written?,
+    }
+    Ok(intact)
+}
+
+fn write_verdict(path: &Path, out: &mut String) -> anyhow::Result<bool> {
     let verified = export::verify(path)?;
     let m = &verified.manifest;
     let table = m.query.table.as_deref().unwrap_or("all tables");
     if verified.problems.is_empty() {
-        println!(
+        writeln!(
+            out,
             "{}: intact: {} {} row(s), gaming days {} to {} ({table}), data SHA-256 {}",
             path.display(),
             verified.rows,
@@ -22,34 +37,41 @@ pub fn verify_export(path: &Path) -> anyhow::Result<bool> {
             m.query.from,
             m.query.to,
             m.data_sha256
-        );
+        )?;
         for chain in &m.chains {
             if let Some(last) = &chain.last {
-                println!(
+                writeln!(
+                    out,
                     "  chain {}: to seq {} hash {}",
                     chain.chain, last.seq, last.hash
-                );
+                )?;
             }
         }
         for seal in &m.day_seals {
-            println!(
+            writeln!(
+                out,
                 "  gaming day {} sealed: day seq {} hash {}",
                 seal.gaming_day, seal.seal_seq, seal.seal_hash
-            );
+            )?;
         }
         return Ok(true);
     }
-    println!(
+    writeln!(
+        out,
         "{}: NOT intact: {} problem(s) in {} row(s)",
         path.display(),
         verified.problems.len(),
         verified.rows
-    );
+    )?;
     for problem in verified.problems.iter().take(MOST_SHOWN) {
-        println!("  {problem}");
+        writeln!(out, "  {problem}")?;
     }
     if verified.problems.len() > MOST_SHOWN {
-        println!("  ... and {} more", verified.problems.len() - MOST_SHOWN);
+        writeln!(
+            out,
+            "  ... and {} more",
+            verified.problems.len() - MOST_SHOWN
+        )?;
     }
     Ok(false)
 }
