@@ -14,7 +14,7 @@ use crate::db::canonical_json;
 use crate::db::export as db;
 use crate::db::ids::{TableId, UserId};
 
-use super::table::{ColumnKind, Digesting, Format, RowText, Shape, Sink};
+use super::table::{ColumnKind, Digests, Format, Numbering, RowText, Shape, Sink};
 use super::verify::{Checker, Problem, Problems, Row};
 use super::{heads, ChainRecord, Clock, ExportError, Manifest, Position, Query, Written};
 
@@ -96,9 +96,12 @@ const QUEUED_BATCHES: usize = 8;
 /// chain's events are in sequence order in the file either way. An export of one table reads
 /// its chain's part on its own.
 ///
-/// Two stages on two threads: one reads the events and makes each row (its fields as text, its
-/// digest, and the column digests), the other writes the rows as CSV or JSON Lines and hashes
-/// the file, a batch at a time through a short queue (memory stays constant).
+/// Stages on threads of their own, a batch of rows at a time through short queues (memory
+/// stays constant): one reads the events and makes each row (its fields as text and its
+/// digest), the next writes the rows as CSV or JSON Lines (the file's SHA-256 on a thread of
+/// its own, `table::HashThread`), the last adds them to the column digests and hands the batch
+/// back to be filled again. Three busy threads and PostgreSQL on two cores wait on each other
+/// less than two did (BENCHMARKS.md, "The events export by id, on two threads").
 pub(super) fn export(
     conn: &mut PgConnection,
     query: &Query,
@@ -163,11 +166,11 @@ pub(super) fn export(
     let mut sink = Sink::new(format, COLUMNS, out)?;
     let (send, batches) = std::sync::mpsc::sync_channel::<Vec<RowText>>(QUEUED_BATCHES);
     let (give_back, reuse) = std::sync::mpsc::channel::<Vec<RowText>>();
-    let (mut parts, digesting) = std::thread::scope(|scope| {
+    let (mut parts, digests) = std::thread::scope(|scope| {
         let reading = scope.spawn(move || {
             let mut rows = Rows {
                 clock,
-                digesting: Digesting::new(COLUMNS.len()),
+                numbering: Numbering::default(),
                 json: canonical_json::Buffers::default(),
                 batch: Vec::with_capacity(BATCH_ROWS),
                 filled: 0,
@@ -177,7 +180,16 @@ pub(super) fn export(
             };
             read_parts(conn, by_id, &order, &mut parts, &mut rows)?;
             rows.flush();
-            Ok::<_, ExportError>((parts, rows.digesting))
+            Ok::<_, ExportError>(parts)
+        });
+        let (to_digest, digested) = std::sync::mpsc::sync_channel::<Vec<RowText>>(QUEUED_BATCHES);
+        let digesting = scope.spawn(move || {
+            let mut digests = Digests::new(COLUMNS.len() + 2);
+            for batch in digested {
+                batch.iter().for_each(|row| digests.add_row(row));
+                let _ = give_back.send(batch);
+            }
+            digests
         });
         let mut written = Ok(());
         for batch in batches {
@@ -186,13 +198,18 @@ pub(super) fn export(
                 // Dropping the queue stops the reading at its next batch.
                 break;
             }
-            let _ = give_back.send(batch);
+            let _ = to_digest.send(batch);
         }
+        drop(to_digest);
+        let digests = match digesting.join() {
+            Ok(digests) => digests,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
         let read = match reading.join() {
             Ok(read) => read,
             Err(panic) => std::panic::resume_unwind(panic),
         };
-        written.and(read)
+        written.and(read).map(|parts| (parts, digests))
     })?;
     for record in &mut manifest.chains {
         record.last = parts
@@ -203,7 +220,7 @@ pub(super) fn export(
                 hash: hex::encode(hash),
             });
     }
-    let rows = sink.finish(digesting, manifest)?;
+    let rows = sink.finish(digests, manifest)?;
     Ok(Written { rows })
 }
 
@@ -251,7 +268,7 @@ fn read_parts(
 /// met (which stops the copy).
 struct Rows {
     clock: Clock,
-    digesting: Digesting,
+    numbering: Numbering,
     json: canonical_json::Buffers,
     /// The batch being filled: its first `filled` rows (the rest are rows to reuse).
     batch: Vec<RowText>,
@@ -269,12 +286,12 @@ impl Rows {
             self.batch.push(RowText::default());
         }
         let row = &mut self.batch[self.filled];
-        self.digesting.begin(row);
+        self.numbering.begin(row);
         if let Err(error) = event_row(e, self.clock, row, &mut self.json) {
             self.failed = Some(error);
             return false;
         }
-        self.digesting.end(row);
+        self.numbering.end(row);
         self.filled += 1;
         part.next_seq = e.seq + 1;
         let (seq, hash) = part.last.get_or_insert_with(|| (0, Vec::new()));

@@ -339,32 +339,32 @@ impl<W: Write> Write for Hashing<W> {
     }
 }
 
-/// Numbers rows, ends each with its digest and adds it to the column digests: the half of
-/// writing a table that needs only the rows, which the events export runs beside its reading
-/// ([`Sink`] writing the file on another thread).
-pub struct Digesting {
-    digests: Digests,
+/// Numbers rows and ends each with its digest: the half of writing a table that needs only
+/// the rows, which the events export runs beside its reading.
+#[derive(Debug, Default)]
+pub struct Numbering {
+    rows: u64,
 }
 
-impl Digesting {
-    /// For a table of `own` columns and `row` and `row_sha256`.
-    pub fn new(own: usize) -> Digesting {
-        Digesting {
-            digests: Digests::new(own + 2),
-        }
-    }
-
+impl Numbering {
     /// Starts `row` as the next one: clears it and adds its number.
     pub fn begin(&mut self, row: &mut RowText) {
+        self.rows += 1;
         row.clear();
-        row.int(i64::try_from(self.digests.rows + 1).unwrap_or(i64::MAX));
+        row.int(i64::try_from(self.rows).unwrap_or(i64::MAX));
     }
 
-    /// Ends `row` (its own fields added) with its digest, and adds it to the column digests.
+    /// Ends `row` (its own fields added) with its digest.
     pub fn end(&mut self, row: &mut RowText) {
         let digest = row_digest_bytes(row.texts());
         row.hex(&digest);
-        self.digests.add(row.texts());
+    }
+}
+
+impl Digests {
+    /// Adds a whole row (numbered and ended) to the column digests.
+    pub fn add_row(&mut self, row: &RowText) {
+        self.add(row.texts());
     }
 }
 
@@ -373,7 +373,7 @@ enum Out<W: Write> {
     Jsonl(std::io::BufWriter<Hashing<W>>),
 }
 
-/// Writes rows made by [`Digesting`] to the file, and then the manifest.
+/// Writes rows made by [`Numbering`] to the file, and then the manifest.
 pub struct Sink<W: Write> {
     columns: Vec<(&'static str, ColumnKind)>,
     out: Out<W>,
@@ -444,13 +444,13 @@ impl<W: Write> Sink<W> {
         Ok(())
     }
 
-    /// Completes `manifest` with the table's columns, count and digests (`digesting`'s, of the
+    /// Completes `manifest` with the table's columns, count and digests (`digests`, of the
     /// rows written), and writes it last.
-    pub fn finish(self, digesting: Digesting, mut manifest: Manifest) -> Result<u64, ExportError> {
-        let rows = digesting.digests.rows;
+    pub fn finish(self, digests: Digests, mut manifest: Manifest) -> Result<u64, ExportError> {
+        let rows = digests.rows;
         manifest.columns = self.column_names();
         manifest.rows = rows;
-        manifest.column_sha256 = digesting.digests.finish();
+        manifest.column_sha256 = digests.finish();
         let (out, csv) = match self.out {
             Out::Csv(writer) => (
                 (*writer)
@@ -483,7 +483,8 @@ impl<W: Write> Sink<W> {
 
 /// Writes rows (numbering them and adding their digests) and then the manifest, on one thread.
 pub struct TableWriter<W: Write> {
-    digesting: Digesting,
+    numbering: Numbering,
+    digests: Digests,
     row: RowText,
     sink: Sink<W>,
 }
@@ -496,7 +497,8 @@ impl<W: Write> TableWriter<W> {
         out: W,
     ) -> Result<Self, ExportError> {
         Ok(TableWriter {
-            digesting: Digesting::new(own.len()),
+            numbering: Numbering::default(),
+            digests: Digests::new(own.len() + 2),
             row: RowText::default(),
             sink: Sink::new(format, own, out)?,
         })
@@ -504,17 +506,18 @@ impl<W: Write> TableWriter<W> {
 
     /// Writes one row of the kind's own columns.
     pub fn write(&mut self, fields: &[Field]) -> Result<(), ExportError> {
-        self.digesting.begin(&mut self.row);
+        self.numbering.begin(&mut self.row);
         for field in fields {
             field.push_to(&mut self.row);
         }
-        self.digesting.end(&mut self.row);
+        self.numbering.end(&mut self.row);
+        self.digests.add_row(&self.row);
         self.sink.write(&self.row)
     }
 
     /// Completes `manifest` with the table's columns, count and digests, and writes it last.
     pub fn finish(self, manifest: Manifest) -> Result<u64, ExportError> {
-        self.sink.finish(self.digesting, manifest)
+        self.sink.finish(self.digests, manifest)
     }
 }
 
@@ -542,15 +545,15 @@ mod tests {
         let mut out = Vec::new();
         {
             let mut sink = Sink::new(Format::Jsonl, &own, &mut out).unwrap();
-            let mut digesting = Digesting::new(own.len());
+            let mut numbering = Numbering::default();
             let mut row = RowText::default();
-            digesting.begin(&mut row);
+            numbering.begin(&mut row);
             Field::Int(-42).push_to(&mut row);
             Field::text(name).push_to(&mut row);
             Field::Bool(true).push_to(&mut row);
             Field::Null.push_to(&mut row);
             row.raw(&details.to_string());
-            digesting.end(&mut row);
+            numbering.end(&mut row);
             sink.write(&row).unwrap();
             let Out::Jsonl(mut file) = sink.out else {
                 unreachable!("a JSON Lines writer")
