@@ -58,18 +58,14 @@ impl ChainedEvent for EventRef<'_> {
     fn expected_hash(&self, prev_hash: &[u8], buffers: &mut HashBuffers) -> [u8; 32] {
         // Stored details are always JSON (PostgreSQL checks); a hash of nothing matches none.
         buffers
-            .hash_against(
-                prev_hash,
-                &self.fields(Details::Text(self.details)),
-                self.hash,
-            )
+            .hash_against(prev_hash, &self.fields(), self.hash)
             .unwrap_or([0; 32])
     }
 }
 
 impl<'a> EventRef<'a> {
-    /// The fields its hash covers, with its details given as `details`.
-    pub fn fields(&self, details: Details<'a>) -> HashedFields<'a> {
+    /// The fields its hash covers, its details as stored.
+    pub fn fields(&self) -> HashedFields<'a> {
         HashedFields {
             chain: self.chain,
             seq: self.seq,
@@ -78,7 +74,7 @@ impl<'a> EventRef<'a> {
             actor_name: self.actor_name,
             action: self.action,
             target: self.target,
-            details,
+            details: Details::Text(self.details),
             client_addr: self.client_addr,
             gaming_day: self.gaming_day,
             table_id: self.table_id,

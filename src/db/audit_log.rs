@@ -688,7 +688,7 @@ impl HashBuffers {
     /// give `stored`, the event's stored hash, so the text is the canonical form that was hashed
     /// (SHA-256 has no known collisions). True of every event stored since details are kept as
     /// hashed; false of details stored as `jsonb` text before that, or changed since.
-    pub fn stored_as_hashed(
+    fn stored_as_hashed(
         &mut self,
         prev_hash: &[u8],
         fields: &HashedFields<'_>,

@@ -23,9 +23,10 @@ pub struct NotJson {
 /// PostgreSQL prints `jsonb` in (how details were stored before they were kept as hashed): an
 /// object whose first key is followed by its colon and the value with no space between
 /// (PostgreSQL writes `"key": value`), or the empty object; nothing after its closing brace
-/// and no line break (an export's JSON Lines holds the text as it is). It looks at no more than the first key, so it tells the
-/// two writers apart and proves nothing of text written otherwise (a changed event's details):
-/// a check of the event's hash does that, over the text as the export holds it.
+/// and no line break (an export's JSON Lines holds the text as it is). It looks at no more
+/// than the first key, so it tells the two writers apart and proves nothing of text written
+/// otherwise (a changed event's details): a check of the event's hash does that, over the text
+/// as the export holds it.
 pub fn shaped_as_written(text: &str) -> bool {
     let bytes = text.as_bytes();
     if bytes.last() != Some(&b'}') || memchr::memchr2(b'\n', b'\r', bytes).is_some() {
