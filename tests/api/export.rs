@@ -725,17 +725,100 @@ async fn an_events_export_holds_rows_by_id_and_a_chain_whose_ids_changed_still_v
         );
     }
 
-    // Format 1 (each chain's rows together) is read too; a format it does not know is not.
+    // A format it does not know is refused, by name.
     let mut rows = lines(&path);
     let manifest = rows.len() - 1;
-    rows[manifest] = rows[manifest].replace(export::FORMAT, "pusoy-pit export 1");
-    assert_eq!(problems(&write_lines(&path, &rows)), vec![]);
-    rows[manifest] = rows[manifest].replace("pusoy-pit export 1", "pusoy-pit export 9");
+    rows[manifest] = rows[manifest].replace(export::FORMAT, "pusoy-pit export 9");
     let refused = export::verify(&write_lines(&path, &rows)).unwrap_err();
     assert!(
-        refused
-            .to_string()
-            .contains("this program reads pusoy-pit export 1, pusoy-pit export 2"),
+        refused.to_string().contains(
+            "this program reads pusoy-pit export 1, pusoy-pit export 2, pusoy-pit export 3"
+        ),
         "{refused}"
     );
+}
+
+/// The CSV export at `path` as a build before format 3 wrote it: the same data, and a manifest
+/// of format `format` that sums each column with SHA-256 (`column_sha256`), not CRC-32.
+fn with_column_sha256(path: &Path, format: &str) -> PathBuf {
+    use sha2::{Digest, Sha256};
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_path(path)
+        .unwrap();
+    let mut sums = vec![Sha256::new(); reader.headers().unwrap().len()];
+    for record in reader.records() {
+        let record = record.unwrap();
+        if record.get(0) == Some("#manifest") {
+            break;
+        }
+        for (sum, field) in sums.iter_mut().zip(record.iter()) {
+            sum.update(field.as_bytes());
+            sum.update([0x1e]);
+        }
+    }
+    let mut rows = lines(path);
+    let last = rows.len() - 1;
+    let json = rows[last].strip_prefix("#manifest,").unwrap();
+    let json: String = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(json.as_bytes())
+        .records()
+        .next()
+        .unwrap()
+        .unwrap()[0]
+        .to_owned();
+    let mut manifest: serde_json::Value = serde_json::from_str(&json).unwrap();
+    manifest["format"] = format.into();
+    manifest.as_object_mut().unwrap().remove("column_crc32");
+    manifest["column_sha256"] = sums
+        .into_iter()
+        .map(|sum| hex::encode(sum.finalize()))
+        .collect();
+    rows[last] = csv_edit(&rows[last], 1, &manifest.to_string());
+    write_lines(path, &rows)
+}
+
+#[tokio::test]
+async fn exports_of_formats_1_and_2_still_verify_by_each_columns_sha256() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-5");
+    rounds_at(&app, "PUSOY-5", 2).await;
+    for (kind, name) in [(Kind::Rounds, "dealer"), (Kind::Events, "at_local")] {
+        let path = export_to(&app, kind, Format::Csv, Some("PUSOY-5"));
+        let manifest = export::verify(&path).unwrap().manifest;
+        assert_eq!(manifest.format, export::FORMAT);
+        assert!(manifest.column_sha256.is_empty());
+        assert_eq!(manifest.column_crc32.len(), manifest.columns.len());
+        assert!(
+            manifest.column_crc32.iter().all(|sum| sum.len() == 8),
+            "{:?}",
+            manifest.column_crc32
+        );
+        let field = column(&path, name);
+
+        for format in ["pusoy-pit export 1", "pusoy-pit export 2"] {
+            let old = with_column_sha256(&path, format);
+            assert_eq!(problems(&old), vec![], "{format}");
+            // The SHA-256 sums name the field of a changed row.
+            let mut edited = lines(&old);
+            edited[2] = csv_edit(&edited[2], field, "changed");
+            let found = problems(&write_lines(&old, &edited));
+            assert!(
+                says(&found, Some(2), Some(name), "changed"),
+                "{format}: {found:#?}"
+            );
+            // Read as format 3, the same file has no CRC-32 sums: refused, by name.
+            let mut rows = lines(&old);
+            let last = rows.len() - 1;
+            rows[last] = rows[last].replace(format, export::FORMAT);
+            let refused = export::verify(&write_lines(&old, &rows)).unwrap_err();
+            assert!(
+                refused
+                    .to_string()
+                    .contains("the manifest's column_crc32 has 0 sums for"),
+                "{refused}"
+            );
+        }
+    }
 }

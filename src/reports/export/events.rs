@@ -14,7 +14,7 @@ use crate::db::canonical_json;
 use crate::db::export as db;
 use crate::db::ids::{TableId, UserId};
 
-use super::table::{ColumnKind, Digests, Format, Numbering, RowText, Shape, Sink};
+use super::table::{ColumnKind, ColumnSum, Digests, Format, Numbering, RowText, Shape, Sink};
 use super::verify::{Checker, Problem, Problems, Row};
 use super::{heads, ChainRecord, Clock, ExportError, Manifest, Position, Query, Written};
 
@@ -184,7 +184,7 @@ pub(super) fn export(
         });
         let (to_digest, digested) = std::sync::mpsc::sync_channel::<Vec<RowText>>(QUEUED_BATCHES);
         let digesting = scope.spawn(move || {
-            let mut digests = Digests::new(COLUMNS.len() + 2);
+            let mut digests = Digests::new(COLUMNS.len() + 2, ColumnSum::Crc32);
             for batch in digested {
                 batch.iter().for_each(|row| digests.add_row(row));
                 let _ = give_back.send(batch);

@@ -1,10 +1,10 @@
 //! Exports that verify offline: settled rounds (one row per place), audit events and the
 //! gaming-day report's lines, as CSV or JSON Lines, streamed from one database snapshot and ended by a manifest (the file's last
-//! line) that states the query, the row count, the SHA-256 of the data and of each column, the
-//! chain heads and day seals that cover the range, and where a read replica stood.
+//! line) that states the query, the row count, the SHA-256 of the data, the CRC-32 of each column,
+//! the chain heads and day seals that cover the range, and where a read replica stood.
 //!
 //! Every data row starts with its number (`row`, from 1) and ends with `row_sha256`, a digest of
-//! its fields: a changed field shows as its row's digest and its column's digest disagreeing,
+//! its fields: a changed field shows as its row's digest and its column's sum disagreeing,
 //! which names both. [`verify`] checks a file with no database.
 //!
 //! The file:
@@ -266,8 +266,13 @@ pub struct Manifest {
     pub columns: Vec<String>,
     pub rows: u64,
     pub data_sha256: String,
-    /// Each column's digest, in the order of `columns`.
+    /// Each column's SHA-256, in the order of `columns` (formats 1 and 2).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub column_sha256: Vec<String>,
+    /// Each column's CRC-32, in the order of `columns` (format 3, which writes no
+    /// `column_sha256`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub column_crc32: Vec<String>,
     /// The chains covering the range: for events, each chain's part in the export (the event
     /// before it, its last event) and its head; for rounds, the heads of the tables' chains.
     pub chains: Vec<ChainRecord>,
@@ -278,13 +283,26 @@ pub struct Manifest {
     pub profiles: BTreeMap<String, ProfileRecord>,
 }
 
-/// The format written now. Format 2 writes an events export's rows in the order of the events'
-/// ids (each chain's in sequence order) where format 1 wrote them chain after chain; the
-/// rounds and report exports are the same in both.
-pub const FORMAT: &str = "pusoy-pit export 2";
+/// The format written now.
+/// - Format 2 writes an events export's rows in the order of the events' ids (each chain's in
+///   sequence order) where format 1 wrote them chain after chain; the rounds and report
+///   exports are the same in both.
+/// - Format 3 sums each column with a CRC-32 (`column_crc32`) where formats 1 and 2 took its
+///   SHA-256 (`column_sha256`): a column's sum only names the field of a changed row, which
+///   the row's SHA-256 digest and the data's SHA-256 find. The rows are as in format 2.
+pub const FORMAT: &str = "pusoy-pit export 3";
 
 /// The formats `verify-export` reads.
-pub const FORMATS_READ: &[&str] = &["pusoy-pit export 1", FORMAT];
+pub const FORMATS_READ: &[&str] = &["pusoy-pit export 1", "pusoy-pit export 2", FORMAT];
+
+/// How the columns of a file in format `format` (one of [`FORMATS_READ`]) are summed.
+pub(crate) fn column_sum(format: &str) -> table::ColumnSum {
+    if format == FORMAT {
+        table::ColumnSum::Crc32
+    } else {
+        table::ColumnSum::Sha256
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -381,6 +399,7 @@ pub fn export(
             rows: 0,
             data_sha256: String::new(),
             column_sha256: Vec::new(),
+            column_crc32: Vec::new(),
             chains: Vec::new(),
             day_seals: db::day_seals(conn, query.from, query.to)?
                 .into_iter()

@@ -192,9 +192,41 @@ impl RowText {
     }
 }
 
-/// The digests of a table as its rows go by: each row's, each column's, and the row count.
+/// How a column's values are summed up in the manifest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnSum {
+    /// The SHA-256 of each value followed by 0x1E (formats 1 and 2: `column_sha256`).
+    Sha256,
+    /// The CRC-32 (ISO-HDLC, as zlib and gzip compute it) of each value followed by 0x1E
+    /// (format 3: `column_crc32`). Only what the column holds: the row digests (SHA-256) and the
+    /// data's SHA-256 prove the file; a column's sum only names which field of a row changed.
+    Crc32,
+}
+
+enum ColumnHash {
+    Sha256(Sha256),
+    Crc32(crc32fast::Hasher),
+}
+
+impl ColumnHash {
+    fn update(&mut self, bytes: &[u8]) {
+        match self {
+            ColumnHash::Sha256(hash) => hash.update(bytes),
+            ColumnHash::Crc32(hash) => hash.update(bytes),
+        }
+    }
+
+    fn finish(self) -> String {
+        match self {
+            ColumnHash::Sha256(hash) => hex::encode(hash.finalize()),
+            ColumnHash::Crc32(hash) => format!("{:08x}", hash.finalize()),
+        }
+    }
+}
+
+/// The sums of a table's columns as its rows go by, and the row count.
 pub struct Digests {
-    columns: Vec<Sha256>,
+    columns: Vec<ColumnHash>,
     pub rows: u64,
 }
 
@@ -216,27 +248,30 @@ fn row_digest_bytes<'a>(fields: impl Iterator<Item = &'a str>) -> [u8; 16] {
 }
 
 impl Digests {
-    pub fn new(columns: usize) -> Digests {
+    pub fn new(columns: usize, sum: ColumnSum) -> Digests {
         Digests {
-            columns: (0..columns).map(|_| Sha256::new()).collect(),
+            columns: (0..columns)
+                .map(|_| match sum {
+                    ColumnSum::Sha256 => ColumnHash::Sha256(Sha256::new()),
+                    ColumnSum::Crc32 => ColumnHash::Crc32(crc32fast::Hasher::new()),
+                })
+                .collect(),
             rows: 0,
         }
     }
 
-    /// Adds a row's texts (every column, `row_sha256` included) to the column digests.
+    /// Adds a row's texts (every column, `row_sha256` included) to the column sums.
     pub fn add<'a>(&mut self, fields: impl Iterator<Item = &'a str>) {
         self.rows += 1;
         for (hash, field) in self.columns.iter_mut().zip(fields) {
             hash.update(field.as_bytes());
-            hash.update([0x1e]);
+            hash.update(&[0x1e]);
         }
     }
 
+    /// Each column's sum, in hex.
     pub fn finish(self) -> Vec<String> {
-        self.columns
-            .into_iter()
-            .map(|hash| hex::encode(hash.finalize()))
-            .collect()
+        self.columns.into_iter().map(ColumnHash::finish).collect()
     }
 }
 
@@ -444,13 +479,13 @@ impl<W: Write> Sink<W> {
         Ok(())
     }
 
-    /// Completes `manifest` with the table's columns, count and digests (`digests`, of the
-    /// rows written), and writes it last.
+    /// Completes `manifest` with the table's columns, count and sums (`digests`, of the rows
+    /// written, as [`ColumnSum::Crc32`]), and writes it last.
     pub fn finish(self, digests: Digests, mut manifest: Manifest) -> Result<u64, ExportError> {
         let rows = digests.rows;
         manifest.columns = self.column_names();
         manifest.rows = rows;
-        manifest.column_sha256 = digests.finish();
+        manifest.column_crc32 = digests.finish();
         let (out, csv) = match self.out {
             Out::Csv(writer) => (
                 (*writer)
@@ -498,7 +533,7 @@ impl<W: Write> TableWriter<W> {
     ) -> Result<Self, ExportError> {
         Ok(TableWriter {
             numbering: Numbering::default(),
-            digests: Digests::new(own.len() + 2),
+            digests: Digests::new(own.len() + 2, ColumnSum::Crc32),
             row: RowText::default(),
             sink: Sink::new(format, own, out)?,
         })
@@ -577,6 +612,21 @@ mod tests {
             .map(|k| format!("{}:{}", serde_json::to_string(k).unwrap(), expected[*k]))
             .collect();
         assert_eq!(line, format!("{{{}}}\n", ordered.join(",")));
+    }
+
+    /// A column's CRC-32 is the one zlib, gzip and Python's `zlib.crc32` compute, so an auditor
+    /// can check a sum with no program of ours: `zlib.crc32(b"123456789\x1e")` is `facba32a`,
+    /// and over two values, the first followed by an empty one, `f34cd09b`.
+    #[test]
+    fn a_columns_crc32_is_zlibs_over_each_value_and_its_separator() {
+        let mut one = Digests::new(1, ColumnSum::Crc32);
+        one.add(["123456789"].into_iter());
+        assert_eq!(one.finish(), ["facba32a"]);
+        let mut two = Digests::new(1, ColumnSum::Crc32);
+        two.add(["123456789"].into_iter());
+        two.add([""].into_iter());
+        assert_eq!(two.rows, 2);
+        assert_eq!(two.finish(), ["f34cd09b"]);
     }
 
     /// Hex written by the row is what the `hex` crate writes, for hashes and any other length.

@@ -1,6 +1,6 @@
 //! `audit verify-export`: checks an export file with no database. It reads the manifest (the
 //! file's last line) first, then streams the rows once: their numbering, each row's digest,
-//! each column's digest, the digest of all the data and the row count, and what the kind of
+//! each column's sum, the SHA-256 of all the data and the row count, and what the kind of
 //! export can prove of itself (events: every hash and link against the manifest's chain
 //! positions; rounds: every round settled again by the engine; report: every line's shares
 //! follow from its figures and each section adds up to the total). Every problem names its row
@@ -18,8 +18,10 @@ use sha2::{Digest, Sha256};
 use super::events::EventsCheck;
 use super::report::ReportCheck;
 use super::rounds::RoundsCheck;
-use super::table::{row_digest, ColumnKind, Digests, MANIFEST_MARK, ROW, ROW_SHA256};
-use super::{events, report, rounds, Clock, Kind, Manifest, FORMATS_READ};
+use super::table::{
+    row_digest, ColumnKind, ColumnSum, Digests, MANIFEST_MARK, ROW, ROW_SHA256,
+};
+use super::{column_sum, events, report, rounds, Clock, Kind, Manifest, FORMATS_READ};
 
 /// One data row of an export: its place in the file (1 for the first data row) and its fields
 /// as text (NULL is empty), `row` first.
@@ -159,6 +161,18 @@ pub fn verify(path: &Path) -> Result<Verified, VerifyError> {
             names
         )));
     }
+    let sum = column_sum(&manifest.format);
+    let (sums, sums_name) = match sum {
+        ColumnSum::Sha256 => (&manifest.column_sha256, "column_sha256"),
+        ColumnSum::Crc32 => (&manifest.column_crc32, "column_crc32"),
+    };
+    if sums.len() != names.len() {
+        return Err(VerifyError::Manifest(format!(
+            "the manifest's {sums_name} has {} sums for {} columns",
+            sums.len(),
+            names.len()
+        )));
+    }
     let mut checker: Box<dyn Checker> = match manifest.kind {
         Kind::Rounds => Box::new(RoundsCheck::new(&manifest, clock)),
         Kind::Events => Box::new(EventsCheck::new(&manifest, clock)),
@@ -174,7 +188,7 @@ pub fn verify(path: &Path) -> Result<Verified, VerifyError> {
             columns: names.clone(),
             found: Vec::new(),
         },
-        digests: Digests::new(names.len()),
+        digests: Digests::new(names.len(), sum),
         numbering: Numbering::default(),
         changed_rows: Vec::new(),
         rows: 0,
@@ -215,7 +229,7 @@ pub fn verify(path: &Path) -> Result<Verified, VerifyError> {
     let columns = walk.digests.finish();
     let changed_columns: Vec<&str> = names
         .iter()
-        .zip(columns.iter().zip(&manifest.column_sha256))
+        .zip(columns.iter().zip(sums))
         .filter(|(_, (ours, theirs))| ours != theirs)
         .map(|(name, _)| name.as_str())
         .collect();
