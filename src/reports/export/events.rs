@@ -96,12 +96,12 @@ const QUEUED_BATCHES: usize = 8;
 /// chain's events are in sequence order in the file either way. An export of one table reads
 /// its chain's part on its own.
 ///
-/// Stages on threads of their own, a batch of rows at a time through short queues (memory
-/// stays constant): one reads the events and makes each row (its fields as text and its
-/// digest), the next writes the rows as CSV or JSON Lines (the file's SHA-256 on a thread of
-/// its own, `table::HashThread`), the last adds them to the column digests and hands the batch
-/// back to be filled again. Three busy threads and PostgreSQL on two cores wait on each other
-/// less than two did (BENCHMARKS.md, "The events export by id, on two threads").
+/// Stages on threads of their own, a batch of rows at a time through a short queue (memory
+/// stays constant): one reads the events and makes each row (its fields as text, its digest
+/// and its share of the column sums), the other writes the rows as CSV or JSON Lines (the
+/// file's SHA-256 on a thread of its own, `table::HashThread`) and hands each batch back to be
+/// filled again. (Column sums took a stage of their own while they were SHA-256: BENCHMARKS.md,
+/// "The events export by id, on two threads"; as CRC-32 they cost the reading little.)
 pub(super) fn export(
     conn: &mut PgConnection,
     query: &Query,
@@ -171,6 +171,7 @@ pub(super) fn export(
             let mut rows = Rows {
                 clock,
                 numbering: Numbering::default(),
+                digests: Digests::new(COLUMNS.len() + 2, ColumnSum::Crc32),
                 json: canonical_json::Buffers::default(),
                 batch: Vec::with_capacity(BATCH_ROWS),
                 filled: 0,
@@ -180,16 +181,7 @@ pub(super) fn export(
             };
             read_parts(conn, by_id, &order, &mut parts, &mut rows)?;
             rows.flush();
-            Ok::<_, ExportError>(parts)
-        });
-        let (to_digest, digested) = std::sync::mpsc::sync_channel::<Vec<RowText>>(QUEUED_BATCHES);
-        let digesting = scope.spawn(move || {
-            let mut digests = Digests::new(COLUMNS.len() + 2, ColumnSum::Crc32);
-            for batch in digested {
-                batch.iter().for_each(|row| digests.add_row(row));
-                let _ = give_back.send(batch);
-            }
-            digests
+            Ok::<_, ExportError>((parts, rows.digests))
         });
         let mut written = Ok(());
         for batch in batches {
@@ -198,18 +190,14 @@ pub(super) fn export(
                 // Dropping the queue stops the reading at its next batch.
                 break;
             }
-            let _ = to_digest.send(batch);
+            let _ = give_back.send(batch);
         }
-        drop(to_digest);
-        let digests = match digesting.join() {
-            Ok(digests) => digests,
-            Err(panic) => std::panic::resume_unwind(panic),
-        };
+        drop(give_back);
         let read = match reading.join() {
             Ok(read) => read,
             Err(panic) => std::panic::resume_unwind(panic),
         };
-        written.and(read).map(|parts| (parts, digests))
+        written.and(read)
     })?;
     for record in &mut manifest.chains {
         record.last = parts
@@ -269,6 +257,7 @@ fn read_parts(
 struct Rows {
     clock: Clock,
     numbering: Numbering,
+    digests: Digests,
     json: canonical_json::Buffers,
     /// The batch being filled: its first `filled` rows (the rest are rows to reuse).
     batch: Vec<RowText>,
@@ -292,6 +281,7 @@ impl Rows {
             return false;
         }
         self.numbering.end(row);
+        self.digests.add_row(row);
         self.filled += 1;
         part.next_seq = e.seq + 1;
         let (seq, hash) = part.last.get_or_insert_with(|| (0, Vec::new()));
