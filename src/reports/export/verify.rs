@@ -241,7 +241,7 @@ pub fn verify(path: &Path) -> Result<Verified, VerifyError> {
             ),
             [one] => (
                 Some((*one).to_owned()),
-                "changed: its row_sha256 does not match its fields, and this column's digest \
+                "changed: its row_sha256 does not match its fields, and this column's sum \
                  does not match the manifest"
                     .to_owned(),
             ),
@@ -262,7 +262,7 @@ pub fn verify(path: &Path) -> Result<Verified, VerifyError> {
     }
     if walk.changed_rows.is_empty() && !changed_columns.is_empty() {
         problems.file(format!(
-            "the digests of columns {} do not match the manifest",
+            "the sums of columns {} do not match the manifest",
             changed_columns.join(", ")
         ));
     }
