@@ -168,7 +168,7 @@ async fn a_rounds_export_verifies_and_names_an_edited_result_a_deleted_row_and_a
         "{found:#?}"
     );
     assert!(
-        says(&found, Some(2), Some("result"), "row_sha256"),
+        says(&found, Some(2), Some("result"), "row_crc32"),
         "{found:#?}"
     );
 
@@ -234,7 +234,7 @@ async fn an_events_export_verifies_and_names_edited_details_a_deleted_event_and_
         "{found:#?}"
     );
     assert!(
-        says(&found, Some(row), Some("details"), "row_sha256"),
+        says(&found, Some(row), Some("details"), "row_crc32"),
         "{found:#?}"
     );
 
@@ -348,7 +348,7 @@ async fn a_report_export_verifies_and_names_a_line_that_no_longer_adds_up() {
         "{found:#?}"
     );
     assert!(
-        says(&found, Some(2), Some("handle"), "row_sha256"),
+        says(&found, Some(2), Some("handle"), "row_crc32"),
         "{found:#?}"
     );
     // A share that does not follow from the line's figures.
@@ -738,49 +738,66 @@ async fn an_events_export_holds_rows_by_id_and_a_chain_whose_ids_changed_still_v
     );
 }
 
-/// The CSV export at `path` as a build before format 3 wrote it: the same data, and a manifest
-/// of format `format` that sums each column with SHA-256 (`column_sha256`), not CRC-32.
-fn with_column_sha256(path: &Path, format: &str) -> PathBuf {
+/// The CSV export at `path` as a build before format 3 wrote it: each row ends with
+/// `row_sha256` (the first 16 bytes of the SHA-256 of its fields) where format 3 has
+/// `row_crc32`, and the manifest, of format `format`, has each column's SHA-256
+/// (`column_sha256`) and the SHA-256 of these rows.
+fn before_format_3(path: &Path, format: &str) -> PathBuf {
     use sha2::{Digest, Sha256};
     let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
         .flexible(true)
         .from_path(path)
         .unwrap();
-    let mut sums = vec![Sha256::new(); reader.headers().unwrap().len()];
-    for record in reader.records() {
-        let record = record.unwrap();
+    let mut records = reader.records().map(Result::unwrap);
+    let mut names: Vec<String> = records.next().unwrap().iter().map(str::to_owned).collect();
+    assert_eq!(names.last().unwrap(), "row_crc32");
+    *names.last_mut().unwrap() = "row_sha256".to_owned();
+    let mut data = csv::Writer::from_writer(Vec::new());
+    data.write_record(&names).unwrap();
+    let mut sums = vec![Sha256::new(); names.len()];
+    let mut trailer = None;
+    for record in records {
         if record.get(0) == Some("#manifest") {
+            trailer = Some(record[1].to_owned());
             break;
         }
-        for (sum, field) in sums.iter_mut().zip(record.iter()) {
+        let mut fields: Vec<String> = record.iter().map(str::to_owned).collect();
+        let last = fields.len() - 1;
+        assert_eq!(fields[last].len(), 8, "a CRC-32 in hex: {fields:?}");
+        let mut row = Sha256::new();
+        for field in &fields[..last] {
+            row.update(field.as_bytes());
+            row.update([0x1f]);
+        }
+        fields[last] = hex::encode(&row.finalize()[..16]);
+        for (sum, field) in sums.iter_mut().zip(&fields) {
             sum.update(field.as_bytes());
             sum.update([0x1e]);
         }
+        data.write_record(&fields).unwrap();
     }
-    let mut rows = lines(path);
-    let last = rows.len() - 1;
-    let json = rows[last].strip_prefix("#manifest,").unwrap();
-    let json: String = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .from_reader(json.as_bytes())
-        .records()
-        .next()
-        .unwrap()
-        .unwrap()[0]
-        .to_owned();
-    let mut manifest: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let data = data.into_inner().unwrap();
+    let mut manifest: serde_json::Value = serde_json::from_str(&trailer.unwrap()).unwrap();
     manifest["format"] = format.into();
+    manifest["columns"] = names.into();
+    manifest["data_sha256"] = hex::encode(Sha256::digest(&data)).into();
     manifest.as_object_mut().unwrap().remove("column_crc32");
     manifest["column_sha256"] = sums
         .into_iter()
         .map(|sum| hex::encode(sum.finalize()))
         .collect();
-    rows[last] = csv_edit(&rows[last], 1, &manifest.to_string());
-    write_lines(path, &rows)
+    let mut trailer = csv::Writer::from_writer(Vec::new());
+    trailer
+        .write_record(["#manifest", manifest.to_string().as_str()])
+        .unwrap();
+    let out = path.with_extension(format!("{}.csv", format.replace(' ', "-")));
+    std::fs::write(&out, [data, trailer.into_inner().unwrap()].concat()).unwrap();
+    out
 }
 
 #[tokio::test]
-async fn exports_of_formats_1_and_2_still_verify_by_each_columns_sha256() {
+async fn exports_of_formats_1_and_2_still_verify_by_their_sha256_sums() {
     let app = spawn_app().await;
     create_table(&app, "PUSOY-5");
     rounds_at(&app, "PUSOY-5", 2).await;
@@ -788,6 +805,7 @@ async fn exports_of_formats_1_and_2_still_verify_by_each_columns_sha256() {
         let path = export_to(&app, kind, Format::Csv, Some("PUSOY-5"));
         let manifest = export::verify(&path).unwrap().manifest;
         assert_eq!(manifest.format, export::FORMAT);
+        assert_eq!(manifest.columns.last().unwrap(), "row_crc32");
         assert!(manifest.column_sha256.is_empty());
         assert_eq!(manifest.column_crc32.len(), manifest.columns.len());
         assert!(
@@ -798,27 +816,39 @@ async fn exports_of_formats_1_and_2_still_verify_by_each_columns_sha256() {
         let field = column(&path, name);
 
         for format in ["pusoy-pit export 1", "pusoy-pit export 2"] {
-            let old = with_column_sha256(&path, format);
+            let old = before_format_3(&path, format);
             assert_eq!(problems(&old), vec![], "{format}");
-            // The SHA-256 sums name the field of a changed row.
+            // The SHA-256 sums name the row and the field of a change.
             let mut edited = lines(&old);
             edited[2] = csv_edit(&edited[2], field, "changed");
             let found = problems(&write_lines(&old, &edited));
             assert!(
-                says(&found, Some(2), Some(name), "changed"),
+                says(&found, Some(2), Some(name), "its row_sha256 does not match"),
                 "{format}: {found:#?}"
             );
-            // Read as format 3, the same file has no CRC-32 sums: refused, by name.
-            let mut rows = lines(&old);
-            let last = rows.len() - 1;
-            rows[last] = rows[last].replace(format, export::FORMAT);
-            let refused = export::verify(&write_lines(&old, &rows)).unwrap_err();
-            assert!(
-                refused
-                    .to_string()
-                    .contains("the manifest's column_crc32 has 0 sums for"),
-                "{refused}"
-            );
         }
+
+        // A format-3 manifest without its columns' CRC-32s is refused, by name.
+        let mut rows = lines(&path);
+        let last = rows.len() - 1;
+        let mut manifest: serde_json::Value = serde_json::from_str(
+            &csv::ReaderBuilder::new()
+                .has_headers(false)
+                .from_reader(lines(&path)[last].as_bytes())
+                .records()
+                .next()
+                .unwrap()
+                .unwrap()[1],
+        )
+        .unwrap();
+        manifest.as_object_mut().unwrap().remove("column_crc32");
+        rows[last] = csv_edit(&rows[last], 1, &manifest.to_string());
+        let refused = export::verify(&write_lines(&path, &rows)).unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .contains("the manifest's column_crc32 has 0 sums for"),
+            "{refused}"
+        );
     }
 }

@@ -14,13 +14,13 @@ use crate::db::canonical_json;
 use crate::db::export as db;
 use crate::db::ids::{TableId, UserId};
 
-use super::table::{ColumnKind, ColumnSum, Digests, Format, Numbering, RowText, Shape, Sink};
+use super::table::{ColumnKind, Digests, Format, Numbering, RowText, Shape, Sink, SUMS};
 use super::verify::{Checker, Problem, Problems, Row};
 use super::{heads, ChainRecord, Clock, ExportError, Manifest, Position, Query, Written};
 
 use ColumnKind::{Int, Json, Text};
 
-/// The events export's own columns (between `row` and `row_sha256`): every column of
+/// The events export's own columns (between `row` and the row's sum): every column of
 /// `audit_events`, and the time in local time too.
 pub const COLUMNS: &[(&str, ColumnKind)] = &[
     ("id", Int),
@@ -171,7 +171,7 @@ pub(super) fn export(
             let mut rows = Rows {
                 clock,
                 numbering: Numbering::default(),
-                digests: Digests::new(COLUMNS.len() + 2, ColumnSum::Crc32),
+                digests: Digests::new(COLUMNS.len() + 2, SUMS),
                 json: canonical_json::Buffers::default(),
                 batch: Vec::with_capacity(BATCH_ROWS),
                 filled: 0,

@@ -1,11 +1,13 @@
 //! Exports that verify offline: settled rounds (one row per place), audit events and the
-//! gaming-day report's lines, as CSV or JSON Lines, streamed from one database snapshot and ended by a manifest (the file's last
-//! line) that states the query, the row count, the SHA-256 of the data, the CRC-32 of each column,
-//! the chain heads and day seals that cover the range, and where a read replica stood.
+//! gaming-day report's lines, as CSV or JSON Lines, streamed from one database snapshot and
+//! ended by a manifest (the file's last line) that states the query, the row count, the
+//! SHA-256 of the data, the CRC-32 of each column, the chain heads and day seals that cover the
+//! range, and where a read replica stood.
 //!
-//! Every data row starts with its number (`row`, from 1) and ends with `row_sha256`, a digest of
-//! its fields: a changed field shows as its row's digest and its column's sum disagreeing,
-//! which names both. [`verify`] checks a file with no database.
+//! Every data row starts with its number (`row`, from 1) and ends with `row_crc32`, the CRC-32
+//! of its fields: a changed field shows as its row's sum and its column's sum disagreeing,
+//! which names both (the data's SHA-256 finds any change). [`verify`] checks a file with no
+//! database.
 //!
 //! The file:
 //! - CSV: a header line of the column names, one line per row, and the trailer record
@@ -287,20 +289,21 @@ pub struct Manifest {
 /// - Format 2 writes an events export's rows in the order of the events' ids (each chain's in
 ///   sequence order) where format 1 wrote them chain after chain; the rounds and report
 ///   exports are the same in both.
-/// - Format 3 sums each column with a CRC-32 (`column_crc32`) where formats 1 and 2 took its
-///   SHA-256 (`column_sha256`): a column's sum only names the field of a changed row, which
-///   the row's SHA-256 digest and the data's SHA-256 find. The rows are as in format 2.
+/// - Format 3 sums each row and each column with a CRC-32 (`row_crc32`, `column_crc32`)
+///   where formats 1 and 2 took SHA-256s (`row_sha256`, `column_sha256`): the sums only point
+///   at the row and field that changed, which the data's SHA-256 finds (`table::Sums`). The
+///   rows are in the order of format 2.
 pub const FORMAT: &str = "pusoy-pit export 3";
 
 /// The formats `verify-export` reads.
 pub const FORMATS_READ: &[&str] = &["pusoy-pit export 1", "pusoy-pit export 2", FORMAT];
 
-/// How the columns of a file in format `format` (one of [`FORMATS_READ`]) are summed.
-pub(crate) fn column_sum(format: &str) -> table::ColumnSum {
+/// How the rows and columns of a file in format `format` (one of [`FORMATS_READ`]) are summed.
+pub(crate) fn sums(format: &str) -> table::Sums {
     if format == FORMAT {
-        table::ColumnSum::Crc32
+        table::SUMS
     } else {
-        table::ColumnSum::Sha256
+        table::Sums::Sha256
     }
 }
 

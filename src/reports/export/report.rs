@@ -25,7 +25,7 @@ use super::{table_chains, utc_text, Clock, ExportError, Manifest, Query, Written
 
 use ColumnKind::{Int, Text};
 
-/// The report export's own columns (between `row` and `row_sha256`).
+/// The report export's own columns (between `row` and the row's sum).
 pub const COLUMNS: &[(&str, ColumnKind)] = &[
     ("section", Text),
     ("gaming_day", Text),

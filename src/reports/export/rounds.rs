@@ -27,7 +27,7 @@ use super::{table_chains, utc_text, Clock, ExportError, Manifest, ProfileRecord,
 
 use ColumnKind::{Bool, Int, Text};
 
-/// The rounds export's own columns (between `row` and `row_sha256`).
+/// The rounds export's own columns (between `row` and the row's sum).
 pub const COLUMNS: &[(&str, ColumnKind)] = &[
     ("round_id", Int),
     ("table", Text),

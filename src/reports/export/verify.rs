@@ -19,8 +19,8 @@ use sha2::{Digest, Sha256};
 use super::events::EventsCheck;
 use super::report::ReportCheck;
 use super::rounds::RoundsCheck;
-use super::table::{row_digest, ColumnKind, ColumnSum, Digests, MANIFEST_MARK, ROW, ROW_SHA256};
-use super::{column_sum, events, report, rounds, Clock, Kind, Manifest, FORMATS_READ};
+use super::table::{ColumnKind, Digests, Sums, MANIFEST_MARK, ROW};
+use super::{events, report, rounds, Clock, Kind, Manifest, FORMATS_READ};
 
 /// One data row of an export: its place in the file (1 for the first data row) and its fields
 /// as text (NULL is empty), `row` first, in one buffer (a `String` each cost a row 17
@@ -149,9 +149,10 @@ pub fn verify(path: &Path) -> Result<Verified, VerifyError> {
         Kind::Events => events::COLUMNS,
         Kind::Report => report::COLUMNS,
     };
+    let sum = super::sums(&manifest.format);
     let mut kinds = vec![(ROW, ColumnKind::Int)];
     kinds.extend_from_slice(own);
-    kinds.push((ROW_SHA256, ColumnKind::Text));
+    kinds.push((sum.row_column(), ColumnKind::Text));
     let names: Vec<String> = kinds.iter().map(|c| c.0.to_owned()).collect();
     if manifest.columns != names {
         return Err(VerifyError::Manifest(format!(
@@ -161,14 +162,14 @@ pub fn verify(path: &Path) -> Result<Verified, VerifyError> {
             names
         )));
     }
-    let sum = column_sum(&manifest.format);
-    let (sums, sums_name) = match sum {
-        ColumnSum::Sha256 => (&manifest.column_sha256, "column_sha256"),
-        ColumnSum::Crc32 => (&manifest.column_crc32, "column_crc32"),
+    let sums = match sum {
+        Sums::Sha256 => &manifest.column_sha256,
+        Sums::Crc32 => &manifest.column_crc32,
     };
     if sums.len() != names.len() {
         return Err(VerifyError::Manifest(format!(
-            "the manifest's {sums_name} has {} sums for {} columns",
+            "the manifest's {} has {} sums for {} columns",
+            sum.columns_member(),
             sums.len(),
             names.len()
         )));
@@ -189,6 +190,7 @@ pub fn verify(path: &Path) -> Result<Verified, VerifyError> {
             found: Vec::new(),
         },
         digests: Digests::new(names.len(), sum),
+        sum,
         numbering: Numbering::default(),
         changed_rows: Vec::new(),
         rows: 0,
@@ -233,23 +235,25 @@ pub fn verify(path: &Path) -> Result<Verified, VerifyError> {
         .filter(|(_, (ours, theirs))| ours != theirs)
         .map(|(name, _)| name.as_str())
         .collect();
+    let row_sum = sum.row_column();
     for &row in &walk.changed_rows {
         let (field, message) = match changed_columns.as_slice() {
             [] => (
                 None,
-                "changed: its row_sha256 does not match its fields".to_owned(),
+                format!("changed: its {row_sum} does not match its fields"),
             ),
             [one] => (
                 Some((*one).to_owned()),
-                "changed: its row_sha256 does not match its fields, and this column's sum \
-                 does not match the manifest"
-                    .to_owned(),
+                format!(
+                    "changed: its {row_sum} does not match its fields, and this column's sum \
+                     does not match the manifest"
+                ),
             ),
             many => (
                 None,
                 format!(
-                    "changed: its row_sha256 does not match its fields; the columns whose \
-                     digests do not match the manifest: {}",
+                    "changed: its {row_sum} does not match its fields; the columns whose sums \
+                     do not match the manifest: {}",
                     many.join(", ")
                 ),
             ),
@@ -451,17 +455,19 @@ struct Walk {
     problems: Problems,
     digests: Digests,
     numbering: Numbering,
-    /// Rows whose digest does not match their fields.
+    /// How the file sums its rows and columns.
+    sum: Sums,
+    /// Rows whose sum does not match their fields.
     changed_rows: Vec<u64>,
     rows: u64,
 }
 
-/// Whether a row's last field, its `row_sha256`, is the digest of the others.
-fn digest_matches(fields: &StringRecord) -> bool {
+/// Whether a row's last field, its sum, is the sum of the others.
+fn sum_matches(fields: &StringRecord, sum: Sums) -> bool {
     let last = fields.len().saturating_sub(1);
     fields
         .get(last)
-        .is_some_and(|digest| row_digest(fields.iter().take(last)) == digest)
+        .is_some_and(|text| sum.row(fields.iter().take(last)) == text)
 }
 
 /// What reading the file hands to the checks, in file order.
@@ -539,7 +545,7 @@ impl Walk {
             fields,
         };
         self.digests.add(row.fields.iter());
-        if !digest_matches(&row.fields) {
+        if !sum_matches(&row.fields, self.sum) {
             self.changed_rows.push(row.number);
         }
         self.numbering.see(&row, &mut self.problems);
