@@ -97,7 +97,7 @@ const QUEUED_BATCHES: usize = 8;
 /// its chain's part on its own.
 ///
 /// Stages on threads of their own, a batch of rows at a time through a short queue (memory
-/// stays constant): one reads the events and makes each row (its fields as text, its digest
+/// stays constant): one reads the events and makes each row (its fields as text, its sum
 /// and its share of the column sums), the other writes the rows as CSV or JSON Lines (the
 /// file's SHA-256 on a thread of its own, `table::HashThread`) and hands each batch back to be
 /// filled again. (Column sums took a stage of their own while they were SHA-256: BENCHMARKS.md,

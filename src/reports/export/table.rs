@@ -202,8 +202,8 @@ pub enum Sums {
     /// column's `column_sha256`.
     Sha256,
     /// Format 3: `row_crc32` and `column_crc32`, the CRC-32 that zlib and gzip compute
-    /// (ISO-HDLC), 8 hex digits. It finds every change of up to 32 bits in a row (any one
-    /// byte), at a tenth of the cost of a second and third SHA-256 over every byte.
+    /// (ISO-HDLC), 8 hex digits. It finds every change of up to 32 bits (any one byte), where
+    /// SHA-256s of the rows and columns cost the export two more passes over every byte.
     Crc32,
 }
 
@@ -296,7 +296,7 @@ impl Digests {
         }
     }
 
-    /// Adds a row's texts (every column, `row_sha256` included) to the column sums.
+    /// Adds a row's texts (every column, the row's sum included) to the column sums.
     pub fn add<'a>(&mut self, fields: impl Iterator<Item = &'a str>) {
         self.rows += 1;
         for (hash, field) in self.columns.iter_mut().zip(fields) {

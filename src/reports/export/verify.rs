@@ -1,5 +1,5 @@
 //! `audit verify-export`: checks an export file with no database. It reads the manifest (the
-//! file's last line) first, then streams the rows once: their numbering, each row's digest,
+//! file's last line) first, then streams the rows once: their numbering, each row's sum,
 //! each column's sum, the SHA-256 of all the data and the row count, and what the kind of
 //! export can prove of itself (events: every hash and link against the manifest's chain
 //! positions; rounds: every round settled again by the engine; report: every line's shares
