@@ -14,7 +14,7 @@ use crate::db::canonical_json;
 use crate::db::export as db;
 use crate::db::ids::{TableId, UserId};
 
-use super::table::{ColumnKind, Digests, Format, Numbering, RowText, Shape, Sink, SUMS};
+use super::table::{ColumnKind, ColumnSums, Format, Numbering, RowText, Shape, Sink, SUMS};
 use super::verify::{Checker, Problem, Problems, Row};
 use super::{heads, ChainRecord, Clock, ExportError, Manifest, Position, Query, Written};
 
@@ -166,12 +166,12 @@ pub(super) fn export(
     let mut sink = Sink::new(format, COLUMNS, out)?;
     let (send, batches) = std::sync::mpsc::sync_channel::<Vec<RowText>>(QUEUED_BATCHES);
     let (give_back, reuse) = std::sync::mpsc::channel::<Vec<RowText>>();
-    let (mut parts, digests) = std::thread::scope(|scope| {
+    let (mut parts, column_sums) = std::thread::scope(|scope| {
         let reading = scope.spawn(move || {
             let mut rows = Rows {
                 clock,
                 numbering: Numbering::default(),
-                digests: Digests::new(COLUMNS.len() + 2, SUMS),
+                column_sums: ColumnSums::new(COLUMNS.len() + 2, SUMS),
                 json: canonical_json::Buffers::default(),
                 batch: Vec::with_capacity(BATCH_ROWS),
                 filled: 0,
@@ -181,7 +181,7 @@ pub(super) fn export(
             };
             read_parts(conn, by_id, &order, &mut parts, &mut rows)?;
             rows.flush();
-            Ok::<_, ExportError>((parts, rows.digests))
+            Ok::<_, ExportError>((parts, rows.column_sums))
         });
         let mut written = Ok(());
         for batch in batches {
@@ -208,7 +208,7 @@ pub(super) fn export(
                 hash: hex::encode(hash),
             });
     }
-    let rows = sink.finish(digests, manifest)?;
+    let rows = sink.finish(column_sums, manifest)?;
     Ok(Written { rows })
 }
 
@@ -257,7 +257,7 @@ fn read_parts(
 struct Rows {
     clock: Clock,
     numbering: Numbering,
-    digests: Digests,
+    column_sums: ColumnSums,
     json: canonical_json::Buffers,
     /// The batch being filled: its first `filled` rows (the rest are rows to reuse).
     batch: Vec<RowText>,
@@ -281,7 +281,7 @@ impl Rows {
             return false;
         }
         self.numbering.end(row);
-        self.digests.add_row(row);
+        self.column_sums.add_row(row);
         self.filled += 1;
         part.next_seq = e.seq + 1;
         let (seq, hash) = part.last.get_or_insert_with(|| (0, Vec::new()));

@@ -1,6 +1,7 @@
-//! The rows of an export as a table: columns, fields, the digests of rows and columns, and the
+//! The rows of an export as a table: columns, fields, the sums of rows and columns, and the
 //! writer of CSV or JSON Lines with its manifest trailer.
 
+use std::fmt::Write as _;
 use std::io::Write;
 
 use sha2::{Digest, Sha256};
@@ -104,7 +105,7 @@ pub enum Shape {
     Text,
 }
 
-/// One row as the file holds it: each field's text (which its digests cover: NULL is empty)
+/// One row as the file holds it: each field's text (which its sums cover: NULL is empty)
 /// and shape, in one buffer that is reused from row to row.
 #[derive(Debug, Default, Clone)]
 pub struct RowText {
@@ -231,31 +232,26 @@ impl Sums {
         }
     }
 
+    /// The hash of a row's fields (the last, its sum, not among them).
+    fn row_hash<'a>(self, fields: impl Iterator<Item = &'a str>) -> SumHash {
+        let mut hash = self.hash();
+        for field in fields {
+            hash.update(field.as_bytes());
+            hash.update(&[0x1f]);
+        }
+        hash
+    }
+
     /// A row's sum, in hex, of its fields (the last, its sum, not among them).
     pub fn row<'a>(self, fields: impl Iterator<Item = &'a str>) -> String {
-        match self {
-            Sums::Sha256 => {
-                let mut hash = self.hash();
-                for field in fields {
-                    hash.update(field.as_bytes());
-                    hash.update(&[0x1f]);
-                }
-                hash.finish(16)
-            }
-            Sums::Crc32 => format!("{:08x}", row_crc32(fields)),
-        }
+        let mut text = String::new();
+        self.row_hash(fields).write_hex(ROW_SHA256_BYTES, &mut text);
+        text
     }
 }
 
-/// A row's CRC-32 ([`Sums::Crc32`]).
-fn row_crc32<'a>(fields: impl Iterator<Item = &'a str>) -> u32 {
-    let mut hash = crc32fast::Hasher::new();
-    for field in fields {
-        hash.update(field.as_bytes());
-        hash.update(&[0x1f]);
-    }
-    hash.finalize()
-}
+/// A row's SHA-256 sum (formats 1 and 2) is its hash's first 16 bytes.
+const ROW_SHA256_BYTES: usize = 16;
 
 /// The sums written now (format 3).
 pub const SUMS: Sums = Sums::Crc32;
@@ -273,24 +269,26 @@ impl SumHash {
         }
     }
 
-    /// In hex; a SHA-256 cut to its first `sha_bytes` bytes.
-    fn finish(self, sha_bytes: usize) -> String {
+    /// Appends the sum in hex to `out`; a SHA-256 cut to its first `sha_bytes` bytes.
+    fn write_hex(self, sha_bytes: usize, out: &mut String) {
         match self {
-            SumHash::Sha256(hash) => hex::encode(&hash.finalize()[..sha_bytes]),
-            SumHash::Crc32(hash) => format!("{:08x}", hash.finalize()),
+            SumHash::Sha256(hash) => out.push_str(&hex::encode(&hash.finalize()[..sha_bytes])),
+            SumHash::Crc32(hash) => {
+                let _ = write!(out, "{:08x}", hash.finalize());
+            }
         }
     }
 }
 
 /// The sums of a table's columns as its rows go by, and the row count.
-pub struct Digests {
+pub struct ColumnSums {
     columns: Vec<SumHash>,
     pub rows: u64,
 }
 
-impl Digests {
-    pub fn new(columns: usize, sums: Sums) -> Digests {
-        Digests {
+impl ColumnSums {
+    pub fn new(columns: usize, sums: Sums) -> ColumnSums {
+        ColumnSums {
             columns: (0..columns).map(|_| sums.hash()).collect(),
             rows: 0,
         }
@@ -309,7 +307,11 @@ impl Digests {
     pub fn finish(self) -> Vec<String> {
         self.columns
             .into_iter()
-            .map(|hash| hash.finish(32))
+            .map(|hash| {
+                let mut text = String::new();
+                hash.write_hex(32, &mut text);
+                text
+            })
             .collect()
     }
 }
@@ -430,13 +432,15 @@ impl Numbering {
 
     /// Ends `row` (its own fields added) with its sum ([`SUMS`]).
     pub fn end(&mut self, row: &mut RowText) {
-        let sum = row_crc32(row.texts());
-        row.hex(&sum.to_be_bytes());
+        let hash = SUMS.row_hash(row.texts());
+        row.push_with(Shape::Text, |text| {
+            hash.write_hex(ROW_SHA256_BYTES, text);
+        });
     }
 }
 
-impl Digests {
-    /// Adds a whole row (numbered and ended) to the column digests.
+impl ColumnSums {
+    /// Adds a whole row (numbered and ended) to the column sums.
     pub fn add_row(&mut self, row: &RowText) {
         self.add(row.texts());
     }
@@ -518,13 +522,17 @@ impl<W: Write> Sink<W> {
         Ok(())
     }
 
-    /// Completes `manifest` with the table's columns, count and sums (`digests`, of the rows
+    /// Completes `manifest` with the table's columns, count and sums (`column_sums`, of the rows
     /// written, as [`SUMS`]), and writes it last.
-    pub fn finish(self, digests: Digests, mut manifest: Manifest) -> Result<u64, ExportError> {
-        let rows = digests.rows;
+    pub fn finish(
+        self,
+        column_sums: ColumnSums,
+        mut manifest: Manifest,
+    ) -> Result<u64, ExportError> {
+        let rows = column_sums.rows;
         manifest.columns = self.column_names();
         manifest.rows = rows;
-        manifest.column_crc32 = digests.finish();
+        manifest.column_crc32 = column_sums.finish();
         let (out, csv) = match self.out {
             Out::Csv(writer) => (
                 (*writer)
@@ -555,10 +563,10 @@ impl<W: Write> Sink<W> {
     }
 }
 
-/// Writes rows (numbering them and adding their digests) and then the manifest, on one thread.
+/// Writes rows (numbering them and adding their sums) and then the manifest, on one thread.
 pub struct TableWriter<W: Write> {
     numbering: Numbering,
-    digests: Digests,
+    column_sums: ColumnSums,
     row: RowText,
     sink: Sink<W>,
 }
@@ -572,7 +580,7 @@ impl<W: Write> TableWriter<W> {
     ) -> Result<Self, ExportError> {
         Ok(TableWriter {
             numbering: Numbering::default(),
-            digests: Digests::new(own.len() + 2, SUMS),
+            column_sums: ColumnSums::new(own.len() + 2, SUMS),
             row: RowText::default(),
             sink: Sink::new(format, own, out)?,
         })
@@ -585,13 +593,13 @@ impl<W: Write> TableWriter<W> {
             field.push_to(&mut self.row);
         }
         self.numbering.end(&mut self.row);
-        self.digests.add_row(&self.row);
+        self.column_sums.add_row(&self.row);
         self.sink.write(&self.row)
     }
 
-    /// Completes `manifest` with the table's columns, count and digests, and writes it last.
+    /// Completes `manifest` with the table's columns, count and sums, and writes it last.
     pub fn finish(self, manifest: Manifest) -> Result<u64, ExportError> {
-        self.sink.finish(self.digests, manifest)
+        self.sink.finish(self.column_sums, manifest)
     }
 }
 
@@ -660,7 +668,7 @@ mod tests {
     /// took the first 16 bytes of a row's SHA-256.
     #[test]
     fn sums_are_zlibs_crc32_over_each_value_and_its_separator() {
-        let mut column = Digests::new(1, SUMS);
+        let mut column = ColumnSums::new(1, SUMS);
         column.add(["123456789"].into_iter());
         column.add([""].into_iter());
         assert_eq!(column.rows, 2);

@@ -19,7 +19,7 @@ use sha2::{Digest, Sha256};
 use super::events::EventsCheck;
 use super::report::ReportCheck;
 use super::rounds::RoundsCheck;
-use super::table::{ColumnKind, Digests, Sums, MANIFEST_MARK, ROW};
+use super::table::{ColumnKind, ColumnSums, Sums, MANIFEST_MARK, ROW};
 use super::{events, report, rounds, Clock, Kind, Manifest, FORMATS_READ};
 
 /// One data row of an export: its place in the file (1 for the first data row) and its fields
@@ -189,14 +189,14 @@ pub fn verify(path: &Path) -> Result<Verified, VerifyError> {
             columns: names.clone(),
             found: Vec::new(),
         },
-        digests: Digests::new(names.len(), sum),
+        column_sums: ColumnSums::new(names.len(), sum),
         sum,
         numbering: Numbering::default(),
         changed_rows: Vec::new(),
         rows: 0,
     };
     // Two stages on two threads: one reads the file (its digest, and each line into fields),
-    // the other checks the rows (their digests and what the kind of export proves), in file
+    // the other checks the rows (their sums and what the kind of export proves), in file
     // order, a batch at a time through a short queue (memory stays constant).
     let (send, batches) = std::sync::mpsc::sync_channel::<Vec<Line>>(QUEUED_BATCHES);
     let data_hash = std::thread::scope(|scope| {
@@ -228,7 +228,7 @@ pub fn verify(path: &Path) -> Result<Verified, VerifyError> {
     let rows = walk.rows;
     let mut problems = walk.problems;
     walk.numbering.finish(&mut problems);
-    let columns = walk.digests.finish();
+    let columns = walk.column_sums.finish();
     let changed_columns: Vec<&str> = names
         .iter()
         .zip(columns.iter().zip(sums))
@@ -453,7 +453,7 @@ impl Numbering {
 /// The checks every export gets, row by row.
 struct Walk {
     problems: Problems,
-    digests: Digests,
+    column_sums: ColumnSums,
     numbering: Numbering,
     /// How the file sums its rows and columns.
     sum: Sums,
@@ -472,7 +472,7 @@ fn sum_matches(fields: &StringRecord, sum: Sums) -> bool {
 
 /// What reading the file hands to the checks, in file order.
 enum Line {
-    /// A data row's fields as text. (Its digest is checked on the checks' side: reading,
+    /// A data row's fields as text. (Its sum is checked on the checks' side: reading,
     /// which hashes all the data, is the longer stage.)
     Row(StringRecord),
     /// A data line that could not be read as a row (it counts as one): why.
@@ -544,7 +544,7 @@ impl Walk {
             number: self.rows,
             fields,
         };
-        self.digests.add(row.fields.iter());
+        self.column_sums.add(row.fields.iter());
         if !sum_matches(&row.fields, self.sum) {
             self.changed_rows.push(row.number);
         }
@@ -733,7 +733,7 @@ impl<'de> serde::Deserialize<'de> for Key<'de> {
     }
 }
 
-/// The text the digests cover of a member's JSON value `raw` (as it is in the line), if it is
+/// The text the sums cover of a member's JSON value `raw` (as it is in the line), if it is
 /// of the column's kind: empty for null, a string's text, a whole number or a boolean as
 /// written, and a JSON value as it is (the export writes its canonical form: keys sorted, no
 /// white space, the bytes serde_json writes a value in).
@@ -760,7 +760,7 @@ fn text_of(raw: &str, kind: ColumnKind) -> Option<String> {
             _ => None,
         },
         // Any other spelling of the same value is a change to the file, found by the row's and
-        // the column's digests. (The line was read as JSON, so this is JSON.)
+        // the column's sums. (The line was read as JSON, so this is JSON.)
         (_, ColumnKind::Json) => Some(raw.to_owned()),
         _ => None,
     }
@@ -821,7 +821,7 @@ mod tests {
         }
         // Spelled otherwise than the export writes it (spaced, keys out of order, a key named
         // twice, which serde_json would read as its last value): kept as it is, so the row's
-        // and the column's digests find the change.
+        // and the column's sums find the change.
         for details in [
             r#"{"a":[true,"xA"],"b":1.5}"#,
             r#"{ "b": 1.50, "a": [true, "x\u0041"] }"#,
