@@ -10,15 +10,35 @@ use crate::config::{Config, Environment};
 use crate::db::embedded::{self, Layout};
 use crate::db::{self, demo};
 
-/// The database URL: DATABASE_URL, or the private cluster (started if needed).
+/// The database URL the app connects with: DATABASE_URL, or the private cluster's database
+/// `pusoy` (the cluster started if needed), migrated by its owner and then reached as the
+/// least-privilege role [`embedded::APP_ROLE`], as in production.
 pub fn database_url(config: &Config) -> anyhow::Result<String> {
     if let Some(url) = &config.database_url {
         return Ok(url.clone());
     }
+    let (cluster, owner_url) = private_database(config)?;
+    let done = migrate_as_owner(&owner_url)?;
+    if !done.is_empty() {
+        tracing::info!(migrations = ?done, "database migrated");
+    }
+    Ok(cluster.grant_app_role("pusoy")?)
+}
+
+/// The private cluster (started if needed) and its database `pusoy`'s owner URL.
+fn private_database(config: &Config) -> anyhow::Result<(embedded::Cluster, String)> {
     let layout = Layout::resolve(&config.data_dir)?;
     let cluster = embedded::ensure_running(&layout).context("starting the private PostgreSQL")?;
     tracing::info!(port = cluster.port, "using the private PostgreSQL cluster");
-    Ok(cluster.ensure_database("pusoy")?)
+    let url = cluster.ensure_database("pusoy")?;
+    Ok((cluster, url))
+}
+
+/// Applies the pending migrations as the database's owner; their names.
+fn migrate_as_owner(owner_url: &str) -> anyhow::Result<Vec<String>> {
+    let pool = db::pool(owner_url, 1).context("connecting to the database as its owner")?;
+    let done = db::migrate(&mut *pool.get()?).map_err(|e| anyhow::anyhow!(e))?;
+    Ok(done)
 }
 
 /// The connections a command that does one thing at a time holds (an export: its reads and,
@@ -36,14 +56,15 @@ pub fn connect_sized(config: &Config, size: u32) -> anyhow::Result<db::PgPool> {
     let url = database_url(config)?;
     let pool = db::pool(&url, size).context("connecting to the database")?;
     let mut conn = pool.get()?;
-    if config.migrate_at_start {
+    // Read first: a role without DDL rights (the private cluster's app role, or production's)
+    // may start with PUSOY_MIGRATE on when nothing is pending.
+    let pending = db::pending_migrations(&mut conn).context("reading the applied migrations")?;
+    if config.migrate_at_start && !pending.is_empty() {
         let done = db::migrate(&mut conn).map_err(|e| anyhow::anyhow!(e))?;
         if !done.is_empty() {
             tracing::info!(migrations = ?done, "database migrated");
         }
     } else {
-        let pending =
-            db::pending_migrations(&mut conn).context("reading the applied migrations")?;
         if !pending.is_empty() {
             bail!(
                 "PUSOY_MIGRATE=false and {} migration(s) are not applied ({}): run `pusoy-pit migrate` with the database owner's DATABASE_URL first",
@@ -136,9 +157,15 @@ pub fn seed_demo(config: &Config) -> anyhow::Result<()> {
 
 /// `migrate`: applies pending migrations.
 pub fn migrate(config: &Config) -> anyhow::Result<()> {
-    let url = database_url(config)?;
-    let pool = db::pool(&url, 1).context("connecting to the database")?;
-    let done = db::migrate(&mut *pool.get()?).map_err(|e| anyhow::anyhow!(e))?;
+    let done = match &config.database_url {
+        Some(url) => migrate_as_owner(url)?,
+        None => {
+            let (cluster, owner_url) = private_database(config)?;
+            let done = migrate_as_owner(&owner_url)?;
+            cluster.grant_app_role("pusoy")?;
+            done
+        }
+    };
     println!("{} migration(s) applied: {done:?}", done.len());
     Ok(())
 }
@@ -161,7 +188,7 @@ pub fn db_stop(config: &Config) -> anyhow::Result<()> {
 }
 
 /// `db scratch NAME`: (re)creates an empty, migrated database on the private cluster and
-/// prints its URL.
+/// prints its URL for the app's role.
 pub fn db_scratch(config: &Config, name: &str) -> anyhow::Result<()> {
     let layout = Layout::resolve(&config.data_dir)?;
     let cluster = embedded::ensure_running(&layout)?;
@@ -171,9 +198,9 @@ pub fn db_scratch(config: &Config, name: &str) -> anyhow::Result<()> {
         embedded::quote_ident(name)
     ))
     .execute(&mut admin)?;
-    let url = cluster.ensure_database(name)?;
+    cluster.ensure_database(name)?;
     let mut conn = cluster.connect(name)?;
     db::migrate(&mut conn).map_err(|e| anyhow::anyhow!(e))?;
-    println!("{url}");
+    println!("{}", cluster.grant_app_role(name)?);
     Ok(())
 }

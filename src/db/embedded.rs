@@ -23,8 +23,17 @@ use diesel::prelude::*;
 use diesel::sql_types::Text;
 use rand::distr::{Alphanumeric, SampleString};
 
-/// The superuser the private cluster is created with.
+/// The superuser the private cluster is created with; it owns the databases and runs the
+/// migrations, and the app never connects as it.
 const SUPERUSER: &str = "pusoy";
+
+/// The role the app connects as: the least-privilege role of `scripts/app-role.sql` (no DDL, no
+/// TRIGGER, not an owner; only INSERT and SELECT on the audit trail), as in production.
+pub const APP_ROLE: &str = "pusoy_app";
+
+/// The grants of the app's role, run by the owner after the migrations (psql's script, with
+/// the variables `app_role` and `app_password`).
+const APP_ROLE_SQL: &str = include_str!("../../scripts/app-role.sql");
 
 /// The settings that keep an acknowledged commit through a crash of PostgreSQL or of the
 /// machine: WAL flushed at each commit, fsync honoured, whole pages logged after a checkpoint.
@@ -96,6 +105,10 @@ impl Layout {
         self.base.join("pg")
     }
 
+    fn app_password_file(&self) -> PathBuf {
+        self.base.join("pg-app.password")
+    }
+
     fn password_file(&self) -> PathBuf {
         self.base.join("pg.password")
     }
@@ -131,6 +144,12 @@ impl Layout {
 pub struct Cluster {
     pub port: u16,
     password: String,
+    /// The password of [`APP_ROLE`].
+    app_password: String,
+    /// Where the server's binaries are (psql among them).
+    bin: PathBuf,
+    /// The lock that serialises changes to the cluster's roles.
+    lock_file: PathBuf,
     /// The directory of its Unix socket, when it listens on one.
     socket_dir: Option<PathBuf>,
 }
@@ -151,6 +170,55 @@ impl Cluster {
                 self.password, self.port
             ),
         }
+    }
+
+    /// [`Cluster::url`] as the app's role [`APP_ROLE`] rather than the owner.
+    pub fn app_url(&self, database: &str) -> String {
+        let owner = format!("{SUPERUSER}:{}@", self.password);
+        let app = format!("{APP_ROLE}:{}@", self.app_password);
+        self.url(database).replacen(&owner, &app, 1)
+    }
+
+    /// Gives the app's role its rights on the migrated `database` (creating the role first if
+    /// need be), as the owner, by `scripts/app-role.sql`: the same grants as in production.
+    /// Returns the database's URL for the app.
+    pub fn grant_app_role(&self, database: &str) -> Result<String, EmbeddedError> {
+        use std::io::Write as _;
+        use std::process::Stdio;
+        let _lock = lock(&self.lock_file)?;
+        let owner = self
+            .url(database)
+            .replacen(&format!(":{}@", self.password), "@", 1);
+        let mut child = Command::new(self.bin.join("psql"))
+            .arg(&owner)
+            .args(["-q", "-X", "-v", "ON_ERROR_STOP=1", "-v"])
+            .arg(format!("app_role={APP_ROLE}"))
+            .arg("-v")
+            .arg(format!("app_password={}", self.app_password))
+            .args(["-f", "-"])
+            .env("PGPASSWORD", &self.password)
+            .current_dir("/")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(io_err("running", &self.bin.join("psql")))?;
+        if let Some(mut stdin) = child.stdin.take() {
+            stdin
+                .write_all(APP_ROLE_SQL.as_bytes())
+                .map_err(io_err("writing to", &self.bin.join("psql")))?;
+        }
+        let out = child
+            .wait_with_output()
+            .map_err(io_err("running", &self.bin.join("psql")))?;
+        if !out.status.success() {
+            return Err(EmbeddedError::Command {
+                command: "psql -f scripts/app-role.sql".to_owned(),
+                status: out.status.to_string(),
+                output: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+            });
+        }
+        Ok(self.app_url(database))
     }
 
     /// Creates `database` unless it exists (concurrent creators are fine) and returns its URL.
@@ -188,6 +256,15 @@ pub fn ensure_running(layout: &Layout) -> Result<Cluster, EmbeddedError> {
         .map_err(io_err("reading", &layout.password_file()))?
         .trim()
         .to_owned();
+    // The app's role's password, made once (the role itself by `grant_app_role`).
+    let app_password = match fs::read_to_string(layout.app_password_file()) {
+        Ok(text) if !text.trim().is_empty() => text.trim().to_owned(),
+        _ => {
+            let made = Alphanumeric.sample_string(&mut rand::rng(), 32);
+            write_private(&layout.app_password_file(), &made)?;
+            made
+        }
+    };
     if !is_running(&bin, &data_dir)? {
         start(layout, &bin)?;
     }
@@ -199,6 +276,9 @@ pub fn ensure_running(layout: &Layout) -> Result<Cluster, EmbeddedError> {
     let cluster = Cluster {
         port,
         password,
+        app_password,
+        bin,
+        lock_file: layout.lock_file(),
         socket_dir,
     };
     make_durable(&cluster)?;

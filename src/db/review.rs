@@ -13,7 +13,8 @@ use crate::db::audit_log::AuditEvent;
 use crate::db::ids::{RoundId, TableId, UserId};
 use crate::db::rounds::rows::RoundRow;
 use crate::db::schema::{
-    audit_events, gaming_tables, round_approvals, round_reentries, round_voids, rounds, users,
+    audit_events, gaming_tables, round_approvals, round_drafts, round_reentries, round_voids,
+    rounds, users,
 };
 use crate::rules::money::Money;
 
@@ -165,9 +166,9 @@ pub fn round_target(id: RoundId) -> String {
     format!("round:{id}")
 }
 
-/// Whether `user` settled any round of `round`'s shift (at its table, on its gaming day): a pit
-/// manager who entered rounds for the dealer on that shift worked it, and may not approve it.
-pub fn entered_on_shift_of(
+/// Whether `user` confirmed any round of `round`'s shift (at its table, on its gaming day) or
+/// saved any draft of that shift.
+pub fn worked_shift_of(
     conn: &mut PgConnection,
     round: &RoundRow,
     user: UserId,
@@ -177,15 +178,24 @@ pub fn entered_on_shift_of(
         .filter(rounds::gaming_day.eq(round.gaming_day))
         .filter(rounds::shift_id.eq(round.shift_id))
         .select(sql::<diesel::sql_types::Text>("'round:' || rounds.id"));
-    diesel::select(diesel::dsl::exists(
+    let confirmed = diesel::dsl::exists(
         audit_events::table
             .filter(audit_events::target.eq_any(shift_rounds))
             // Matches the partial index `audit_events_round_target_idx`.
             .filter(audit_events::target.like("round:%"))
             .filter(audit_events::action.eq("round.settled"))
             .filter(audit_events::actor_user_id.eq(user)),
-    ))
-    .get_result(conn)
+    );
+    let edited = diesel::dsl::exists(
+        round_drafts::table
+            .filter(round_drafts::shift_id.eq(round.shift_id))
+            .filter(
+                sql::<Bool>("")
+                    .bind::<BigInt, _>(user)
+                    .sql(" = ANY(edited_by)"),
+            ),
+    );
+    diesel::select(confirmed.or(edited)).get_result(conn)
 }
 
 /// Every audit event about round `id` (settled, approved, voided, re-entered, refusals), in

@@ -83,11 +83,14 @@ pub fn open(
 
 /// Stores the entered round (`data`, valid or not) in the draft `key` of `table` at its next
 /// revision, if the caller saw revision `expected` (any, if `None`); the draft then belongs to
-/// the shift `writer` enters it for. Refused when `writer` may not enter rounds there.
+/// the shift `writer` enters it for. Refused when `writer` may not enter rounds there. The
+/// first save of each account is recorded as `round.draft_changed` (separation of duties:
+/// [`crate::recording::review::may_decide`]).
 pub fn save_data(
     conn: &mut PgConnection,
     table: &PlayingTable,
     writer: Writer,
+    actor: &Actor,
     key: &str,
     expected: Option<i32>,
     data: &Value,
@@ -103,7 +106,35 @@ pub fn save_data(
         }
         let shift = entry_shift(conn, table, writer)?;
         check_revision(&draft, expected)?;
-        Ok(drafts::update_draft(conn, &draft, shift.shift.id, data)?)
+        if !draft.edited_by.contains(&writer.user) {
+            // A second person changes the round: on the table's chain, once per person, so the
+            // draft's history says who had a hand in the round before anyone confirms it.
+            audit_log::append(
+                conn,
+                &NewAuditEvent {
+                    chain: &audit_log::table_chain(table.table.id),
+                    actor,
+                    action: "round.draft_changed",
+                    target: format!("round:{}", draft.draft_key),
+                    details: json!({
+                        "table": table.table.code,
+                        "draft_key": draft.draft_key,
+                        "shift_id": shift.shift.id,
+                        "editor": writer.user,
+                        "revision": draft.revision + 1,
+                    }),
+                    gaming_day: Some(shift.shift.gaming_day),
+                    table_id: Some(table.table.id),
+                },
+            )?;
+        }
+        Ok(drafts::update_draft(
+            conn,
+            &draft,
+            shift.shift.id,
+            data,
+            writer.user,
+        )?)
     })
 }
 
@@ -113,6 +144,7 @@ pub fn save(
     conn: &mut PgConnection,
     key: &str,
     writer: Writer,
+    actor: &Actor,
     expected: Option<i32>,
     round: Value,
 ) -> Result<Draft, RoundsError> {
@@ -124,7 +156,15 @@ pub fn save(
     entry_shift(conn, &table, writer)?;
     let entered = Entered::from_value(round, table.game())?;
     settle_entered(&entered, &table)?;
-    save_data(conn, &table, writer, key, expected, &entered.to_value()?)
+    save_data(
+        conn,
+        &table,
+        writer,
+        actor,
+        key,
+        expected,
+        &entered.to_value()?,
+    )
 }
 
 /// The settlement the saved round of draft `key` would get.
@@ -283,6 +323,7 @@ pub fn confirm(
         writer,
         actor,
         settled: &settled,
+        entered_by: &draft.edited_by,
     };
     let (settled, created) = confirm_settled(conn, &to_settle, draft.revision)?;
     Ok((settled, table, created))
@@ -320,6 +361,12 @@ fn confirm_settled(
             }
             .into());
         }
+        // The editors as of the revision the write checks (those loaded may be older).
+        let editors = entry.draft_edited_by.as_deref().unwrap_or_default();
+        let confirm = RoundToSettle {
+            entered_by: editors,
+            ..*confirm
+        };
         let write = confirm.prepare(Slot::read(&entry), &shift, head, None)?;
         if write_draft_round(conn, &write, draft_id, revision)? {
             Ok((write.settled(), true))

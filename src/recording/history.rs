@@ -327,6 +327,7 @@ fn write_shift(
                 writer,
                 actor: &actor,
                 settled,
+                entered_by: std::slice::from_ref(&writer.user),
             };
             let slot = Slot {
                 round_id: id,

@@ -3,8 +3,9 @@
 //! replaces. Each is a new record and an audit event on the table's chain, in one transaction;
 //! the round itself is never changed.
 //!
-//! Separation of duties: only supervisors and administrators decide; nobody approves a round
-//! they entered or one entered on their own shift. A closed gaming day takes no decision (the
+//! Separation of duties ([`may_decide`]): only supervisors and administrators decide, and
+//! nobody approves, voids or enters again a round they confirmed, entered or changed, or one of
+//! a shift they dealt or entered or changed rounds on. A closed gaming day takes no decision (the
 //! database's trigger refuses it too). Every refusal is answered with what was refused and why,
 //! saves nothing, and is recorded as a `round.approve.refused`, `round.void.refused` or
 //! `round.reenter.refused` event.
@@ -154,9 +155,82 @@ fn audited<T>(
     outcome
 }
 
+/// A decision on a settled round that a second person takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    Approve,
+    Void,
+    Reenter,
+    /// Any of them: what a round's page asks before it offers its buttons.
+    Any,
+}
+
+impl Decision {
+    fn verb(self) -> &'static str {
+        match self {
+            Decision::Approve => "approve",
+            Decision::Void => "void",
+            Decision::Reenter => "re-enter",
+            Decision::Any => "decide on",
+        }
+    }
+}
+
+/// Whether `reviewer` may take `decision` on `round`, the one rule the actions and the pages
+/// follow (separation of duties): only a pit manager or an administrator decides, and never
+/// one who had a hand in the round: who confirmed it, entered or changed it (its draft's
+/// editors, recorded in `round.settled`), dealt the shift, or entered or changed any round of
+/// that shift. Refused with the reason in words ([`ReviewError::NotYours`]).
+pub fn may_decide(
+    conn: &mut PgConnection,
+    round: &RoundRow,
+    reviewer: Reviewer,
+    decision: Decision,
+) -> Result<(), ReviewError> {
+    let verb = decision.verb();
+    check_reviewer(reviewer, verb)?;
+    let name = name_of(conn, round)?;
+    let another = |what: String| {
+        ReviewError::NotYours(format!("{what}: another pit manager must {verb} it."))
+    };
+    let settled = review::round_events(conn, round.id)?
+        .into_iter()
+        .find(|e| e.action == "round.settled");
+    if let Some(settled) = &settled {
+        if entered_by(&settled.details).contains(&reviewer.user) {
+            return Err(another(format!("You entered {name}")));
+        }
+        if settled.actor_user_id == Some(reviewer.user) {
+            return Err(another(format!("You confirmed {name}")));
+        }
+    }
+    if round.dealer_id == reviewer.user {
+        return Err(another(format!("{name} was entered on your own shift")));
+    }
+    if review::worked_shift_of(conn, round, reviewer.user)? {
+        return Err(another(format!(
+            "You entered rounds on the shift of {name}"
+        )));
+    }
+    Ok(())
+}
+
+/// The accounts a `round.settled` event's details name as having entered or changed the round.
+fn entered_by(details: &serde_json::Value) -> Vec<UserId> {
+    details
+        .get("entered_by")
+        .and_then(|ids| ids.as_array())
+        .map(|ids| {
+            ids.iter()
+                .filter_map(|id| id.as_i64())
+                .map(UserId)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Approves round `id`: it must have waited for approval, be neither approved nor void, be on
-/// an open gaming day, and not have been entered by `reviewer` or on a shift they dealt or entered
-/// rounds on. Writes the approval and `round.approved` on the table's chain, in one transaction.
+/// an open gaming day, and be `reviewer`'s to decide ([`may_decide`]). Writes the approval and `round.approved` on the table's chain, in one transaction.
 pub fn approve(
     conn: &mut PgConnection,
     id: RoundId,
@@ -188,25 +262,7 @@ pub fn approve(
                     approval.approver
                 )));
             }
-            let entered_by = review::round_events(conn, id)?
-                .into_iter()
-                .find(|e| e.action == "round.settled")
-                .and_then(|e| e.actor_user_id);
-            if entered_by == Some(reviewer.user) {
-                return Err(ReviewError::NotYours(format!(
-                    "You entered {name}: another pit manager must approve it."
-                )));
-            }
-            if round.dealer_id == reviewer.user {
-                return Err(ReviewError::NotYours(format!(
-                    "{name} was entered on your own shift: another pit manager must approve it."
-                )));
-            }
-            if review::entered_on_shift_of(conn, &round, reviewer.user)? {
-                return Err(ReviewError::NotYours(format!(
-                    "You entered rounds on the shift of {name}: another pit manager must approve it."
-                )));
-            }
+            may_decide(conn, &round, reviewer, Decision::Approve)?;
             let write = |conn: &mut PgConnection| -> diesel::QueryResult<()> {
                 review::insert_approval(conn, &round, reviewer.user)?;
                 audit_log::append(
@@ -273,8 +329,8 @@ impl VoidRequest<'_> {
     }
 }
 
-/// Voids round `id` for `request`'s reason: it must not be void already and its gaming day
-/// must be open. Writes the void and `round.voided` on the table's chain, in one transaction.
+/// Voids round `id` for `request`'s reason: it must not be void already, its gaming day
+/// must be open, and it must be `reviewer`'s to decide ([`may_decide`]). Writes the void and `round.voided` on the table's chain, in one transaction.
 /// The round stays as it was, marked void, and drops out of totals.
 pub fn void(
     conn: &mut PgConnection,
@@ -289,6 +345,7 @@ pub fn void(
             let round = review::lock_round(conn, id)?.ok_or(ReviewError::NoRound(id))?;
             let (reason, note) = request.check()?;
             let name = name_of(conn, &round)?;
+            may_decide(conn, &round, reviewer, Decision::Void)?;
             if days::find_close(conn, round.gaming_day)?.is_some() {
                 return Err(refused_on_closed_day(round.gaming_day, "void"));
             }
@@ -369,6 +426,7 @@ pub fn reenter(
     audited(conn, id, "round.reenter", actor, |conn| {
         check_reviewer(reviewer, "re-enter")?;
         let voided = replaceable(conn, id)?;
+        may_decide(conn, &voided, reviewer, Decision::Reenter)?;
         let code = tables::find(conn, voided.table_id)?
             .map(|t| t.code)
             .ok_or(ReviewError::NoRound(id))?;

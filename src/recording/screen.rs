@@ -202,6 +202,7 @@ pub fn save(conn: &mut PgConnection, save: Save<'_>) -> Result<Stored, RoundsErr
         conn,
         &table,
         writer,
+        actor,
         draft.draft_key.as_str(),
         expected,
         &data,

@@ -34,11 +34,12 @@ pub struct Entry<'a> {
 
 impl<'a> Entry<'a> {
     /// The round to settle under this entry's key, at `table`.
-    pub(crate) fn round_to_settle(
-        &self,
-        table: &'a PlayingTable,
-        settled: &'a Settled,
-    ) -> RoundToSettle<'a> {
+    /// The round sent whole by the writer, who so entered it alone.
+    pub(crate) fn round_to_settle<'b>(
+        &'b self,
+        table: &'b PlayingTable,
+        settled: &'b Settled,
+    ) -> RoundToSettle<'b> {
         RoundToSettle {
             key: self.key,
             table,
@@ -46,6 +47,7 @@ impl<'a> Entry<'a> {
             writer: self.writer,
             actor: self.actor,
             settled,
+            entered_by: std::slice::from_ref(&self.writer.user),
         }
     }
 }

@@ -8,7 +8,7 @@ use diesel::{Connection, PgConnection};
 use serde_json::Value;
 
 use crate::db::audit_log::{self, Actor, ChainHead, NewAuditEvent, SealedEvent};
-use crate::db::ids::{DraftKey, RoundId};
+use crate::db::ids::{DraftKey, RoundId, UserId};
 use crate::db::rounds::confirm::{self, EntryRow, RoundWrite, TokenToCheck};
 use crate::db::rounds::payload::{
     self, PointsRoundRecord, PointsRoundSettled, PointsSettlementRecord, RoundRecord, RoundSettled,
@@ -248,6 +248,10 @@ pub struct RoundToSettle<'a> {
     pub writer: Writer,
     pub actor: &'a Actor,
     pub settled: &'a Settled,
+    /// Every account that entered or changed the round before it is confirmed: a draft's
+    /// editors, or the writer of a round sent whole. Recorded in `round.settled`; none of them
+    /// decides on the round ([`crate::recording::review::may_decide`]).
+    pub entered_by: &'a [UserId],
 }
 
 /// Where a round goes, as read (or remembered): its id and the day's last round number before
@@ -421,6 +425,7 @@ impl RoundToSettle<'_> {
                     draft_key: self.key,
                     shift_id: shift.id,
                     dealer_id: shift.dealer_id,
+                    entered_by: self.entered_by,
                     rule_profile_version_id: self.table.profile_version_id,
                     round: RoundRecord::of(&canonical),
                     settlement: SettlementRecord::of(out),
@@ -436,6 +441,7 @@ impl RoundToSettle<'_> {
                     draft_key: self.key,
                     shift_id: shift.id,
                     dealer_id: shift.dealer_id,
+                    entered_by: self.entered_by,
                     rule_profile_version_id: self.table.profile_version_id,
                     round: PointsRoundRecord::of(&canonical),
                     settlement: PointsSettlementRecord::of(out),

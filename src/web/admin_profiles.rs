@@ -512,8 +512,16 @@ fn applies_from(
     zone: Zone,
     now: DateTime<Utc>,
 ) -> Result<Option<DateTime<Utc>>, String> {
-    if form.applies != "at" {
-        return Ok(None);
+    match form.applies.as_str() {
+        "at" => {}
+        // The create form has no choice: a new profile applies where a table takes it.
+        "next_shift" | "" => return Ok(None),
+        other => {
+            let other: String = other.chars().take(40).collect();
+            return Err(format!(
+                "Applies: {other:?} is not a choice; choose the next dealer shift or a time."
+            ));
+        }
     }
     let typed = form.applies_at.trim();
     let at = typed_local_time(typed, zone).ok_or_else(|| {

@@ -147,10 +147,17 @@ pub async fn save_round(
     body: web::Bytes,
 ) -> Result<HttpResponse, AppError> {
     let key = path.into_inner();
-    let draft = run_as(&state, &req, caller, move |conn, user, _| {
+    let draft = run_as(&state, &req, caller, move |conn, user, actor| {
         let mut round: serde_json::Value = read(&body)?;
         let revision = take_revision(&mut round)?;
-        Ok(drafts::save(conn, &key, writer(user), revision, round)?)
+        Ok(drafts::save(
+            conn,
+            &key,
+            writer(user),
+            &actor,
+            revision,
+            round,
+        )?)
     })
     .await?;
     Ok(HttpResponse::Ok().json(json!({ "key": draft.draft_key, "revision": draft.revision })))

@@ -42,6 +42,9 @@ pub enum AppError {
     InvalidInput(String),
     #[error("The field {field} contains a control character (U+{code:04X}); remove it and send the form again.")]
     ControlCharacter { field: String, code: u32 },
+    /// A control character in the address: its path or a query parameter (`place`).
+    #[error("The {place} contains a control character (U+{code:04X}); remove it and try again.")]
+    ControlCharacterInAddress { place: String, code: u32 },
     /// A form field that no page of ours sends as it came.
     #[error("The field {field} {problem}.")]
     BadField {
@@ -135,6 +138,7 @@ impl ResponseError for AppError {
             | AppError::CsrfRejected => StatusCode::FORBIDDEN,
             AppError::BadRequest
             | AppError::ControlCharacter { .. }
+            | AppError::ControlCharacterInAddress { .. }
             | AppError::BadField { .. }
             | AppError::InvalidInput(_) => StatusCode::BAD_REQUEST,
             AppError::SignInRequired { api: true } | AppError::InvalidApiToken => {

@@ -1,6 +1,7 @@
-//! Form bodies checked at the edge, before any handler sees them: a field holding a control
-//! character (NUL, escape, the C1 range...; tab and line breaks are text) is refused with 400
-//! naming the field, so that nothing half-saves and PostgreSQL never sees a NUL it cannot store.
+//! Form bodies and addresses checked at the edge, before any handler sees them: a field, a
+//! path or a query parameter holding a control character (NUL, escape, the C1 range...; tab
+//! and line breaks are text in a form) is refused with 400 naming where it is, so that nothing
+//! half-saves and PostgreSQL never sees a NUL it cannot store.
 
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
@@ -21,6 +22,47 @@ pub fn first_control_character(body: &[u8]) -> Option<(String, char)> {
         let found = name.chars().find(bad).or_else(|| value.chars().find(bad))?;
         Some((name, found))
     })
+}
+
+fn is_control(c: char) -> bool {
+    c.is_control()
+}
+
+/// Where the request's address holds a control character once percent-decoded, with the
+/// character: its path, or a query parameter by name.
+pub fn control_character_in_address(path: &str, query: &str) -> Option<(String, char)> {
+    let decoded = percent_encoding::percent_decode_str(path).decode_utf8_lossy();
+    if let Some(found) = decoded.chars().find(|c| is_control(*c)) {
+        return Some(("address's path".to_owned(), found));
+    }
+    let fields = match serde_urlencoded::from_str::<Vec<(String, String)>>(query) {
+        Ok(fields) => fields,
+        // A query that does not decode: its raw bytes, decoded as far as they go.
+        Err(_) => {
+            let raw = percent_encoding::percent_decode_str(query).decode_utf8_lossy();
+            let found = raw.chars().find(|c| is_control(*c))?;
+            return Some(("address's query".to_owned(), found));
+        }
+    };
+    fields.into_iter().find_map(|(name, value)| {
+        let found = name.chars().chain(value.chars()).find(|c| is_control(*c))?;
+        let name: String = name.chars().filter(|c| !is_control(*c)).take(64).collect();
+        Some((format!("parameter {name:?}"), found))
+    })
+}
+
+/// Refuses a request whose path or query holds a control character (400; JSON under `/api/`).
+pub async fn reject_control_characters_in_address(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, Error> {
+    let found = control_character_in_address(req.uri().path(), req.query_string());
+    if let Some((place, found)) = found {
+        tracing::debug!(%place, "refused an address with a control character");
+        let code = u32::from(found);
+        return Ok(req.error_response(AppError::ControlCharacterInAddress { place, code }));
+    }
+    Ok(next.call(req).await?.map_into_boxed_body())
 }
 
 pub async fn reject_control_characters(
@@ -52,6 +94,26 @@ pub async fn reject_control_characters(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_control_character_in_the_path_or_a_parameter_is_found_and_text_is_not() {
+        assert_eq!(
+            control_character_in_address("/api/v1/rounds/%00", ""),
+            Some(("address's path".to_owned(), '\0'))
+        );
+        assert_eq!(
+            control_character_in_address("/audit/events", "from=2026-01-01&actor=%1B"),
+            Some(("parameter \"actor\"".to_owned(), '\u{1b}'))
+        );
+        assert_eq!(
+            control_character_in_address("/review", "dealer=%C2%85"),
+            Some(("parameter \"dealer\"".to_owned(), '\u{85}'))
+        );
+        assert_eq!(
+            control_character_in_address("/tables/PUSOY%2D01/rounds/7", "q=caf%C3%A9+au+lait"),
+            None
+        );
+    }
 
     #[test]
     fn a_control_character_is_found_with_its_field_and_text_is_not() {

@@ -81,6 +81,7 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
             .wrap(from_fn(forms::reject_control_characters))
             .wrap(from_fn(csrf::verify))
             .wrap(from_fn(access::authorize))
+            .wrap(from_fn(forms::reject_control_characters_in_address))
             .wrap(from_fn(error::json_errors))
             .wrap(session)
             .wrap(from_fn(outage::answer))

@@ -25,7 +25,7 @@ use crate::db::tables::PlayingTable;
 use crate::db::users::{self, Role};
 use crate::recording::drafts;
 use crate::recording::entry::{PlaceBody, RoundBody, SeatBody};
-use crate::recording::review::{self as decide, ReviewError, Reviewer, VoidRequest};
+use crate::recording::review::{self as decide, Decision, ReviewError, Reviewer, VoidRequest};
 use crate::recording::Writer;
 use crate::reports::house_way;
 use crate::reports::recheck::{self, Recheck};
@@ -287,6 +287,10 @@ struct RoundPage {
     events: Vec<EventView>,
     can_decide: bool,
     can_approve: bool,
+    /// A void round that the reader may enter again.
+    can_reenter: bool,
+    /// Why a pit manager or administrator reading the page may not decide on the round.
+    not_yours: String,
     reasons: Vec<(&'static str, &'static str)>,
     /// "dealer set differs from house way: expected ..., recorded ..." if the round was
     /// flagged at confirmation.
@@ -358,6 +362,8 @@ struct RoundRead {
     events: Vec<AuditEvent>,
     replaced_by_code: Option<(String, RoundId)>,
     replaces_code: Option<(String, RoundId)>,
+    /// Why the reader may not decide on the round (separation of duties), if they may not.
+    not_yours: Option<String>,
 }
 
 /// The code of the table of round `id`, with the id (for links).
@@ -404,6 +410,15 @@ fn read_round(
     let events = review::round_events(conn, id)?;
     let replaced_by_code = state.replaced_by.map(|r| link_of(conn, r)).transpose()?;
     let replaces_code = state.replaces.map(|r| link_of(conn, r)).transpose()?;
+    let reviewer = Reviewer {
+        user: user.id,
+        role: user.role,
+    };
+    let not_yours = match decide::may_decide(conn, &round.round, reviewer, Decision::Any) {
+        Ok(()) => None,
+        Err(ReviewError::NotYours(why)) => Some(why),
+        Err(err) => return Err(err.into()),
+    };
     Ok(RoundRead {
         table,
         round,
@@ -414,6 +429,7 @@ fn read_round(
         events,
         replaced_by_code,
         replaces_code,
+        not_yours,
     })
 }
 
@@ -428,6 +444,7 @@ fn round_page(nav: Nav, read: RoundRead, user: &CurrentUser, zone: Zone) -> Roun
         events,
         replaced_by_code,
         replaces_code,
+        not_yours,
     } = read;
     let checked = match &profile {
         Some(version) => recheck::recheck(&round, &version.options),
@@ -456,7 +473,9 @@ fn round_page(nav: Nav, read: RoundRead, user: &CurrentUser, zone: Zone) -> Roun
         .map(|p| place_view(p, winners_of(&p.place), &currency))
         .collect();
     let settled = events.iter().find(|e| e.action == "round.settled");
-    let decider = matches!(user.role, Role::Supervisor | Role::Admin);
+    // One rule decides who may decide (recording::review::may_decide): no button is offered
+    // to someone who may not use it; a pit manager is told why.
+    let decider = not_yours.is_none();
     // The analysis is for the pit; a dealer reading a round of their own shift sees the flag.
     let house_way = match (&profile, user.role) {
         (_, Role::Dealer) | (None, _) => Vec::new(),
@@ -531,6 +550,11 @@ fn round_page(nav: Nav, read: RoundRead, user: &CurrentUser, zone: Zone) -> Roun
         places,
         events: events.iter().map(|e| event_view(e, zone)).collect(),
         can_decide: decider && state.void.is_none(),
+        can_reenter: decider && state.void.is_some() && state.replaced_by.is_none(),
+        not_yours: match user.role {
+            Role::Supervisor | Role::Admin => not_yours.unwrap_or_default(),
+            _ => String::new(),
+        },
         can_approve: decider
             && round.round.needs_approval
             && state.approval.is_none()
@@ -789,8 +813,10 @@ fn reenter_page(
 fn reenter_context(
     conn: &mut diesel::PgConnection,
     id: RoundId,
+    reviewer: Reviewer,
 ) -> Result<(SettledRound, String, String), AppError> {
-    decide::replaceable(conn, id)?;
+    let replaceable = decide::replaceable(conn, id)?;
+    decide::may_decide(conn, &replaceable, reviewer, Decision::Reenter)?;
     let voided = rows::get_round(conn, id)?.ok_or(AppError::NotFound)?;
     let code = table_code(conn, voided.round.table_id)?;
     let shift = shifts::current_shift(conn, voided.round.table_id)?
@@ -809,7 +835,13 @@ pub async fn reenter_form(
 ) -> Result<HttpResponse, AppError> {
     let id = RoundId(path.into_inner());
     let nav = session::nav(&session, Some(&user))?;
-    let (voided, code, shift) = state.db(move |conn| reenter_context(conn, id)).await?;
+    let reviewer = Reviewer {
+        user: user.id,
+        role: user.role,
+    };
+    let (voided, code, shift) = state
+        .db(move |conn| reenter_context(conn, id, reviewer))
+        .await?;
     let body = body_of_round(&voided);
     render(
         StatusCode::OK,
@@ -860,7 +892,11 @@ pub async fn reenter(
                 },
                 Err(errors) => errors.summary(),
             };
-            let (voided, code, shift) = reenter_context(conn, id)?;
+            let reviewer = Reviewer {
+                user: writer.user,
+                role: writer.role,
+            };
+            let (voided, code, shift) = reenter_context(conn, id, reviewer)?;
             let body = parsed.unwrap_or_else(|_| body_of_round(&voided));
             Ok(Err((voided, code, shift, body, refused)))
         })

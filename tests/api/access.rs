@@ -543,3 +543,62 @@ async fn a_user_who_must_change_their_password_is_sent_to_do_so() {
     assert_eq!(app.audit("user.password_reset").len(), 1);
     assert_eq!(app.audit("user.password_change").len(), 1);
 }
+
+/// Every route's path with `value` in its `n`th parameter and `1` in the others.
+fn with_parameter(pattern: &str, n: usize, value: &str) -> String {
+    let mut seen = 0;
+    pattern
+        .split('/')
+        .map(|seg| {
+            if seg.starts_with('{') && seg.ends_with('}') {
+                seen += 1;
+                if seen - 1 == n {
+                    return value.to_owned();
+                }
+                return "1".to_owned();
+            }
+            seg.to_owned()
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+#[tokio::test]
+async fn a_nul_in_any_parameter_of_any_route_is_a_400_saying_where() {
+    let app = spawn_app().await;
+    app.signed_in_as(Role::Admin).await;
+    let mut cases = Vec::new();
+    for rule in pusoy_pit::web::access::RULES {
+        let params = rule.pattern.matches('{').count();
+        for n in 0..params {
+            cases.push((rule.method, with_parameter(rule.pattern, n, "%00"), "path"));
+        }
+        let plain = with_parameter(rule.pattern, usize::MAX, "");
+        cases.push((rule.method, format!("{plain}?actor=%00&x=1"), "query"));
+        cases.push((rule.method, format!("{plain}?from=2026-01-01%1B"), "query"));
+    }
+    assert!(cases.len() > 100, "{}", cases.len());
+    for (method, path, place) in cases {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let res = app
+            .client
+            .request(method.clone(), app.url(&path))
+            .send()
+            .await
+            .unwrap();
+        let status = res.status();
+        let json = res
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .is_some_and(|v| v.to_str().unwrap().starts_with("application/json"));
+        let body = res.text().await.unwrap();
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{method} {path}: {body}");
+        assert!(
+            body.contains("contains a control character"),
+            "{method} {path}: {body}"
+        );
+        let said = if place == "path" { "path" } else { "parameter" };
+        assert!(body.contains(said), "{method} {path}: {body}");
+        assert_eq!(json, path.starts_with("/api/"), "{method} {path}: {body}");
+    }
+}

@@ -41,6 +41,9 @@ pub fn cluster() -> &'static Cluster {
                 let mut template = cluster.connect(template()).unwrap();
                 pusoy_pit::db::migrate(&mut template).unwrap();
             }
+            // The app under test runs as the least-privilege role, as `serve` does; the
+            // databases made from the template inherit its grants.
+            cluster.grant_app_role(template()).unwrap();
             embedded::drop_finished_test_databases(admin).unwrap();
         });
         cluster
@@ -88,7 +91,9 @@ fn with_lock(conn: &mut PgConnection, f: impl FnOnce(&mut PgConnection)) {
         .unwrap();
 }
 
-fn fresh_database() -> String {
+/// A fresh database: its owner's URL (the tests' own connections, which may tamper) and the
+/// app's ([`embedded::APP_ROLE`]).
+fn fresh_database() -> (String, String) {
     let cluster = cluster();
     let name = format!(
         "test_{}_{}",
@@ -107,7 +112,10 @@ fn fresh_database() -> String {
         .execute(admin)
         .unwrap();
     });
-    relaxed(&cluster.url(&name))
+    (
+        relaxed(&cluster.url(&name)),
+        relaxed(&cluster.app_url(&name)),
+    )
 }
 
 /// The test suite, and only it, trades durability for speed: its connections commit without
@@ -140,9 +148,9 @@ pub async fn spawn_app() -> TestApp {
 }
 
 pub async fn spawn_app_with(adjust: impl FnOnce(&mut Config)) -> TestApp {
-    let db_url = tokio::task::spawn_blocking(fresh_database).await.unwrap();
+    let (db_url, app_db_url) = tokio::task::spawn_blocking(fresh_database).await.unwrap();
     let mut config = test_config();
-    config.database_url = Some(db_url.clone());
+    config.database_url = Some(app_db_url.clone());
     // Each app its own seal file, beside its own database.
     config.seal_file = std::env::temp_dir().join(format!(
         "pusoy-test-seals-{}.jsonl",
@@ -150,10 +158,7 @@ pub async fn spawn_app_with(adjust: impl FnOnce(&mut Config)) -> TestApp {
     ));
     adjust(&mut config);
     // `adjust` may send the app's connections another way to the same database (a proxy).
-    let app_url = config
-        .database_url
-        .clone()
-        .unwrap_or_else(|| db_url.clone());
+    let app_url = config.database_url.clone().unwrap_or(app_db_url);
     let pool = pusoy_pit::db::pool(&app_url, config.db_pool_size).unwrap();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();

@@ -177,3 +177,19 @@ pub fn section<'a>(page: &'a str, marker: &str) -> &'a str {
     let rest = &page[start..];
     &rest[..rest.find("</section>").unwrap_or(rest.len())]
 }
+
+#[tokio::test]
+async fn an_unknown_applies_choice_is_refused_and_nothing_saved() {
+    let app = spawn_app().await;
+    let table_id = create_table(&app, "PUSOY-1");
+    app.signed_in_as(Role::Admin).await;
+    let profile = profile_of(&app, table_id);
+    let status = surrender_off(&app, profile, &[("applies", "tomorrow")]).await;
+    assert_eq!(status, 422);
+    let versions: i64 = diesel::dsl::select(diesel::dsl::sql::<diesel::sql_types::BigInt>(
+        "(SELECT count(*) FROM rule_profile_versions)",
+    ))
+    .get_result(&mut app.conn())
+    .unwrap();
+    assert_eq!(versions, 1, "nothing saved");
+}

@@ -923,3 +923,205 @@ async fn the_recompute_check_finds_a_round_altered_behind_the_apps_back() {
         .unwrap()
         .contains("day `someday` is not a date"));
 }
+
+/// Opens the table's draft and saves `the_round()` in it as this browser's user; the key.
+async fn type_draft(app: &TestApp, code: &str) -> String {
+    let key = crate::helpers::open(app, code).await;
+    let (status, body) = call(
+        app,
+        Method::PUT,
+        &format!("/api/v1/rounds/{key}"),
+        Some(the_round()),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    key
+}
+
+/// Confirms draft `key` at revision `revision` as this browser's user; the settled round.
+async fn confirm(app: &TestApp, key: &str, revision: i64) -> Value {
+    let (status, body) = call(
+        app,
+        Method::POST,
+        &format!("/api/v1/rounds/{key}/confirm"),
+        Some(json!({ "revision": revision })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    body
+}
+
+#[tokio::test]
+async fn a_pit_manager_who_typed_a_draft_the_dealer_confirmed_neither_approves_nor_voids_it() {
+    let app = spawn_app().await;
+    let (table, dealer) = pit(&app, "PUSOY-1").await;
+    set_threshold(&app, table, Some(1));
+    let supervisor = app.signed_in_as(Role::Supervisor).await;
+    // The supervisor types the round into the table's draft; the dealer only confirms it.
+    let key = type_draft(&app, "PUSOY-1").await;
+    let round = confirm(&dealer, &key, 1).await;
+    let id = id_of(&round);
+
+    // Who typed it is on the record: the draft's history and the round's event.
+    let changed = app.audit("round.draft_changed");
+    assert_eq!(
+        changed.len(),
+        1,
+        "the supervisor's first save of the dealer's draft"
+    );
+    assert_eq!(changed[0].actor_user_id, Some(supervisor.id));
+    let settled = app.audit("round.settled");
+    assert_eq!(
+        settled[0].details["entered_by"],
+        json!([supervisor.id.0]),
+        "{}",
+        settled[0].details
+    );
+
+    for (action, fields) in [("approve", vec![]), ("void", vec![("reason", "misdeal")])] {
+        let res = app
+            .post_form(&format!("/review/rounds/{id}/{action}"), &fields)
+            .await;
+        let page = answered(res, StatusCode::FORBIDDEN).await;
+        assert!(
+            page.contains(&format!(
+                "You entered Round 1 at PUSOY-1 on {}: another pit manager must {action} it.",
+                round["gaming_day"].as_str().unwrap()
+            )),
+            "{action}: {page}"
+        );
+    }
+    assert_eq!(count(&app, "SELECT count(*) AS n FROM round_approvals"), 0);
+    assert_eq!(count(&app, "SELECT count(*) AS n FROM round_voids"), 0);
+    assert_eq!(app.audit("round.approve.refused").len(), 1);
+    assert_eq!(app.audit("round.void.refused").len(), 1);
+
+    // Its page offers them no decision, and says why.
+    let page = app
+        .get(&format!("/tables/PUSOY-1/rounds/{id}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(!page.contains("id=\"approve\""), "{page}");
+    assert!(!page.contains("id=\"void\""), "{page}");
+    assert!(
+        page.contains("id=\"not-yours\">You entered Round 1 at PUSOY-1"),
+        "{page}"
+    );
+
+    // A pit manager who had no hand in it sees both, and approves.
+    let other = second_supervisor(&app).await;
+    let page = other
+        .get(&format!("/tables/PUSOY-1/rounds/{id}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("id=\"approve\"") && page.contains("id=\"void\""),
+        "{page}"
+    );
+    assert!(!page.contains("id=\"not-yours\""), "{page}");
+    let res = other
+        .post_form(&format!("/review/rounds/{id}/approve"), &[])
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+}
+
+#[tokio::test]
+async fn a_pit_manager_voids_no_round_of_a_shift_they_entered_rounds_on() {
+    let app = spawn_app().await;
+    let (_, dealer) = pit(&app, "PUSOY-1").await;
+    app.signed_in_as(Role::Supervisor).await;
+    // The supervisor enters one round at the dealer's table; the dealer enters the next.
+    record(&app, "PUSOY-1", "void-sod-0001").await;
+    let dealt = record(&dealer, "PUSOY-1", "void-sod-0002").await;
+    let id = id_of(&dealt);
+
+    let res = app
+        .post_form(
+            &format!("/review/rounds/{id}/void"),
+            &[("reason", "misdeal")],
+        )
+        .await;
+    let page = answered(res, StatusCode::FORBIDDEN).await;
+    assert!(
+        page.contains("You entered rounds on the shift of Round 2 at PUSOY-1"),
+        "{page}"
+    );
+    assert_eq!(count(&app, "SELECT count(*) AS n FROM round_voids"), 0);
+
+    let other = second_supervisor(&app).await;
+    let res = other
+        .post_form(
+            &format!("/review/rounds/{id}/void"),
+            &[("reason", "misdeal")],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    assert_eq!(count(&app, "SELECT count(*) AS n FROM round_voids"), 1);
+
+    // Nor enters it again: the form is refused, and so is the round sent.
+    let form = format!("/review/rounds/{id}/reenter");
+    let res = app.get(&form).await;
+    let page = answered(res, StatusCode::FORBIDDEN).await;
+    assert!(
+        page.contains("another pit manager must re-enter it"),
+        "{page}"
+    );
+    let round_page = app
+        .get(&format!("/tables/PUSOY-1/rounds/{id}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(!round_page.contains("id=\"reenter\""), "{round_page}");
+}
+
+#[tokio::test]
+async fn an_administrator_enters_a_void_round_again() {
+    let app = spawn_app().await;
+    let (_, dealer) = pit(&app, "PUSOY-1").await;
+    let round = record(&dealer, "PUSOY-1", "admin-reenter-0001").await;
+    let id = id_of(&round);
+    let supervisor = second_supervisor(&app).await;
+    let res = supervisor
+        .post_form(
+            &format!("/review/rounds/{id}/void"),
+            &[("reason", "wrong_bet")],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+
+    app.signed_in_as(Role::Admin).await;
+    let form = format!("/review/rounds/{id}/reenter");
+    let round_page = app
+        .get(&format!("/tables/PUSOY-1/rounds/{id}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(round_page.contains("id=\"reenter\""), "{round_page}");
+    assert_eq!(app.get(&form).await.status(), StatusCode::OK);
+    let fields = [
+        ("dealer_back", "2c 2d 2h 5s 6s"),
+        ("dealer_middle", "7c 7d 8h 9s Tc"),
+        ("dealer_front", "Jc Qd Kh"),
+        ("seat1_action", "play"),
+        ("seat1_bet", "7"),
+        ("seat1_back", "8c 8d 9h Ts Jd"),
+        ("seat1_middle", "Ac Ad Ah 3s 4s"),
+        ("seat1_front", "Qc Kd As"),
+    ];
+    let res = app.post_form(&form, &fields).await;
+    let status = res.status();
+    assert_eq!(
+        status,
+        StatusCode::SEE_OTHER,
+        "{}",
+        res.text().await.unwrap()
+    );
+    assert_eq!(app.audit("round.reentered").len(), 1);
+    assert_eq!(app.audit("round.reentered")[0].actor_name, "the-admin");
+}

@@ -73,6 +73,9 @@ pub struct EntryRow {
     pub draft_table_id: Option<TableId>,
     #[diesel(sql_type = Nullable<Integer>)]
     pub draft_revision: Option<i32>,
+    /// Every account that saved the draft ([`crate::db::rounds::drafts::Draft::edited_by`]).
+    #[diesel(sql_type = Nullable<Array<BigInt>>)]
+    pub draft_edited_by: Option<Vec<UserId>>,
     /// The round stored under the round's key, if any.
     #[diesel(sql_type = Nullable<BigInt>)]
     pub key_round_id: Option<RoundId>,

@@ -1,7 +1,9 @@
 //! Round drafts: the round being entered at a table, one open draft per table, saved revision by
 //! revision until it is confirmed (settled) or abandoned.
 
+use diesel::dsl::sql;
 use diesel::prelude::*;
+use diesel::sql_types::{Array, BigInt};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -20,6 +22,8 @@ pub struct Draft {
     pub revision: i32,
     pub data: Value,
     pub settled_round_id: Option<RoundId>,
+    /// Every account that saved the draft, in the order of their first save.
+    pub edited_by: Vec<UserId>,
 }
 
 /// The table's open draft, if any.
@@ -49,6 +53,7 @@ pub fn insert_draft(
             round_drafts::table_id.eq(table),
             round_drafts::shift_id.eq(shift),
             round_drafts::created_by.eq(created_by),
+            round_drafts::edited_by.eq(vec![created_by]),
         ))
         .on_conflict_do_nothing()
         .returning(Draft::as_returning())
@@ -75,15 +80,23 @@ pub fn lock_draft(conn: &mut PgConnection, key: &str) -> QueryResult<Option<Draf
         .optional()
 }
 
-/// Stores `data` as the draft's round at its next revision, for `shift`.
+/// Stores `data` as the draft's round at its next revision, for `shift`, saved by `editor`
+/// (added to the draft's editors if not among them yet).
 pub fn update_draft(
     conn: &mut PgConnection,
     draft: &Draft,
     shift: ShiftId,
     data: &Value,
+    editor: UserId,
 ) -> QueryResult<Draft> {
+    let edited_by = sql::<Array<BigInt>>("CASE WHEN ")
+        .bind::<BigInt, _>(editor)
+        .sql(" = ANY(edited_by) THEN edited_by ELSE array_append(edited_by, ")
+        .bind::<BigInt, _>(editor)
+        .sql(") END");
     diesel::update(round_drafts::table.find(draft.id))
         .set((
+            round_drafts::edited_by.eq(edited_by),
             round_drafts::shift_id.eq(shift),
             round_drafts::revision.eq(draft.revision + 1),
             round_drafts::data.eq(data),

@@ -33,6 +33,9 @@ pub struct RoundSettled<'a> {
     pub draft_key: &'a str,
     pub shift_id: ShiftId,
     pub dealer_id: UserId,
+    /// Every account that entered or changed the round before its confirmation (the event's
+    /// actor confirmed it); absent from events written before it was recorded.
+    pub entered_by: &'a [UserId],
     pub rule_profile_version_id: ProfileVersionId,
     pub round: RoundRecord<'a>,
     pub settlement: SettlementRecord<'a>,
@@ -231,6 +234,8 @@ pub struct PointsRoundSettled<'a> {
     pub draft_key: &'a str,
     pub shift_id: ShiftId,
     pub dealer_id: UserId,
+    /// As [`RoundSettled::entered_by`].
+    pub entered_by: &'a [UserId],
     pub rule_profile_version_id: ProfileVersionId,
     pub round: PointsRoundRecord<'a>,
     pub settlement: PointsSettlementRecord<'a>,

@@ -58,6 +58,7 @@ pub const ENTRY_READ: &str = concat!(
                      WHERE r.table_id = t.id AND r.gaming_day = $2), 0) AS last_no, \
            nextval('rounds_id_seq') AS next_round_id, \
            d.id AS draft_id, d.table_id AS draft_table_id, d.revision AS draft_revision, \
+           d.edited_by AS draft_edited_by, \
            (SELECT r.id FROM rounds r WHERE r.draft_key = $3) AS key_round_id \
     FROM gaming_tables t \
     LEFT JOIN rule_profile_versions v ON v.id = ",
