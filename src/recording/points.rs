@@ -1,4 +1,4 @@
-//! Round entry at a points-game table (RULES.md section 7): the JSON body of a points round (no
+//! Round entry at a points-game table (docs/rules.md §8): the JSON body of a points round (no
 //! dealer, no bets: two to four players in seats 1-4, each playing, showing a natural or
 //! surrendering), checked against the table's unit and points profile and turned into a
 //! validated [`PointsRound`], or into errors keyed by form field (`seat2_natural`,

@@ -43,7 +43,7 @@ pub struct Figures {
     pub player_sweeps: i64,
     #[diesel(sql_type = BigInt)]
     pub dealer_sweeps: i64,
-    /// Rounds of the points game (RULES.md section 7), counted in `rounds` too: their players
+    /// Rounds of the points game (docs/rules.md §8), counted in `rounds` too: their players
     /// play each other, so they add nothing to `house` (the house's income at a points table
     /// is its fee, which is table accounting). Their naturals shown, pusoys made, and what the
     /// players who came out ahead won from the others; their mis-sets are in `player_fouls`.

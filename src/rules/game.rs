@@ -6,7 +6,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::rules::points::profile::PointsProfile;
 use crate::rules::profile::RuleProfile;
 
-/// The casino banking game (RULES.md sections 1-6) or the players' points game (section 7).
+/// The casino banking game (docs/rules.md §5-7) or the players' points game (§8); §1-4 hold
+/// for both.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Game {

@@ -316,7 +316,7 @@ fn names() -> &'static NameTable {
     NAMES.get_or_init(NameTable::build)
 }
 
-/// Compares a front (3 cards) with a middle (5 cards) as RULES.md section 2 says: category
+/// Compares a front (3 cards) with a middle (5 cards) as docs/rules.md §3.5 says: category
 /// first, then only as many ranks as the front has. `K-K-7` equals `K-K-7-5-3`.
 #[inline]
 pub fn compare_front_with_middle(front: HandValue, middle: HandValue) -> Ordering {

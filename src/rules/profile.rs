@@ -1,4 +1,4 @@
-//! The rule profile: every option of RULES.md with its default.
+//! The rule profile: every option of the banking game (docs/rules.md §7) with its default.
 
 use std::fmt;
 use std::str::FromStr;
@@ -8,13 +8,13 @@ use thiserror::Error;
 
 use crate::rules::card::Suit;
 
-/// A table's rules. Every field is optional on the wire and defaults as RULES.md says.
+/// A table's rules. Every field is optional on the wire and defaults as docs/rules.md §7 says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RuleProfile {
-    /// Players may concede before setting (section 4.4). Default on.
+    /// Players may concede before setting (docs/rules.md §5.3). Default on.
     pub surrender: bool,
-    /// Players may declare royalties (section 4.3). Default on.
+    /// Players may declare royalties (docs/rules.md §5.2). Default on.
     pub royalties: bool,
     /// The dealer may declare royalties too (only when `royalties` is on). Default on.
     pub dealer_royalties: bool,

@@ -1,4 +1,4 @@
-//! A round of the banking game as dealt, declared and set (RULES.md sections 1, 3 and 4),
+//! A round of the banking game as dealt, declared and set (docs/rules.md §1-2, §4 and §5),
 //! validated once: [`Round::new`] checks bets, cards and declarations against the profile, so
 //! a [`Round`] that exists can be settled (see `settle`).
 
@@ -92,7 +92,7 @@ fn claim_words(claim: Option<Royalty>) -> String {
     }
 }
 
-/// A validated round: every check of RULES.md passed, ready to settle.
+/// A validated round: every check of docs/rules.md §2.3, §4 and §5 passed, ready to settle.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Round {
     profile: RuleProfile,

@@ -1,4 +1,4 @@
-//! Royalties: the 13-card hands a participant may expose before setting (RULES.md 4.3).
+//! Royalties: the 13-card hands a participant may expose before setting (docs/rules.md §5.2).
 
 use std::fmt;
 

@@ -191,8 +191,8 @@ impl SetHand {
         self.foul_by(profile.wheel, profile.suit_ties())
     }
 
-    /// The foul verdict under a wheel option and, when ties go by suit, the suit order (RULES.md
-    /// section 3: suits decide back against middle only then). Both games use it.
+    /// The foul verdict under a wheel option and, when ties go by suit, the suit order
+    /// (docs/rules.md §4.2: suits decide back against middle only then). Both games use it.
     pub fn foul_by(&self, wheel: Wheel, suit_ties: Option<&SuitOrder>) -> Option<Foul> {
         let back = self.value(Slot::Back, wheel);
         let middle = self.value(Slot::Middle, wheel);

@@ -1,4 +1,4 @@
-//! Settlement of a validated banking round (RULES.md sections 4 and 5): every seat against the
+//! Settlement of a validated banking round (docs/rules.md §5 and §6): every seat against the
 //! dealer. [`settle`] does no allocation and only fails on arithmetic overflow.
 
 use std::cmp::Ordering;
@@ -77,7 +77,7 @@ impl Settlement {
     }
 }
 
-/// Settles a validated round (RULES.md sections 4 and 5).
+/// Settles a validated round (docs/rules.md §5 and §6).
 pub fn settle(round: &Round) -> Result<Settlement, SettlementError> {
     let profile = round.profile();
     let dealer = round.dealer();

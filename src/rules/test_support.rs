@@ -1,5 +1,5 @@
 //! Rounds for tests, shared by the rules' tests and the `settle` command's writer tests: the
-//! banking cases of RULES.md sections 4-6 as JSON lines, and random deals set legally or not.
+//! banking cases of docs/rules.md §5-6 as JSON lines, and random deals set legally or not.
 
 use proptest::prelude::*;
 
@@ -29,7 +29,7 @@ pub const WINS_NONE: &str =
     r#""back": "Ks Kh 6h 6d 2d", "middle": "Js Jh 5d 3h 2h", "front": "9s 7d 4d""#;
 pub const FOULED: &str =
     r#""back": "2d 2h 5h 7s 9c", "middle": "3d 3h 4s 8c Tc", "front": "Ah Kh Qh""#;
-// A fouled dealer (section 6) and sets that avoid its cards.
+// A fouled dealer (docs/rules.md §6.5, example 2) and sets that avoid its cards.
 pub const DEALER_FOULED: &str =
     r#""back": "2c 2d 5h 7s 9c", "middle": "3c 3d 4h 8s Tc", "front": "Ah Kh Qh""#;
 pub const LEGAL_VS_FOULED: &str =

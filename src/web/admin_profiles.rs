@@ -41,7 +41,7 @@ pub struct ProfileRow {
 }
 
 /// The rule options as a form holds them: as stored, or exactly as typed. The points game's
-/// (RULES.md section 7) are beside the banking game's; `game` says which apply.
+/// (docs/rules.md §8.8) are beside the banking game's; `game` says which apply.
 pub struct OptionValues {
     pub game: String,
     pub surrender: bool,

@@ -382,7 +382,8 @@ fn places_view(table: &PlayingTable, fields: &Fields, errors: &FieldErrors) -> V
                 choices.push(("", "Empty seat"));
             }
             choices.push(("play", "Play"));
-            // Seats and the dealer alike may surrender when the profile allows it (RULES.md 4.4).
+            // Seats and the dealer alike may surrender when the profile allows it
+            // (docs/rules.md §5.3).
             if surrender {
                 choices.push(("surrender", "Surrender"));
             }

@@ -1,4 +1,4 @@
-/* pusoy-pit: card text as the dealer types it, parsed like the server (RULES.md §1): ranks
+/* pusoy-pit: card text as the dealer types it, parsed like the server (docs/rules.md §2.2): ranks
  * 2-9, T (or 10), J, Q, K, A; suits c d h s or their symbols. An ES module: table.js imports
  * it, and tests/js/cards.test.mjs tests it under node's test runner.
  */

@@ -25,7 +25,7 @@ export const HIDDEN_UNDER = {
 };
 
 /** The same at a points-game table: no bets; a natural is shown from the 13 dealt and sets no
- * hands (RULES.md section 7). */
+ * hands (docs/rules.md §8.3). */
 export const POINTS_HIDDEN_UNDER = {
   dealt: ['empty', 'surrender'],
   back: ['empty', 'surrender', 'natural'],

@@ -1,4 +1,4 @@
-//! The points game at the table (RULES.md section 7): a profile that plays it, a table with a
+//! The points game at the table (docs/rules.md §8): a profile that plays it, a table with a
 //! unit instead of bet limits, and its rounds recorded whole or step by step, settled by the
 //! engine, numbered, stored with their points and matrix, audited, shown; banking fields and
 //! naturals the cards do not hold refused by field, nothing half-saved.

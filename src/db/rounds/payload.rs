@@ -222,7 +222,7 @@ fn seat_result(seat: &SeatOut) -> SeatResultRecord<'_> {
     }
 }
 
-/// A points round's `round.settled` event's details (RULES.md section 7): as a banking round's,
+/// A points round's `round.settled` event's details (docs/rules.md §8): as a banking round's,
 /// with `game: "points"`, the players as entered (the canonical points round, the form
 /// `pusoy-pit settle` reads) and each player's points, result and points against each other.
 #[derive(Debug, Serialize)]

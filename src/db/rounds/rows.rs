@@ -41,7 +41,7 @@ pub struct RoundRow {
     pub needs_approval: bool,
 }
 
-/// One place of a settled round (RULES.md section 8), as kept in the round's row (`places`, a
+/// One place of a settled round (docs/rules.md §12), as kept in the round's row (`places`, a
 /// JSON array: a banking round's dealer first, then the seats in order; a points round's
 /// players in seat order, with their points, what they scored against each other player, the
 /// natural shown and whether they made pusoy, which a banking round's places leave out).

@@ -65,7 +65,7 @@ pub const COLUMNS: &[(&str, ColumnKind)] = &[
     ("voided_by", Text),
     ("voided_at_utc", Text),
     ("replaces_round_id", Int),
-    // The points game's (RULES.md section 7), empty on a banking round's rows.
+    // The points game's (docs/rules.md §8), empty on a banking round's rows.
     ("natural", Text),
     ("points", Int),
     ("against", Text),

@@ -46,7 +46,7 @@ impl Side {
 }
 
 /// The expected result per unit bet for a side that takes the back, middle and front with
-/// these probabilities, each independently (RULES.md section 5: +2, +1, -1, -2 for 3..0 hands).
+/// these probabilities, each independently (docs/rules.md §6.3: +2, +1, -1, -2 for 3..0 hands).
 #[inline]
 pub fn expected_result(back: f32, middle: f32, front: f32) -> f32 {
     back + middle + front + back * middle + back * front + middle * front

@@ -181,7 +181,7 @@ impl Subsets {
     }
 
     /// Whether the middle may sit under the back: lower, or equal and not beaten on suit when
-    /// ties go by suit (RULES.md section 3).
+    /// ties go by suit (docs/rules.md §4.2).
     #[inline]
     pub(crate) fn middle_fits(
         &self,

@@ -521,7 +521,7 @@ fn cards13_part(text: &str) -> Vec<Card> {
 #[test]
 fn a_fouled_recorded_set_is_valued_at_minus_two() {
     let profile = RuleProfile::default();
-    // Middle pair of threes above back pair of twos (RULES.md section 6).
+    // Middle pair of threes above back pair of twos (docs/rules.md §6.5, example 2).
     let fouled = SetHand::new(
         &cards13_part("2c 2d 5h 7s 9c"),
         &cards13_part("3c 3d 4h 8s Tc"),

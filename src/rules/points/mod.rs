@@ -1,4 +1,4 @@
-//! The points game (RULES.md section 7): two to four players against each other, no dealer
+//! The points game (docs/rules.md §8): two to four players against each other, no dealer
 //! hand, points per hand won, naturals, surrender, mis-sets, scoops and the pusoy bonus.
 
 pub mod natural;

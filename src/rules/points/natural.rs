@@ -1,4 +1,4 @@
-//! Naturals of the points game (RULES.md section 7): 13 dealt cards that win without being set,
+//! Naturals of the points game (docs/rules.md §8.3): 13 dealt cards that win without being set,
 //! and why 13 cards do not hold the natural a player claims.
 
 use std::fmt;

@@ -1,4 +1,4 @@
-//! The options of the points game (RULES.md section 7), each with its default. The points
+//! The options of the points game (docs/rules.md §8.8), each with its default. The points
 //! tables are data: a profile may give its own, and a missing entry scores 1 (a hand) or 0 (a
 //! natural: not a natural at that table).
 
@@ -11,8 +11,8 @@ use crate::rules::points::natural::Natural;
 use crate::rules::profile::{SuitOrder, Wheel};
 use crate::rules::set_hand::Slot;
 
-/// A points-game table's rules. Every field is optional on the wire and defaults as RULES.md
-/// section 7 says; a table given on the wire replaces the default table whole.
+/// A points-game table's rules. Every field is optional on the wire and defaults as docs/rules.md
+/// §8.8 says; a table given on the wire replaces the default table whole.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PointsProfile {
@@ -100,7 +100,7 @@ impl PointsProfile {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PointsTies {
-    /// Decided by the suit of the main group's highest card (RULES.md section 5).
+    /// Decided by the suit of the main group's highest card (docs/rules.md §3.6).
     #[default]
     SuitOrder,
     /// Nobody scores that position.

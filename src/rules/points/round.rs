@@ -1,4 +1,4 @@
-//! A round of the points game as dealt, declared and set (RULES.md section 7), validated once:
+//! A round of the points game as dealt, declared and set (docs/rules.md §8), validated once:
 //! [`PointsRound::new`] checks the players, the cards and every declaration against the
 //! profile, so a [`PointsRound`] that exists can be settled.
 
@@ -68,7 +68,7 @@ pub enum PointsError {
     Overflow(PlayerSeat),
 }
 
-/// A validated points round: every check of RULES.md section 7 passed, ready to settle.
+/// A validated points round: every check of docs/rules.md §8 passed, ready to settle.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PointsRound {
     profile: PointsProfile,

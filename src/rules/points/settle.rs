@@ -1,4 +1,4 @@
-//! Settlement of a validated points round (RULES.md section 7): naturals, surrenders, every
+//! Settlement of a validated points round (docs/rules.md §8.3-§8.7): naturals, surrenders, every
 //! pair of players who set hands, then the pusoy bonus. Every exchange is between two players,
 //! so the points of a round sum to zero. No allocation; fails only on money overflow.
 
@@ -254,7 +254,8 @@ mod tests {
     use crate::rules::test_support::{build_points_round, deck_strategy, points_profile_strategy};
     use proptest::prelude::*;
 
-    // Example 1 of section 7: A wins back (flush) and middle (straight), B the front (Q-Q-Q).
+    // Example 1 of docs/rules.md §8.9: A wins back (flush) and middle (straight), B the front
+    // (Q-Q-Q).
     const EX1_A: &str =
         r#""back": "2h 4h 6h 9h Jh", "middle": "Tc Jc Qs Ks Ad", "front": "2d 3s 4d""#;
     const EX1_B: &str =
