@@ -59,6 +59,14 @@ pub fn verify(config: &Config, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     for problem in &verification.seal_problems {
         writeln!(out, "day seal {}: {}", problem.day, problem.what)?;
     }
+    for problem in &verification.record_problems {
+        writeln!(
+            out,
+            "{} differs from its audit event: {}",
+            problem.what,
+            problem.differences.join("; ")
+        )?;
+    }
     let events = verification.events();
     writeln!(
         out,

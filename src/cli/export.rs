@@ -1,7 +1,6 @@
 //! `export rounds|events`: writes an export of a range of gaming days to a file or standard
 //! output, read from the read database (`PUSOY_READ_DATABASE_URL`, else the primary).
 
-use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -26,6 +25,41 @@ pub struct ExportArgs {
     pub table: Option<String>,
     pub format: Format,
     pub out: Option<PathBuf>,
+}
+
+/// Refuses an export onto the seal file, into the data directory (the private cluster, the
+/// seal file and the passwords live there) or onto a directory.
+fn refuse_protected(config: &Config, path: &std::path::Path) -> anyhow::Result<()> {
+    if path.is_dir() {
+        anyhow::bail!("{} is a directory: give the export a file name", path.display());
+    }
+    // Where the file would be: its directory resolved (links followed), and its name.
+    let resolve = |p: &std::path::Path| -> Option<PathBuf> {
+        let name = p.file_name()?;
+        let dir = match p.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => std::path::Path::new("."),
+        };
+        Some(std::fs::canonicalize(dir).ok()?.join(name))
+    };
+    let target = resolve(path)
+        .with_context(|| format!("{} is not a file in an existing directory", path.display()))?;
+    let target = std::fs::canonicalize(&target).unwrap_or(target);
+    let seal = resolve(&config.seal_file).map(|s| std::fs::canonicalize(&s).unwrap_or(s));
+    if seal.as_ref() == Some(&target) {
+        anyhow::bail!("{} is the seal file: an export never overwrites it", path.display());
+    }
+    if let Ok(data) = std::fs::canonicalize(&config.data_dir) {
+        if target.starts_with(&data) {
+            anyhow::bail!(
+                "{} is in the data directory {} (the private database, the seal file and its \
+                 passwords): write the export elsewhere",
+                path.display(),
+                data.display()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// `export`: writes the export and says how many rows it holds (on standard error).
@@ -63,29 +97,35 @@ pub fn run(config: &Config, args: ExportArgs) -> anyhow::Result<()> {
             written
         }
         Some(path) => {
-            // Written beside the target, on disk, and renamed when complete: a failed export
-            // leaves no file that looks whole, and a whole one is whole after a crash.
-            let part = path.with_extension(format!("{}.part", args.format.extension()));
-            let file =
-                File::create(&part).with_context(|| format!("creating {}", part.display()))?;
-            match export::export(&mut conn, &query, clock, source, args.format, &file)
-                .map_err(anyhow::Error::from)
-                .and_then(|written| {
-                    file.sync_all()
-                        .with_context(|| format!("writing {} to disk", part.display()))?;
-                    Ok(written)
-                }) {
-                Ok(written) => {
-                    std::fs::rename(&part, path).with_context(|| {
-                        format!("renaming {} to {}", part.display(), path.display())
-                    })?;
-                    written
-                }
-                Err(error) => {
-                    let _ = std::fs::remove_file(&part);
-                    return Err(error);
-                }
-            }
+            refuse_protected(config, path)?;
+            // Written beside the target under a new name of its own (created exclusively: no
+            // file or link planted there is followed), on disk, and renamed when complete: a
+            // failed export leaves no file that looks whole (the temporary file is removed on
+            // every failure), and a whole one is whole after a crash.
+            let dir = match path.parent() {
+                Some(dir) if !dir.as_os_str().is_empty() => dir,
+                _ => std::path::Path::new("."),
+            };
+            let mut part = tempfile::Builder::new()
+                .prefix(".pusoy-export-")
+                .suffix(".part")
+                .tempfile_in(dir)
+                .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+            let written = export::export(
+                &mut conn,
+                &query,
+                clock,
+                source,
+                args.format,
+                part.as_file_mut(),
+            )?;
+            part.as_file()
+                .sync_all()
+                .with_context(|| format!("writing {} to disk", part.path().display()))?;
+            part.persist(path)
+                .map_err(|err| err.error)
+                .with_context(|| format!("renaming the export to {}", path.display()))?;
+            written
         }
         None => {
             let stdout = std::io::stdout().lock();

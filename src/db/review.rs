@@ -198,6 +198,83 @@ pub fn worked_shift_of(
     diesel::select(confirmed.or(edited)).get_result(conn)
 }
 
+/// The `round.settled` events of rounds `ids` (one each, unless the trail was tampered with).
+pub fn settled_events_of(conn: &mut PgConnection, ids: &[RoundId]) -> QueryResult<Vec<AuditEvent>> {
+    let targets: Vec<String> = ids.iter().map(|id| round_target(*id)).collect();
+    audit_events::table
+        .filter(audit_events::target.eq_any(targets))
+        // Matches the partial index `audit_events_round_target_idx`.
+        .filter(audit_events::target.like("round:%"))
+        .filter(audit_events::action.eq("round.settled"))
+        .order(audit_events::id.asc())
+        .select(AuditEvent::as_select())
+        .load(conn)
+}
+
+/// A decision on a round (a void or an approval) whose row and audit event disagree: the row
+/// without its event, the event without its row, or the two saying different things.
+#[derive(Debug, Clone, PartialEq, Eq, QueryableByName)]
+pub struct DecisionMismatch {
+    /// `void` or `approval`.
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    pub kind: String,
+    #[diesel(sql_type = BigInt)]
+    pub round_id: RoundId,
+    #[diesel(sql_type = Bool)]
+    pub has_row: bool,
+    #[diesel(sql_type = Bool)]
+    pub has_event: bool,
+}
+
+/// Every void and approval whose row and `round.voided` / `round.approved` event disagree (who
+/// decided, and a void's reason and note).
+pub fn decisions_unlike_their_events(
+    conn: &mut PgConnection,
+) -> QueryResult<Vec<DecisionMismatch>> {
+    diesel::sql_query(
+        "SELECT 'void' AS kind, \
+                COALESCE(v.round_id, substr(e.target, 7)::bigint) AS round_id, \
+                v.round_id IS NOT NULL AS has_row, e.id IS NOT NULL AS has_event \
+         FROM round_voids v \
+         FULL JOIN (SELECT id, target, actor_user_id, details FROM audit_events \
+                    WHERE action = 'round.voided' AND target LIKE 'round:%') e \
+           ON e.target = 'round:' || v.round_id \
+         WHERE v.round_id IS NULL OR e.id IS NULL \
+            OR v.voided_by IS DISTINCT FROM e.actor_user_id \
+            OR v.reason IS DISTINCT FROM e.details->>'reason' \
+            OR v.note IS DISTINCT FROM e.details->>'note' \
+         UNION ALL \
+         SELECT 'approval', \
+                COALESCE(a.round_id, substr(e.target, 7)::bigint), \
+                a.round_id IS NOT NULL, e.id IS NOT NULL \
+         FROM round_approvals a \
+         FULL JOIN (SELECT id, target, actor_user_id FROM audit_events \
+                    WHERE action = 'round.approved' AND target LIKE 'round:%') e \
+           ON e.target = 'round:' || a.round_id \
+         WHERE a.round_id IS NULL OR e.id IS NULL \
+            OR a.approved_by IS DISTINCT FROM e.actor_user_id \
+         ORDER BY 2, 1",
+    )
+    .load(conn)
+}
+
+/// The rounds that a `round.settled` event names but that are not stored (deleted rows).
+pub fn settled_rounds_missing(conn: &mut PgConnection) -> QueryResult<Vec<RoundId>> {
+    #[derive(QueryableByName)]
+    struct Missing {
+        #[diesel(sql_type = BigInt)]
+        round_id: RoundId,
+    }
+    let rows: Vec<Missing> = diesel::sql_query(
+        "SELECT substr(e.target, 7)::bigint AS round_id FROM audit_events e \
+         WHERE e.action = 'round.settled' AND e.target LIKE 'round:%' \
+           AND NOT EXISTS (SELECT 1 FROM rounds r WHERE r.id = substr(e.target, 7)::bigint) \
+         ORDER BY 1",
+    )
+    .load(conn)?;
+    Ok(rows.into_iter().map(|m| m.round_id).collect())
+}
+
 /// Every audit event about round `id` (settled, approved, voided, re-entered, refusals), in
 /// order.
 pub fn round_events(conn: &mut PgConnection, id: RoundId) -> QueryResult<Vec<AuditEvent>> {

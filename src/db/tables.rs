@@ -468,6 +468,14 @@ pub fn update_table(
     })
 }
 
+/// Every table's id and code.
+pub fn codes(conn: &mut PgConnection) -> QueryResult<Vec<(TableId, String)>> {
+    gaming_tables::table
+        .select((gaming_tables::id, gaming_tables::code))
+        .order(gaming_tables::id.asc())
+        .load(conn)
+}
+
 pub fn find(conn: &mut PgConnection, id: TableId) -> QueryResult<Option<GamingTable>> {
     gaming_tables::table
         .find(id)

@@ -12,6 +12,7 @@ use diesel::prelude::*;
 use diesel::PgConnection;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use serde_json::{to_value, Value};
 
 use crate::db::audit_log::{self, Actor, AuditEvent, NewAuditEvent};
 use crate::db::tables;
@@ -19,6 +20,9 @@ use crate::db::tables;
 use crate::db::ids::{ProfileVersionId, RoundId};
 use crate::db::profiles::{self, ProfileError};
 use crate::db::review;
+use crate::db::rounds::payload::{
+    PointsRoundRecord, PointsSettlementRecord, RoundRecord, SettlementRecord,
+};
 use crate::db::rounds::rows::points_place_rows;
 use crate::db::rounds::rows::{self, place_rows, PlaceRow, SettledRound};
 use crate::rules::game::{Game, GameRules};
@@ -176,6 +180,133 @@ fn settle_again(round: &SettledRound, rules: &GameRules) -> Result<Again, String
     }
 }
 
+/// The fields of a round's `round.settled` event that its row determines, as the writer
+/// (`recording::write`) would have put them there for this row: the table, number, key,
+/// shift, dealer and rule-profile version, and the canonical round and its settlement
+/// recomputed from the stored places. (`entered_by` and the format are the event's alone.)
+fn settled_details_of(
+    round: &SettledRound,
+    code: &str,
+    rules: &GameRules,
+) -> Result<Value, String> {
+    let r = &round.round;
+    let (game, record, settlement) = match rules {
+        GameRules::Banking(profile) => {
+            let input = round_in(&round.places, profile)?;
+            let valid = input.to_round().map_err(|err| err.to_string())?;
+            let settled = settle(&valid).map_err(|err| err.to_string())?;
+            let out = SettlementOut::new(&valid, &settled);
+            let canonical = RoundIn::from_round(&valid);
+            (
+                None,
+                to_value(RoundRecord::of(&canonical)),
+                to_value(SettlementRecord::of(&out)),
+            )
+        }
+        GameRules::Points(profile) => {
+            let input = points_round_in(&round.places, profile)?;
+            let valid = input.to_round().map_err(|err| err.to_string())?;
+            let settled = settle_points(&valid).map_err(|err| err.to_string())?;
+            let out = PointsSettlementOut::new(&valid, &settled);
+            let canonical = PointsRoundIn::from_round(&valid);
+            (
+                Some(Game::Points),
+                to_value(PointsRoundRecord::of(&canonical)),
+                to_value(PointsSettlementRecord::of(&out)),
+            )
+        }
+    };
+    let mut details = serde_json::json!({
+        "table": code,
+        "round_no": r.round_no,
+        "draft_key": r.draft_key,
+        "shift_id": r.shift_id,
+        "dealer_id": r.dealer_id,
+        "rule_profile_version_id": r.rule_profile_version_id,
+        "round": record.map_err(|err| err.to_string())?,
+        "settlement": settlement.map_err(|err| err.to_string())?,
+    });
+    if let Some(game) = game {
+        details["game"] = to_value(game).map_err(|err| err.to_string())?;
+    }
+    Ok(details)
+}
+
+/// The most differences named per record: one is enough to raise the alarm, a few say where.
+const DIFFERENCES_NAMED: usize = 6;
+
+/// Every place (as a path such as `round.seats[0].bet`) where `event` and `row` differ.
+fn json_differences(path: &str, event: Option<&Value>, row: Option<&Value>, out: &mut Vec<String>) {
+    if out.len() >= DIFFERENCES_NAMED || event == row {
+        return;
+    }
+    match (event, row) {
+        (Some(Value::Object(a)), Some(Value::Object(b))) => {
+            let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            for key in keys {
+                json_differences(&format!("{path}.{key}"), a.get(key), b.get(key), out);
+            }
+        }
+        (Some(Value::Array(a)), Some(Value::Array(b))) if a.len() == b.len() => {
+            for (n, (x, y)) in a.iter().zip(b).enumerate() {
+                json_differences(&format!("{path}[{n}]"), Some(x), Some(y), out);
+            }
+        }
+        _ => {
+            let show = |v: Option<&Value>| v.map_or_else(|| "nothing".to_owned(), Value::to_string);
+            let path = path.trim_start_matches('.');
+            out.push(format!(
+                "{path}: the event says {}, the stored round {}",
+                show(event),
+                show(row)
+            ));
+        }
+    }
+}
+
+/// Every way `round` (as stored) differs from `settled`, the `round.settled` event that recorded
+/// it (empty when they agree): its fields, places, bets and results against what the event
+/// holds, and the event's own gaming day and table. A round rewritten into another
+/// self-consistent round passes [`recheck`] but not this.
+pub fn against_event(
+    round: &SettledRound,
+    code: &str,
+    rules: &GameRules,
+    settled: &AuditEvent,
+) -> Vec<String> {
+    let mut differences = Vec::new();
+    if settled.gaming_day != Some(round.round.gaming_day) {
+        differences.push(format!(
+            "gaming day: the event says {}, the stored round {}",
+            describe(&settled.gaming_day),
+            round.round.gaming_day
+        ));
+    }
+    if settled.table_id != Some(round.round.table_id) {
+        differences.push(format!(
+            "table: the event says {}, the stored round {}",
+            describe(&settled.table_id),
+            round.round.table_id
+        ));
+    }
+    let expected = match settled_details_of(round, code, rules) {
+        Ok(expected) => expected,
+        Err(err) => {
+            differences.push(format!("the stored cards cannot be settled: {err}"));
+            return differences;
+        }
+    };
+    let Value::Object(fields) = &expected else {
+        return differences;
+    };
+    for (key, row) in fields {
+        json_differences(key, settled.details.get(key), Some(row), &mut differences);
+    }
+    differences
+}
+
 /// The places of a points round as the engine would store them, settled again under `profile`
 /// from `places` (its players as stored, or as exported).
 pub fn points_places_again(
@@ -328,6 +459,10 @@ pub fn recheck_day(
         let ids = review::day_round_ids(conn, day, after, PAGE)?;
         let Some(last) = ids.last() else { break };
         after = Some(*last);
+        let mut events: HashMap<String, Vec<AuditEvent>> = HashMap::new();
+        for event in review::settled_events_of(conn, &ids)? {
+            events.entry(event.target.clone()).or_default().push(event);
+        }
         for id in ids {
             let Some(round) = rows::get_round(conn, id)? else {
                 continue;
@@ -343,13 +478,27 @@ pub fn recheck_day(
                 }
             };
             report.rounds += 1;
-            let checked = recheck(&round, &profile);
-            if !checked.agrees() {
+            let mut differences = recheck(&round, &profile).differences;
+            // And against the event that recorded it: a round rewritten into another
+            // self-consistent one settles again as stored.
+            let code = tables::find(conn, round.round.table_id)?
+                .map(|t| t.code)
+                .unwrap_or_default();
+            match events.get(&review::round_target(id)).map(Vec::as_slice) {
+                Some([settled]) => {
+                    differences.extend(against_event(&round, &code, &profile, settled))
+                }
+                None | Some([]) => differences.push("no round.settled event records it".to_owned()),
+                Some(more) => {
+                    differences.push(format!("{} round.settled events record it", more.len()))
+                }
+            }
+            if !differences.is_empty() {
                 report.differing.push(Difference {
                     round: id,
                     table_id: round.round.table_id,
                     round_no: round.round.round_no,
-                    differences: checked.differences,
+                    differences,
                 });
             }
         }
@@ -438,4 +587,105 @@ pub fn latest(
         let record = serde_json::from_value(event.details.clone()).ok();
         (event, record)
     }))
+}
+
+/// A stored record that differs from the audit event that recorded it, or lacks it: what it is
+/// (`round 3 at PUSOY-01 on 2026-11-26 (id 41)`) and how.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordProblem {
+    pub what: String,
+    pub differences: Vec<String>,
+}
+
+/// Rounds compared per batch.
+const BOUND_PAGE: i64 = 2_000;
+
+/// Every settled round against its `round.settled` event ([`against_event`]), every void and
+/// approval against its event, and every `round.settled` event against a stored round:
+/// rounds, places, bets and results rewritten behind the application's back (even into
+/// another self-consistent round, with the chains left intact) are found and named.
+/// `progress` is told how many rounds are done after each batch.
+pub fn records_against_events(
+    conn: &mut PgConnection,
+    progress: &mut dyn FnMut(usize),
+) -> Result<Vec<RecordProblem>, RecheckError> {
+    let codes: HashMap<_, _> = tables::codes(conn)?.into_iter().collect();
+    let code_of = |id| {
+        codes
+            .get(&id)
+            .cloned()
+            .unwrap_or_else(|| format!("table {id}"))
+    };
+    let name = |id: RoundId, table, round_no: i32, day: NaiveDate| {
+        format!("round {round_no} at {} on {day} (id {id})", code_of(table))
+    };
+    let mut rules_of: HashMap<ProfileVersionId, GameRules> = HashMap::new();
+    let mut problems = Vec::new();
+    let mut after = None;
+    let mut done = 0;
+    loop {
+        let rounds = rows::rounds_after(conn, after, BOUND_PAGE)?;
+        let Some(last) = rounds.last() else { break };
+        after = Some(last.round.id);
+        let ids: Vec<RoundId> = rounds.iter().map(|r| r.round.id).collect();
+        let mut events: HashMap<String, Vec<AuditEvent>> = HashMap::new();
+        for event in review::settled_events_of(conn, &ids)? {
+            events.entry(event.target.clone()).or_default().push(event);
+        }
+        for round in &rounds {
+            let r = &round.round;
+            let what = name(r.id, r.table_id, r.round_no, r.gaming_day);
+            let version = r.rule_profile_version_id;
+            if let std::collections::hash_map::Entry::Vacant(slot) = rules_of.entry(version) {
+                match profiles::version(conn, version)? {
+                    Some(found) => {
+                        slot.insert(found.options);
+                    }
+                    None => {
+                        problems.push(RecordProblem {
+                            what,
+                            differences: vec![format!(
+                                "it names rule profile version {version}, which does not exist"
+                            )],
+                        });
+                        continue;
+                    }
+                }
+            }
+            let rules = &rules_of[&version];
+            let differences = match events.get(&review::round_target(r.id)).map(Vec::as_slice) {
+                Some([settled]) => against_event(round, &code_of(r.table_id), rules, settled),
+                None | Some([]) => vec!["no round.settled event records it".to_owned()],
+                Some(more) => vec![format!("{} round.settled events record it", more.len())],
+            };
+            if !differences.is_empty() {
+                problems.push(RecordProblem { what, differences });
+            }
+        }
+        done += rounds.len();
+        progress(done);
+    }
+    for id in review::settled_rounds_missing(conn)? {
+        problems.push(RecordProblem {
+            what: format!("round id {id}"),
+            differences: vec![
+                "its round.settled event is in the trail, the round is not stored".to_owned(),
+            ],
+        });
+    }
+    for bad in review::decisions_unlike_their_events(conn)? {
+        let difference = match (bad.has_row, bad.has_event) {
+            (true, false) => format!("the {} is stored, but no event records it", bad.kind),
+            (false, true) => format!("an event records a {}, but it is not stored", bad.kind),
+            _ => format!(
+                "the stored {} differs from its event (who decided, or a void's reason or note)",
+                bad.kind
+            ),
+        };
+        problems.push(RecordProblem {
+            what: format!("the {} of round id {}", bad.kind, bad.round_id),
+            differences: vec![difference],
+        });
+    }
+    Ok(problems)
 }

@@ -18,6 +18,7 @@ use crate::db::audit_log::{AuditEvent, ChainHead, ChainedEvent, HashBuffers, GEN
 use crate::db::days::{self, DAY_CHAIN, DAY_CLOSED};
 use crate::db::schema::{audit_chain_heads, audit_events};
 use crate::db::seal_file::{self, SealCopy, SealFileError, SealedHeads};
+use crate::reports::recheck::RecordProblem;
 
 /// Events read per query: a check that stops early (a broken chain, the end of a range) drops
 /// the rest of its query's rows, which libpq still receives.
@@ -98,11 +99,16 @@ pub struct Verification {
     /// How many day seals were checked (from the database and the seal file).
     pub seals_checked: usize,
     pub seal_problems: Vec<SealProblem>,
+    /// Stored rounds, voids and approvals that differ from the events that recorded them
+    /// (checked when the whole trail is: [`crate::reports::recheck::records_against_events`]).
+    pub record_problems: Vec<RecordProblem>,
 }
 
 impl Verification {
     pub fn is_intact(&self) -> bool {
-        self.seal_problems.is_empty() && self.chains.iter().all(ChainVerdict::is_intact)
+        self.seal_problems.is_empty()
+            && self.record_problems.is_empty()
+            && self.chains.iter().all(ChainVerdict::is_intact)
     }
 
     pub fn events(&self) -> u64 {
@@ -122,6 +128,9 @@ pub struct VerdictRecord {
     pub seconds: f64,
     pub chains: Vec<ChainRecord>,
     pub seal_problems: Vec<SealProblemRecord>,
+    /// Absent from verdicts recorded before records were compared with their events.
+    #[serde(default)]
+    pub record_problems: Vec<RecordProblem>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -177,6 +186,7 @@ impl Verification {
                     what: p.what.clone(),
                 })
                 .collect(),
+            record_problems: self.record_problems.clone(),
         }
     }
 }
@@ -832,10 +842,18 @@ fn verify_in(
         verdicts.push(verdict);
         report.chain_done();
     }
+    // The records against the events that recorded them: only when the whole trail is read
+    // (a scope's events do not cover every round).
+    let record_problems = if whole {
+        crate::reports::recheck::records_against_events(conn, &mut |_| {})?
+    } else {
+        Vec::new()
+    };
     Ok(Verification {
         chains: verdicts,
         seals_checked: stored.len() + copies.len(),
         seal_problems,
+        record_problems,
     })
 }
 
@@ -843,6 +861,8 @@ fn verify_in(
 pub enum VerifyError {
     #[error("database query failed")]
     Query(#[from] diesel::result::Error),
+    #[error(transparent)]
+    Records(#[from] crate::reports::recheck::RecheckError),
     #[error(transparent)]
     Copy(#[from] CopyError),
     #[error(transparent)]

@@ -425,7 +425,7 @@ pub async fn authorize(
 pub async fn refuse(state: &AppState, req: &HttpRequest, refusal: Refusal) -> AppError {
     let addr = client_addr(req);
     let target = format!("{} {}", req.method(), req.path());
-    let (actor, action, details, answer) = match refusal {
+    let (actor, mut action, details, answer) = match refusal {
         Refusal::Role(user, allowed) => {
             tracing::warn!(user = %user.username, %target, "authorisation refused");
             let actor = Actor::user(user.id, &user.username, addr);
@@ -469,12 +469,58 @@ pub async fn refuse(state: &AppState, req: &HttpRequest, refusal: Refusal) -> Ap
             )
         }
     };
+    // A signed-in account's refusals: one row per account, route and minute, the rest counted
+    // (and recorded as one `authz.denied_repeatedly` when the minute is over); beyond
+    // DENIALS_PER_MINUTE a minute the account is answered 429.
+    let mut repeated = Vec::new();
+    let mut answer = answer;
+    if let Some(user_id) = actor.user_id.filter(|_| action == "authz.denied") {
+        let pattern = req.match_pattern().unwrap_or_else(|| req.path().to_owned());
+        let key = format!("{}|{}|{} {pattern}", user_id.0, actor.name, req.method());
+        let verdict = state
+            .denials
+            .note(&key, chrono::Utc::now().timestamp().div_euclid(60));
+        repeated = verdict.repeated;
+        if let Err(not_until) = state.denied_accounts.check_key(&user_id.0) {
+            let wait = not_until.wait_time_from(DefaultClock::default().now());
+            answer = AppError::TooManyRefusals {
+                retry_after_secs: wait.as_secs().max(1),
+            };
+        }
+        if !verdict.record && repeated.is_empty() {
+            return answer;
+        }
+        if !verdict.record {
+            action = "";
+        }
+    }
     let recorded = state
         .db(move |conn| {
-            audit_log::append(
-                conn,
-                &NewAuditEvent::system(&actor, action, target).details(details),
-            )?;
+            if !action.is_empty() {
+                audit_log::append(
+                    conn,
+                    &NewAuditEvent::system(&actor, action, target).details(details),
+                )?;
+            }
+            for repeated in repeated {
+                let mut parts = repeated.client_addr.splitn(3, '|');
+                let (Some(id), Some(name), Some(route)) = (parts.next(), parts.next(), parts.next())
+                else {
+                    continue;
+                };
+                let who = Actor::user(
+                    crate::db::ids::UserId(id.parse().unwrap_or_default()),
+                    name,
+                    None,
+                );
+                let minute = chrono::DateTime::from_timestamp(repeated.minute * 60, 0)
+                    .unwrap_or_default();
+                audit_log::append(
+                    conn,
+                    &NewAuditEvent::system(&who, "authz.denied_repeatedly", route.to_owned())
+                        .details(json!({ "count": repeated.count, "minute": minute })),
+                )?;
+            }
             Ok(())
         })
         .await;

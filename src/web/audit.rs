@@ -102,6 +102,13 @@ fn last_check(event: &AuditEvent, zone: Zone) -> Option<LastCheck> {
             .seal_problems
             .into_iter()
             .map(|p| format!("Day seal {}: {}", p.day, p.what))
+            .chain(record.record_problems.into_iter().map(|p| {
+                format!(
+                    "The stored {} differs from its audit event: {}",
+                    p.what,
+                    p.differences.join("; ")
+                )
+            }))
             .collect(),
     })
 }

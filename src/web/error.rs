@@ -57,6 +57,9 @@ pub enum AppError {
     InvalidApiToken,
     #[error("Too many requests with an invalid API token; try again later.")]
     TooManyInvalidTokens { retry_after_secs: u64 },
+    /// An account that keeps asking for what its role may not use.
+    #[error("Too many refused requests from your account; wait a minute and use the menu.")]
+    TooManyRefusals { retry_after_secs: u64 },
     #[error(transparent)]
     Db(#[from] DbError),
     #[error("a blocking task failed")]
@@ -145,7 +148,9 @@ impl ResponseError for AppError {
                 StatusCode::UNAUTHORIZED
             }
             AppError::SignInRequired { api: false } => StatusCode::SEE_OTHER,
-            AppError::TooManyInvalidTokens { .. } => StatusCode::TOO_MANY_REQUESTS,
+            AppError::TooManyInvalidTokens { .. } | AppError::TooManyRefusals { .. } => {
+                StatusCode::TOO_MANY_REQUESTS
+            }
             AppError::Db(DbError::Pool(_)) => StatusCode::SERVICE_UNAVAILABLE,
             _ if self.query_error().is_some_and(is_outage) => StatusCode::SERVICE_UNAVAILABLE,
             AppError::Db(_)
@@ -241,7 +246,8 @@ impl AppError {
         }
         let mut res = HttpResponse::build(status);
         match self {
-            AppError::TooManyInvalidTokens { retry_after_secs } => {
+            AppError::TooManyInvalidTokens { retry_after_secs }
+            | AppError::TooManyRefusals { retry_after_secs } => {
                 res.insert_header((header::RETRY_AFTER, retry_after_secs.to_string()));
             }
             AppError::InvalidApiToken => {

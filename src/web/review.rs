@@ -285,6 +285,8 @@ struct RoundPage {
     differences: Vec<String>,
     places: Vec<PlaceView>,
     events: Vec<EventView>,
+    /// How the stored round differs from its `round.settled` event (empty when it agrees).
+    event_differences: Vec<String>,
     can_decide: bool,
     can_approve: bool,
     /// A void round that the reader may enter again.
@@ -473,6 +475,15 @@ fn round_page(nav: Nav, read: RoundRead, user: &CurrentUser, zone: Zone) -> Roun
         .map(|p| place_view(p, winners_of(&p.place), &currency))
         .collect();
     let settled = events.iter().find(|e| e.action == "round.settled");
+    // The round against the event that recorded it (a rewrite into another self-consistent
+    // round settles again as stored, but differs from its event).
+    let event_differences = match (&profile, settled) {
+        (Some(version), Some(settled)) => {
+            recheck::against_event(&round, &table.table.code, &version.options, settled)
+        }
+        (_, None) => vec!["no round.settled event records this round".to_owned()],
+        (None, Some(_)) => Vec::new(),
+    };
     // One rule decides who may decide (recording::review::may_decide): no button is offered
     // to someone who may not use it; a pit manager is told why.
     let decider = not_yours.is_none();
@@ -546,6 +557,7 @@ fn round_page(nav: Nav, read: RoundRead, user: &CurrentUser, zone: Zone) -> Roun
         replaced_by: replaced_by_code,
         replaces: replaces_code,
         recheck_agrees: checked.agrees(),
+        event_differences,
         differences: checked.differences,
         places,
         events: events.iter().map(|e| event_view(e, zone)).collect(),

@@ -18,6 +18,9 @@ use crate::web::error::AppError;
 use crate::web::refusals::Refusals;
 use crate::web::user::CurrentUser;
 
+/// Refused requests one signed-in account may make a minute before it is answered 429.
+pub const DENIALS_PER_MINUTE: NonZeroU32 = NonZeroU32::new(60).unwrap();
+
 /// What every handler can reach.
 #[derive(Clone)]
 pub struct AppState {
@@ -33,6 +36,11 @@ pub struct AppState {
     pub refused_tokens: Arc<DefaultKeyedRateLimiter<String>>,
     /// Refused requests by client address and minute, so that a flood is recorded as a count.
     pub refusals: Arc<Refusals>,
+    /// Requests of signed-in accounts refused for their role, by account, route and minute
+    /// (recorded as `authz.denied` once a minute, the rest as a count).
+    pub denials: Arc<Refusals>,
+    /// Refused requests per account: beyond [`DENIALS_PER_MINUTE`] the answer is 429.
+    pub denied_accounts: Arc<DefaultKeyedRateLimiter<i64>>,
     /// Each table's state after this process's last whole round there.
     pub table_memos: Arc<TableMemos>,
     /// Writes whole rounds made from `table_memos`, many tables at a time.
@@ -64,6 +72,10 @@ impl AppState {
             db_turns: Arc::new(Semaphore::new(turns)),
             refused_tokens: Arc::new(RateLimiter::keyed(quota)),
             refusals: Arc::new(Refusals::default()),
+            denials: Arc::new(Refusals::default()),
+            denied_accounts: Arc::new(RateLimiter::keyed(
+                Quota::per_minute(DENIALS_PER_MINUTE).allow_burst(DENIALS_PER_MINUTE),
+            )),
             table_memos,
             checked_tokens: Arc::new(RememberedTokens::default()),
             audit_checks: Arc::new(Checks::default()),

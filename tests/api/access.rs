@@ -602,3 +602,24 @@ async fn a_nul_in_any_parameter_of_any_route_is_a_400_saying_where() {
         assert_eq!(json, path.starts_with("/api/"), "{method} {path}: {body}");
     }
 }
+
+#[tokio::test]
+async fn an_account_refused_again_and_again_writes_one_row_a_minute_and_is_slowed() {
+    let app = spawn_app().await;
+    app.signed_in_as(Role::Dealer).await;
+    let mut statuses = Vec::new();
+    for _ in 0..100 {
+        let res = app.get("/admin/users").await;
+        if res.status() == StatusCode::TOO_MANY_REQUESTS {
+            assert!(res.headers().contains_key("retry-after"));
+        }
+        statuses.push(res.status().as_u16());
+    }
+    assert_eq!(statuses[0], 403);
+    assert_eq!(statuses.iter().filter(|s| **s == 403).count(), 60, "{statuses:?}");
+    assert_eq!(statuses.iter().filter(|s| **s == 429).count(), 40, "{statuses:?}");
+    // One row for the account and route in this minute (two if the minute turned meanwhile,
+    // the second counting those between).
+    let rows = app.audit("authz.denied").len() + app.audit("authz.denied_repeatedly").len();
+    assert!((1..=3).contains(&rows), "{rows} rows");
+}

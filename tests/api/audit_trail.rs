@@ -942,3 +942,72 @@ async fn the_production_role_may_only_append_to_and_read_the_trail() {
         .execute(&mut app.conn())
         .unwrap();
 }
+
+#[tokio::test]
+async fn the_private_clusters_app_role_cannot_rewrite_history() {
+    // The embedded default: without DATABASE_URL the app is given the app role's URL.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pusoy-pit"))
+        .args(["db", "url"])
+        .env_remove("DATABASE_URL")
+        .env(
+            "PUSOY_DATA_DIR",
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("var"),
+        )
+        .output()
+        .unwrap();
+    let url = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(url.starts_with("postgres://pusoy_app:"), "{url}");
+
+    // The app under test connects the same way: a dealer records a round through it.
+    let app = spawn_app().await;
+    create_table(&app, "ROLE-1");
+    app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("ROLE-1").await;
+    let (status, round) = record(&app, "ROLE-1", "role-key-0001", the_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{round}");
+    let app_url = app.config.database_url.clone().unwrap();
+    assert!(app_url.contains("pusoy_app:"), "{app_url}");
+    let mut conn = PgConnection::establish(&app_url).unwrap();
+    #[derive(QueryableByName)]
+    struct Role_ {
+        #[diesel(sql_type = diesel::sql_types::Bool)]
+        rolsuper: bool,
+    }
+    let role: Role_ =
+        diesel::sql_query("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
+            .get_result(&mut conn)
+            .unwrap();
+    assert!(!role.rolsuper, "the app is not a superuser");
+    for sql in [
+        "ALTER TABLE audit_events DISABLE TRIGGER audit_events_no_update_or_delete",
+        "ALTER TABLE rounds DISABLE TRIGGER rounds_are_immutable",
+        "UPDATE audit_events SET target = 'x'",
+        "DELETE FROM audit_events",
+        "UPDATE rounds SET dealer_result = 0",
+        "DELETE FROM rounds",
+    ] {
+        let err = diesel::sql_query(sql)
+            .execute(&mut conn)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("permission denied")
+                || err.contains("must be owner")
+                || err.contains("immutable")
+                || err.contains("cannot be"),
+            "{sql}: {err}"
+        );
+    }
+    assert_eq!(
+        count(
+            &app,
+            "SELECT count(*) AS n FROM rounds WHERE dealer_result = 0"
+        ),
+        0
+    );
+}

@@ -852,3 +852,62 @@ async fn exports_of_formats_1_and_2_still_verify_by_their_sha256_sums() {
         );
     }
 }
+
+/// `pusoy-pit export rounds` of today's gaming day to `out`, as the app's role, with the app's
+/// seal file and data directory.
+fn export_command(app: &TestApp, out: &Path, data_dir: &Path) -> std::process::Output {
+    let today = app.config.gaming_day(chrono::Utc::now()).to_string();
+    std::process::Command::new(env!("CARGO_BIN_EXE_pusoy-pit"))
+        .args(["export", "rounds", "--format", "csv", "--from", &today, "--to", &today])
+        .arg("--out")
+        .arg(out)
+        .env("DATABASE_URL", app.config.database_url.as_deref().unwrap())
+        .env("PUSOY_MIGRATE", "false")
+        .env("PUSOY_SEAL_FILE", &app.config.seal_file)
+        .env("PUSOY_DATA_DIR", data_dir)
+        .output()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn an_export_follows_no_planted_link_and_never_writes_onto_the_seals_or_the_data() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-1");
+    rounds_at(&app, "PUSOY-1", 2).await;
+    let out = scratch("rounds.csv");
+    let dir = out.parent().unwrap().to_owned();
+    let data_dir = dir.join("var");
+    std::fs::create_dir_all(&data_dir).unwrap();
+
+    // A link planted where the export used to write its temporary file is not followed.
+    let victim = dir.join("victim.txt");
+    std::fs::write(&victim, "keep me").unwrap();
+    std::os::unix::fs::symlink(&victim, dir.join("rounds.csv.part")).unwrap();
+    let done = export_command(&app, &out, &data_dir);
+    assert!(done.status.success(), "{done:?}");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+    assert!(std::fs::read_to_string(&out).unwrap().contains("round_no"));
+
+    // The seal file, the data directory and a directory are refused, and nothing is left.
+    std::fs::write(&app.config.seal_file, "sealed\n").unwrap();
+    let seal = app.config.seal_file.clone();
+    for (target, says) in [
+        (seal.clone(), "is the seal file"),
+        (data_dir.join("rounds.csv"), "is in the data directory"),
+        (dir.clone(), "is a directory"),
+    ] {
+        let refused = export_command(&app, &target, &data_dir);
+        let said = String::from_utf8_lossy(&refused.stderr);
+        assert!(!refused.status.success(), "{target:?}");
+        assert!(said.contains(says), "{target:?}: {said}");
+    }
+    assert_eq!(std::fs::read_to_string(&seal).unwrap(), "sealed\n");
+    assert!(!data_dir.join("rounds.csv").exists());
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(".pusoy-export-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    let _ = std::fs::remove_file(&seal);
+}

@@ -143,6 +143,27 @@ pub fn get_round(conn: &mut PgConnection, id: RoundId) -> QueryResult<Option<Set
     Ok(Some(SettledRound { round, places }))
 }
 
+/// Up to `limit` settled rounds after round `after` (from the first), in id order.
+pub fn rounds_after(
+    conn: &mut PgConnection,
+    after: Option<RoundId>,
+    limit: i64,
+) -> QueryResult<Vec<SettledRound>> {
+    let rows: Vec<(RoundRow, Value)> = rounds::table
+        .filter(rounds::id.gt(after.unwrap_or(RoundId(i64::MIN))))
+        .order(rounds::id.asc())
+        .limit(limit)
+        .select((RoundRow::as_select(), rounds::places))
+        .load(conn)?;
+    rows.into_iter()
+        .map(|(round, places)| {
+            let places = serde_json::from_value(places)
+                .map_err(|err| diesel::result::Error::DeserializationError(Box::new(err)))?;
+            Ok(SettledRound { round, places })
+        })
+        .collect()
+}
+
 /// The settled round stored under this key.
 pub fn round_by_key(conn: &mut PgConnection, key: &str) -> QueryResult<Option<SettledRound>> {
     let id: Option<RoundId> = rounds::table
