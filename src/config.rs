@@ -48,6 +48,10 @@ pub struct Config {
     pub hsts: bool,
     pub timeouts: Timeouts,
     pub login_rate_limit: LoginRateLimit,
+    /// The reverse proxies whose `X-Forwarded-For` is believed (`PUSOY_TRUSTED_PROXIES`, IP
+    /// addresses separated by commas; none by default): a request from one of them is taken to
+    /// come from the address it forwarded for.
+    pub trusted_proxies: Vec<std::net::IpAddr>,
     pub password_hash: HashParams,
     pub db_pool_size: u32,
     pub workers: usize,
@@ -216,6 +220,21 @@ impl Config {
                 burst: in_range(&get, "PUSOY_LOGIN_BURST", 10, 1, 10_000)?,
                 // The limiter refills one attempt every 60000/n ms: at most one per millisecond.
                 per_minute: in_range(&get, "PUSOY_LOGIN_PER_MINUTE", 10, 1, 60_000)?,
+            },
+            trusted_proxies: match get("PUSOY_TRUSTED_PROXIES") {
+                None => Vec::new(),
+                Some(list) => list
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|a| !a.is_empty())
+                    .map(|a| {
+                        a.parse().map_err(|_| ConfigError::Invalid {
+                            var: "PUSOY_TRUSTED_PROXIES",
+                            value: list.clone(),
+                            reason: format!("{a:?} is not an IP address"),
+                        })
+                    })
+                    .collect::<Result<_, _>>()?,
             },
             password_hash,
             db_pool_size: in_range(&get, "PUSOY_DB_POOL_SIZE", 10, 1, 1_000)?,

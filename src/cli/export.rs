@@ -31,7 +31,10 @@ pub struct ExportArgs {
 /// seal file and the passwords live there) or onto a directory.
 fn refuse_protected(config: &Config, path: &std::path::Path) -> anyhow::Result<()> {
     if path.is_dir() {
-        anyhow::bail!("{} is a directory: give the export a file name", path.display());
+        anyhow::bail!(
+            "{} is a directory: give the export a file name",
+            path.display()
+        );
     }
     // Where the file would be: its directory resolved (links followed), and its name.
     let resolve = |p: &std::path::Path| -> Option<PathBuf> {
@@ -47,7 +50,10 @@ fn refuse_protected(config: &Config, path: &std::path::Path) -> anyhow::Result<(
     let target = std::fs::canonicalize(&target).unwrap_or(target);
     let seal = resolve(&config.seal_file).map(|s| std::fs::canonicalize(&s).unwrap_or(s));
     if seal.as_ref() == Some(&target) {
-        anyhow::bail!("{} is the seal file: an export never overwrites it", path.display());
+        anyhow::bail!(
+            "{} is the seal file: an export never overwrites it",
+            path.display()
+        );
     }
     if let Ok(data) = std::fs::canonicalize(&config.data_dir) {
         if target.starts_with(&data) {

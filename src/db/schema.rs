@@ -213,6 +213,15 @@ diesel::table! {
 }
 
 diesel::table! {
+    sign_in_locks (user_id, client_addr) {
+        user_id -> Int8,
+        client_addr -> Text,
+        failures -> Int4,
+        locked_until -> Nullable<Timestamptz>,
+    }
+}
+
+diesel::table! {
     users (id) {
         id -> Int8,
         username -> Text,
@@ -250,6 +259,7 @@ diesel::joinable!(rounds -> rule_profile_versions (rule_profile_version_id));
 diesel::joinable!(rule_profile_versions -> rule_profiles (profile_id));
 diesel::joinable!(rule_profile_versions -> users (created_by));
 diesel::joinable!(sessions -> users (user_id));
+diesel::joinable!(sign_in_locks -> users (user_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     api_tokens,
@@ -267,5 +277,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     rule_profile_versions,
     rule_profiles,
     sessions,
+    sign_in_locks,
     users,
 );

@@ -11,10 +11,18 @@ use serde_json::{json, Value};
 
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::ids::UserId;
-use crate::db::schema::{sessions, users};
+use crate::db::schema::{sessions, sign_in_locks, users};
 
-/// Consecutive failed sign-ins that lock an account.
+/// Consecutive wrong passwords from one client address that lock the account there.
 pub const LOCKOUT_THRESHOLD: i32 = 5;
+
+/// How long such a lock lasts (a pit manager or administrator may lift it sooner).
+pub const LOCKOUT_MINUTES: i64 = 5;
+
+/// Where a sign-in comes from, for its lock: the client's address, or `unknown`.
+fn lock_addr(actor: &Actor) -> &str {
+    actor.client_addr.as_deref().unwrap_or("unknown")
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -100,8 +108,10 @@ impl User {
         self.disabled_at.is_some()
     }
 
+    /// Whether a lock made at some address still holds (it lasts [`LOCKOUT_MINUTES`]).
     pub fn is_locked(&self) -> bool {
-        self.locked_at.is_some()
+        self.locked_at
+            .is_some_and(|at| Utc::now() - at < chrono::Duration::minutes(LOCKOUT_MINUTES))
     }
 }
 
@@ -235,8 +245,20 @@ pub enum FailedSignIn {
     LockedNow,
 }
 
-/// Records a wrong password for an existing account (`auth.signin.failed`), locking it at the
-/// threshold (`auth.lockout`).
+/// Whether `user` is locked for sign-ins from `actor`'s address (wrong passwords from there).
+pub fn locked_for(conn: &mut PgConnection, user: UserId, actor: &Actor) -> QueryResult<bool> {
+    diesel::select(diesel::dsl::exists(
+        sign_in_locks::table
+            .filter(sign_in_locks::user_id.eq(user.0))
+            .filter(sign_in_locks::client_addr.eq(lock_addr(actor)))
+            .filter(sign_in_locks::locked_until.gt(diesel::dsl::now)),
+    ))
+    .get_result(conn)
+}
+
+/// Records a wrong password for an existing account (`auth.signin.failed`), counted per client
+/// address: at the threshold the account is locked at that address for [`LOCKOUT_MINUTES`]
+/// (`auth.lockout`), and at no other.
 pub fn record_failed_sign_in(
     conn: &mut PgConnection,
     user: &User,
@@ -244,19 +266,51 @@ pub fn record_failed_sign_in(
 ) -> QueryResult<FailedSignIn> {
     conn.transaction(|conn| {
         // Counted in SQL so two concurrent failures both count.
-        let (attempts, locked_at): (i32, Option<DateTime<Utc>>) =
-            diesel::update(users::table.find(user.id.0))
-                .set(users::failed_attempts.eq(users::failed_attempts + 1))
-                .returning((users::failed_attempts, users::locked_at))
-                .get_result(conn)?;
+        let attempts: i32 = diesel::update(users::table.find(user.id.0))
+            .set(users::failed_attempts.eq(users::failed_attempts + 1))
+            .returning(users::failed_attempts)
+            .get_result(conn)?;
+        #[derive(QueryableByName)]
+        struct Count {
+            #[diesel(sql_type = diesel::sql_types::Integer)]
+            failures: i32,
+        }
+        let here: Count = diesel::sql_query(
+            "INSERT INTO sign_in_locks (user_id, client_addr, failures) VALUES ($1, $2, 1) \
+             ON CONFLICT (user_id, client_addr) DO UPDATE SET \
+               failures = CASE WHEN sign_in_locks.locked_until <= now() THEN 1 \
+                               ELSE sign_in_locks.failures + 1 END, \
+               locked_until = CASE WHEN sign_in_locks.locked_until <= now() THEN NULL \
+                                   ELSE sign_in_locks.locked_until END \
+             RETURNING failures",
+        )
+        .bind::<diesel::sql_types::BigInt, _>(user.id.0)
+        .bind::<diesel::sql_types::Text, _>(lock_addr(actor))
+        .get_result(conn)?;
         audit_log::append(
             conn,
             &NewAuditEvent::system(actor, "auth.signin.failed", target(user)).details(json!({
                 "reason": "wrong password",
                 "failed_attempts": attempts,
+                "from_this_address": here.failures,
             })),
         )?;
-        if attempts >= LOCKOUT_THRESHOLD && locked_at.is_none() {
+        if here.failures >= LOCKOUT_THRESHOLD {
+            let until: DateTime<Utc> = diesel::update(
+                sign_in_locks::table
+                    .filter(sign_in_locks::user_id.eq(user.id.0))
+                    .filter(sign_in_locks::client_addr.eq(lock_addr(actor))),
+            )
+            .set((
+                sign_in_locks::failures.eq(0),
+                sign_in_locks::locked_until.eq(diesel::dsl::sql::<
+                    diesel::sql_types::Nullable<diesel::sql_types::Timestamptz>,
+                >(&format!(
+                    "now() + interval '{LOCKOUT_MINUTES} minutes'"
+                ))),
+            ))
+            .returning(sign_in_locks::locked_until.assume_not_null())
+            .get_result(conn)?;
             diesel::update(users::table.find(user.id.0))
                 .set((
                     users::locked_at.eq(Utc::now()),
@@ -265,8 +319,11 @@ pub fn record_failed_sign_in(
                 .execute(conn)?;
             audit_log::append(
                 conn,
-                &NewAuditEvent::system(actor, "auth.lockout", target(user))
-                    .details(json!({ "failed_attempts": attempts })),
+                &NewAuditEvent::system(actor, "auth.lockout", target(user)).details(json!({
+                    "failed_attempts": attempts,
+                    "client_addr": lock_addr(actor),
+                    "locked_until": until,
+                })),
             )?;
             return Ok(FailedSignIn::LockedNow);
         }
@@ -304,6 +361,12 @@ pub fn record_sign_in(conn: &mut PgConnection, user: &User, actor: &Actor) -> Qu
         diesel::update(users::table.find(user.id.0))
             .set(users::failed_attempts.eq(0))
             .execute(conn)?;
+        diesel::delete(
+            sign_in_locks::table
+                .filter(sign_in_locks::user_id.eq(user.id.0))
+                .filter(sign_in_locks::client_addr.eq(lock_addr(actor))),
+        )
+        .execute(conn)?;
         audit_log::append(
             conn,
             &NewAuditEvent::system(actor, "auth.signin", target(user))
@@ -323,6 +386,8 @@ pub fn unlock(conn: &mut PgConnection, id: UserId, actor: &Actor) -> QueryResult
                 users::failed_attempts.eq(0),
                 users::updated_at.eq(Utc::now()),
             ))
+            .execute(conn)?;
+        diesel::delete(sign_in_locks::table.filter(sign_in_locks::user_id.eq(id.0)))
             .execute(conn)?;
         let details = json!({
             "was_locked": user.is_locked(),

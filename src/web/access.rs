@@ -504,7 +504,8 @@ pub async fn refuse(state: &AppState, req: &HttpRequest, refusal: Refusal) -> Ap
             }
             for repeated in repeated {
                 let mut parts = repeated.client_addr.splitn(3, '|');
-                let (Some(id), Some(name), Some(route)) = (parts.next(), parts.next(), parts.next())
+                let (Some(id), Some(name), Some(route)) =
+                    (parts.next(), parts.next(), parts.next())
                 else {
                     continue;
                 };
@@ -513,8 +514,8 @@ pub async fn refuse(state: &AppState, req: &HttpRequest, refusal: Refusal) -> Ap
                     name,
                     None,
                 );
-                let minute = chrono::DateTime::from_timestamp(repeated.minute * 60, 0)
-                    .unwrap_or_default();
+                let minute =
+                    chrono::DateTime::from_timestamp(repeated.minute * 60, 0).unwrap_or_default();
                 audit_log::append(
                     conn,
                     &NewAuditEvent::system(&who, "authz.denied_repeatedly", route.to_owned())

@@ -63,13 +63,22 @@ pub async fn login(
     let name = username.clone();
     let shown = username.trim().to_owned();
     let params = state.config.password_hash;
-    let user = state
-        .db(move |conn| Ok(users::find_by_username(conn, &name)?))
+    let here = Actor::anonymous(addr.clone());
+    let (user, locked_here) = state
+        .db(move |conn| {
+            let user = users::find_by_username(conn, &name)?;
+            let locked = match &user {
+                Some(user) => users::locked_for(conn, user.id, &here)?,
+                None => false,
+            };
+            Ok((user, locked))
+        })
         .await?;
+    // A lock holds at the address whose wrong passwords made it, and nowhere else.
     let refused_because = match &user {
         None => Some("unknown user"),
         Some(u) if u.is_disabled() => Some("account disabled"),
-        Some(u) if u.is_locked() => Some("account locked"),
+        Some(_) if locked_here => Some("account locked"),
         Some(_) => None,
     };
     let outcome = match (user, refused_because) {

@@ -62,7 +62,9 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
     let workers = state.config.workers;
     let limit = &state.config.login_rate_limit;
     // One limiter shared by all workers; per client address.
+    let trusted = std::sync::Arc::new(state.config.trusted_proxies.clone());
     let login_limiter = GovernorConfigBuilder::default()
+        .key_extractor(crate::web::user::ClientIpKey { trusted })
         .period(std::time::Duration::from_millis(
             60_000 / u64::from(limit.per_minute.max(1)),
         ))

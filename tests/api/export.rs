@@ -858,7 +858,9 @@ async fn exports_of_formats_1_and_2_still_verify_by_their_sha256_sums() {
 fn export_command(app: &TestApp, out: &Path, data_dir: &Path) -> std::process::Output {
     let today = app.config.gaming_day(chrono::Utc::now()).to_string();
     std::process::Command::new(env!("CARGO_BIN_EXE_pusoy-pit"))
-        .args(["export", "rounds", "--format", "csv", "--from", &today, "--to", &today])
+        .args([
+            "export", "rounds", "--format", "csv", "--from", &today, "--to", &today,
+        ])
         .arg("--out")
         .arg(out)
         .env("DATABASE_URL", app.config.database_url.as_deref().unwrap())

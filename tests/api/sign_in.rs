@@ -1,7 +1,9 @@
 use pusoy_pit::db::users::Role;
 use reqwest::StatusCode;
 
-use crate::helpers::{location, set_cookies, spawn_app, spawn_app_with, PASSWORD};
+use diesel::RunQueryDsl;
+
+use crate::helpers::{location, set_cookies, spawn_app, spawn_app_with, TestApp, PASSWORD};
 
 #[tokio::test]
 async fn the_right_password_signs_in_and_is_audited() {
@@ -207,4 +209,78 @@ async fn signing_out_ends_the_session_and_is_audited() {
     assert_eq!(app.session_count(dealer.id), 0);
     assert_eq!(app.get("/").await.status(), StatusCode::SEE_OTHER);
     assert_eq!(app.audit("auth.signout").len(), 1);
+}
+
+/// Signs in at `app` as if through a proxy that heard the client at `client`.
+async fn sign_in_from(app: &TestApp, client: &str, username: &str, password: &str) -> StatusCode {
+    let token = app.csrf_token().await;
+    app.client
+        .post(app.url("/login"))
+        .header("x-forwarded-for", client)
+        .form(&[
+            ("username", username),
+            ("password", password),
+            ("csrf_token", token.as_str()),
+        ])
+        .send()
+        .await
+        .unwrap()
+        .status()
+}
+
+#[tokio::test]
+async fn a_flood_of_wrong_passwords_locks_its_own_address_for_minutes_not_the_staff() {
+    // Behind the documented reverse proxy, which the app is told to trust.
+    let app = spawn_app_with(|config| {
+        config.trusted_proxies = vec!["127.0.0.1".parse().unwrap()];
+        // The rate limit (per client address, tested above) is not what this test is about.
+        config.login_rate_limit.burst = 100;
+    })
+    .await;
+    let dealer = app.create_user("dana", Role::Dealer, PASSWORD);
+    let attacker = "198.51.100.66";
+    for _ in 0..12 {
+        let status = sign_in_from(&app, attacker, "dana", "wrong-password-here").await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+    }
+    let lockouts = app.audit("auth.lockout");
+    assert_eq!(
+        lockouts.len(),
+        1,
+        "locked once; refusals while locked do not count"
+    );
+    assert_eq!(lockouts[0].details["client_addr"], attacker);
+    assert_eq!(lockouts[0].client_addr.as_deref(), Some(attacker));
+    // Even the right password is refused from the attacker's address ...
+    assert_eq!(
+        sign_in_from(&app, attacker, "dana", PASSWORD).await,
+        StatusCode::UNAUTHORIZED
+    );
+    // ... while the dealer signs in at the table's tablet.
+    let tablet = app.another_browser();
+    assert_eq!(
+        sign_in_from(&tablet, "10.20.0.7", "dana", PASSWORD).await,
+        StatusCode::SEE_OTHER
+    );
+    assert_eq!(app.session_count(dealer.id), 1);
+    // A client cannot choose its address by writing the header itself: the proxy's hop counts.
+    let spoofer = app.another_browser();
+    assert_eq!(
+        sign_in_from(
+            &spoofer,
+            &format!("10.20.0.7, {attacker}"),
+            "dana",
+            PASSWORD
+        )
+        .await,
+        StatusCode::UNAUTHORIZED
+    );
+    // The lock ends by itself after a few minutes.
+    diesel::sql_query("UPDATE sign_in_locks SET locked_until = now() - interval '1 second'")
+        .execute(&mut app.conn())
+        .unwrap();
+    assert_eq!(
+        sign_in_from(&spoofer, attacker, "dana", PASSWORD).await,
+        StatusCode::SEE_OTHER
+    );
 }
