@@ -325,10 +325,12 @@ impl AppError {
             title,
             message,
         };
+        let mut res = HttpResponse::build(status);
+        if let AppError::TooManyRefusals { retry_after_secs } = self {
+            res.insert_header((header::RETRY_AFTER, retry_after_secs.to_string()));
+        }
         match page.render() {
-            Ok(html) => HttpResponse::build(status)
-                .content_type(ContentType::html())
-                .body(html),
+            Ok(html) => res.content_type(ContentType::html()).body(html),
             Err(err) => {
                 tracing::error!(error = %err, "rendering the error page failed");
                 HttpResponse::build(status)
