@@ -75,6 +75,9 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
         let session = session::middleware(&state);
         App::new()
             .app_data(web::Data::new(state.clone()))
+            .app_data(web::Data::new(crate::web::user::TrustedProxies(
+                state.config.trusted_proxies.clone(),
+            )))
             .app_data(web::FormConfig::default().error_handler(|err, _| {
                 tracing::debug!(error = %err, "unreadable form");
                 AppError::BadRequest.into()

@@ -60,8 +60,8 @@ impl FromRequest for CurrentUser {
 /// (`PUSOY_TRUSTED_PROXIES`), the address it forwarded for.
 pub fn client_addr(req: &HttpRequest) -> Option<String> {
     let trusted = req
-        .app_data::<actix_web::web::Data<crate::web::state::AppState>>()
-        .map(|state| state.config.trusted_proxies.as_slice())
+        .app_data::<actix_web::web::Data<TrustedProxies>>()
+        .map(|t| t.0.as_slice())
         .unwrap_or_default();
     let forwarded = req
         .headers()
@@ -98,6 +98,10 @@ pub fn client_ip(
     }
     Some(last)
 }
+
+/// The proxies whose `X-Forwarded-For` is believed (`PUSOY_TRUSTED_PROXIES`), as the app's data.
+#[derive(Debug, Clone, Default)]
+pub struct TrustedProxies(pub Vec<std::net::IpAddr>);
 
 /// The sign-in rate limit's key: the client's address as [`client_addr`] finds it.
 #[derive(Debug, Clone)]
