@@ -14,8 +14,8 @@ use crate::db::canonical_json;
 use crate::db::export as db;
 use crate::db::ids::{TableId, UserId};
 
+use super::check::{Checker, Problem, Problems, Row};
 use super::table::{ColumnKind, ColumnSums, Format, Numbering, RowText, Shape, Sink, SUMS};
-use super::verify::{Checker, Problem, Problems, Row};
 use super::{heads, ChainRecord, Clock, ExportError, Manifest, Position, Query, Written};
 
 use ColumnKind::{Int, Json, Text};

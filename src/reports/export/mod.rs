@@ -16,6 +16,7 @@
 //!
 //! `data_sha256` is the SHA-256 of every byte before the trailer line.
 
+mod check;
 mod events;
 mod report;
 mod rounds;
@@ -31,8 +32,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::db::export as db;
 
+pub use check::Problem;
 pub use table::Format;
-pub use verify::{verify, Problem, Verified, VerifyError};
+pub use verify::{verify, Verified, VerifyError};
 
 /// What an export holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

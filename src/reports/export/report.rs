@@ -19,8 +19,8 @@ use crate::db::ids::TableId;
 use crate::reports::figures::{percent, Figures};
 use crate::reports::gaming_day::{self, Line, Subject};
 
+use super::check::{Checker, Problem, Problems, Row};
 use super::table::{ColumnKind, Field, Format, TableWriter};
-use super::verify::{Checker, Problem, Problems, Row};
 use super::{table_chains, utc_text, Clock, ExportError, Manifest, Query, Written};
 
 use ColumnKind::{Int, Text};

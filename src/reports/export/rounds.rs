@@ -21,8 +21,8 @@ use crate::rules::profile::RuleProfile;
 use crate::rules::settle::settle;
 use crate::rules::wire::{Action, HandsOut, PlaceIn, RoundIn, SeatIn, SettlementOut, WireError};
 
+use super::check::{Checker, Problems, Row};
 use super::table::{ColumnKind, Field, Format, TableWriter};
-use super::verify::{Checker, Problems, Row};
 use super::{table_chains, utc_text, Clock, ExportError, Manifest, ProfileRecord, Query, Written};
 
 use ColumnKind::{Bool, Int, Text};

@@ -16,77 +16,12 @@ use csv::StringRecord;
 use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
+use super::check::{Checker, Problem, Problems, Row};
 use super::events::EventsCheck;
 use super::report::ReportCheck;
 use super::rounds::RoundsCheck;
 use super::table::{ColumnKind, ColumnSums, Sums, MANIFEST_MARK, ROW};
 use super::{events, report, rounds, Clock, Kind, Manifest, FORMATS_READ};
-
-/// One data row of an export: its place in the file (1 for the first data row) and its fields
-/// as text (NULL is empty), `row` first, in one buffer (a `String` each cost a row 17
-/// allocations).
-#[derive(Debug, Clone)]
-pub struct Row {
-    pub number: u64,
-    fields: StringRecord,
-}
-
-impl Row {
-    pub fn text(&self, column: usize) -> &str {
-        self.fields.get(column).unwrap_or("")
-    }
-}
-
-/// Something wrong with an export: where (row and field, when it is one row's) and what.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    pub row: Option<u64>,
-    pub field: Option<String>,
-    pub message: String,
-}
-
-impl std::fmt::Display for Problem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match (&self.row, &self.field) {
-            (Some(row), Some(field)) => write!(f, "row {row}, field {field}: {}", self.message),
-            (Some(row), None) => write!(f, "row {row}: {}", self.message),
-            (None, Some(field)) => write!(f, "field {field}: {}", self.message),
-            (None, None) => f.write_str(&self.message),
-        }
-    }
-}
-
-/// The problems found so far, with the column names to name fields by.
-pub struct Problems {
-    columns: Vec<String>,
-    pub found: Vec<Problem>,
-}
-
-impl Problems {
-    /// A problem with `column` of `row`.
-    pub fn at(&mut self, row: &Row, column: usize, message: String) {
-        self.found.push(Problem {
-            row: Some(row.number),
-            field: self.columns.get(column).cloned(),
-            message,
-        });
-    }
-
-    /// A problem of the whole file.
-    pub fn file(&mut self, message: String) {
-        self.found.push(Problem {
-            row: None,
-            field: None,
-            message,
-        });
-    }
-}
-
-/// What an export of one kind checks of its rows, one at a time in file order.
-pub trait Checker {
-    fn row(&mut self, row: Row, problems: &mut Problems);
-    fn finish(&mut self, problems: &mut Problems);
-}
 
 /// A file that could be read to its end.
 #[derive(Debug)]
@@ -185,10 +120,7 @@ pub fn verify(path: &Path) -> Result<Verified, VerifyError> {
         hash: Sha256::new(),
     };
     let mut walk = Walk {
-        problems: Problems {
-            columns: names.clone(),
-            found: Vec::new(),
-        },
+        problems: Problems::new(names.clone()),
         column_sums: ColumnSums::new(names.len(), sum),
         sum,
         numbering: Numbering::default(),
@@ -540,12 +472,9 @@ impl Walk {
 
     fn row(&mut self, fields: StringRecord, checker: &mut dyn Checker) {
         self.rows += 1;
-        let row = Row {
-            number: self.rows,
-            fields,
-        };
-        self.column_sums.add(row.fields.iter());
-        if !sum_matches(&row.fields, self.sum) {
+        let row = Row::new(self.rows, fields);
+        self.column_sums.add(row.fields().iter());
+        if !sum_matches(row.fields(), self.sum) {
             self.changed_rows.push(row.number);
         }
         self.numbering.see(&row, &mut self.problems);
