@@ -141,7 +141,7 @@ mod client_tests {
     use std::net::IpAddr;
 
     fn ip(text: &str) -> IpAddr {
-        text.parse().unwrap()
+        text.parse().expect("an address")
     }
 
     #[test]
