@@ -412,6 +412,36 @@ fn compare_places(round: &SettledRound, again: &[PlaceRow], differences: &mut Ve
     }
 }
 
+/// The `round.settled` events of rounds `ids`, by target (`round:ID`).
+fn settled_events_by_round(
+    conn: &mut PgConnection,
+    ids: &[RoundId],
+) -> QueryResult<HashMap<String, Vec<AuditEvent>>> {
+    let mut events: HashMap<String, Vec<AuditEvent>> = HashMap::new();
+    for event in review::settled_events_of(conn, ids)? {
+        events.entry(event.target.clone()).or_default().push(event);
+    }
+    Ok(events)
+}
+
+/// [`against_event`] for `round`, given the `round.settled` events found for it: there must be
+/// exactly one.
+fn against_its_event(
+    round: &SettledRound,
+    code: &str,
+    rules: &GameRules,
+    events: &HashMap<String, Vec<AuditEvent>>,
+) -> Vec<String> {
+    match events
+        .get(&review::round_target(round.round.id))
+        .map(Vec::as_slice)
+    {
+        Some([settled]) => against_event(round, code, rules, settled),
+        None | Some([]) => vec!["no round.settled event records it".to_owned()],
+        Some(more) => vec![format!("{} round.settled events record it", more.len())],
+    }
+}
+
 /// Why a round or a day could not be checked.
 #[derive(Debug, thiserror::Error)]
 pub enum RecheckError {
@@ -459,10 +489,7 @@ pub fn recheck_day(
         let ids = review::day_round_ids(conn, day, after, PAGE)?;
         let Some(last) = ids.last() else { break };
         after = Some(*last);
-        let mut events: HashMap<String, Vec<AuditEvent>> = HashMap::new();
-        for event in review::settled_events_of(conn, &ids)? {
-            events.entry(event.target.clone()).or_default().push(event);
-        }
+        let events = settled_events_by_round(conn, &ids)?;
         for id in ids {
             let Some(round) = rows::get_round(conn, id)? else {
                 continue;
@@ -484,15 +511,7 @@ pub fn recheck_day(
             let code = tables::find(conn, round.round.table_id)?
                 .map(|t| t.code)
                 .unwrap_or_default();
-            match events.get(&review::round_target(id)).map(Vec::as_slice) {
-                Some([settled]) => {
-                    differences.extend(against_event(&round, &code, &profile, settled))
-                }
-                None | Some([]) => differences.push("no round.settled event records it".to_owned()),
-                Some(more) => {
-                    differences.push(format!("{} round.settled events record it", more.len()))
-                }
-            }
+            differences.extend(against_its_event(&round, &code, &profile, &events));
             if !differences.is_empty() {
                 report.differing.push(Difference {
                     round: id,
@@ -628,10 +647,7 @@ pub fn records_against_events(
         let Some(last) = rounds.last() else { break };
         after = Some(last.round.id);
         let ids: Vec<RoundId> = rounds.iter().map(|r| r.round.id).collect();
-        let mut events: HashMap<String, Vec<AuditEvent>> = HashMap::new();
-        for event in review::settled_events_of(conn, &ids)? {
-            events.entry(event.target.clone()).or_default().push(event);
-        }
+        let events = settled_events_by_round(conn, &ids)?;
         for round in &rounds {
             let r = &round.round;
             let what = name(r.id, r.table_id, r.round_no, r.gaming_day);
@@ -653,11 +669,7 @@ pub fn records_against_events(
                 }
             }
             let rules = &rules_of[&version];
-            let differences = match events.get(&review::round_target(r.id)).map(Vec::as_slice) {
-                Some([settled]) => against_event(round, &code_of(r.table_id), rules, settled),
-                None | Some([]) => vec!["no round.settled event records it".to_owned()],
-                Some(more) => vec![format!("{} round.settled events record it", more.len())],
-            };
+            let differences = against_its_event(round, &code_of(r.table_id), rules, &events);
             if !differences.is_empty() {
                 problems.push(RecordProblem { what, differences });
             }
