@@ -105,7 +105,7 @@ diesel::table! {
         updated_at -> Timestamptz,
         settled_round_id -> Nullable<Int8>,
         abandoned_at -> Nullable<Timestamptz>,
-        edited_by -> Array<Int8>,
+        edited_by -> Array<Nullable<Int8>>,
     }
 }
 

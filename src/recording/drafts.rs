@@ -106,7 +106,7 @@ pub fn save_data(
         }
         let shift = entry_shift(conn, table, writer)?;
         check_revision(&draft, expected)?;
-        if !draft.edited_by.contains(&writer.user) {
+        if !draft.editors().contains(&writer.user) {
             // A second person changes the round: on the table's chain, once per person, so the
             // draft's history says who had a hand in the round before anyone confirms it.
             audit_log::append(
@@ -323,7 +323,7 @@ pub fn confirm(
         writer,
         actor,
         settled: &settled,
-        entered_by: &draft.edited_by,
+        entered_by: &draft.editors(),
     };
     let (settled, created) = confirm_settled(conn, &to_settle, draft.revision)?;
     Ok((settled, table, created))
@@ -362,9 +362,15 @@ fn confirm_settled(
             .into());
         }
         // The editors as of the revision the write checks (those loaded may be older).
-        let editors = entry.draft_edited_by.as_deref().unwrap_or_default();
+        let editors: Vec<UserId> = entry
+            .draft_edited_by
+            .iter()
+            .flatten()
+            .flatten()
+            .copied()
+            .collect();
         let confirm = RoundToSettle {
-            entered_by: editors,
+            entered_by: &editors,
             ..*confirm
         };
         let write = confirm.prepare(Slot::read(&entry), &shift, head, None)?;

@@ -74,8 +74,8 @@ pub struct EntryRow {
     #[diesel(sql_type = Nullable<Integer>)]
     pub draft_revision: Option<i32>,
     /// Every account that saved the draft ([`crate::db::rounds::drafts::Draft::edited_by`]).
-    #[diesel(sql_type = Nullable<Array<BigInt>>)]
-    pub draft_edited_by: Option<Vec<UserId>>,
+    #[diesel(sql_type = Nullable<Array<Nullable<BigInt>>>)]
+    pub draft_edited_by: Option<Vec<Option<UserId>>>,
     /// The round stored under the round's key, if any.
     #[diesel(sql_type = Nullable<BigInt>)]
     pub key_round_id: Option<RoundId>,

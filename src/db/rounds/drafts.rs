@@ -3,7 +3,7 @@
 
 use diesel::dsl::sql;
 use diesel::prelude::*;
-use diesel::sql_types::{Array, BigInt};
+use diesel::sql_types::{Array, BigInt, Nullable};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -22,8 +22,16 @@ pub struct Draft {
     pub revision: i32,
     pub data: Value,
     pub settled_round_id: Option<RoundId>,
-    /// Every account that saved the draft, in the order of their first save.
-    pub edited_by: Vec<UserId>,
+    /// Every account that saved the draft, in the order of their first save (a PostgreSQL
+    /// array, whose elements the schema cannot declare not null; none is).
+    pub edited_by: Vec<Option<UserId>>,
+}
+
+impl Draft {
+    /// The accounts that saved the draft, in the order of their first save.
+    pub fn editors(&self) -> Vec<UserId> {
+        self.edited_by.iter().flatten().copied().collect()
+    }
 }
 
 /// The table's open draft, if any.
@@ -53,7 +61,7 @@ pub fn insert_draft(
             round_drafts::table_id.eq(table),
             round_drafts::shift_id.eq(shift),
             round_drafts::created_by.eq(created_by),
-            round_drafts::edited_by.eq(vec![created_by]),
+            round_drafts::edited_by.eq(vec![Some(created_by)]),
         ))
         .on_conflict_do_nothing()
         .returning(Draft::as_returning())
@@ -89,7 +97,7 @@ pub fn update_draft(
     data: &Value,
     editor: UserId,
 ) -> QueryResult<Draft> {
-    let edited_by = sql::<Array<BigInt>>("CASE WHEN ")
+    let edited_by = sql::<Array<Nullable<BigInt>>>("CASE WHEN ")
         .bind::<BigInt, _>(editor)
         .sql(" = ANY(edited_by) THEN edited_by ELSE array_append(edited_by, ")
         .bind::<BigInt, _>(editor)
