@@ -616,16 +616,11 @@ async fn an_account_refused_again_and_again_writes_one_row_a_minute_and_is_slowe
         statuses.push(res.status().as_u16());
     }
     assert_eq!(statuses[0], 403);
-    assert_eq!(
-        statuses.iter().filter(|s| **s == 403).count(),
-        60,
-        "{statuses:?}"
-    );
-    assert_eq!(
-        statuses.iter().filter(|s| **s == 429).count(),
-        40,
-        "{statuses:?}"
-    );
+    // 60 at once, then one a second: a slow machine gets a few more in while the loop runs.
+    let refused = statuses.iter().filter(|s| **s == 403).count();
+    let slowed = statuses.iter().filter(|s| **s == 429).count();
+    assert!((60..=75).contains(&refused), "{statuses:?}");
+    assert_eq!(refused + slowed, 100, "{statuses:?}");
     // One row for the account and route in this minute (two if the minute turned meanwhile,
     // the second counting those between).
     let rows = app.audit("authz.denied").len() + app.audit("authz.denied_repeatedly").len();
