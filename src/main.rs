@@ -65,7 +65,7 @@ enum ServiceCommand {
     /// Create the demo accounts (safe to run again).
     SeedDemo,
     /// Export rounds (one row per place), audit events or the gaming-day report's lines of a
-    /// range of gaming days, ending with a manifest line (README, Exports).
+    /// range of gaming days, ending with a manifest line (docs/exports.md).
     Export {
         #[arg(value_enum)]
         kind: ExportKind,

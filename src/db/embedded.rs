@@ -37,7 +37,7 @@ const APP_ROLE_SQL: &str = include_str!("../../scripts/app-role.sql");
 
 /// The settings that keep an acknowledged commit through a crash of PostgreSQL or of the
 /// machine: WAL flushed at each commit, fsync honoured, whole pages logged after a checkpoint.
-/// A production server must keep all three (README, Production).
+/// A production server must keep all three (docs/deployment.md).
 pub const DURABLE: [(&str, &str); 3] = [
     ("synchronous_commit", "on"),
     ("fsync", "on"),

@@ -1,5 +1,5 @@
 //! The auditor's exports: a form (kind, range of gaming days, table, format) and the download,
-//! streamed from the read database as it is written (README, Exports). Nothing is changed.
+//! streamed from the read database as it is written (docs/exports.md). Nothing is changed.
 
 use std::io::Write;
 use std::pin::Pin;
