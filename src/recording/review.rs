@@ -230,7 +230,8 @@ fn entered_by(details: &serde_json::Value) -> Vec<UserId> {
 }
 
 /// Approves round `id`: it must have waited for approval, be neither approved nor void, be on
-/// an open gaming day, and be `reviewer`'s to decide ([`may_decide`]). Writes the approval and `round.approved` on the table's chain, in one transaction.
+/// an open gaming day, and be `reviewer`'s to decide ([`may_decide`]). Writes the approval and
+/// `round.approved` on the table's chain, in one transaction.
 pub fn approve(
     conn: &mut PgConnection,
     id: RoundId,
