@@ -483,6 +483,8 @@ pub fn recheck_day(
     progress: &mut dyn FnMut(usize),
 ) -> Result<DayRecheck, RecheckError> {
     let mut profiles_by_version: HashMap<ProfileVersionId, GameRules> = HashMap::new();
+    // Every table's code, read once (not a query per round).
+    let codes: HashMap<_, _> = tables::codes(conn)?.into_iter().collect();
     let mut report = DayRecheck::default();
     let mut after = None;
     loop {
@@ -508,10 +510,8 @@ pub fn recheck_day(
             let mut differences = recheck(&round, &profile).differences;
             // And against the event that recorded it: a round rewritten into another
             // self-consistent one settles again as stored.
-            let code = tables::find(conn, round.round.table_id)?
-                .map(|t| t.code)
-                .unwrap_or_default();
-            differences.extend(against_its_event(&round, &code, &profile, &events));
+            let code = codes.get(&round.round.table_id).map_or("", String::as_str);
+            differences.extend(against_its_event(&round, code, &profile, &events));
             if !differences.is_empty() {
                 report.differing.push(Difference {
                     round: id,
