@@ -309,17 +309,33 @@ mod tests {
             prop_assert_eq!(total + settlement.dealer.result.minor_units(), 0);
         }
 
+        /// Each seat plays the dealer alone (docs/rules.md §5): settled at a table of its own,
+        /// every seat gets the result it gets at the full table, the dealer pays or takes the
+        /// sum of those separate results, and results scale with the bet.
         #[test]
-        fn every_settlement_balances_to_zero(
+        fn each_seat_is_settled_against_the_dealer_alone(
             profile in profile_strategy(),
             deck in deck_strategy(),
-            bets in proptest::collection::vec(1i64..1_000_000_000_000, 3),
+            bets in proptest::collection::vec(1i64..1_000_000_000, 3),
             surrender in proptest::collection::vec(any::<bool>(), 3),
         ) {
             let round = build_round(profile, &deck, &bets, &surrender, false);
             let settlement = settle(&round).expect("settles");
-            let total: i64 = settlement.seats().map(|s| s.result.minor_units()).sum();
-            prop_assert_eq!(total + settlement.dealer.result.minor_units(), 0);
+            let mut alone_total = 0;
+            for play in round.seats() {
+                let alone = Round::new(profile, *round.dealer(), [*play]).expect("a legal round");
+                let alone = settle(&alone).expect("settles");
+                let seat = alone.seats[play.seat.slot()].expect("the seat");
+                prop_assert_eq!(Some(seat), settlement.seats[play.seat.slot()]);
+                alone_total += seat.result.minor_units();
+            }
+            prop_assert_eq!(settlement.dealer.result.minor_units(), -alone_total);
+            let doubled: Vec<i64> = bets.iter().map(|b| b * 2).collect();
+            let twice = settle(&build_round(profile, &deck, &doubled, &surrender, false)).expect("settles");
+            for seat in settlement.seats() {
+                let result = twice.seats[seat.seat.slot()].expect("the seat").result.minor_units();
+                prop_assert_eq!(result, seat.result.minor_units() * 2);
+            }
         }
 
         #[test]

@@ -317,45 +317,77 @@ async fn the_next_round_at_a_table_sees_what_changed_since_the_last() {
     let draft_key = open(&app, "PUSOY-1").await;
     let (status, first) = record(&app, "PUSOY-1", KEY, the_round()).await;
     assert_eq!(status, StatusCode::CREATED, "{first}");
+    // (rounds written from memory, rounds tried from memory and then read for)
+    let memory = || (app.memos.rounds_from_memory(), app.memos.misses());
+    let before = memory();
     let (status, body) = record(&app, "PUSOY-1", &draft_key, the_round()).await;
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert_eq!(
+        memory(),
+        (before.0, before.1 + 1),
+        "tried from memory, then read"
+    );
     let (status, second) = record(&app, "PUSOY-1", "cage-7f3a-0002", the_round()).await;
     assert_eq!(status, StatusCode::CREATED, "{second}");
+    // Nothing changed since: the next round is written from memory alone.
+    let before = memory();
+    let (status, third) = record(&app, "PUSOY-1", "cage-7f3a-0007", the_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{third}");
+    assert_eq!(third["round_no"], 3);
+    assert_eq!(memory(), (before.0 + 1, before.1), "written from memory");
 
     // The minimum bet is raised above seat 2's 200, straight in the database.
     let conn = &mut app.conn();
     diesel::sql_query("UPDATE gaming_tables SET min_bet = 300 WHERE code = 'PUSOY-1'")
         .execute(conn)
         .unwrap();
+    let before = memory();
     let (status, body) = record(&app, "PUSOY-1", "cage-7f3a-0003", the_round()).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(
+        memory(),
+        (before.0, before.1 + 1),
+        "tried from memory, then read"
+    );
     assert!(
         body.to_string().contains("below the table minimum"),
         "{body}"
     );
 
-    // A round within the new limits is the table's third.
+    // A round within the new limits is the table's fourth.
     let mut round = the_round();
     round["seats"][1]["bet"] = json!(300);
-    let (status, third) = record(&app, "PUSOY-1", "cage-7f3a-0004", round.clone()).await;
-    assert_eq!(status, StatusCode::CREATED, "{third}");
-    assert_eq!(third["round_no"], 3);
+    let (status, fourth) = record(&app, "PUSOY-1", "cage-7f3a-0004", round.clone()).await;
+    assert_eq!(status, StatusCode::CREATED, "{fourth}");
+    assert_eq!(fourth["round_no"], 4);
 
     // The minimum goes back down: a bet of 200 is fine again, whatever the server remembers.
     diesel::sql_query("UPDATE gaming_tables SET min_bet = 100 WHERE code = 'PUSOY-1'")
         .execute(conn)
         .unwrap();
-    let (status, fourth) = record(&app, "PUSOY-1", "cage-7f3a-0006", the_round()).await;
-    assert_eq!(status, StatusCode::CREATED, "{fourth}");
-    assert_eq!(fourth["round_no"], 4);
+    let before = memory();
+    let (status, fifth) = record(&app, "PUSOY-1", "cage-7f3a-0006", the_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{fifth}");
+    assert_eq!(
+        memory(),
+        (before.0, before.1 + 1),
+        "tried from memory, then read"
+    );
+    assert_eq!(fifth["round_no"], 5);
 
     // The shift is ended by hand: the next round is refused.
     diesel::sql_query("UPDATE dealer_shifts SET signed_off_at = now() WHERE signed_off_at IS NULL")
         .execute(conn)
         .unwrap();
+    let before = memory();
     let (status, body) = record(&app, "PUSOY-1", "cage-7f3a-0005", round).await;
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
-    assert_eq!(round_numbers(&app), vec![1, 2, 3, 4]);
+    assert_eq!(
+        memory(),
+        (before.0, before.1 + 1),
+        "tried from memory, then read"
+    );
+    assert_eq!(round_numbers(&app), vec![1, 2, 3, 4, 5]);
 }
 
 /// A table that keeps moving under a round (here every write of it is refused as taken) gets

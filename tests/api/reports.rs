@@ -7,12 +7,14 @@ use std::collections::BTreeMap;
 
 use chrono::{NaiveDate, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Date};
+use diesel::sql_types::{BigInt, Date, SmallInt};
 use pusoy_pit::db::users::{Role, User};
 use pusoy_pit::rules::card::{Card, Rank};
 use pusoy_pit::rules::houseway::simulate::{deal_of, fixed_shuffle};
 use pusoy_pit::rules::houseway::{house_way, Side};
 use pusoy_pit::rules::profile::RuleProfile;
+use pusoy_pit::rules::settle::Outcome;
+use pusoy_pit::rules::wire::{settle_json, SeatOut};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use reqwest::{Method, StatusCode};
@@ -765,4 +767,91 @@ async fn the_apps_connections_run_without_jit() {
     .await
     .unwrap();
     assert_eq!(jit, "off");
+}
+
+/// One round's figures as `round_figures` holds them (worked out in SQL from the stored places).
+#[derive(Debug, PartialEq, Eq, QueryableByName)]
+struct RoundFigures {
+    #[diesel(sql_type = BigInt)]
+    dealer_result: i64,
+    #[diesel(sql_type = BigInt)]
+    handle: i64,
+    #[diesel(sql_type = SmallInt)]
+    seats: i16,
+    #[diesel(sql_type = SmallInt)]
+    player_sets: i16,
+    #[diesel(sql_type = SmallInt)]
+    player_fouls: i16,
+    #[diesel(sql_type = SmallInt)]
+    dealer_sets: i16,
+    #[diesel(sql_type = SmallInt)]
+    dealer_fouls: i16,
+    #[diesel(sql_type = SmallInt)]
+    surrenders: i16,
+    #[diesel(sql_type = SmallInt)]
+    royalties: i16,
+    #[diesel(sql_type = SmallInt)]
+    player_sweeps: i16,
+    #[diesel(sql_type = SmallInt)]
+    dealer_sweeps: i16,
+}
+
+impl RoundFigures {
+    /// The figures of a round as the engine settles it, on its own.
+    fn of_engine(round: &Value) -> RoundFigures {
+        let out = settle_json(&round.to_string()).expect("a legal round");
+        let count = |f: &dyn Fn(&SeatOut) -> bool| out.seats.iter().filter(|s| f(s)).count() as i16;
+        let handle = round["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["bet"].as_i64().unwrap())
+            .sum();
+        RoundFigures {
+            dealer_result: out.dealer.result.minor_units(),
+            handle,
+            seats: out.seats.len() as i16,
+            player_sets: count(&|s| s.fouled.is_some()),
+            player_fouls: count(&|s| s.fouled == Some(true)),
+            dealer_sets: i16::from(out.dealer.fouled.is_some()),
+            dealer_fouls: i16::from(out.dealer.fouled == Some(true)),
+            surrenders: count(&|s| s.outcome == Outcome::Surrendered),
+            royalties: count(&|s| s.outcome == Outcome::Royalty)
+                + i16::from(out.dealer.royalty.is_some()),
+            player_sweeps: count(&|s| s.hands_won == Some(3)),
+            dealer_sweeps: count(&|s| s.hands_won == Some(0)),
+        }
+    }
+}
+
+/// The figures the reports sum are worked out in SQL when a round is written (`round_figures`):
+/// on random rounds they are what the engine itself makes of each round.
+#[tokio::test]
+async fn each_rounds_figures_are_what_the_engine_makes_of_it() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-1");
+    app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("PUSOY-1").await;
+    let seed = rand::rng().random();
+    let mut rng = StdRng::seed_from_u64(seed);
+    for n in 0..40 {
+        let round = random_round(&mut rng);
+        let path = format!("/api/v1/tables/PUSOY-1/rounds/figures-{n}");
+        let (status, body) = call(&app, Method::PUT, &path, Some(round.clone())).await;
+        assert_eq!(
+            status,
+            StatusCode::CREATED,
+            "seed {seed}: {round} -> {body}"
+        );
+        let stored: RoundFigures =
+            diesel::sql_query("SELECT * FROM round_figures WHERE round_id = $1")
+                .bind::<BigInt, _>(body["id"].as_i64().unwrap())
+                .get_result(&mut app.conn())
+                .unwrap();
+        assert_eq!(
+            stored,
+            RoundFigures::of_engine(&round),
+            "seed {seed}: {round}"
+        );
+    }
 }

@@ -1,10 +1,12 @@
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
+use percent_encoding::percent_decode_str;
 use pusoy_pit::db::ids::UserId;
 use pusoy_pit::db::users::Role;
 use reqwest::StatusCode;
+use sha2::{Digest, Sha256};
 
-use crate::helpers::{location, spawn_app, TestApp};
+use crate::helpers::{location, set_cookies, spawn_app, TestApp, PASSWORD};
 
 /// Moves a user's sessions back in time, as if they had been idle (or signed in) that long.
 fn age_sessions(app: &TestApp, user: UserId, column: &str, interval: &str) {
@@ -104,18 +106,40 @@ async fn a_session_ends_at_the_absolute_limit_whatever_the_activity() {
 #[tokio::test]
 async fn only_a_hash_of_the_session_key_is_stored() {
     let app = spawn_app().await;
-    let dealer = app.signed_in_as(Role::Dealer).await;
+    let dealer = app.create_user("the-dealer", Role::Dealer, PASSWORD);
+    let res = app.sign_in(&dealer.username, PASSWORD).await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    // The cookie is signed, not encrypted: its value is the signature (44 characters of base64)
+    // followed by the session key itself.
+    let prefix = format!("{}=", app.config.session_cookie_name());
+    let cookie = set_cookies(res.headers())
+        .into_iter()
+        .find_map(|c| {
+            c.split(';')
+                .next()?
+                .strip_prefix(&prefix)
+                .map(str::to_owned)
+        })
+        .expect("the sign-in sets the session cookie");
+    let cookie = percent_decode_str(&cookie).decode_utf8().unwrap();
+    let key = cookie.get(44..).expect("a signed cookie value");
+    assert_eq!(key.len(), 64, "a session key of {} characters", key.len());
+
     #[derive(QueryableByName)]
-    struct KeyHash {
+    struct Stored {
         #[diesel(sql_type = diesel::sql_types::Bytea)]
         key_hash: Vec<u8>,
+        #[diesel(sql_type = Text)]
+        row: String,
     }
-    let rows: Vec<KeyHash> = diesel::sql_query("SELECT key_hash FROM sessions WHERE user_id = $1")
-        .bind::<BigInt, _>(dealer.id.0)
-        .load(&mut app.conn())
-        .unwrap();
+    let rows: Vec<Stored> =
+        diesel::sql_query("SELECT key_hash, s::text AS row FROM sessions s WHERE user_id = $1")
+            .bind::<BigInt, _>(dealer.id.0)
+            .load(&mut app.conn())
+            .unwrap();
     assert_eq!(rows.len(), 1);
-    assert_eq!(rows[0].key_hash.len(), 32);
+    assert_eq!(rows[0].key_hash, Sha256::digest(key.as_bytes()).to_vec());
+    assert!(!rows[0].row.contains(key), "the key itself is stored");
 }
 
 #[tokio::test]
