@@ -305,16 +305,49 @@ pub fn parse_cards_into(text: &str, mut sink: impl FnMut(Card)) -> Result<usize,
         .split(|c: char| c.is_whitespace() || c == ',')
         .filter(|token| !token.is_empty());
     let tokens = if text.is_ascii() { ascii } else { unicode };
-    for (i, token) in tokens.enumerate() {
-        let card = parse_token(token).map_err(|problem| ParseCardError {
-            position: i + 1,
-            token: token.to_string(),
-            problem,
-        })?;
-        sink(card);
-        count += 1;
+    for token in tokens {
+        match parse_token(token) {
+            Ok(card) => {
+                sink(card);
+                count += 1;
+            }
+            // Cards typed without spaces between them (`AsKsQs`): each in turn.
+            Err(problem) => match glued(token) {
+                Some(cards) => {
+                    count += cards.len();
+                    cards.into_iter().for_each(&mut sink);
+                }
+                None => {
+                    return Err(ParseCardError {
+                        position: count + 1,
+                        token: token.to_string(),
+                        problem,
+                    })
+                }
+            },
+        }
     }
     Ok(count)
+}
+
+/// The cards of a token of several cards written together (`AsKsQs`, `10h9h`), each a rank
+/// then a suit; `None` unless the whole token is such cards. Ranks and suits share no symbol,
+/// so there is one way to read it (docs/rules.md §2.2).
+fn glued(token: &str) -> Option<Vec<Card>> {
+    let mut cards = Vec::new();
+    let mut rest = token;
+    while !rest.is_empty() {
+        let rank_len = if rest.starts_with("10") {
+            2
+        } else {
+            rest.chars().next()?.len_utf8()
+        };
+        let suit_len = rest[rank_len..].chars().next()?.len_utf8();
+        let (card, tail) = rest.split_at(rank_len + suit_len);
+        cards.push(parse_token(card).ok()?);
+        rest = tail;
+    }
+    (cards.len() > 1).then_some(cards)
 }
 
 /// The fast path for the canonical form of up to 13 cards (`"As Kd 7h"`: two ASCII characters
@@ -424,6 +457,18 @@ mod tests {
     fn lists_split_on_whitespace_and_commas() {
         let cards = parse_cards(" As,Kd ,, 10h\t2♠\n").expect("good list");
         assert_eq!(format_cards(&cards), "As Kd Th 2s");
+    }
+
+    #[test]
+    fn cards_typed_without_spaces_are_read_one_by_one() {
+        let cards = parse_cards("AsKsQs 10h9♠,2c").expect("good list");
+        assert_eq!(format_cards(&cards), "As Ks Qs Th 9s 2c");
+        let error = parse_cards("AsKs 1x").expect_err("bad list");
+        assert_eq!((error.position, error.token.as_str()), (3, "1x"));
+        // Only a token that is cards from end to end: no half-cards.
+        let error = parse_cards("AsKsQ").expect_err("a half card");
+        assert_eq!((error.position, error.token.as_str()), (1, "AsKsQ"));
+        assert!("AsKs".parse::<Card>().is_err(), "one card is one card");
     }
 
     #[test]

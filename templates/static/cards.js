@@ -11,8 +11,20 @@ export const RANK_NAME = { A: 'Ace', K: 'King', Q: 'Queen', J: 'Jack', T: '10' }
 export const GLUED = /^(?:(?:10|[2-9tjqka])[cdhs\u2660\u2663\u2665\u2666]){2,}$/i;
 export const PREFIX = /^(?:10?|[2-9tjqka])$/i; // what a token looks like half-typed
 
+const ONE_CARD = /(?:10|[2-9tjqka])[cdhs\u2660\u2663\u2665\u2666]/gi;
+
+/** A field's tokens: split on spaces and commas, and cards typed together (`AsKs`) apart, as
+ * the server reads them (docs/rules.md §2.2). A run of cards ending in a half-typed one
+ * (`AsK`) splits too, so the card being typed is a token of its own. */
 export function tokenize(text) {
-  return text.split(/[\s,]+/).filter(Boolean);
+  return text.split(/[\s,]+/).filter(Boolean).flatMap(function (token) {
+    const cards = token.match(ONE_CARD) || [];
+    const whole = cards.join('');
+    if (cards.length === 0 || !token.startsWith(whole)) return [token];
+    const rest = token.slice(whole.length);
+    if (rest === '') return cards.length > 1 ? cards : [token];
+    return PREFIX.test(rest) ? cards.concat([rest]) : [token];
+  });
 }
 
 /** One token -> { card } or { hint } (hint explains why it is not a card). */

@@ -40,3 +40,13 @@ test('cards are named for screen readers', () => {
   assert.equal(cardLabel('As'), 'Ace of spades');
   assert.equal(cardLabel('7c'), '7 of clubs');
 });
+
+test('cards typed together are read one by one, as the server reads them', () => {
+  assert.deepEqual(tokenize('AsKsQs 10h9\u2660'), ['As', 'Ks', 'Qs', '10h', '9\u2660']);
+  assert.deepEqual(parseText('askd').cards, ['As', 'Kd']);
+  // The card being typed stays a token of its own; anything else stays whole and is reported.
+  assert.deepEqual(tokenize('AsK'), ['As', 'K']);
+  assert.deepEqual(tokenize('Ahh'), ['Ahh']);
+  assert.deepEqual(tokenize('xAs'), ['xAs']);
+  assert.deepEqual(parseText('AsKx').errors, [{ index: 0, token: 'AsKx', hint: 'a card is a rank then a suit, like Ah or 10s' }]);
+});
