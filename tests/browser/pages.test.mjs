@@ -1,10 +1,11 @@
 // Every page of every role, at the three sizes staff use: a desktop (1280x800) and a 10-inch
 // tablet in landscape (1194x834) and portrait (834x1194). Each role signs in and visits every
 // page its navigation bar offers (links read from the bar, so pages added later are covered
-// without changing this file) and the sign-off page of a dealer. Fails on a page wider than
-// the window (horizontal scrolling), a script error or a CSP violation, a staff header on more
-// than one line at tablet-landscape width or wider, a checkbox not beside its label, or a table
-// code broken across lines. Screenshots of every page go to target/browser-shots/pages-*.png.
+// without changing this file); a dealer's table screen and sign-off page too. Fails on a page
+// wider than the window (horizontal scrolling), a script error or a CSP violation, a staff
+// header on more than one line at tablet-landscape width or wider, a checkbox not beside its
+// label, a table code broken across lines, or an element marked hidden that shows.
+// Screenshots of every page go to target/browser-shots/pages-*.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -103,6 +104,11 @@ async function layoutProblems(page, width) {
         problems.push(`the code ${text} breaks across lines`);
       }
     }
+    for (const e of document.querySelectorAll('[hidden]')) {
+      if (e.getClientRects().length > 0) {
+        problems.push(`${e.tagName.toLowerCase()}.${e.className} is marked hidden but shows`);
+      }
+    }
     for (const input of document.querySelectorAll('td input[type=text], td input:not([type])')) {
       if (input.offsetParent && input.scrollWidth > input.clientWidth + 1) {
         problems.push(`the field ${input.name} (${input.value}) is cut off`);
@@ -134,13 +140,18 @@ for (const who of ROLES) {
   });
 }
 
-test('the sign-off page of a dealer at every size', async () => {
+test('the table screen and sign-off page of a dealer at every size', async () => {
   const page = await signIn(ROLES[2]);
   await page.goto(`${base}/tables`);
   await Promise.all([page.waitForURL(/\/tables\/PUSOY-04$/), page.click('#table-PUSOY-04 button:has-text("Sign on")')]);
+  const problems = [];
+  for (const size of SIZES) {
+    await page.setViewportSize(size);
+    await page.screenshot({ path: path.join(shots, `pages-dealer-table-${size.width}x${size.height}.png`), fullPage: true });
+    for (const p of await layoutProblems(page, size.width)) problems.push(`table screen at ${size.width}x${size.height}: ${p}`);
+  }
   await page.goto(`${base}/tables`);
   await Promise.all([page.waitForURL(/sign-off$/), page.click('#table-PUSOY-04 a:has-text("Sign off")')]);
-  const problems = [];
   for (const size of SIZES) {
     await page.setViewportSize(size);
     await page.screenshot({ path: path.join(shots, `pages-dealer-sign_off-${size.width}x${size.height}.png`), fullPage: true });
