@@ -8,12 +8,13 @@
 //!
 //! ```text
 //! cli               the command line (`serve` starts the web application)
-//!   web             handlers, pages, sessions
-//!     recording     the use-cases of entering rounds, the round writer, what the process remembers
-//!     reports       what reads many rows: audit verification, reports (beside recording: neither imports the other)
-//!       db          rows, queries, SQL texts, the audit log
-//!         config    settings
-//!           rules, password   the game (pure); password hashing
+//!   web             handlers, pages, sessions: parse, call one use-case of `pit`, render
+//!     pit           the use-cases handlers call, each in one turn of the database
+//!       recording   the use-cases of entering rounds, the round writer, what the process remembers
+//!       reports     what reads many rows: audit verification, reports (beside recording: neither imports the other)
+//!         db        rows, queries, SQL texts, the audit log, the database handle
+//!           config  settings
+//!             rules, password   the game (pure); password hashing
 //! ```
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -36,9 +37,12 @@ const LAYERS: &[(&str, u8)] = &[
     ("recording", 3),
     // What reads many rows (reports, exports, audit verification): beside `recording`.
     ("reports", 3),
-    ("web", 4),
+    // The use-cases the handlers call, each in one turn of the database: above `recording` and
+    // `reports`, which it composes.
+    ("pit", 4),
+    ("web", 5),
     // `serve` starts the web application.
-    ("cli", 5),
+    ("cli", 6),
 ];
 
 fn src() -> PathBuf {

@@ -171,7 +171,7 @@ pub async fn start_check(
         },
     );
     let started = state.audit_checks.start_verify(
-        state.pool.clone(),
+        state.db.pool().clone(),
         state.config.seal_file.clone(),
         &user.username,
         done,

@@ -191,7 +191,7 @@ pub async fn download(
         }
     };
     let read = state.read_pool.clone();
-    let primary = state.pool.clone();
+    let primary = state.db.pool().clone();
     let replica = state.config.read_database_url.is_some();
     let checked = query.clone();
     let ready = web::block(move || -> Result<Result<Source, ExportError>, AppError> {

@@ -14,6 +14,7 @@ use serde_json::json;
 use crate::db::tables::TableRulesError;
 use crate::db::{is_outage, DbError};
 use crate::password::HashError;
+use crate::pit::PitError;
 use crate::recording::review::ReviewError;
 use crate::recording::RoundsError;
 use crate::web::layout::Nav;
@@ -91,6 +92,19 @@ impl From<ReviewError> for AppError {
             ReviewError::Query(err) => AppError::Db(DbError::Query(err)),
             ReviewError::NoRound(_) => AppError::NotFound,
             other => AppError::Review(other),
+        }
+    }
+}
+
+impl From<PitError> for AppError {
+    fn from(err: PitError) -> Self {
+        match err {
+            PitError::NotFound => AppError::NotFound,
+            PitError::Db(err) => AppError::Db(err),
+            PitError::Shift(err) => AppError::Shift(err),
+            PitError::Table(err) => AppError::Table(err),
+            PitError::Round(err) => AppError::Round(err),
+            PitError::Review(err) => AppError::from(err),
         }
     }
 }
@@ -182,6 +196,12 @@ impl ResponseError for AppError {
 
     fn error_response(&self) -> HttpResponse {
         self.page_response()
+    }
+}
+
+impl crate::db::handle::Failure for AppError {
+    fn query_error(&self) -> Option<&diesel::result::Error> {
+        AppError::query_error(self)
     }
 }
 

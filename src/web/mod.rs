@@ -206,7 +206,7 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
 /// is the same, for what used it before.)
 async fn health(state: web::Data<AppState>) -> HttpResponse {
     use diesel::RunQueryDsl;
-    let pool = state.pool.clone();
+    let pool = state.db.pool().clone();
     let started = std::time::Instant::now();
     let answer = web::block(move || -> Result<(), DbError> {
         let ping = || -> Result<(), DbError> {

@@ -418,7 +418,7 @@ pub async fn start_recheck(
     });
     if state
         .day_rechecks
-        .start_recheck(state.pool.clone(), day, &user.username, done)
+        .start_recheck(state.db.pool().clone(), day, &user.username, done)
     {
         session::set_flash(
             &session,

@@ -29,7 +29,7 @@ const SIGNED_IN_AT_KEY: &str = "signed_in_at";
 pub fn middleware(state: &AppState) -> SessionMiddleware<PgSessionStore> {
     let config = &state.config;
     let store = PgSessionStore {
-        pool: state.pool.clone(),
+        pool: state.db.pool().clone(),
         timeouts: config.timeouts,
     };
     SessionMiddleware::builder(store, Key::from(&config.session_key))

@@ -4,12 +4,11 @@
 use std::num::NonZeroU32;
 use std::sync::Arc;
 
-use actix_web::web;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
-use tokio::sync::Semaphore;
 
 use crate::config::Config;
-use crate::db::{DbError, PgPool};
+use crate::db::handle::Db;
+use crate::db::PgPool;
 use crate::recording::memory::TableMemos;
 use crate::recording::tokens::RememberedTokens;
 use crate::recording::writer::RoundWriter;
@@ -24,14 +23,12 @@ pub const DENIALS_PER_MINUTE: NonZeroU32 = NonZeroU32::new(60).unwrap();
 /// What every handler can reach.
 #[derive(Clone)]
 pub struct AppState {
-    pub pool: PgPool,
+    /// The primary database, in turns: what the use-cases run on.
+    pub db: Db,
     /// Where exports, verification, reports and the review queue read: a streaming replica
     /// (`PUSOY_READ_DATABASE_URL`), or the primary's pool.
     pub read_pool: PgPool,
     pub config: Arc<Config>,
-    /// One permit per pooled connection: requests wait for the database here, first come first
-    /// served, instead of as blocked threads on the pool, which wakes them in no fixed order.
-    db_turns: Arc<Semaphore>,
     /// Requests refused for a bad API token, per client address (limited like sign-ins).
     pub refused_tokens: Arc<DefaultKeyedRateLimiter<String>>,
     /// Refused requests by client address and minute, so that a flood is recorded as a count.
@@ -67,9 +64,8 @@ impl AppState {
         AppState {
             round_writer: Arc::new(RoundWriter::new(pool.clone(), table_memos.clone(), writers)),
             read_pool: pool.clone(),
-            pool,
+            db: Db::new(pool, turns),
             config: Arc::new(config),
-            db_turns: Arc::new(Semaphore::new(turns)),
             refused_tokens: Arc::new(RateLimiter::keyed(quota)),
             refusals: Arc::new(Refusals::default()),
             denials: Arc::new(Refusals::default()),
@@ -95,20 +91,6 @@ impl AppState {
         F: FnOnce(&mut diesel::PgConnection) -> Result<T, AppError> + Send + 'static,
         T: Send + 'static,
     {
-        let _turn = self
-            .db_turns
-            .acquire()
-            .await
-            .map_err(|_| AppError::Session("database turns closed".to_owned()))?;
-        let pool = self.pool.clone();
-        web::block(move || {
-            let mut conn = pool.get().map_err(DbError::from)?;
-            let done = f(&mut conn);
-            if let Some(err) = done.as_ref().err().and_then(AppError::query_error) {
-                crate::db::drop_if_cut(&mut conn, err);
-            }
-            done
-        })
-        .await?
+        self.db.run(f).await
     }
 }
