@@ -9,6 +9,7 @@
 
 pub mod days;
 pub mod profiles;
+pub mod review;
 pub mod shifts;
 pub mod staff;
 pub mod tables;
