@@ -7,9 +7,11 @@
 //! Above `recording` and `reports` (it composes both: the home page reads the latest audit
 //! verification, a round's page its recompute check) and below `web`.
 
+pub mod access;
 pub mod days;
 pub mod profiles;
 pub mod review;
+pub mod rounds;
 pub mod shifts;
 pub mod staff;
 pub mod tables;

@@ -71,6 +71,8 @@ pub enum AppError {
     Hash(#[from] HashError),
     #[error("writing CSV failed")]
     Csv(#[from] csv::Error),
+    #[error("writing JSON failed")]
+    Json(#[from] serde_json::Error),
     #[error("session storage failed: {0}")]
     Session(String),
     #[error(transparent)]
@@ -172,6 +174,7 @@ impl ResponseError for AppError {
             | AppError::Template(_)
             | AppError::Hash(_)
             | AppError::Csv(_)
+            | AppError::Json(_)
             | AppError::Session(_)
             | AppError::Table(_)
             | AppError::Shift(_) => StatusCode::INTERNAL_SERVER_ERROR,

@@ -21,9 +21,10 @@ use crate::db::review::{
 use crate::db::rounds::rows::{PlaceRow, SettledRound};
 use crate::db::users::Role;
 use crate::pit::review::{self, Queue, Reentry, ReentryRefused, RoundRead};
+use crate::pit::PitError;
 use crate::recording::entry::{PlaceBody, RoundBody, SeatBody};
 use crate::recording::review::{ReviewError, Reviewer};
-use crate::recording::Writer;
+use crate::recording::{RoundsError, Writer, NOT_YOUR_ROUND};
 use crate::reports::house_way;
 use crate::reports::recheck::{self, Recheck};
 use crate::rules::card::{parse_cards, Card, Rank, Suit};
@@ -506,7 +507,13 @@ pub async fn show_round(
     let (code, id) = path.into_inner();
     let nav = session::nav(&session, Some(&user))?;
     let zone = state.config.zone();
-    let read = review::round(&state.db, code, RoundId(id), reviewer(&user)).await?;
+    let read = review::round(&state.db, code, RoundId(id), reviewer(&user))
+        .await
+        .map_err(|err| match err {
+            // Refused as a page (and recorded as such by the access check).
+            PitError::Round(RoundsError::NotYourRound) => AppError::ForbiddenBecause(NOT_YOUR_ROUND),
+            other => other.into(),
+        })?;
     render(StatusCode::OK, &round_page(nav, read, &user, zone))
 }
 
