@@ -1,10 +1,9 @@
 //! Who a request acts for, as the access check asks the database: the account of a session or
-//! of an API token, and the refusals it records (`authz.denied`, `api_token.refused`, and the
-//! counts of repeated ones).
+//! of an API token, and the events it records on the `system` chain (refusals and their
+//! counts, CSRF rejections, sign-outs).
 
-use chrono::{DateTime, Utc};
 use diesel::PgConnection;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::db::api_tokens;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
@@ -51,40 +50,25 @@ pub async fn session_user(db: &Db, id: UserId) -> Result<Option<User>, PitError>
     db.run(move |conn| Ok(users::find(conn, id)?)).await
 }
 
-/// A refusal to record: who, the event's action, the request (`GET /path`) and its details.
-pub struct Refusal {
+/// An event of the `system` chain about a request: who, the action, the request or account
+/// it is about, and its details.
+pub struct SystemEvent {
     pub actor: Actor,
     pub action: &'static str,
     pub target: String,
     pub details: Value,
 }
 
-/// An account's refusals on one route in a minute now over, that were counted, not recorded.
-pub struct Repeated {
-    pub who: Actor,
-    pub route: String,
-    pub count: u64,
-    pub minute: DateTime<Utc>,
-}
-
-/// Records a refusal (if any) and the counts of repeated ones, on the `system` chain.
-pub async fn record_refusals(
-    db: &Db,
-    refusal: Option<Refusal>,
-    repeated: Vec<Repeated>,
-) -> Result<(), PitError> {
+/// Records `events` (refusals, their counts, a sign-out) on the `system` chain, in one turn.
+pub async fn record(db: &Db, events: Vec<SystemEvent>) -> Result<(), PitError> {
+    if events.is_empty() {
+        return Ok(());
+    }
     db.run(move |conn| {
-        if let Some(r) = refusal {
+        for e in events {
             audit_log::append(
                 conn,
-                &NewAuditEvent::system(&r.actor, r.action, r.target).details(r.details),
-            )?;
-        }
-        for r in repeated {
-            audit_log::append(
-                conn,
-                &NewAuditEvent::system(&r.who, "authz.denied_repeatedly", r.route)
-                    .details(json!({ "count": r.count, "minute": r.minute })),
+                &NewAuditEvent::system(&e.actor, e.action, e.target).details(e.details),
             )?;
         }
         Ok(())

@@ -13,6 +13,7 @@ pub mod profiles;
 pub mod review;
 pub mod rounds;
 pub mod shifts;
+pub mod sign_in;
 pub mod staff;
 pub mod tables;
 pub mod tokens;
@@ -22,6 +23,7 @@ use crate::db::profiles::ProfileError;
 use crate::db::shifts::ShiftError;
 use crate::db::tables::{TableError, TableRulesError};
 use crate::db::DbError;
+use crate::password::HashError;
 use crate::recording::review::ReviewError;
 use crate::recording::RoundsError;
 
@@ -41,6 +43,11 @@ pub enum PitError {
     Round(#[from] RoundsError),
     #[error(transparent)]
     Review(#[from] ReviewError),
+    #[error(transparent)]
+    Hash(#[from] HashError),
+    /// A blocking task (a password's hash) ended without an answer.
+    #[error("a blocking task failed")]
+    Task,
 }
 
 impl From<diesel::result::Error> for PitError {

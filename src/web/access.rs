@@ -488,31 +488,28 @@ pub async fn refuse(state: &AppState, req: &HttpRequest, refusal: Refusal) -> Ap
             action = "";
         }
     }
-    let refusal = (!action.is_empty()).then(|| access::Refusal {
-        actor,
-        action,
-        target,
-        details,
-    });
-    let repeated = repeated
-        .into_iter()
-        .filter_map(|repeated| {
-            let mut parts = repeated.client_addr.splitn(3, '|');
-            let (Some(id), Some(name), Some(route)) = (parts.next(), parts.next(), parts.next())
-            else {
-                return None;
-            };
-            let who = Actor::user(UserId(id.parse().unwrap_or_default()), name, None);
-            let minute =
-                chrono::DateTime::from_timestamp(repeated.minute * 60, 0).unwrap_or_default();
-            Some(access::Repeated {
-                who,
-                route: route.to_owned(),
-                count: repeated.count,
-                minute,
-            })
+    let mut events: Vec<access::SystemEvent> = (!action.is_empty())
+        .then(|| access::SystemEvent {
+            actor,
+            action,
+            target,
+            details,
         })
+        .into_iter()
         .collect();
-    let recorded = access::record_refusals(&state.db, refusal, repeated).await;
+    for repeated in repeated {
+        let mut parts = repeated.client_addr.splitn(3, '|');
+        let (Some(id), Some(name), Some(route)) = (parts.next(), parts.next(), parts.next()) else {
+            continue;
+        };
+        let minute = chrono::DateTime::from_timestamp(repeated.minute * 60, 0).unwrap_or_default();
+        events.push(access::SystemEvent {
+            actor: Actor::user(UserId(id.parse().unwrap_or_default()), name, None),
+            action: "authz.denied_repeatedly",
+            target: route.to_owned(),
+            details: json!({ "count": repeated.count, "minute": minute }),
+        });
+    }
+    let recorded = access::record(&state.db, events).await;
     recorded.err().map(AppError::from).unwrap_or(answer)
 }

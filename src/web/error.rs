@@ -107,6 +107,9 @@ impl From<PitError> for AppError {
             PitError::Table(err) => AppError::Table(err),
             PitError::Round(err) => AppError::Round(err),
             PitError::Review(err) => AppError::from(err),
+            PitError::Hash(err) => AppError::Hash(err),
+            // A blocking task that ended without an answer, like a database task: a 500.
+            PitError::Task => AppError::Db(DbError::Task),
         }
     }
 }
