@@ -8,10 +8,14 @@
 //! verification, a round's page its recompute check) and below `web`.
 
 pub mod access;
+pub mod audit;
 pub mod days;
+pub mod home;
 pub mod profiles;
+pub mod reports;
 pub mod review;
 pub mod rounds;
+pub mod screen;
 pub mod shifts;
 pub mod sign_in;
 pub mod staff;
@@ -24,6 +28,7 @@ use crate::db::shifts::ShiftError;
 use crate::db::tables::{TableError, TableRulesError};
 use crate::db::DbError;
 use crate::password::HashError;
+use crate::reports::gaming_day::ReportError;
 use crate::recording::review::ReviewError;
 use crate::recording::RoundsError;
 
@@ -45,6 +50,9 @@ pub enum PitError {
     Review(#[from] ReviewError),
     #[error(transparent)]
     Hash(#[from] HashError),
+    /// A report asked for over a range it cannot cover.
+    #[error(transparent)]
+    Report(#[from] ReportError),
     /// A blocking task (a password's hash) ended without an answer.
     #[error("a blocking task failed")]
     Task,
@@ -77,7 +85,8 @@ impl Failure for PitError {
             | PitError::Round(
                 RoundsError::Query(err) | RoundsError::TableRules(TableRulesError::Query(err)),
             )
-            | PitError::Review(ReviewError::Query(err)) => Some(err),
+            | PitError::Review(ReviewError::Query(err))
+            | PitError::Report(ReportError::Query(err)) => Some(err),
             _ => None,
         }
     }

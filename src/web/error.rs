@@ -15,6 +15,7 @@ use crate::db::tables::TableRulesError;
 use crate::db::{is_outage, DbError};
 use crate::password::HashError;
 use crate::pit::PitError;
+use crate::reports::gaming_day::ReportError;
 use crate::recording::review::ReviewError;
 use crate::recording::RoundsError;
 use crate::web::layout::Nav;
@@ -108,6 +109,8 @@ impl From<PitError> for AppError {
             PitError::Round(err) => AppError::Round(err),
             PitError::Review(err) => AppError::from(err),
             PitError::Hash(err) => AppError::Hash(err),
+            PitError::Report(ReportError::Query(err)) => AppError::Db(DbError::Query(err)),
+            PitError::Report(refused) => AppError::InvalidInput(refused.to_string()),
             // A blocking task that ended without an answer, like a database task: a 500.
             PitError::Task => AppError::Db(DbError::Task),
         }
