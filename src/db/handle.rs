@@ -62,6 +62,17 @@ impl Db {
             .acquire()
             .await
             .expect("the database turns are never closed");
+        self.run_now(f).await
+    }
+
+    /// Runs `f` as [`Db::run`] does, but without waiting for a turn: the session store's
+    /// reads and writes, which every signed-in request makes around its handler.
+    pub async fn run_now<T, E, F>(&self, f: F) -> Result<T, E>
+    where
+        F: FnOnce(&mut PgConnection) -> Result<T, E> + Send + 'static,
+        T: Send + 'static,
+        E: Failure + Send + 'static,
+    {
         let pool = self.pool.clone();
         tokio::task::spawn_blocking(move || {
             let mut conn = pool.get().map_err(DbError::from)?;
@@ -73,5 +84,30 @@ impl Db {
         })
         .await
         .map_err(|_| E::from(DbError::Task))?
+    }
+
+    /// Whether the database answers (`SELECT 1`), on a connection straight from the pool, not
+    /// in a turn behind other requests. After an outage the idle connections are dead and
+    /// each is dropped at its first failed query: going through them here means the next
+    /// requests get live ones.
+    pub async fn ping(&self) -> Result<(), DbError> {
+        use diesel::RunQueryDsl;
+        let pool = self.pool.clone();
+        tokio::task::spawn_blocking(move || {
+            let ping = || -> Result<(), DbError> {
+                diesel::sql_query("SELECT 1").execute(&mut pool.get()?)?;
+                Ok(())
+            };
+            let mut answer = ping();
+            for _ in 0..pool.max_size() {
+                match &answer {
+                    Err(err @ DbError::Query(_)) if err.is_outage() => answer = ping(),
+                    _ => break,
+                }
+            }
+            answer
+        })
+        .await
+        .map_err(|_| DbError::Task)?
     }
 }

@@ -10,12 +10,14 @@
 pub mod access;
 pub mod audit;
 pub mod days;
+pub mod exports;
 pub mod home;
 pub mod profiles;
 pub mod reports;
 pub mod review;
 pub mod rounds;
 pub mod screen;
+pub mod sessions;
 pub mod shifts;
 pub mod sign_in;
 pub mod staff;

@@ -123,12 +123,6 @@ impl From<TableRulesError> for AppError {
     }
 }
 
-impl From<diesel::result::Error> for AppError {
-    fn from(err: diesel::result::Error) -> Self {
-        AppError::Db(DbError::Query(err))
-    }
-}
-
 impl From<actix_session::SessionInsertError> for AppError {
     fn from(err: actix_session::SessionInsertError) -> Self {
         AppError::Session(err.to_string())
@@ -174,7 +168,7 @@ impl ResponseError for AppError {
                 StatusCode::TOO_MANY_REQUESTS
             }
             AppError::Db(DbError::Pool(_)) => StatusCode::SERVICE_UNAVAILABLE,
-            _ if self.query_error().is_some_and(is_outage) => StatusCode::SERVICE_UNAVAILABLE,
+            _ if self.is_outage() => StatusCode::SERVICE_UNAVAILABLE,
             AppError::Db(_)
             | AppError::Blocking(_)
             | AppError::Template(_)
@@ -208,24 +202,19 @@ impl ResponseError for AppError {
     }
 }
 
-impl crate::db::handle::Failure for AppError {
-    fn query_error(&self) -> Option<&diesel::result::Error> {
-        AppError::query_error(self)
-    }
-}
-
 impl AppError {
-    /// The database's own error underneath, wherever it was wrapped.
-    pub fn query_error(&self) -> Option<&diesel::result::Error> {
+    /// Whether the database went away under the request, wherever its error was wrapped: the
+    /// request may be tried again unchanged in a moment.
+    fn is_outage(&self) -> bool {
         match self {
-            AppError::Db(DbError::Query(err))
-            | AppError::Round(
+            AppError::Db(err) => err.is_outage(),
+            AppError::Round(
                 RoundsError::Query(err) | RoundsError::TableRules(TableRulesError::Query(err)),
             )
             | AppError::Shift(crate::db::shifts::ShiftError::Query(err))
             | AppError::Table(crate::db::tables::TableError::Query(err))
-            | AppError::Review(ReviewError::Query(err)) => Some(err),
-            _ => None,
+            | AppError::Review(ReviewError::Query(err)) => is_outage(err),
+            _ => false,
         }
     }
 

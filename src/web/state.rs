@@ -13,7 +13,6 @@ use crate::recording::memory::TableMemos;
 use crate::recording::tokens::RememberedTokens;
 use crate::recording::writer::RoundWriter;
 use crate::reports::checks::{Checks, Rechecks};
-use crate::web::error::AppError;
 use crate::web::refusals::Refusals;
 use crate::web::user::CurrentUser;
 
@@ -27,7 +26,7 @@ pub struct AppState {
     pub db: Db,
     /// Where exports, verification, reports and the review queue read: a streaming replica
     /// (`PUSOY_READ_DATABASE_URL`), or the primary's pool.
-    pub read_pool: PgPool,
+    pub read_db: Db,
     pub config: Arc<Config>,
     /// Requests refused for a bad API token, per client address (limited like sign-ins).
     pub refused_tokens: Arc<DefaultKeyedRateLimiter<String>>,
@@ -63,7 +62,7 @@ impl AppState {
             .allow_burst(NonZeroU32::new(limit.burst).unwrap_or(NonZeroU32::MIN));
         AppState {
             round_writer: Arc::new(RoundWriter::new(pool.clone(), table_memos.clone(), writers)),
-            read_pool: pool.clone(),
+            read_db: Db::new(pool.clone(), connections),
             db: Db::new(pool, turns),
             config: Arc::new(config),
             refused_tokens: Arc::new(RateLimiter::keyed(quota)),
@@ -81,16 +80,8 @@ impl AppState {
 
     /// Reads go to `read_pool` (a replica) instead of the primary.
     pub fn with_read_pool(mut self, read_pool: PgPool) -> Self {
-        self.read_pool = read_pool;
+        let connections = usize::try_from(read_pool.max_size()).unwrap_or(1);
+        self.read_db = Db::new(read_pool, connections);
         self
-    }
-
-    /// Runs `f` with a pooled connection on the blocking thread pool, in its turn.
-    pub async fn db<T, F>(&self, f: F) -> Result<T, AppError>
-    where
-        F: FnOnce(&mut diesel::PgConnection) -> Result<T, AppError> + Send + 'static,
-        T: Send + 'static,
-    {
-        self.db.run(f).await
     }
 }
