@@ -122,7 +122,6 @@ pub fn normalize_username(name: &str) -> String {
     name.trim().to_lowercase()
 }
 
-
 pub fn find(conn: &mut PgConnection, id: UserId) -> QueryResult<Option<User>> {
     users::table
         .find(id.0)

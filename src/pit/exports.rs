@@ -65,7 +65,9 @@ pub fn start<W: Write + Send + 'static>(
         let done = read
             .get()
             .map_err(|e| ExportError::Io(std::io::Error::other(e)))
-            .and_then(|mut conn| export::export(&mut conn, &query, clock, source, format, &mut out));
+            .and_then(|mut conn| {
+                export::export(&mut conn, &query, clock, source, format, &mut out)
+            });
         if let Err(error) = done {
             failed(out, error);
         }

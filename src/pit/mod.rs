@@ -30,9 +30,9 @@ use crate::db::shifts::ShiftError;
 use crate::db::tables::{TableError, TableRulesError};
 use crate::db::DbError;
 use crate::password::HashError;
-use crate::reports::gaming_day::ReportError;
 use crate::recording::review::ReviewError;
 use crate::recording::RoundsError;
+use crate::reports::gaming_day::ReportError;
 
 /// Why a use-case failed (a refusal a person can act on is its `Ok` answer, in words).
 #[derive(Debug, thiserror::Error)]

@@ -13,7 +13,12 @@ use crate::recording::Writer;
 use crate::rules::houseway::HouseWayOut;
 
 /// The table's screen: its open round and what is beside it.
-pub async fn show(db: &Db, code: String, writer: Writer, day: NaiveDate) -> Result<Screen, PitError> {
+pub async fn show(
+    db: &Db,
+    code: String,
+    writer: Writer,
+    day: NaiveDate,
+) -> Result<Screen, PitError> {
     db.run(move |conn| Ok(screen::show(conn, &code, writer, day)?))
         .await
 }

@@ -9,7 +9,9 @@ use crate::pit::access::{self, SystemEvent};
 use crate::pit::PitError;
 
 /// Runs a password hash's work on the blocking thread pool.
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, PitError> {
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, PitError> {
     tokio::task::spawn_blocking(f)
         .await
         .map_err(|_| PitError::Task)

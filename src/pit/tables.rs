@@ -34,11 +34,13 @@ pub async fn create(
     input: TableInput,
     actor: Actor,
 ) -> Result<Refusable<(), TableFieldErrors>, PitError> {
-    db.run(move |conn| match tables::create_table(conn, &input, &actor) {
-        Ok(_) => Ok(Ok(())),
-        Err(TableError::Invalid(errors)) => Ok(Err(*errors)),
-        Err(other) => Err(other.into()),
-    })
+    db.run(
+        move |conn| match tables::create_table(conn, &input, &actor) {
+            Ok(_) => Ok(Ok(())),
+            Err(TableError::Invalid(errors)) => Ok(Err(*errors)),
+            Err(other) => Err(other.into()),
+        },
+    )
     .await
 }
 

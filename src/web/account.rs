@@ -101,7 +101,14 @@ pub async fn change_password(
     let params = state.config.password_hash;
     let new = form.new_password;
     let new_hash = web::block(move || password::hash(&new, params)).await??;
-    staff::set_password(&state.db, id, new_hash, PasswordChange::BySelf, user.actor(&req)).await?;
+    staff::set_password(
+        &state.db,
+        id,
+        new_hash,
+        PasswordChange::BySelf,
+        user.actor(&req),
+    )
+    .await?;
     session.renew();
     session::set_flash(&session, "Your password has been changed.")?;
     Ok(redirect("/"))

@@ -327,7 +327,14 @@ pub async fn reset_password(
     }
     let params = state.config.password_hash;
     let hash = web::block(move || password::hash(&new_password, params)).await??;
-    staff::set_password(&state.db, id, hash, PasswordChange::Reset, admin.actor(&req)).await?;
+    staff::set_password(
+        &state.db,
+        id,
+        hash,
+        PasswordChange::Reset,
+        admin.actor(&req),
+    )
+    .await?;
     session::set_flash(
         &session,
         &format!(

@@ -10,8 +10,8 @@ use serde::Deserialize;
 
 use crate::config::Zone;
 use crate::db::ids::ProfileId;
-use crate::pit::profiles;
 use crate::db::users::Role;
+use crate::pit::profiles;
 use crate::rules::game::{Game, GameRules};
 use crate::rules::points::natural::Natural;
 use crate::rules::points::profile::{HandPoints, NaturalPoints, PointsProfile, PointsTies};
@@ -229,8 +229,7 @@ async fn page(
     errors: ProfileErrors,
     mut refused: Option<RefusedEdit>,
 ) -> Result<ProfilesPage, AppError> {
-    let all = profiles::list(&state.db)
-        .await?;
+    let all = profiles::list(&state.db).await?;
     let rows = all
         .iter()
         .map(|p| {

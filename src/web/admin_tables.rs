@@ -9,8 +9,8 @@ use serde::Deserialize;
 
 use crate::db::ids::{ProfileId, TableId};
 use crate::db::tables::{self, TableFieldErrors, TableInput};
-use crate::pit::tables::{self as table_admin, TablesAdmin};
 use crate::db::users::Role;
+use crate::pit::tables::{self as table_admin, TablesAdmin};
 use crate::rules::money::Money;
 use crate::web::error::AppError;
 use crate::web::layout::Nav;

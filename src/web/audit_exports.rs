@@ -187,8 +187,7 @@ pub async fn download(
     };
     let replica = state.config.read_database_url.is_some();
     let checked = query.clone();
-    let ready =
-        exports::source(&state.read_db, &state.db, replica, checked, REPLAY_WAIT).await?;
+    let ready = exports::source(&state.read_db, &state.db, replica, checked, REPLAY_WAIT).await?;
     let source = match ready {
         Ok(source) => source,
         Err(error) => {
@@ -226,12 +225,20 @@ pub async fn download(
         tx,
         buf: Vec::with_capacity(CHUNK),
     };
-    exports::start(&state.read_db, query, clock, source, format, out, |out, error| {
-        tracing::warn!(%error, "export download ended early");
-        let _ = out
-            .tx
-            .blocking_send(Err(std::io::Error::other("the export ended early")));
-    });
+    exports::start(
+        &state.read_db,
+        query,
+        clock,
+        source,
+        format,
+        out,
+        |out, error| {
+            tracing::warn!(%error, "export download ended early");
+            let _ = out
+                .tx
+                .blocking_send(Err(std::io::Error::other("the export ended early")));
+        },
+    );
     Ok(HttpResponse::Ok()
         .content_type(format.content_type())
         .insert_header((

@@ -107,6 +107,8 @@ pub async fn verify(
             details: json!({ "count": repeated.count, "minute": minute }),
         });
     }
-    let recorded = access::record(&state.db, events).await.map_err(AppError::from);
+    let recorded = access::record(&state.db, events)
+        .await
+        .map_err(AppError::from);
     Ok(req.error_response(recorded.err().unwrap_or(AppError::CsrfRejected)))
 }

@@ -15,9 +15,9 @@ use crate::db::tables::TableRulesError;
 use crate::db::{is_outage, DbError};
 use crate::password::HashError;
 use crate::pit::PitError;
-use crate::reports::gaming_day::ReportError;
 use crate::recording::review::ReviewError;
 use crate::recording::RoundsError;
+use crate::reports::gaming_day::ReportError;
 use crate::web::layout::Nav;
 
 #[derive(Debug, thiserror::Error)]

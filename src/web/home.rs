@@ -82,7 +82,6 @@ pub struct MyTable {
     pub text: String,
 }
 
-
 /// The last verification's verdict in a sentence.
 fn verdict_line(last: Option<&AuditEvent>, zone: Zone) -> String {
     let Some(event) = last else {

@@ -219,7 +219,6 @@ async fn health(state: web::Data<AppState>) -> HttpResponse {
                 .insert_header((actix_web::http::header::RETRY_AFTER, "5"))
                 .json(json!({ "database": "down", "latency_ms": latency_ms }))
         }
-
     }
 }
 

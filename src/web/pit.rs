@@ -10,8 +10,8 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::config::Zone;
-use crate::reports::figures::percent;
 use crate::pit::reports;
+use crate::reports::figures::percent;
 use crate::reports::pit::{Board, BoardRow, Flag, FlagRules};
 use crate::rules::money::Money;
 use crate::web::error::AppError;

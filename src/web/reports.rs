@@ -386,8 +386,7 @@ pub async fn start_recheck(
 ) -> Result<HttpResponse, AppError> {
     let day = parse_day("day", &form.day)?;
     let by = &user.username;
-    if pit_reports::start_recheck(&state.db, &state.day_rechecks, day, by, user.actor(&req))
-    {
+    if pit_reports::start_recheck(&state.db, &state.day_rechecks, day, by, user.actor(&req)) {
         session::set_flash(
             &session,
             &format!(

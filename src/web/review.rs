@@ -15,8 +15,8 @@ use crate::config::Zone;
 use crate::db::audit_log::AuditEvent;
 use crate::db::ids::{RoundId, TableId, UserId};
 use crate::db::review::{
-    ApprovalFilter, OutcomeFilter, QueueCursor, QueueFilter, QueueOrder, QueueRow,
-    VoidFilter, VoidReason,
+    ApprovalFilter, OutcomeFilter, QueueCursor, QueueFilter, QueueOrder, QueueRow, VoidFilter,
+    VoidReason,
 };
 use crate::db::rounds::rows::{PlaceRow, SettledRound};
 use crate::db::users::Role;
@@ -511,7 +511,9 @@ pub async fn show_round(
         .await
         .map_err(|err| match err {
             // Refused as a page (and recorded as such by the access check).
-            PitError::Round(RoundsError::NotYourRound) => AppError::ForbiddenBecause(NOT_YOUR_ROUND),
+            PitError::Round(RoundsError::NotYourRound) => {
+                AppError::ForbiddenBecause(NOT_YOUR_ROUND)
+            }
             other => other.into(),
         })?;
     render(StatusCode::OK, &round_page(nav, read, &user, zone))

@@ -12,8 +12,8 @@ use chrono::{DateTime, Utc};
 use rand::distr::{Alphanumeric, SampleString};
 
 use crate::config::Timeouts;
-use crate::db::ids::UserId;
 use crate::db::handle::Db;
+use crate::db::ids::UserId;
 use crate::db::sessions::{State, USER_ID_KEY};
 use crate::pit::sessions;
 use crate::web::error::AppError;
