@@ -488,15 +488,15 @@ pub async fn refuse(state: &AppState, req: &HttpRequest, refusal: Refusal) -> Ap
             action = "";
         }
     }
-    let mut events: Vec<access::SystemEvent> = (!action.is_empty())
-        .then(|| access::SystemEvent {
+    let mut events = Vec::new();
+    if !action.is_empty() {
+        events.push(access::SystemEvent {
             actor,
             action,
             target,
             details,
-        })
-        .into_iter()
-        .collect();
+        });
+    }
     for repeated in repeated {
         let mut parts = repeated.client_addr.splitn(3, '|');
         let (Some(id), Some(name), Some(route)) = (parts.next(), parts.next(), parts.next()) else {

@@ -559,7 +559,7 @@ pub async fn create(
     }
     if let (Ok(opts), None) = (&parsed, &errors.name) {
         let (opts, actor, new_name) = (*opts, admin.actor(&req), name.clone());
-        let created = profiles::create(&state.db, new_name, opts.into(), actor)
+        let created = profiles::create(&state.db, new_name, opts, actor)
             .await?
             .err();
         match created {
@@ -594,7 +594,7 @@ pub async fn update(
     let saved = match checked {
         Ok((opts, from)) => {
             let actor = admin.actor(&req);
-            profiles::new_version(&state.db, id, opts.into(), from, actor)
+            profiles::new_version(&state.db, id, opts, from, actor)
                 .await?
                 .map(|version| (version, from))
         }
