@@ -3,6 +3,7 @@ pub mod cli;
 pub mod config;
 pub mod db;
 pub mod password;
+pub mod pit;
 pub mod recording;
 pub mod reports;
 pub mod rules;

@@ -8,12 +8,13 @@
 //!
 //! ```text
 //! cli               the command line (`serve` starts the web application)
-//!   web             handlers, pages, sessions
-//!     recording     the use-cases of entering rounds, the round writer, what the process remembers
-//!     reports       what reads many rows: audit verification, reports (beside recording: neither imports the other)
-//!       db          rows, queries, SQL texts, the audit log
-//!         config    settings
-//!           rules, password   the game (pure); password hashing
+//!   web             handlers, pages, sessions: parse, call one use-case of `pit`, render
+//!     pit           the use-cases handlers call, each in one turn of the database
+//!       recording   the use-cases of entering rounds, the round writer, what the process remembers
+//!       reports     what reads many rows: audit verification, reports (beside recording: neither imports the other)
+//!         db        rows, queries, SQL texts, the audit log, the database handle
+//!           config  settings
+//!             rules, password   the game (pure); password hashing
 //! ```
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -36,9 +37,12 @@ const LAYERS: &[(&str, u8)] = &[
     ("recording", 3),
     // What reads many rows (reports, exports, audit verification): beside `recording`.
     ("reports", 3),
-    ("web", 4),
+    // The use-cases the handlers call, each in one turn of the database: above `recording` and
+    // `reports`, which it composes.
+    ("pit", 4),
+    ("web", 5),
     // `serve` starts the web application.
-    ("cli", 5),
+    ("cli", 6),
 ];
 
 fn src() -> PathBuf {
@@ -663,6 +667,173 @@ fn cycles(graph: &Graph) -> Vec<String> {
         }
         return found;
     }
+}
+
+/// Where a handler's file holds database work: it names `diesel`, passes a connection (`conn`,
+/// `&mut conn`, `&mut *conn`, any name ending in `conn`) to a call, or takes one as a closure's
+/// parameter. Handlers parse, call one use-case of `pit` with the database handle, and render.
+struct DatabaseWork {
+    text: Text,
+    found: Vec<String>,
+}
+
+/// Whether `expr`, under any `&`, `&mut`, `*` and parentheses, is a variable named like a
+/// connection.
+fn is_connection(expr: &syn::Expr) -> bool {
+    match expr {
+        syn::Expr::Reference(r) => is_connection(&r.expr),
+        syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => is_connection(&u.expr),
+        syn::Expr::Paren(p) => is_connection(&p.expr),
+        syn::Expr::Path(p) => p
+            .path
+            .get_ident()
+            .is_some_and(|name| connection_name(&name.to_string())),
+        _ => false,
+    }
+}
+
+fn connection_name(name: &str) -> bool {
+    name == "conn" || name.ends_with("_conn")
+}
+
+impl DatabaseWork {
+    fn note(&mut self, what: &str, needle: &str) {
+        let line = self
+            .text
+            .line_of(needle)
+            .map_or_else(String::new, |l| format!(":{l}"));
+        self.found.push(format!("{line}: {what}"));
+    }
+
+    fn arguments<'a>(&mut self, callee: &str, args: impl IntoIterator<Item = &'a syn::Expr>) {
+        if args.into_iter().any(is_connection) {
+            self.note(&format!("{callee}(...) is given a connection"), "conn");
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for DatabaseWork {
+    fn visit_item(&mut self, item: &'ast Item) {
+        if !for_tests(item_attrs(item)) {
+            visit::visit_item(self, item);
+        }
+    }
+
+    fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
+        let mut leaves = Vec::new();
+        leaves_of(&item.tree, &mut Vec::new(), &mut leaves);
+        if leaves
+            .iter()
+            .any(|leaf| leaf.first().is_some_and(|m| m == "diesel"))
+        {
+            self.note(&format!("use {}", render(&item.tree)), "usediesel");
+        }
+    }
+
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        if path.segments.first().is_some_and(|s| s.ident == "diesel") {
+            let text: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+            self.note(&format!("names {}", text.join("::")), "diesel::");
+        }
+        visit::visit_path(self, path);
+    }
+
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        let callee = match &*call.func {
+            syn::Expr::Path(p) => p
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect::<Vec<_>>()
+                .join("::"),
+            _ => "a call".to_owned(),
+        };
+        self.arguments(&callee, &call.args);
+        visit::visit_expr_call(self, call);
+    }
+
+    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        self.arguments(&format!(".{}", call.method), &call.args);
+        visit::visit_expr_method_call(self, call);
+    }
+
+    fn visit_expr_closure(&mut self, closure: &'ast syn::ExprClosure) {
+        let takes_connection = closure.inputs.iter().any(|input| {
+            let pat = match input {
+                syn::Pat::Type(typed) => &*typed.pat,
+                other => other,
+            };
+            matches!(pat, syn::Pat::Ident(i) if connection_name(&i.ident.to_string()))
+        });
+        if takes_connection {
+            self.note("a closure takes a connection", "|conn");
+        }
+        visit::visit_expr_closure(self, closure);
+    }
+}
+
+/// The database work in `source` (a file of `src/web`), a line each.
+fn database_work(path: &str, source: &str) -> Vec<String> {
+    let file = syn::parse_file(source).unwrap_or_else(|e| panic!("{path} does not parse: {e}"));
+    let mut work = DatabaseWork {
+        text: Text::of(source),
+        found: Vec::new(),
+    };
+    work.visit_file(&file);
+    work.found
+        .into_iter()
+        .map(|found| format!("    {path}{found}"))
+        .collect()
+}
+
+#[test]
+fn web_handlers_hold_no_connection_and_name_no_diesel() {
+    let mut paths = Vec::new();
+    files(&src().join("web"), &mut paths);
+    paths.sort();
+    let mut found = Vec::new();
+    for path in &paths {
+        let shown = Path::new("src").join(path.strip_prefix(src()).expect("under src"));
+        let text = fs::read_to_string(path).expect("a readable source file");
+        found.extend(database_work(&shown.display().to_string(), &text));
+    }
+    assert!(
+        found.is_empty(),
+        "database work in src/web (move it into a use-case of src/pit):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_web_check_sees_connections_and_diesel() {
+    for text in [
+        "async fn h(state: S) { state.db(move |conn| Ok(users::find(conn, id)?)).await; }",
+        "fn f(pool: &Pool) { let mut conn = pool.get(); tables(&mut conn, None); }",
+        "fn f(conn: &mut C) { x::y(&mut *conn); }",
+        "fn f(read_conn: &mut C) { read_conn.query(); q(read_conn); }",
+        "fn f() { run(|conn: &mut C| g()); }",
+        "use diesel::PgConnection;",
+        "use {std::io, diesel::{self, RunQueryDsl}};",
+        "fn f() -> diesel::QueryResult<()> { todo!() }",
+        "fn f() { let _ = diesel::sql_query(\"SELECT 1\"); }",
+    ] {
+        assert!(
+            !database_work("<web>", text).is_empty(),
+            "not seen in {text:?}"
+        );
+    }
+    let clean = "//! Mentions `diesel` and `(conn` in a comment only.\n\
+                 fn f(req: &HttpRequest, state: &S) {\n\
+                     let connections = req.connection_info();\n\
+                     pit::staff::list(&state.db, connections);\n\
+                     let _ = \"diesel::x(conn)\";\n\
+                 }\n\
+                 #[cfg(test)]\n\
+                 mod tests {\n\
+                     use diesel::PgConnection;\n\
+                 }\n";
+    assert_eq!(database_work("<web>", clean), Vec::<String>::new());
 }
 
 #[test]

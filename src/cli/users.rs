@@ -58,7 +58,7 @@ fn find_user(conn: &mut PgConnection, username: &str) -> anyhow::Result<users::U
 pub fn add(config: &Config, new: NewAccount) -> anyhow::Result<()> {
     as_operator(config, |conn, actor| {
         let username = users::normalize_username(&new.username);
-        users::check_username(&username)?;
+        crate::pit::staff::check_username(&username)?;
         let password = read_password(new.password_stdin)?;
         password::check_policy(&password, &username)?;
         let user = NewUser {

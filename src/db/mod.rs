@@ -11,6 +11,7 @@ pub mod days;
 pub mod demo;
 pub mod embedded;
 pub mod export;
+pub mod handle;
 pub mod ids;
 pub mod prepared;
 pub mod profiles;
@@ -42,6 +43,9 @@ pub enum DbError {
     Pool(#[from] diesel::r2d2::PoolError),
     #[error("database query failed")]
     Query(#[from] diesel::result::Error),
+    /// The blocking task that held the connection ended without an answer (it panicked).
+    #[error("a database task failed")]
+    Task,
 }
 
 /// How long a request waits for a pooled connection before it is answered "try again": a
@@ -55,6 +59,7 @@ impl DbError {
         match self {
             DbError::Pool(_) => true,
             DbError::Query(err) => is_outage(err),
+            DbError::Task => false,
         }
     }
 }

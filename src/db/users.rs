@@ -116,37 +116,10 @@ impl User {
 }
 
 /// A user name as stored: trimmed and lower-case, so `Dealer` and `dealer` are one account.
-/// ([`check_username`] then allows ASCII only, so no look-alike of another name gets through.)
+/// (`pit::staff::check_username` then allows ASCII only, so no look-alike of another name gets
+/// through.)
 pub fn normalize_username(name: &str) -> String {
     name.trim().to_lowercase()
-}
-
-/// Why a user name cannot be used.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum UsernameError {
-    #[error("enter a user name")]
-    Empty,
-    #[error("use at most 64 characters")]
-    TooLong,
-    #[error("use only lower-case ASCII letters a-z, digits 0-9, '.', '-' and '_' (no accents or look-alike letters)")]
-    BadCharacter,
-}
-
-/// Checks an already normalised user name.
-pub fn check_username(name: &str) -> Result<(), UsernameError> {
-    if name.is_empty() {
-        return Err(UsernameError::Empty);
-    }
-    if name.chars().count() > 64 {
-        return Err(UsernameError::TooLong);
-    }
-    if !name
-        .chars()
-        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '-' | '_'))
-    {
-        return Err(UsernameError::BadCharacter);
-    }
-    Ok(())
 }
 
 pub fn find(conn: &mut PgConnection, id: UserId) -> QueryResult<Option<User>> {

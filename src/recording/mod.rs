@@ -28,6 +28,10 @@ use crate::db::tables::{PlayingTable, TableRulesError};
 use crate::db::users::Role;
 use crate::recording::entry::FieldErrors;
 
+/// Why a dealer may not read a round ([`may_read`]).
+pub const NOT_YOUR_ROUND: &str = "Dealers may read only the rounds of their own table during \
+     their current shift; this round belongs to another table or shift.";
+
 /// Why a round could not be entered.
 #[derive(Debug, thiserror::Error)]
 pub enum RoundsError {
@@ -57,10 +61,7 @@ pub enum RoundsError {
     KeyTaken(String),
     #[error("table {0} is too busy to take the round now; send it again")]
     Busy(String),
-    #[error(
-        "Dealers may read only the rounds of their own table during their current shift; \
-         this round belongs to another table or shift."
-    )]
+    #[error("{}", NOT_YOUR_ROUND)]
     NotYourRound,
 }
 

@@ -20,13 +20,13 @@ use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::http::header;
 use actix_web::middleware::Next;
 use actix_web::{web, Error, FromRequest, HttpMessage, HttpRequest, HttpResponse};
-use diesel::{PgConnection, QueryResult};
 use governor::clock::{Clock, DefaultClock};
 use serde_json::json;
 
-use crate::db::api_tokens;
-use crate::db::audit_log::{self, Actor, NewAuditEvent};
-use crate::db::users::{self, Role, User};
+use crate::db::audit_log::Actor;
+use crate::db::ids::UserId;
+use crate::db::users::{Role, User};
+use crate::pit::{access, rounds};
 use crate::web::error::AppError;
 use crate::web::session;
 use crate::web::state::AppState;
@@ -229,7 +229,7 @@ pub struct PendingToken {
 }
 
 /// Who a request acts for, on a route whose handler checks API tokens: a signed-in user (as
-/// checked by [`authorize`]), or a token that [`Caller::user`] checks.
+/// checked by [`authorize`]), or a token checked with the work ([`PendingToken::unchecked`]).
 #[derive(Debug, Clone)]
 pub enum Caller {
     SignedIn(CurrentUser),
@@ -276,26 +276,20 @@ impl PendingToken {
         &self.token
     }
 
-    /// The token's account, if the token is good and the account's role may use the route: one
-    /// query on `conn`. [`authorize`] and [`Caller::user`] both check tokens with it.
-    fn check(&self, conn: &mut PgConnection) -> QueryResult<Result<User, Refusal>> {
-        Ok(match api_tokens::authenticate(conn, &self.token)? {
-            None => Err(Refusal::BadToken),
-            Some((_, user)) if !self.allows(user.role) => Err(Refusal::Role(user, self.roles)),
-            Some((_, user)) => Ok(user),
-        })
+    /// The token, to be checked with the work it asks for ([`crate::pit::rounds`]).
+    pub fn unchecked(&self) -> rounds::Caller {
+        rounds::Caller::Token {
+            token: self.token.clone(),
+            roles: self.roles,
+        }
     }
 }
 
-impl Caller {
-    /// The user the request acts for: one query on `conn` for a token, none for a signed-in
-    /// user.
-    pub fn user(&self, conn: &mut PgConnection) -> QueryResult<Result<CurrentUser, Refusal>> {
-        match self {
-            Caller::SignedIn(user) => Ok(Ok(user.clone())),
-            Caller::Token(pending) => Ok(pending
-                .check(conn)?
-                .map(|user| CurrentUser::of(&user, None))),
+impl From<access::Refused> for Refusal {
+    fn from(refused: access::Refused) -> Self {
+        match refused {
+            access::Refused::BadToken => Refusal::BadToken,
+            access::Refused::Role(user, roles) => Refusal::Role(user, roles),
         }
     }
 }
@@ -349,13 +343,13 @@ pub async fn authorize(
                 req.extensions_mut().insert(pending);
                 return Ok(next.call(req).await?.map_into_boxed_body());
             }
-            match state.db(move |conn| Ok(pending.check(conn)?)).await {
+            match access::token_user(&state.db, pending.token, pending.roles).await {
                 Ok(Ok(user)) => user,
                 Ok(Err(refusal)) => {
-                    let refused = refuse(&state, req.request(), refusal).await;
+                    let refused = refuse(&state, req.request(), refusal.into()).await;
                     return Ok(req.error_response(refused));
                 }
-                Err(err) => return Ok(req.error_response(err)),
+                Err(err) => return Ok(req.error_response(AppError::from(err))),
             }
         }
         None => {
@@ -363,13 +357,13 @@ pub async fn authorize(
             let Some(user_id) = session::user_id(&session) else {
                 return Ok(req.error_response(sign_in_first));
             };
-            match state.db(move |conn| Ok(users::find(conn, user_id)?)).await {
+            match access::session_user(&state.db, user_id).await {
                 Ok(Some(user)) if !user.is_disabled() => user,
                 Ok(_) => {
                     session.purge();
                     return Ok(req.error_response(sign_in_first));
                 }
-                Err(err) => return Ok(req.error_response(err)),
+                Err(err) => return Ok(req.error_response(AppError::from(err))),
             }
         }
     };
@@ -494,36 +488,28 @@ pub async fn refuse(state: &AppState, req: &HttpRequest, refusal: Refusal) -> Ap
             action = "";
         }
     }
-    let recorded = state
-        .db(move |conn| {
-            if !action.is_empty() {
-                audit_log::append(
-                    conn,
-                    &NewAuditEvent::system(&actor, action, target).details(details),
-                )?;
-            }
-            for repeated in repeated {
-                let mut parts = repeated.client_addr.splitn(3, '|');
-                let (Some(id), Some(name), Some(route)) =
-                    (parts.next(), parts.next(), parts.next())
-                else {
-                    continue;
-                };
-                let who = Actor::user(
-                    crate::db::ids::UserId(id.parse().unwrap_or_default()),
-                    name,
-                    None,
-                );
-                let minute =
-                    chrono::DateTime::from_timestamp(repeated.minute * 60, 0).unwrap_or_default();
-                audit_log::append(
-                    conn,
-                    &NewAuditEvent::system(&who, "authz.denied_repeatedly", route.to_owned())
-                        .details(json!({ "count": repeated.count, "minute": minute })),
-                )?;
-            }
-            Ok(())
-        })
-        .await;
-    recorded.err().unwrap_or(answer)
+    let mut events = Vec::new();
+    if !action.is_empty() {
+        events.push(access::SystemEvent {
+            actor,
+            action,
+            target,
+            details,
+        });
+    }
+    for repeated in repeated {
+        let mut parts = repeated.client_addr.splitn(3, '|');
+        let (Some(id), Some(name), Some(route)) = (parts.next(), parts.next(), parts.next()) else {
+            continue;
+        };
+        let minute = chrono::DateTime::from_timestamp(repeated.minute * 60, 0).unwrap_or_default();
+        events.push(access::SystemEvent {
+            actor: Actor::user(UserId(id.parse().unwrap_or_default()), name, None),
+            action: "authz.denied_repeatedly",
+            target: route.to_owned(),
+            details: json!({ "count": repeated.count, "minute": minute }),
+        });
+    }
+    let recorded = access::record(&state.db, events).await;
+    recorded.err().map(AppError::from).unwrap_or(answer)
 }

@@ -6,8 +6,9 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use serde::Deserialize;
 
-use crate::db::users::{self, PasswordChange};
+use crate::db::users::PasswordChange;
 use crate::password;
+use crate::pit::staff;
 use crate::web::error::AppError;
 use crate::web::format::capitalised;
 use crate::web::layout::Nav;
@@ -46,8 +47,7 @@ pub struct PasswordForm {
 
 async fn must_change(state: &AppState, user: &CurrentUser) -> Result<bool, AppError> {
     let id = user.id;
-    Ok(state
-        .db(move |conn| Ok(users::find(conn, id)?))
+    Ok(staff::find(&state.db, id)
         .await?
         .is_some_and(|u| u.must_change_password))
 }
@@ -75,8 +75,7 @@ pub async fn change_password(
 ) -> Result<HttpResponse, AppError> {
     let form = form.into_inner();
     let id = user.id;
-    let stored = state
-        .db(move |conn| Ok(users::find(conn, id)?))
+    let stored = staff::find(&state.db, id)
         .await?
         .ok_or(AppError::SignInRequired { api: false })?;
     let mut errors = FieldErrors::default();
@@ -102,18 +101,14 @@ pub async fn change_password(
     let params = state.config.password_hash;
     let new = form.new_password;
     let new_hash = web::block(move || password::hash(&new, params)).await??;
-    let actor = user.actor(&req);
-    state
-        .db(move |conn| {
-            Ok(users::set_password(
-                conn,
-                id,
-                &new_hash,
-                PasswordChange::BySelf,
-                &actor,
-            )?)
-        })
-        .await?;
+    staff::set_password(
+        &state.db,
+        id,
+        new_hash,
+        PasswordChange::BySelf,
+        user.actor(&req),
+    )
+    .await?;
     session.renew();
     session::set_flash(&session, "Your password has been changed.")?;
     Ok(redirect("/"))

@@ -6,14 +6,13 @@ use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
-use diesel::PgConnection;
 use serde::Deserialize;
 
 use crate::config::Zone;
 use crate::db::ids::UserId;
-use crate::db::shifts;
-use crate::db::users::{self, CreateUserError, NewUser, PasswordChange, Role, User};
+use crate::db::users::{self, NewUser, PasswordChange, Role, User};
 use crate::password;
+use crate::pit::staff;
 use crate::web::error::AppError;
 use crate::web::format::capitalised;
 use crate::web::format::when;
@@ -106,7 +105,7 @@ async fn users_page(
     errors: CreateErrors,
     reset_error: Option<(i64, String)>,
 ) -> Result<UsersPage, AppError> {
-    let all = state.db(|conn| Ok(users::list(conn)?)).await?;
+    let all = staff::list(&state.db).await?;
     let mut rows: Vec<UserRow> = all
         .iter()
         .map(|u| row(u, viewer, state.config.zone()))
@@ -171,7 +170,7 @@ pub async fn create_user(
     let form = form.into_inner();
     let username = users::normalize_username(&form.username);
     let mut errors = CreateErrors::default();
-    if let Err(problem) = users::check_username(&username) {
+    if let Err(problem) = staff::check_username(&username) {
         errors.username = Some(capitalised(&problem.to_string()));
     }
     let display_name = form.display_name.trim().to_owned();
@@ -207,13 +206,7 @@ pub async fn create_user(
         must_change_password: true,
     };
     let actor = admin.actor(&req);
-    let created = state
-        .db(move |conn| match users::create(conn, &new, &actor) {
-            Ok(user) => Ok(Ok(user)),
-            Err(CreateUserError::UsernameTaken(name)) => Ok(Err(name)),
-            Err(CreateUserError::Query(err)) => Err(err.into()),
-        })
-        .await?;
+    let created = staff::create(&state.db, new, actor).await?;
     match created {
         Ok(user) => {
             session::set_flash(
@@ -260,33 +253,12 @@ pub async fn disable_user(
         session::set_error_flash(&session, "You cannot disable your own account.")?;
         return Ok(redirect("/admin/users"));
     }
-    let actor = admin.actor(&req);
-    change_account(
-        &state,
+    staff::disable(&state.db, id, admin.actor(&req)).await?;
+    session::set_flash(
         &session,
-        move |conn| shifts::disable_user(conn, id, &actor),
         "Account disabled; its sessions and its shift, if any, have ended.",
-    )
-    .await?;
+    )?;
     Ok(redirect("/admin/users"))
-}
-
-/// Runs a change to one account, which answers whether the account exists: a missing one is
-/// a 404; otherwise the next page's banner says `done`.
-async fn change_account<F, E>(
-    state: &AppState,
-    session: &Session,
-    change: F,
-    done: &str,
-) -> Result<(), AppError>
-where
-    F: FnOnce(&mut PgConnection) -> Result<bool, E> + Send + 'static,
-    AppError: From<E>,
-{
-    if !state.db(move |conn| Ok(change(conn)?)).await? {
-        return Err(AppError::NotFound);
-    }
-    session::set_flash(session, done)
 }
 
 #[tracing::instrument(skip_all, fields(admin = %admin.username))]
@@ -298,9 +270,8 @@ pub async fn enable_user(
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
     let id = UserId(id.into_inner());
-    let actor = admin.actor(&req);
-    let enable = move |conn: &mut PgConnection| users::set_disabled(conn, id, false, &actor);
-    change_account(&state, &session, enable, "Account enabled.").await?;
+    staff::enable(&state.db, id, admin.actor(&req)).await?;
+    session::set_flash(&session, "Account enabled.")?;
     Ok(redirect("/admin/users"))
 }
 
@@ -313,9 +284,8 @@ pub async fn unlock_user(
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
     let id = UserId(id.into_inner());
-    let actor = by.actor(&req);
-    let unlock = move |conn: &mut PgConnection| users::unlock(conn, id, &actor);
-    change_account(&state, &session, unlock, "Account unlocked.").await?;
+    staff::unlock(&state.db, id, by.actor(&req)).await?;
+    session::set_flash(&session, "Account unlocked.")?;
     let back = if by.role == Role::Supervisor {
         "/"
     } else {
@@ -339,8 +309,7 @@ pub async fn reset_password(
     form: web::Form<ResetForm>,
 ) -> Result<HttpResponse, AppError> {
     let id = UserId(id.into_inner());
-    let target = state
-        .db(move |conn| Ok(users::find(conn, id)?))
+    let target = staff::find(&state.db, id)
         .await?
         .ok_or(AppError::NotFound)?;
     let new_password = form.into_inner().new_password;
@@ -358,18 +327,14 @@ pub async fn reset_password(
     }
     let params = state.config.password_hash;
     let hash = web::block(move || password::hash(&new_password, params)).await??;
-    let actor = admin.actor(&req);
-    state
-        .db(move |conn| {
-            Ok(users::set_password(
-                conn,
-                id,
-                &hash,
-                PasswordChange::Reset,
-                &actor,
-            )?)
-        })
-        .await?;
+    staff::set_password(
+        &state.db,
+        id,
+        hash,
+        PasswordChange::Reset,
+        admin.actor(&req),
+    )
+    .await?;
     session::set_flash(
         &session,
         &format!(

@@ -10,9 +10,8 @@ use serde::Deserialize;
 
 use crate::config::Zone;
 use crate::db::ids::ProfileId;
-use crate::db::profiles::{self, ProfileError};
-use crate::db::tables::TableError;
 use crate::db::users::Role;
+use crate::pit::profiles;
 use crate::rules::game::{Game, GameRules};
 use crate::rules::points::natural::Natural;
 use crate::rules::points::profile::{HandPoints, NaturalPoints, PointsProfile, PointsTies};
@@ -230,9 +229,7 @@ async fn page(
     errors: ProfileErrors,
     mut refused: Option<RefusedEdit>,
 ) -> Result<ProfilesPage, AppError> {
-    let all = state
-        .db(|conn| Ok(profiles::list(conn).map_err(TableError::from)?))
-        .await?;
+    let all = profiles::list(&state.db).await?;
     let rows = all
         .iter()
         .map(|p| {
@@ -562,17 +559,9 @@ pub async fn create(
     }
     if let (Ok(opts), None) = (&parsed, &errors.name) {
         let (opts, actor, new_name) = (*opts, admin.actor(&req), name.clone());
-        let created = state
-            .db(
-                move |conn| match profiles::create_profile(conn, &new_name, opts, &actor) {
-                    Ok(_) => Ok(None),
-                    Err(err @ (ProfileError::NameTaken(_) | ProfileError::BadName)) => {
-                        Ok(Some(err.to_string()))
-                    }
-                    Err(other) => Err(TableError::from(other).into()),
-                },
-            )
-            .await?;
+        let created = profiles::create(&state.db, new_name, opts, actor)
+            .await?
+            .err();
         match created {
             None => {
                 session::set_flash(&session, &format!("Created rule profile {name} (v1)."))?;
@@ -605,16 +594,9 @@ pub async fn update(
     let saved = match checked {
         Ok((opts, from)) => {
             let actor = admin.actor(&req);
-            state
-                .db(
-                    move |conn| match profiles::new_version(conn, id, opts, from, &actor) {
-                        Ok(v) => Ok(Ok((v.version, from))),
-                        Err(ProfileError::NotFound(_)) => Err(AppError::NotFound),
-                        Err(err @ ProfileError::GameChanged { .. }) => Ok(Err(err.to_string())),
-                        Err(other) => Err(TableError::from(other).into()),
-                    },
-                )
+            profiles::new_version(&state.db, id, opts, from, actor)
                 .await?
+                .map(|version| (version, from))
         }
         Err(error) => Err(error),
     };

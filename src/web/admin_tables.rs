@@ -8,10 +8,9 @@ use askama::Template;
 use serde::Deserialize;
 
 use crate::db::ids::{ProfileId, TableId};
-use crate::db::profiles;
-use crate::db::table_settings;
-use crate::db::tables::{self, TableError, TableFieldErrors, TableInput};
+use crate::db::tables::{self, TableFieldErrors, TableInput};
 use crate::db::users::Role;
+use crate::pit::tables::{self as table_admin, TablesAdmin};
 use crate::rules::money::Money;
 use crate::web::error::AppError;
 use crate::web::layout::Nav;
@@ -84,14 +83,11 @@ async fn page(
     errors: TableFieldErrors,
     refused: Option<RefusedEdit>,
 ) -> Result<AdminTablesPage, AppError> {
-    let (listings, all_profiles, prompts) = state
-        .db(|conn| {
-            let listings = tables::list_tables(conn)?;
-            let all = profiles::list(conn).map_err(TableError::from)?;
-            let prompts = table_settings::confirm_prompts(conn)?;
-            Ok((listings, all, prompts))
-        })
-        .await?;
+    let TablesAdmin {
+        listings,
+        profiles: all_profiles,
+        prompts,
+    } = table_admin::admin_list(&state.db).await?;
     Ok(AdminTablesPage {
         nav: session::nav(session, Some(viewer))?,
         can_manage: viewer.role == Role::Admin,
@@ -317,14 +313,9 @@ pub async fn create(
             .unwrap_or_default();
         Some(merge(amount_errors, checked))
     } else {
-        let actor = admin.actor(&req);
-        state
-            .db(move |conn| match tables::create_table(conn, &new, &actor) {
-                Ok(_) => Ok(None),
-                Err(TableError::Invalid(errors)) => Ok(Some(*errors)),
-                Err(other) => Err(other.into()),
-            })
+        table_admin::create(&state.db, new, admin.actor(&req))
             .await?
+            .err()
     };
     match errors {
         None => {
@@ -356,17 +347,7 @@ pub async fn update(
     let outcome = if amount_errors.any() {
         Err(amount_errors)
     } else {
-        let actor = admin.actor(&req);
-        state
-            .db(
-                move |conn| match tables::update_table(conn, id, &change, &actor) {
-                    Ok(table) => Ok(Ok(table.code)),
-                    Err(TableError::Invalid(errors)) => Ok(Err(*errors)),
-                    Err(TableError::NotFound) => Err(AppError::NotFound),
-                    Err(other) => Err(other.into()),
-                },
-            )
-            .await?
+        table_admin::update(&state.db, id, change, admin.actor(&req)).await?
     };
     match outcome {
         Ok(code) => {
@@ -438,13 +419,7 @@ pub async fn set_confirm_prompt(
 ) -> Result<HttpResponse, AppError> {
     let id = TableId(id.into_inner());
     let on = form.confirm_prompt.as_deref() == Some("on");
-    let actor = admin.actor(&req);
-    let found = state
-        .db(move |conn| Ok(table_settings::set_confirm_prompt(conn, id, on, &actor)?))
-        .await?;
-    if !found {
-        return Err(AppError::NotFound);
-    }
+    table_admin::set_confirm_prompt(&state.db, id, on, admin.actor(&req)).await?;
     let message = if on {
         "The table now asks before each round is confirmed."
     } else {

@@ -14,9 +14,10 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::config::Zone;
-use crate::db::api_tokens::{self, IssueError, Revoked, TokenRow};
+use crate::db::api_tokens::{IssueError, TokenRow};
 use crate::db::ids::{TokenId, UserId};
-use crate::db::users::{self, Role};
+use crate::db::users::Role;
+use crate::pit::tokens;
 use crate::web::error::AppError;
 use crate::web::format::{capitalised, typed_local_time, when};
 use crate::web::layout::Nav;
@@ -119,9 +120,7 @@ async fn page(
     errors: IssueErrors,
     issued: Option<Issued>,
 ) -> Result<TokensPage, AppError> {
-    let (tokens, staff) = state
-        .db(|conn| Ok((api_tokens::list(conn)?, users::list(conn)?)))
-        .await?;
+    let (tokens, staff) = tokens::list(&state.db).await?;
     let chosen = form.and_then(|f| f.user_id.parse::<i64>().ok());
     let accounts = staff
         .iter()
@@ -233,16 +232,7 @@ pub async fn issue(
         let page = page(&session, &state, &admin, Some(&form), errors, None).await?;
         return render(StatusCode::UNPROCESSABLE_ENTITY, &page);
     };
-    let actor = admin.actor(&req);
-    let issued = state
-        .db(
-            move |conn| match api_tokens::issue(conn, &name, user, expires_at, &actor) {
-                Ok(issued) => Ok(Ok(issued)),
-                Err(IssueError::Query(err)) => Err(err.into()),
-                Err(other) => Ok(Err(other)),
-            },
-        )
-        .await?;
+    let issued = tokens::issue(&state.db, name, user, expires_at, admin.actor(&req)).await?;
     match issued {
         Ok((_, token)) => {
             let issued = Issued {
@@ -290,8 +280,7 @@ pub async fn revoke(
 ) -> Result<HttpResponse, AppError> {
     let id = TokenId(id.into_inner());
     if form.confirm != "yes" {
-        let token = state
-            .db(move |conn| Ok(api_tokens::find(conn, id)?))
+        let token = tokens::find(&state.db, id)
             .await?
             .ok_or(AppError::NotFound)?;
         let page = RevokePage {
@@ -300,15 +289,7 @@ pub async fn revoke(
         };
         return render(StatusCode::OK, &page);
     }
-    let actor = admin.actor(&req);
-    let revoked = state
-        .db(move |conn| Ok(api_tokens::revoke(conn, id, &actor)?))
-        .await?;
-    let message = match revoked {
-        Revoked::Now => "Token revoked: it no longer works.",
-        Revoked::Already => "That token was already revoked.",
-        Revoked::NoSuchToken => return Err(AppError::NotFound),
-    };
+    let message = tokens::revoke(&state.db, id, admin.actor(&req)).await?;
     session::set_flash(&session, message)?;
     Ok(redirect("/admin/tokens"))
 }

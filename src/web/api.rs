@@ -11,10 +11,12 @@ use chrono::{NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::db::audit_log::Actor;
 use crate::db::rounds::rows::SettledRound;
 use crate::db::tables::PlayingTable;
-use crate::recording::drafts::{self, Shown};
+use crate::db::users::User;
+use crate::pit::access::Refused;
+use crate::pit::rounds;
+use crate::recording::drafts::Shown;
 use crate::recording::whole::{self, Entry};
 use crate::recording::{RoundsError, Writer};
 use crate::web::access::{self, Caller};
@@ -30,33 +32,33 @@ pub(crate) fn writer(user: &CurrentUser) -> Writer {
     }
 }
 
-/// `state.db` for a handler that takes rounds, whose route checks API tokens itself
-/// ([`access::TokenCheck::Handler`]): the caller is checked on the same database call as the work
-/// (with the actor for its audit events), and the work runs only for a caller the route allows.
-async fn run_as<T, F>(
+/// Who a round request comes from, as [`rounds`] checks it: a token is checked on the same
+/// database turn as the work ([`access::TokenCheck::Handler`]), and the work runs only for a
+/// caller the route allows.
+fn caller_of(caller: &Caller) -> rounds::Caller {
+    match caller {
+        Caller::SignedIn(user) => rounds::Caller::SignedIn(account(user)),
+        Caller::Token(token) => token.unchecked(),
+    }
+}
+
+fn account(user: &CurrentUser) -> rounds::Account {
+    rounds::Account {
+        id: user.id,
+        username: user.username.clone(),
+        role: user.role,
+    }
+}
+
+/// The work's answer, or the caller's refusal answered as the access check would.
+async fn answer<T>(
     state: &AppState,
     req: &HttpRequest,
-    caller: Caller,
-    f: F,
-) -> Result<T, AppError>
-where
-    F: FnOnce(&mut diesel::PgConnection, &CurrentUser, Actor) -> Result<T, AppError>
-        + Send
-        + 'static,
-    T: Send + 'static,
-{
-    let addr = client_addr(req);
-    let outcome = state
-        .db(move |conn| {
-            Ok(caller.user(conn)?.map(|user| {
-                let actor = user.actor_at(addr);
-                f(conn, &user, actor)
-            }))
-        })
-        .await?;
+    outcome: Result<T, Refused>,
+) -> Result<T, AppError> {
     match outcome {
-        Ok(done) => done,
-        Err(refusal) => Err(access::refuse(state, req, refusal).await),
+        Ok(done) => Ok(done),
+        Err(refused) => Err(access::refuse(state, req, refused.into()).await),
     }
 }
 
@@ -78,7 +80,7 @@ fn settled_body(round: &SettledRound, table: &PlayingTable) -> Result<String, Ap
         key: round.round.draft_key.as_str(),
         round,
     })
-    .map_err(|err| AppError::from(diesel::result::Error::SerializationError(Box::new(err))))
+    .map_err(AppError::from)
 }
 
 /// A settled round: 201 when this request settled it, 200 when it already was.
@@ -108,12 +110,8 @@ pub async fn open_round(
 ) -> Result<HttpResponse, AppError> {
     let code = path.into_inner();
     let day = state.config.gaming_day(Utc::now());
-    let (draft, table) = run_as(&state, &req, caller, move |conn, user, actor| {
-        let table = drafts::table(conn, &code)?;
-        let (draft, _) = drafts::open(conn, &table, writer(user), &actor, day)?;
-        Ok((draft, table))
-    })
-    .await?;
+    let opened = rounds::open(&state.db, caller_of(&caller), client_addr(&req), code, day).await?;
+    let (draft, table) = answer(&state, &req, opened).await?;
     Ok(HttpResponse::Created().json(json!({
         "key": draft.draft_key,
         "revision": draft.revision,
@@ -147,19 +145,13 @@ pub async fn save_round(
     body: web::Bytes,
 ) -> Result<HttpResponse, AppError> {
     let key = path.into_inner();
-    let draft = run_as(&state, &req, caller, move |conn, user, actor| {
-        let mut round: serde_json::Value = read(&body)?;
+    let round = read::<serde_json::Value>(&body).and_then(|mut round| {
         let revision = take_revision(&mut round)?;
-        Ok(drafts::save(
-            conn,
-            &key,
-            writer(user),
-            &actor,
-            revision,
-            round,
-        )?)
-    })
-    .await?;
+        Ok((round, revision))
+    });
+    let addr = client_addr(&req);
+    let saved = rounds::save(&state.db, caller_of(&caller), addr, key, round).await?;
+    let draft = answer(&state, &req, saved).await?;
     Ok(HttpResponse::Ok().json(json!({ "key": draft.draft_key, "revision": draft.revision })))
 }
 
@@ -171,11 +163,8 @@ pub async fn preview_round(
     path: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
     let key = path.into_inner();
-    let (draft, table, settlement) = run_as(&state, &req, caller, move |conn, user, _| {
-        let (draft, table, settled) = drafts::check(conn, &key, writer(user))?;
-        Ok((draft, table, settled.settlement_json()?))
-    })
-    .await?;
+    let previewed = rounds::preview(&state.db, caller_of(&caller), client_addr(&req), key).await?;
+    let (draft, table, settlement) = answer(&state, &req, previewed).await?;
     Ok(HttpResponse::Ok().json(json!({
         "key": draft.draft_key,
         "revision": draft.revision,
@@ -205,25 +194,16 @@ pub async fn confirm_round(
 ) -> Result<HttpResponse, AppError> {
     let key = path.into_inner();
     let day = state.config.gaming_day(Utc::now());
-    let (body, created) = run_as(&state, &req, caller, move |conn, user, actor| {
-        let confirm: ConfirmBody = if body.iter().all(u8::is_ascii_whitespace) {
-            ConfirmBody::default()
-        } else {
-            read(&body)?
-        };
-        let (settled, table, created) = drafts::confirm(
-            conn,
-            &key,
-            None,
-            confirm.revision,
-            day,
-            writer(user),
-            &actor,
-        )?;
-        Ok((settled_body(&settled, &table)?, created))
-    })
-    .await?;
-    Ok(settled_response(body, created))
+    let revision = if body.iter().all(u8::is_ascii_whitespace) {
+        Ok(None)
+    } else {
+        read::<ConfirmBody>(&body).map(|confirm| confirm.revision)
+    };
+    let addr = client_addr(&req);
+    let confirmed =
+        rounds::confirm(&state.db, caller_of(&caller), addr, key, revision, day).await?;
+    let (settled, table, created) = answer(&state, &req, confirmed).await?;
+    Ok(settled_response(settled_body(&settled, &table)?, created))
 }
 
 /// `GET /api/v1/rounds/{key}`: the draft, or the settled round, to those who may read it
@@ -234,21 +214,17 @@ pub async fn show_round(
     path: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
     let key = path.into_inner();
-    let body = state
-        .db(
-            move |conn| match drafts::show(conn, &key, user.id, user.role)? {
-                Shown::Settled(round, table) => settled_body(&round, &table),
-                Shown::Draft(draft, table) => Ok(json!({
-                    "key": draft.draft_key,
-                    "revision": draft.revision,
-                    "table": table.table.code,
-                    "status": "draft",
-                    "data": draft.data,
-                })
-                .to_string()),
-            },
-        )
-        .await?;
+    let body = match rounds::show(&state.db, key, writer(&user)).await? {
+        Shown::Settled(round, table) => settled_body(&round, &table)?,
+        Shown::Draft(draft, table) => json!({
+            "key": draft.draft_key,
+            "revision": draft.revision,
+            "table": table.table.code,
+            "status": "draft",
+            "data": draft.data,
+        })
+        .to_string(),
+    };
     Ok(HttpResponse::Ok()
         .content_type(ContentType::json())
         .body(body))
@@ -270,31 +246,28 @@ pub async fn record_round(
     if let Some(written) = record_remembered(&state, &req, &caller, &code, &key, day, &body).await {
         return Ok(settled_response(written, true));
     }
-    let memos = state.table_memos.clone();
     // A token found good here is remembered, for this caller's next rounds.
-    let token = match &caller {
-        Caller::Token(token) => Some((state.checked_tokens.clone(), token.clone())),
+    let tokens = state.checked_tokens.clone();
+    let secret = match &caller {
+        Caller::Token(token) => Some(token.secret().to_owned()),
         Caller::SignedIn(_) => None,
     };
-    let (body, created) = run_as(&state, &req, caller, move |conn, user, actor| {
-        if let Some((tokens, token)) = &token {
-            tokens.remember(token.secret(), user);
+    let remember = move |user: &User| {
+        if let Some(secret) = &secret {
+            tokens.remember(secret, &CurrentUser::of(user, None));
         }
-        // Read once the caller is known: a bad token hears 401, not what is wrong with its round.
-        whole::check_key(&key)?;
-        // Not JSON at all is the round's error wherever it was sent; what the JSON must hold
-        // depends on the table's game, read with the table.
-        read::<serde::de::IgnoredAny>(&body)?;
-        let entry = Entry {
-            key: &key,
-            gaming_day: day,
-            writer: writer(user),
-            actor: &actor,
-        };
-        let (settled, table, created) = whole::record(conn, &memos, &code, &entry, &body)?;
-        Ok((settled_body(&settled, &table)?, created))
-    })
-    .await?;
+    };
+    let round = rounds::Whole {
+        code,
+        key,
+        body,
+        day,
+        memos: state.table_memos.clone(),
+    };
+    let addr = client_addr(&req);
+    let recorded = rounds::record(&state.db, caller_of(&caller), addr, round, remember).await?;
+    let (settled, table, created) = answer(&state, &req, recorded).await?;
+    let body = settled_body(&settled, &table)?;
     Ok(settled_response(body, created))
 }
 

@@ -10,9 +10,10 @@ use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use serde::Deserialize;
 
 use crate::config::Zone;
-use crate::db::audit_log::{self, AuditEvent, NewAuditEvent};
-use crate::reports::events::{self, EventFilter};
-use crate::reports::verify::{chain_names, VerdictRecord, VERIFIED};
+use crate::db::audit_log::AuditEvent;
+use crate::pit::audit::{self, Search};
+use crate::reports::events::EventFilter;
+use crate::reports::verify::VerdictRecord;
 use crate::web::audit_words::{describe, Link};
 use crate::web::error::AppError;
 use crate::web::format::when;
@@ -121,7 +122,7 @@ pub async fn page(
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
     let zone = state.config.zone();
-    let latest = state.db(|conn| Ok(events::latest(conn, VERIFIED)?)).await?;
+    let latest = audit::last_verification(&state.db).await?;
     let last = latest.as_ref().and_then(|e| last_check(e, zone));
     let running = state.audit_checks.running().map(|r| RunningView {
         started: when(r.started_at, zone),
@@ -150,31 +151,12 @@ pub async fn start_check(
     state: web::Data<AppState>,
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
-    let actor = user.actor(&req);
-    let started = std::time::Instant::now();
-    let done = Box::new(
-        move |conn: &mut diesel::PgConnection,
-              found: Result<&crate::reports::verify::Verification, String>| {
-            let Ok(verification) = found else { return };
-            let record = verification.record(started.elapsed().as_secs_f64());
-            let details = match serde_json::to_value(&record) {
-                Ok(details) => details,
-                Err(err) => {
-                    tracing::error!(error = %err, "cannot record a verification");
-                    return;
-                }
-            };
-            let event = NewAuditEvent::system(&actor, VERIFIED, "audit:all").details(details);
-            if let Err(err) = audit_log::append(conn, &event) {
-                tracing::error!(error = %err, "cannot record a verification");
-            }
-        },
-    );
-    let started = state.audit_checks.start_verify(
-        state.pool.clone(),
+    let started = audit::start_verification(
+        &state.db,
+        &state.audit_checks,
         state.config.seal_file.clone(),
         &user.username,
-        done,
+        user.actor(&req),
     );
     if started {
         session::set_flash(
@@ -337,15 +319,11 @@ pub async fn search(
     let filter = filter_of(&q, zone);
     let before = q.before;
     let wanted = filter.clone().ok();
-    let (chains, actions, page) = state
-        .db(move |conn| {
-            let page = match &wanted {
-                Some(filter) => Some(events::search(conn, filter, before, PAGE_SIZE)?),
-                None => None,
-            };
-            Ok((chain_names(conn)?, events::actions(conn)?, page))
-        })
-        .await?;
+    let Search {
+        chains,
+        actions,
+        page,
+    } = audit::search(&state.db, wanted, before, PAGE_SIZE).await?;
     let errors = filter.err().unwrap_or_default();
     let status = if errors.is_empty() {
         StatusCode::OK

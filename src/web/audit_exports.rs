@@ -15,8 +15,8 @@ use chrono::NaiveDate;
 use serde::Deserialize;
 use tokio::sync::mpsc;
 
-use crate::db::export as db;
-use crate::reports::export::{self, Clock, ExportError, Format, Kind, Query, Source};
+use crate::pit::exports;
+use crate::reports::export::{Clock, ExportError, Format, Kind, Query};
 use crate::web::error::AppError;
 use crate::web::layout::Nav;
 use crate::web::respond::render;
@@ -69,17 +69,12 @@ async fn page(
     errors: ExportErrors,
     status: StatusCode,
 ) -> Result<HttpResponse, AppError> {
-    let read = state.read_pool.clone();
-    let tables = web::block(move || -> Result<_, AppError> {
-        let mut conn = read.get().map_err(crate::db::DbError::from)?;
-        Ok(db::tables(&mut conn, None).map_err(crate::db::DbError::from)?)
-    })
-    .await??;
+    let tables = exports::table_codes(&state.read_db).await?;
     let page = ExportsPage {
         nav: session::nav(session, Some(user))?,
         form,
         errors,
-        tables: tables.into_iter().map(|(_, code)| code).collect(),
+        tables,
         source: if state.config.read_database_url.is_some() {
             "the read replica (PUSOY_READ_DATABASE_URL)"
         } else {
@@ -190,32 +185,9 @@ pub async fn download(
             .await
         }
     };
-    let read = state.read_pool.clone();
-    let primary = state.pool.clone();
     let replica = state.config.read_database_url.is_some();
     let checked = query.clone();
-    let ready = web::block(move || -> Result<Result<Source, ExportError>, AppError> {
-        let mut conn = read.get().map_err(crate::db::DbError::from)?;
-        if let Some(code) = &checked.table {
-            if db::tables(&mut conn, Some(code))
-                .map_err(crate::db::DbError::from)?
-                .is_empty()
-            {
-                return Ok(Err(ExportError::BadQuery(format!(
-                    "There is no table {code}."
-                ))));
-            }
-        }
-        if !replica {
-            return Ok(Ok(Source::primary()));
-        }
-        let mut primary = primary.get().ok();
-        match export::replay_check(&mut conn, primary.as_deref_mut(), &checked, REPLAY_WAIT) {
-            Err(ExportError::Db(error)) => Err(crate::db::DbError::from(error).into()),
-            answer => Ok(answer),
-        }
-    })
-    .await??;
+    let ready = exports::source(&state.read_db, &state.db, replica, checked, REPLAY_WAIT).await?;
     let source = match ready {
         Ok(source) => source,
         Err(error) => {
@@ -243,31 +215,30 @@ pub async fn download(
         format.extension()
     );
     let (tx, rx) = mpsc::channel(4);
-    let read = state.read_pool.clone();
     let clock = Clock {
         utc_offset: state.config.utc_offset,
         gaming_day_start: state.config.gaming_day_start,
     };
-    // The export runs on the blocking pool and hands the response its bytes as they come; a
-    // download that is cancelled ends it at its next write.
-    actix_web::rt::task::spawn_blocking(move || {
-        let mut out = Chunks {
-            tx,
-            buf: Vec::with_capacity(CHUNK),
-        };
-        let done = read
-            .get()
-            .map_err(|e| ExportError::Io(std::io::Error::other(e)))
-            .and_then(|mut conn| {
-                export::export(&mut conn, &query, clock, source, format, &mut out)
-            });
-        if let Err(error) = done {
+    // The export hands the response its bytes as they come; a download that is cancelled ends
+    // it at its next write.
+    let out = Chunks {
+        tx,
+        buf: Vec::with_capacity(CHUNK),
+    };
+    exports::start(
+        &state.read_db,
+        query,
+        clock,
+        source,
+        format,
+        out,
+        |out, error| {
             tracing::warn!(%error, "export download ended early");
             let _ = out
                 .tx
                 .blocking_send(Err(std::io::Error::other("the export ended early")));
-        }
-    });
+        },
+    );
     Ok(HttpResponse::Ok()
         .content_type(format.content_type())
         .insert_header((

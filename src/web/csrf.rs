@@ -15,7 +15,8 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 use subtle::ConstantTimeEq;
 
-use crate::db::audit_log::{self, Actor, NewAuditEvent};
+use crate::db::audit_log::Actor;
+use crate::pit::access::{self, SystemEvent};
 use crate::web::access::ApiTokenAuth;
 use crate::web::error::AppError;
 use crate::web::session;
@@ -88,30 +89,26 @@ pub async fn verify(
     let user = req.extensions().get::<CurrentUser>().cloned();
     let actor = actor_of(user.as_ref(), req.request());
     let target = format!("{} {}", req.method(), req.path());
-    let recorded = state
-        .db(move |conn| {
-            if verdict.record {
-                audit_log::append(
-                    conn,
-                    &NewAuditEvent::system(&actor, "csrf.rejected", target)
-                        .details(json!({ "reason": reason })),
-                )?;
-            }
-            for repeated in verdict.repeated {
-                let from = Actor::anonymous(Some(repeated.client_addr.clone()));
-                let minute = DateTime::from_timestamp(repeated.minute * 60, 0).unwrap_or_default();
-                audit_log::append(
-                    conn,
-                    &NewAuditEvent::system(
-                        &from,
-                        "csrf.rejected_repeatedly",
-                        format!("client:{}", repeated.client_addr),
-                    )
-                    .details(json!({ "count": repeated.count, "minute": minute })),
-                )?;
-            }
-            Ok(())
-        })
-        .await;
+    let mut events = Vec::new();
+    if verdict.record {
+        events.push(SystemEvent {
+            actor,
+            action: "csrf.rejected",
+            target,
+            details: json!({ "reason": reason }),
+        });
+    }
+    for repeated in verdict.repeated {
+        let minute = DateTime::from_timestamp(repeated.minute * 60, 0).unwrap_or_default();
+        events.push(SystemEvent {
+            actor: Actor::anonymous(Some(repeated.client_addr.clone())),
+            action: "csrf.rejected_repeatedly",
+            target: format!("client:{}", repeated.client_addr),
+            details: json!({ "count": repeated.count, "minute": minute }),
+        });
+    }
+    let recorded = access::record(&state.db, events)
+        .await
+        .map_err(AppError::from);
     Ok(req.error_response(recorded.err().unwrap_or(AppError::CsrfRejected)))
 }

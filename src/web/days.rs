@@ -10,9 +10,8 @@ use askama::Template;
 use chrono::{NaiveDate, Utc};
 use serde::Deserialize;
 
-use crate::db::days::{self, CloseError};
-use crate::db::seal_file;
-use crate::db::users::{self, Role};
+use crate::db::users::Role;
+use crate::pit::days::{self, Day};
 use crate::web::error::AppError;
 use crate::web::format::when;
 use crate::web::layout::Nav;
@@ -47,7 +46,7 @@ pub async fn list(
 ) -> Result<HttpResponse, AppError> {
     let today = state.config.gaming_day(Utc::now());
     let zone = state.config.zone();
-    let closes = state.db(|conn| Ok(days::recent_closes(conn, 60)?)).await?;
+    let closes = days::recent_closes(&state.db, 60).await?;
     let mut shown: Vec<NaiveDate> = today.iter_days().rev().take(RECENT_DAYS as usize).collect();
     shown.extend(closes.iter().map(|c| c.gaming_day));
     shown.sort_unstable_by(|a, b| b.cmp(a));
@@ -106,21 +105,11 @@ pub async fn show(
     let day = parse_day(&day)?;
     let today = state.config.gaming_day(Utc::now());
     let zone = state.config.zone();
-    let (close, closer, blockers) = state
-        .db(move |conn| {
-            let close = days::find_close(conn, day)?;
-            let closer = match &close {
-                Some(c) => users::find(conn, c.closed_by)?,
-                None => None,
-            };
-            let blockers = if close.is_none() {
-                days::blockers(conn, day)?
-            } else {
-                Vec::new()
-            };
-            Ok((close, closer, blockers))
-        })
-        .await?;
+    let Day {
+        close,
+        closer,
+        blockers,
+    } = days::day(&state.db, day).await?;
     let page = DayPage {
         nav: session::nav(&session, Some(&user))?,
         day: day.to_string(),
@@ -173,18 +162,7 @@ pub async fn close(
     let today = state.config.gaming_day(Utc::now());
     let actor = user.actor(&req);
     let path = state.config.seal_file.clone();
-    let outcome = state
-        .db(move |conn| {
-            match days::close_day(conn, day, today, &actor, |copy| {
-                seal_file::append(&path, copy)
-            }) {
-                Ok((close, _)) => Ok(Ok(close)),
-                Err(CloseError::Query(err)) => Err(err.into()),
-                Err(refused) => Ok(Err(refused)),
-            }
-        })
-        .await?;
-    match outcome {
+    match days::close(&state.db, day, today, actor, path).await? {
         Ok(close) => session::set_flash(
             &session,
             &format!(
@@ -192,12 +170,7 @@ pub async fn close(
                 hex::encode(&close.seal_hash)
             ),
         )?,
-        Err(refused) => {
-            if let CloseError::SealCopy(err) = &refused {
-                tracing::error!(error = %err, "the seal file cannot be written");
-            }
-            session::set_error_flash(&session, &refused.to_string())?;
-        }
+        Err(refused) => session::set_error_flash(&session, &refused)?,
     }
     Ok(back)
 }

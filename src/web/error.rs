@@ -14,8 +14,10 @@ use serde_json::json;
 use crate::db::tables::TableRulesError;
 use crate::db::{is_outage, DbError};
 use crate::password::HashError;
+use crate::pit::PitError;
 use crate::recording::review::ReviewError;
 use crate::recording::RoundsError;
+use crate::reports::gaming_day::ReportError;
 use crate::web::layout::Nav;
 
 #[derive(Debug, thiserror::Error)]
@@ -70,6 +72,8 @@ pub enum AppError {
     Hash(#[from] HashError),
     #[error("writing CSV failed")]
     Csv(#[from] csv::Error),
+    #[error("writing JSON failed")]
+    Json(#[from] serde_json::Error),
     #[error("session storage failed: {0}")]
     Session(String),
     #[error(transparent)]
@@ -95,15 +99,27 @@ impl From<ReviewError> for AppError {
     }
 }
 
-impl From<TableRulesError> for AppError {
-    fn from(err: TableRulesError) -> Self {
-        AppError::Round(err.into())
+impl From<PitError> for AppError {
+    fn from(err: PitError) -> Self {
+        match err {
+            PitError::NotFound => AppError::NotFound,
+            PitError::Db(err) => AppError::Db(err),
+            PitError::Shift(err) => AppError::Shift(err),
+            PitError::Table(err) => AppError::Table(err),
+            PitError::Round(err) => AppError::Round(err),
+            PitError::Review(err) => AppError::from(err),
+            PitError::Hash(err) => AppError::Hash(err),
+            PitError::Report(ReportError::Query(err)) => AppError::Db(DbError::Query(err)),
+            PitError::Report(refused) => AppError::InvalidInput(refused.to_string()),
+            // A blocking task that ended without an answer, like a database task: a 500.
+            PitError::Task => AppError::Db(DbError::Task),
+        }
     }
 }
 
-impl From<diesel::result::Error> for AppError {
-    fn from(err: diesel::result::Error) -> Self {
-        AppError::Db(DbError::Query(err))
+impl From<TableRulesError> for AppError {
+    fn from(err: TableRulesError) -> Self {
+        AppError::Round(err.into())
     }
 }
 
@@ -152,12 +168,13 @@ impl ResponseError for AppError {
                 StatusCode::TOO_MANY_REQUESTS
             }
             AppError::Db(DbError::Pool(_)) => StatusCode::SERVICE_UNAVAILABLE,
-            _ if self.query_error().is_some_and(is_outage) => StatusCode::SERVICE_UNAVAILABLE,
+            _ if self.is_outage() => StatusCode::SERVICE_UNAVAILABLE,
             AppError::Db(_)
             | AppError::Blocking(_)
             | AppError::Template(_)
             | AppError::Hash(_)
             | AppError::Csv(_)
+            | AppError::Json(_)
             | AppError::Session(_)
             | AppError::Table(_)
             | AppError::Shift(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -186,17 +203,18 @@ impl ResponseError for AppError {
 }
 
 impl AppError {
-    /// The database's own error underneath, wherever it was wrapped.
-    pub fn query_error(&self) -> Option<&diesel::result::Error> {
+    /// Whether the database went away under the request, wherever its error was wrapped: the
+    /// request may be tried again unchanged in a moment.
+    fn is_outage(&self) -> bool {
         match self {
-            AppError::Db(DbError::Query(err))
-            | AppError::Round(
+            AppError::Db(err) => err.is_outage(),
+            AppError::Round(
                 RoundsError::Query(err) | RoundsError::TableRules(TableRulesError::Query(err)),
             )
             | AppError::Shift(crate::db::shifts::ShiftError::Query(err))
             | AppError::Table(crate::db::tables::TableError::Query(err))
-            | AppError::Review(ReviewError::Query(err)) => Some(err),
-            _ => None,
+            | AppError::Review(ReviewError::Query(err)) => is_outage(err),
+            _ => false,
         }
     }
 

@@ -9,11 +9,10 @@ use actix_web::{web, HttpResponse};
 use askama::Template;
 
 use crate::config::Zone;
-use crate::db::audit_log::{self, AuditEvent};
-use crate::db::shifts;
-use crate::db::users::{self, Role};
-use crate::reports::events;
-use crate::reports::verify::{VerdictRecord, VERIFIED};
+use crate::db::audit_log::AuditEvent;
+use crate::db::users::Role;
+use crate::pit::home;
+use crate::reports::verify::VerdictRecord;
 use crate::web::error::AppError;
 use crate::web::format::when;
 use crate::web::layout::Nav;
@@ -83,14 +82,6 @@ pub struct MyTable {
     pub text: String,
 }
 
-struct Loaded {
-    my_activity: Vec<AuditEvent>,
-    locked: Vec<users::User>,
-    audit: Option<(Option<AuditEvent>, Vec<AuditEvent>)>,
-    all_users: Vec<users::User>,
-    my_table: Option<MyTable>,
-}
-
 /// The last verification's verdict in a sentence.
 fn verdict_line(last: Option<&AuditEvent>, zone: Zone) -> String {
     let Some(event) = last else {
@@ -124,45 +115,16 @@ pub async fn show(
     let role = user.role;
     let id = user.id;
     let zone = state.config.zone();
-    let loaded = state
-        .db(move |conn| {
-            let my_activity = audit_log::recent_by_actor(conn, id, 10)?;
-            let locked = match role {
-                Role::Supervisor | Role::Admin => users::list_locked(conn)?,
-                Role::Dealer | Role::Auditor => Vec::new(),
-            };
-            let audit = match role {
-                Role::Auditor | Role::Admin => Some((
-                    events::latest(conn, VERIFIED)?,
-                    audit_log::recent(conn, 25)?,
-                )),
-                Role::Dealer | Role::Supervisor => None,
-            };
-            let all_users = match role {
-                Role::Admin => users::list(conn)?,
-                _ => Vec::new(),
-            };
-            let my_table = match role {
-                Role::Dealer => shifts::dealer_table(conn, id)?.map(|(shift, table)| MyTable {
-                    text: format!(
-                        "{} ({}) since {}",
-                        table.code,
-                        table.name,
-                        when(shift.signed_on_at, zone)
-                    ),
-                    code: table.code,
-                }),
-                _ => None,
-            };
-            Ok(Loaded {
-                my_table,
-                my_activity,
-                locked,
-                audit,
-                all_users,
-            })
-        })
-        .await?;
+    let loaded = home::home(&state.db, id, role).await?;
+    let my_table = loaded.my_table.as_ref().map(|(shift, table)| MyTable {
+        text: format!(
+            "{} ({}) since {}",
+            table.code,
+            table.name,
+            when(shift.signed_on_at, zone)
+        ),
+        code: table.code.clone(),
+    });
     let timeouts = state.config.timeouts;
     let signed_in_at = user.signed_in_at;
     let (chain_status, audit_events) = match &loaded.audit {
@@ -223,7 +185,7 @@ pub async fn show(
         audit_events,
         role_counts,
         is_dealer: role == Role::Dealer,
-        my_table: loaded.my_table,
+        my_table,
     };
     render(StatusCode::OK, &page)
 }

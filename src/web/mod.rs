@@ -205,38 +205,20 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
 /// up, and a database that is away is reported within the pool's checkout time-out. (`/healthz`
 /// is the same, for what used it before.)
 async fn health(state: web::Data<AppState>) -> HttpResponse {
-    use diesel::RunQueryDsl;
-    let pool = state.pool.clone();
     let started = std::time::Instant::now();
-    let answer = web::block(move || -> Result<(), DbError> {
-        let ping = || -> Result<(), DbError> {
-            diesel::sql_query("SELECT 1").execute(&mut pool.get()?)?;
-            Ok(())
-        };
-        // After an outage the idle connections are dead; each is dropped at its first failed
-        // query. Going through them here means the next requests get live ones.
-        let mut answer = ping();
-        for _ in 0..pool.max_size() {
-            match &answer {
-                Err(err @ DbError::Query(_)) if err.is_outage() => answer = ping(),
-                _ => break,
-            }
-        }
-        answer
-    })
-    .await;
+    let answer = state.db.ping().await;
     let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
     match answer {
-        Ok(Ok(())) => {
-            HttpResponse::Ok().json(json!({ "database": "up", "latency_ms": latency_ms }))
+        Ok(()) => HttpResponse::Ok().json(json!({ "database": "up", "latency_ms": latency_ms })),
+        Err(DbError::Task) => {
+            HttpResponse::InternalServerError().json(json!({ "database": "unknown" }))
         }
-        Ok(Err(err)) => {
+        Err(err) => {
             tracing::warn!(error = %err, cause = ?err, "health check: database down");
             HttpResponse::ServiceUnavailable()
                 .insert_header((actix_web::http::header::RETRY_AFTER, "5"))
                 .json(json!({ "database": "down", "latency_ms": latency_ms }))
         }
-        Err(_) => HttpResponse::InternalServerError().json(json!({ "database": "unknown" })),
     }
 }
 

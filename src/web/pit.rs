@@ -1,6 +1,6 @@
 //! The live pit board (`/pit`) for pit managers, administrators and auditors, and its JSON
 //! (`/api/v1/pit`), which `pit.js` reads to refresh the board in place. Both show the same
-//! [`PitView`], worked out once from [`reports::pit::board`].
+//! [`PitView`], worked out once from [`crate::reports::pit::board`].
 
 use actix_session::Session;
 use actix_web::http::StatusCode;
@@ -10,8 +10,9 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::config::Zone;
+use crate::pit::reports;
 use crate::reports::figures::percent;
-use crate::reports::pit::{self, Board, BoardRow, Flag, FlagRules};
+use crate::reports::pit::{Board, BoardRow, Flag, FlagRules};
 use crate::rules::money::Money;
 use crate::web::error::AppError;
 use crate::web::format::{rounds_word, when};
@@ -230,9 +231,7 @@ async fn current_view(state: &AppState) -> Result<PitView, AppError> {
     let rules = FlagRules {
         quiet_after: state.config.pit_quiet_after,
     };
-    let board = state
-        .db(move |conn| Ok(pit::board(conn, day, now, rules)?))
-        .await?;
+    let board = reports::board(&state.db, day, now, rules).await?;
     Ok(view(
         &board,
         state.config.zone(),

@@ -16,11 +16,12 @@ use crate::config::Zone;
 use crate::db::audit_log::AuditEvent;
 use crate::db::ids::ShiftId;
 use crate::db::users::Role;
-use crate::reports::checks::Done;
+use crate::pit::reports as pit_reports;
+use crate::pit::PitError;
 use crate::reports::figures::Figures;
-use crate::reports::gaming_day::{self, Line, Report, ReportError, Subject};
-use crate::reports::house_way::{self, Departures, HouseWayReport, Setter};
-use crate::reports::recheck::{self, DayRecheck, RecheckRecord};
+use crate::reports::gaming_day::{self, Line, Report, Subject};
+use crate::reports::house_way::{Departures, HouseWayReport, Setter};
+use crate::reports::recheck::RecheckRecord;
 use crate::rules::houseway;
 use crate::rules::money::Money;
 use crate::web::charts::{BarChart, LineChart};
@@ -79,9 +80,7 @@ async fn range(req: &HttpRequest, state: &AppState) -> Result<Range, AppError> {
         }
         (None, None, None) => {
             // The latest gaming day with rounds, up to today's: today's once it has any.
-            let latest = state
-                .db(move |conn| Ok(gaming_day::latest_day(conn, today)?))
-                .await?;
+            let latest = pit_reports::latest_day(&state.db, today).await?;
             let day = latest.unwrap_or(today);
             (day, day)
         }
@@ -92,19 +91,12 @@ async fn range(req: &HttpRequest, state: &AppState) -> Result<Range, AppError> {
             (from, to.unwrap_or(from))
         }
     };
-    gaming_day::check_range(from, to).map_err(report_error)?;
+    gaming_day::check_range(from, to).map_err(PitError::from)?;
     Ok(Range {
         from,
         to,
         currency: nonempty(&query.currency).map(|c| c.trim().to_ascii_uppercase()),
     })
-}
-
-fn report_error(err: ReportError) -> AppError {
-    match err {
-        ReportError::Query(err) => err.into(),
-        refused => AppError::InvalidInput(refused.to_string()),
-    }
 }
 
 /// A report line as the page shows it.
@@ -276,18 +268,6 @@ fn query_of(range: &Range) -> String {
     }
 }
 
-/// A report over the days of `range`, read by `read` (e.g. [`gaming_day::report`]).
-async fn load<T: Send + 'static>(
-    state: &AppState,
-    range: &Range,
-    read: fn(&mut diesel::PgConnection, NaiveDate, NaiveDate) -> Result<T, ReportError>,
-) -> Result<T, AppError> {
-    let (from, to) = (range.from, range.to);
-    state
-        .db(move |conn| read(conn, from, to).map_err(report_error))
-        .await
-}
-
 /// A CSV answer to download, named `{stem}-{day}.csv` or `{stem}-{from}-to-{to}.csv`.
 fn csv_download(range: &Range, stem: &str, body: Vec<u8>) -> HttpResponse {
     let name = if range.from == range.to {
@@ -312,15 +292,13 @@ pub async fn show(
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
     let range = range(&req, &state).await?;
-    let report = load(&state, &range, gaming_day::report).await?;
+    let report = pit_reports::gaming_day(&state.db, range.from, range.to).await?;
     let zone = state.config.zone();
     let views = |lines: &[Line]| lines.iter().map(|l| line_view(l, zone)).collect();
     let one_day = range.from == range.to;
     let recheck = if one_day {
         let day = range.from;
-        let latest = state
-            .db(move |conn| Ok(recheck::latest(conn, day)?))
-            .await?;
+        let latest = pit_reports::latest_recheck(&state.db, day).await?;
         recheck_view(&state, &user, day, latest)
     } else {
         RecheckView::default()
@@ -407,19 +385,8 @@ pub async fn start_recheck(
     form: web::Form<RecheckForm>,
 ) -> Result<HttpResponse, AppError> {
     let day = parse_day("day", &form.day)?;
-    let actor = user.actor(&req);
-    let started = std::time::Instant::now();
-    let done: Done<DayRecheck> = Box::new(move |conn, found| {
-        let Ok(found) = found else { return };
-        let seconds = started.elapsed().as_secs_f64();
-        if let Err(err) = recheck::record(conn, &actor, day, found, seconds) {
-            tracing::error!(error = %err, "cannot record a recompute check");
-        }
-    });
-    if state
-        .day_rechecks
-        .start_recheck(state.pool.clone(), day, &user.username, done)
-    {
+    let by = &user.username;
+    if pit_reports::start_recheck(&state.db, &state.day_rechecks, day, by, user.actor(&req)) {
         session::set_flash(
             &session,
             &format!(
@@ -554,7 +521,7 @@ pub async fn csv(
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
     let range = range(&req, &state).await?;
-    let report = load(&state, &range, gaming_day::report).await?;
+    let report = pit_reports::gaming_day(&state.db, range.from, range.to).await?;
     let body = csv_of(&report, state.config.zone())?;
     Ok(csv_download(&range, "pusoy-report", body))
 }
@@ -595,11 +562,7 @@ pub async fn hours_chart(
     let range = range(&req, &state).await?;
     let (from, to) = (range.from, range.to);
     let (zone, start) = (state.config.zone(), state.config.gaming_day_start);
-    let hours = state
-        .db(move |conn| {
-            gaming_day::by_hour(conn, from, to, zone.offset, start).map_err(report_error)
-        })
-        .await?;
+    let hours = pit_reports::by_hour(&state.db, from, to, zone.offset, start).await?;
     let currencies: Vec<String> = hours.iter().map(|h| h.currency.clone()).collect();
     let currency = chart_currency(&range, &currencies);
     let bars: Vec<(String, Money)> = (0..24)
@@ -630,7 +593,7 @@ pub async fn tables_chart(
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
     let range = range(&req, &state).await?;
-    let report = load(&state, &range, gaming_day::report).await?;
+    let report = pit_reports::gaming_day(&state.db, range.from, range.to).await?;
     let currencies: Vec<String> = report.totals.iter().map(|t| t.currency.clone()).collect();
     let currency = chart_currency(&range, &currencies);
     let bars: Vec<(String, Money)> = report
@@ -657,8 +620,7 @@ pub async fn shift_chart(
     id: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
     let id = ShiftId(id.into_inner());
-    let shift = state
-        .db(move |conn| Ok(gaming_day::shift_rounds(conn, id)?))
+    let shift = pit_reports::shift_rounds(&state.db, id)
         .await?
         .ok_or(AppError::NotFound)?;
     let zone = state.config.zone();
@@ -755,7 +717,7 @@ pub async fn house_way_page(
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
     let range = range(&req, &state).await?;
-    let report = load(&state, &range, house_way::report).await?;
+    let report = pit_reports::house_way(&state.db, range.from, range.to).await?;
     let page = HouseWayPage {
         nav: session::nav(&session, Some(&user))?,
         title: format!("House way: {}", range_words(&range)),
@@ -821,7 +783,7 @@ pub async fn house_way_csv(
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
     let range = range(&req, &state).await?;
-    let report = load(&state, &range, house_way::report).await?;
+    let report = pit_reports::house_way(&state.db, range.from, range.to).await?;
     let body = house_way_csv_of(&report)?;
     Ok(csv_download(&range, "pusoy-house-way", body))
 }

@@ -14,19 +14,17 @@ use serde::Deserialize;
 use crate::config::Zone;
 use crate::db::audit_log::AuditEvent;
 use crate::db::ids::{RoundId, TableId, UserId};
-use crate::db::profiles;
 use crate::db::review::{
-    self, ApprovalFilter, OutcomeFilter, QueueCursor, QueueFilter, QueueOrder, QueueRow,
-    ReviewState, VoidFilter, VoidReason,
+    ApprovalFilter, OutcomeFilter, QueueCursor, QueueFilter, QueueOrder, QueueRow, VoidFilter,
+    VoidReason,
 };
-use crate::db::rounds::rows::{self, PlaceRow, SettledRound};
-use crate::db::shifts;
-use crate::db::tables::PlayingTable;
-use crate::db::users::{self, Role};
-use crate::recording::drafts;
+use crate::db::rounds::rows::{PlaceRow, SettledRound};
+use crate::db::users::Role;
+use crate::pit::review::{self, Queue, Reentry, ReentryRefused, RoundRead};
+use crate::pit::PitError;
 use crate::recording::entry::{PlaceBody, RoundBody, SeatBody};
-use crate::recording::review::{self as decide, Decision, ReviewError, Reviewer, VoidRequest};
-use crate::recording::Writer;
+use crate::recording::review::{ReviewError, Reviewer};
+use crate::recording::{RoundsError, Writer, NOT_YOUR_ROUND};
 use crate::reports::house_way;
 use crate::reports::recheck::{self, Recheck};
 use crate::rules::card::{parse_cards, Card, Rank, Suit};
@@ -353,88 +351,6 @@ fn house_way_lines(places: &[PlaceRow], profile: &RuleProfile) -> Vec<HouseWayLi
         .collect()
 }
 
-/// Everything the round's page reads.
-struct RoundRead {
-    table: PlayingTable,
-    round: SettledRound,
-    state: ReviewState,
-    dealer: String,
-    profile_name: String,
-    profile: Option<profiles::Version>,
-    events: Vec<AuditEvent>,
-    replaced_by_code: Option<(String, RoundId)>,
-    replaces_code: Option<(String, RoundId)>,
-    /// Why the reader may not decide on the round (separation of duties), if they may not.
-    not_yours: Option<String>,
-}
-
-/// The code of the table of round `id`, with the id (for links).
-fn link_of(conn: &mut diesel::PgConnection, id: RoundId) -> Result<(String, RoundId), AppError> {
-    let round = rows::get_round(conn, id)?.ok_or(AppError::NotFound)?;
-    let code = crate::db::tables::find(conn, round.round.table_id)?
-        .map(|t| t.code)
-        .unwrap_or_default();
-    Ok((code, id))
-}
-
-fn read_round(
-    conn: &mut diesel::PgConnection,
-    code: &str,
-    id: RoundId,
-    user: &CurrentUser,
-) -> Result<RoundRead, AppError> {
-    let table = drafts::table(conn, code)?;
-    let round = rows::get_round(conn, id)?
-        .filter(|r| r.round.table_id == table.table.id)
-        .ok_or(AppError::NotFound)?;
-    // Least privilege: a dealer reads only the rounds of their own shift; pit managers,
-    // administrators and auditors read every round.
-    if user.role == Role::Dealer {
-        let current = shifts::dealer_table(conn, user.id)?.map(|(shift, _)| shift.id);
-        if current != Some(round.round.shift_id) {
-            return Err(AppError::ForbiddenBecause(
-                "Dealers may read only the rounds of their own table during their \
-                 current shift; this round belongs to another table or shift.",
-            ));
-        }
-    }
-    let state = review::state(conn, id)?;
-    let dealer = users::find(conn, round.round.dealer_id)?
-        .map(|u| u.username)
-        .unwrap_or_default();
-    let (profile_name, profile) =
-        match profiles::named_version(conn, round.round.rule_profile_version_id)
-            .map_err(crate::db::tables::TableError::from)?
-        {
-            Some((name, version)) => (name, Some(version)),
-            None => (String::new(), None),
-        };
-    let events = review::round_events(conn, id)?;
-    let replaced_by_code = state.replaced_by.map(|r| link_of(conn, r)).transpose()?;
-    let replaces_code = state.replaces.map(|r| link_of(conn, r)).transpose()?;
-    let reviewer = Reviewer {
-        user: user.id,
-        role: user.role,
-    };
-    let not_yours = match decide::may_decide(conn, &round.round, reviewer, Decision::Any) {
-        Ok(()) => None,
-        Err(ReviewError::NotYours(why)) => Some(why),
-        Err(err) => return Err(err.into()),
-    };
-    Ok(RoundRead {
-        table,
-        round,
-        state,
-        dealer,
-        profile_name,
-        profile,
-        events,
-        replaced_by_code,
-        replaces_code,
-        not_yours,
-    })
-}
-
 fn round_page(nav: Nav, read: RoundRead, user: &CurrentUser, zone: Zone) -> RoundPage {
     let RoundRead {
         table,
@@ -591,10 +507,15 @@ pub async fn show_round(
     let (code, id) = path.into_inner();
     let nav = session::nav(&session, Some(&user))?;
     let zone = state.config.zone();
-    let reader = user.clone();
-    let read = state
-        .db(move |conn| read_round(conn, &code, RoundId(id), &reader))
-        .await?;
+    let read = review::round(&state.db, code, RoundId(id), reviewer(&user))
+        .await
+        .map_err(|err| match err {
+            // Refused as a page (and recorded as such by the access check).
+            PitError::Round(RoundsError::NotYourRound) => {
+                AppError::ForbiddenBecause(NOT_YOUR_ROUND)
+            }
+            other => other.into(),
+        })?;
     render(StatusCode::OK, &round_page(nav, read, &user, zone))
 }
 
@@ -610,12 +531,6 @@ fn round_url(round: &crate::db::rounds::rows::RoundRow, code: &str) -> String {
     format!("/tables/{code}/rounds/{}", round.id)
 }
 
-fn table_code(conn: &mut diesel::PgConnection, table: TableId) -> Result<String, AppError> {
-    Ok(crate::db::tables::find(conn, table)?
-        .map(|t| t.code)
-        .unwrap_or_default())
-}
-
 /// `POST /review/rounds/{id}/approve`.
 #[tracing::instrument(skip_all, fields(user = %user.username))]
 pub async fn approve(
@@ -626,19 +541,10 @@ pub async fn approve(
     path: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
     let id = RoundId(path.into_inner());
-    let actor = user.actor(&req);
-    let by = reviewer(&user);
-    let (url, no) = state
-        .db(move |conn| {
-            let round = decide::approve(conn, id, by, &actor)?;
-            Ok((
-                round_url(&round, &table_code(conn, round.table_id)?),
-                round.round_no,
-            ))
-        })
-        .await?;
+    let decided = review::approve(&state.db, id, reviewer(&user), user.actor(&req)).await?;
+    let no = decided.round.round_no;
     session::set_flash(&session, &format!("Approved round {no}."))?;
-    Ok(redirect(&url))
+    Ok(redirect(&round_url(&decided.round, &decided.code)))
 }
 
 #[derive(Deserialize)]
@@ -660,24 +566,12 @@ pub async fn void(
     form: web::Form<VoidForm>,
 ) -> Result<HttpResponse, AppError> {
     let id = RoundId(path.into_inner());
-    let actor = user.actor(&req);
+    let VoidForm { reason, note } = form.into_inner();
     let by = reviewer(&user);
-    let form = form.into_inner();
-    let (url, no) = state
-        .db(move |conn| {
-            let request = VoidRequest {
-                reason: form.reason.as_deref(),
-                note: &form.note,
-            };
-            let round = decide::void(conn, id, request, by, &actor)?;
-            Ok((
-                round_url(&round, &table_code(conn, round.table_id)?),
-                round.round_no,
-            ))
-        })
-        .await?;
+    let decided = review::void(&state.db, id, reason, note, by, user.actor(&req)).await?;
+    let no = decided.round.round_no;
     session::set_flash(&session, &format!("Round {no} is now void."))?;
-    Ok(redirect(&url))
+    Ok(redirect(&round_url(&decided.round, &decided.code)))
 }
 
 /// One field of the re-entry form.
@@ -800,14 +694,12 @@ fn body_of_round(round: &SettledRound) -> RoundBody {
     body
 }
 
-fn reenter_page(
-    nav: Nav,
-    voided: &SettledRound,
-    code: String,
-    shift_dealer: String,
-    body: &RoundBody,
-    error: String,
-) -> ReenterPage {
+fn reenter_page(nav: Nav, form: Reentry, body: &RoundBody, error: String) -> ReenterPage {
+    let Reentry {
+        voided,
+        code,
+        shift_dealer,
+    } = form;
     ReenterPage {
         nav,
         code,
@@ -820,23 +712,6 @@ fn reenter_page(
     }
 }
 
-/// What the re-entry form needs: the voided round (if it may be entered again), its table's
-/// code and who is on shift there.
-fn reenter_context(
-    conn: &mut diesel::PgConnection,
-    id: RoundId,
-    reviewer: Reviewer,
-) -> Result<(SettledRound, String, String), AppError> {
-    let replaceable = decide::replaceable(conn, id)?;
-    decide::may_decide(conn, &replaceable, reviewer, Decision::Reenter)?;
-    let voided = rows::get_round(conn, id)?.ok_or(AppError::NotFound)?;
-    let code = table_code(conn, voided.round.table_id)?;
-    let shift = shifts::current_shift(conn, voided.round.table_id)?
-        .map(|s| s.dealer_name)
-        .unwrap_or_else(|| "nobody (a dealer must sign on first)".to_owned());
-    Ok((voided, code, shift))
-}
-
 /// `GET /review/rounds/{id}/reenter`: the voided round's cards and bets in a form, to correct
 /// and enter again at its table for the dealer on shift.
 pub async fn reenter_form(
@@ -847,17 +722,11 @@ pub async fn reenter_form(
 ) -> Result<HttpResponse, AppError> {
     let id = RoundId(path.into_inner());
     let nav = session::nav(&session, Some(&user))?;
-    let reviewer = Reviewer {
-        user: user.id,
-        role: user.role,
-    };
-    let (voided, code, shift) = state
-        .db(move |conn| reenter_context(conn, id, reviewer))
-        .await?;
-    let body = body_of_round(&voided);
+    let form = review::reentry_form(&state.db, id, reviewer(&user)).await?;
+    let body = body_of_round(&form.voided);
     render(
         StatusCode::OK,
-        &reenter_page(nav, &voided, code, shift, &body, String::new()),
+        &reenter_page(nav, form, &body, String::new()),
     )
 }
 
@@ -880,40 +749,15 @@ pub async fn reenter(
     };
     let fields = form.into_inner();
     let nav = session::nav(&session, Some(&user))?;
-    let outcome = state
-        .db(move |conn| {
-            // The same form fields as the table screen's, read the same way.
-            let (body, errors) =
-                crate::recording::form::read_banking(&crate::recording::form::typed(&fields));
-            let parsed = if errors.is_empty() {
-                Ok(body)
-            } else {
-                Err(errors)
-            };
-            let refused = match &parsed {
-                Ok(body) => match decide::reenter(conn, id, body, writer, day, &actor) {
-                    Ok(settled) => {
-                        let code = table_code(conn, settled.round.table_id)?;
-                        return Ok(Ok(format!("/tables/{code}/rounds/{}", settled.round.id)));
-                    }
-                    // A round that does not validate is shown again with the reason.
-                    Err(ReviewError::Round(crate::recording::RoundsError::Invalid(errors))) => {
-                        errors.summary()
-                    }
-                    Err(other) => return Err(AppError::from(other)),
-                },
-                Err(errors) => errors.summary(),
-            };
-            let reviewer = Reviewer {
-                user: writer.user,
-                role: writer.role,
-            };
-            let (voided, code, shift) = reenter_context(conn, id, reviewer)?;
-            let body = parsed.unwrap_or_else(|_| body_of_round(&voided));
-            Ok(Err((voided, code, shift, body, refused)))
-        })
-        .await?;
-    match outcome {
+    // The same form fields as the table screen's, read the same way.
+    let (body, errors) =
+        crate::recording::form::read_banking(&crate::recording::form::typed(&fields));
+    let body = if errors.is_empty() {
+        Ok(body)
+    } else {
+        Err(errors.summary())
+    };
+    match review::reenter(&state.db, id, body, writer, day, actor).await? {
         Ok(url) => {
             session::set_flash(
                 &session,
@@ -921,10 +765,13 @@ pub async fn reenter(
             )?;
             Ok(redirect(&url))
         }
-        Err((voided, code, shift, body, error)) => render(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            &reenter_page(nav, &voided, code, shift, &body, error),
-        ),
+        Err(ReentryRefused { form, body, error }) => {
+            let body = body.unwrap_or_else(|| body_of_round(&form.voided));
+            render(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                &reenter_page(nav, form, &body, error),
+            )
+        }
     }
 }
 
@@ -1170,16 +1017,11 @@ pub async fn queue(
     let filter = params.filter()?;
     let nav = session::nav(&session, Some(&user))?;
     let zone = state.config.zone();
-    let (rows, tables, dealers) = state
-        .db(move |conn| {
-            let rows = review::queue(conn, &filter, PAGE + 1)?;
-            Ok((
-                rows,
-                review::table_codes(conn)?,
-                review::dealer_names(conn)?,
-            ))
-        })
-        .await?;
+    let Queue {
+        rows,
+        tables,
+        dealers,
+    } = review::queue(&state.db, filter, PAGE + 1).await?;
     let more = rows.len() > PAGE as usize;
     let shown = &rows[..rows.len().min(PAGE as usize)];
     let next_url = if more {

@@ -1,6 +1,6 @@
 //! Sessions: actix-session's middleware (cookie handling, renewal at sign-in) over a
 //! PostgreSQL-backed [`SessionStore`]. The store, not the cookie, decides whether a session is
-//! alive: `db::sessions::load_live` applies the idle and absolute time-outs and drops sessions
+//! alive: `db::sessions::load_live` (through `pit::sessions`) applies the idle and absolute time-outs and drops sessions
 //! of disabled users, so deleting a row ends a session at once.
 
 use actix_session::config::{BrowserSession, CookieContentSecurity};
@@ -8,14 +8,14 @@ use actix_session::storage::{LoadError, SaveError, SessionKey, SessionStore, Upd
 use actix_session::{Session, SessionMiddleware};
 use actix_web::cookie::time::Duration;
 use actix_web::cookie::{Key, SameSite};
-use actix_web::web;
 use chrono::{DateTime, Utc};
 use rand::distr::{Alphanumeric, SampleString};
 
 use crate::config::Timeouts;
+use crate::db::handle::Db;
 use crate::db::ids::UserId;
-use crate::db::sessions::{self, State, USER_ID_KEY};
-use crate::db::PgPool;
+use crate::db::sessions::{State, USER_ID_KEY};
+use crate::pit::sessions;
 use crate::web::error::AppError;
 use crate::web::layout::{Flash, Nav};
 use crate::web::state::AppState;
@@ -29,7 +29,7 @@ const SIGNED_IN_AT_KEY: &str = "signed_in_at";
 pub fn middleware(state: &AppState) -> SessionMiddleware<PgSessionStore> {
     let config = &state.config;
     let store = PgSessionStore {
-        pool: state.pool.clone(),
+        db: state.db.clone(),
         timeouts: config.timeouts,
     };
     SessionMiddleware::builder(store, Key::from(&config.session_key))
@@ -50,28 +50,8 @@ pub fn middleware(state: &AppState) -> SessionMiddleware<PgSessionStore> {
 /// which is why this module converts into them.
 #[derive(Clone)]
 pub struct PgSessionStore {
-    pool: PgPool,
+    db: Db,
     timeouts: Timeouts,
-}
-
-impl PgSessionStore {
-    async fn run<T, F>(&self, f: F) -> anyhow::Result<T>
-    where
-        F: FnOnce(&mut diesel::PgConnection) -> diesel::QueryResult<T> + Send + 'static,
-        T: Send + 'static,
-    {
-        let pool = self.pool.clone();
-        let result = web::block(move || -> anyhow::Result<T> {
-            let mut conn = pool.get()?;
-            let done = f(&mut conn);
-            if let Err(err) = &done {
-                crate::db::drop_if_cut(&mut conn, err);
-            }
-            Ok(done?)
-        })
-        .await?;
-        result
-    }
 }
 
 fn new_key() -> String {
@@ -116,10 +96,9 @@ impl SessionStore for PgSessionStore {
             return Ok(state);
         }
         let key = session_key.as_ref().to_owned();
-        let timeouts = self.timeouts;
-        self.run(move |conn| sessions::load_live(conn, &key, &timeouts, Utc::now()))
+        sessions::load(&self.db, key, self.timeouts)
             .await
-            .map_err(LoadError::Other)
+            .map_err(|e| LoadError::Other(e.into()))
     }
 
     async fn save(&self, state: State, _ttl: &Duration) -> Result<SessionKey, SaveError> {
@@ -127,11 +106,9 @@ impl SessionStore for PgSessionStore {
             return Ok(key);
         }
         let key = new_key();
-        let timeouts = self.timeouts;
-        let stored = key.clone();
-        self.run(move |conn| sessions::insert(conn, &stored, &state, &timeouts))
+        sessions::insert(&self.db, key.clone(), state, self.timeouts)
             .await
-            .map_err(SaveError::Other)?;
+            .map_err(|e| SaveError::Other(e.into()))?;
         SessionKey::try_from(key).map_err(|e| SaveError::Other(e.into()))
     }
 
@@ -145,10 +122,9 @@ impl SessionStore for PgSessionStore {
         if !session_key.as_ref().starts_with(ANONYMOUS) {
             let key = session_key.as_ref().to_owned();
             let moved = state.clone();
-            let existed = self
-                .run(move |conn| sessions::update_state(conn, &key, &moved))
+            let existed = sessions::update(&self.db, key, moved)
                 .await
-                .map_err(UpdateError::Other)?;
+                .map_err(|e| UpdateError::Other(e.into()))?;
             if existed {
                 return Ok(session_key);
             }
@@ -170,7 +146,7 @@ impl SessionStore for PgSessionStore {
             return Ok(());
         }
         let key = session_key.as_ref().to_owned();
-        self.run(move |conn| sessions::delete(conn, &key)).await
+        Ok(sessions::delete(&self.db, key).await?)
     }
 }
 

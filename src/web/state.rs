@@ -4,17 +4,15 @@
 use std::num::NonZeroU32;
 use std::sync::Arc;
 
-use actix_web::web;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
-use tokio::sync::Semaphore;
 
 use crate::config::Config;
-use crate::db::{DbError, PgPool};
+use crate::db::handle::Db;
+use crate::db::PgPool;
 use crate::recording::memory::TableMemos;
 use crate::recording::tokens::RememberedTokens;
 use crate::recording::writer::RoundWriter;
 use crate::reports::checks::{Checks, Rechecks};
-use crate::web::error::AppError;
 use crate::web::refusals::Refusals;
 use crate::web::user::CurrentUser;
 
@@ -24,14 +22,12 @@ pub const DENIALS_PER_MINUTE: NonZeroU32 = NonZeroU32::new(60).unwrap();
 /// What every handler can reach.
 #[derive(Clone)]
 pub struct AppState {
-    pub pool: PgPool,
+    /// The primary database, in turns: what the use-cases run on.
+    pub db: Db,
     /// Where exports, verification, reports and the review queue read: a streaming replica
     /// (`PUSOY_READ_DATABASE_URL`), or the primary's pool.
-    pub read_pool: PgPool,
+    pub read_db: Db,
     pub config: Arc<Config>,
-    /// One permit per pooled connection: requests wait for the database here, first come first
-    /// served, instead of as blocked threads on the pool, which wakes them in no fixed order.
-    db_turns: Arc<Semaphore>,
     /// Requests refused for a bad API token, per client address (limited like sign-ins).
     pub refused_tokens: Arc<DefaultKeyedRateLimiter<String>>,
     /// Refused requests by client address and minute, so that a flood is recorded as a count.
@@ -66,10 +62,9 @@ impl AppState {
             .allow_burst(NonZeroU32::new(limit.burst).unwrap_or(NonZeroU32::MIN));
         AppState {
             round_writer: Arc::new(RoundWriter::new(pool.clone(), table_memos.clone(), writers)),
-            read_pool: pool.clone(),
-            pool,
+            read_db: Db::new(pool.clone(), connections),
+            db: Db::new(pool, turns),
             config: Arc::new(config),
-            db_turns: Arc::new(Semaphore::new(turns)),
             refused_tokens: Arc::new(RateLimiter::keyed(quota)),
             refusals: Arc::new(Refusals::default()),
             denials: Arc::new(Refusals::default()),
@@ -85,30 +80,8 @@ impl AppState {
 
     /// Reads go to `read_pool` (a replica) instead of the primary.
     pub fn with_read_pool(mut self, read_pool: PgPool) -> Self {
-        self.read_pool = read_pool;
+        let connections = usize::try_from(read_pool.max_size()).unwrap_or(1);
+        self.read_db = Db::new(read_pool, connections);
         self
-    }
-
-    /// Runs `f` with a pooled connection on the blocking thread pool, in its turn.
-    pub async fn db<T, F>(&self, f: F) -> Result<T, AppError>
-    where
-        F: FnOnce(&mut diesel::PgConnection) -> Result<T, AppError> + Send + 'static,
-        T: Send + 'static,
-    {
-        let _turn = self
-            .db_turns
-            .acquire()
-            .await
-            .map_err(|_| AppError::Session("database turns closed".to_owned()))?;
-        let pool = self.pool.clone();
-        web::block(move || {
-            let mut conn = pool.get().map_err(DbError::from)?;
-            let done = f(&mut conn);
-            if let Some(err) = done.as_ref().err().and_then(AppError::query_error) {
-                crate::db::drop_if_cut(&mut conn, err);
-            }
-            done
-        })
-        .await?
     }
 }

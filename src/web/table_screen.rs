@@ -18,9 +18,10 @@ use crate::config::Zone;
 use crate::db::audit_log::Actor;
 use crate::db::ids::RoundId;
 use crate::db::tables::PlayingTable;
+use crate::pit::screen::{self, Typed};
 use crate::recording::entry::{place_note, FieldErrors, PlaceNote};
 use crate::recording::form::{self, Fields};
-use crate::recording::screen::{self, Screen, Stored};
+use crate::recording::screen::{Screen, Stored};
 use crate::recording::write::Settled;
 use crate::recording::{RoundsError, Writer};
 use crate::rules::game::{Game, GameRules};
@@ -309,20 +310,20 @@ fn writer(user: &CurrentUser) -> Writer {
 }
 
 /// The form as typed on this request, as the save use-case takes it.
-fn saving<'a>(
-    code: &'a str,
+fn typed(
+    code: String,
     user: &CurrentUser,
-    actor: &'a Actor,
+    actor: Actor,
     day: NaiveDate,
-    typed: &'a Fields,
+    submitted: &HashMap<String, String>,
     expected: Option<i32>,
-) -> screen::Save<'a> {
-    screen::Save {
+) -> Typed {
+    Typed {
         code,
         writer: writer(user),
         actor,
         day,
-        typed,
+        fields: form::typed(submitted),
         expected,
     }
 }
@@ -632,9 +633,7 @@ async fn show_page(
     let code = path.into_inner();
     let day = state.config.gaming_day(Utc::now());
     let nav = session::nav(&session, Some(&user))?;
-    let screen = state
-        .db(move |conn| Ok(screen::show(conn, &code, writer(&user), day)?))
-        .await?;
+    let screen = screen::show(&state.db, code, writer(&user), day).await?;
     render(StatusCode::OK, &page(nav, screen, state.config.zone()))
 }
 
@@ -670,26 +669,13 @@ async fn submit_form(
     if submitted.get("step").map(String::as_str) == Some("confirm") {
         let key = submitted.get("draft_key").cloned().unwrap_or_default();
         let at = code.clone();
-        let round_id = state
-            .db(move |conn| {
-                let id = screen::confirm(conn, &at, &key, expected, day, writer(&user), &actor)?;
-                Ok(id)
-            })
-            .await?;
+        let round_id =
+            screen::confirm(&state.db, at, key, expected, day, writer(&user), actor).await?;
         return Ok(redirect(&format!("/tables/{code}/rounds/{round_id}")));
     }
-    let typed = form::typed(&submitted);
+    let typed = typed(code, &user, actor, day, &submitted, expected);
     let by_house_way = submitted.get("step").map(String::as_str) == Some("house_way");
-    let screen = state
-        .db(move |conn| {
-            let save = saving(&code, &user, &actor, day, &typed, expected);
-            if by_house_way {
-                Ok(screen::set_by_house_way(conn, save)?)
-            } else {
-                Ok(screen::preview(conn, save)?)
-            }
-        })
-        .await?;
+    let screen = screen::preview(&state.db, typed, by_house_way).await?;
     let status = if screen.stored.checked.errors.is_empty() {
         StatusCode::OK
     } else {
@@ -713,13 +699,8 @@ pub async fn check(
     let day = state.config.gaming_day(Utc::now());
     let submitted = form.into_inner();
     let expected = revision(submitted.get("revision").map(String::as_str))?;
-    let typed = form::typed(&submitted);
-    let stored = state
-        .db(move |conn| {
-            let save = saving(&code, &user, &actor, day, &typed, expected);
-            Ok(screen::save(conn, save)?)
-        })
-        .await?;
+    let typed = typed(code, &user, actor, day, &submitted, expected);
+    let stored = screen::save(&state.db, typed).await?;
     let currency = &stored.table.table.currency;
     let preview = stored
         .checked
@@ -772,9 +753,7 @@ pub async fn house_way(
 ) -> Result<HttpResponse, AppError> {
     let code = path.into_inner();
     let cards = query.into_inner().cards;
-    let set = state
-        .db(move |conn| Ok(screen::house_way_at(conn, &code, writer(&user), &cards)?))
-        .await?;
+    let set = screen::house_way(&state.db, code, writer(&user), cards).await?;
     match set {
         Ok(set) => Ok(HttpResponse::Ok().json(set)),
         Err(problem) => {
@@ -817,7 +796,7 @@ fn place_hands(fields: &Fields, table: &PlayingTable) -> BTreeMap<&'static str, 
 /// refused with a 400, not taken for none (which would skip the check for a round changed
 /// elsewhere).
 fn revision(text: Option<&str>) -> Result<Option<i32>, AppError> {
-    screen::revision(text).map_err(|_| AppError::BadField {
+    crate::recording::screen::revision(text).map_err(|_| AppError::BadField {
         field: "revision",
         problem: "must be the revision the page was given (a whole number); reload the page",
     })

@@ -8,9 +8,10 @@ use askama::Template;
 use chrono::Utc;
 
 use crate::config::Zone;
-use crate::db::shifts::{self, CurrentShift, ShiftError};
-use crate::db::tables::{self, TableListing, WaitingVersion};
+use crate::db::shifts::CurrentShift;
+use crate::db::tables::{TableListing, WaitingVersion};
 use crate::db::users::Role;
+use crate::pit::shifts::{self, OpenShift, SignedOn};
 use crate::web::error::AppError;
 use crate::web::format::{money, result, when};
 use crate::web::layout::Nav;
@@ -109,9 +110,7 @@ pub async fn list(
     state: web::Data<AppState>,
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
-    let listings = state
-        .db(|conn| Ok(shifts::tables_with_dealers(conn)?))
-        .await?;
+    let listings = shifts::tables_with_dealers(&state.db).await?;
     let rows: Vec<TableRow> = listings
         .iter()
         .map(|(listing, shift)| row(listing, shift.as_ref(), &user, state.config.zone()))
@@ -137,26 +136,10 @@ pub async fn sign_on(
     let actor = dealer.actor(&req);
     let day = state.config.gaming_day(Utc::now());
     let code = code.into_inner();
-    let outcome = state
-        .db(move |conn| {
-            let table = tables::find_by_code(conn, &code)?.ok_or(AppError::NotFound)?;
-            Ok(match shifts::sign_on(conn, table.id, &actor, day) {
-                Ok(_) => Ok((
-                    format!("You are signed on at {} for gaming day {day}.", table.code),
-                    table.code,
-                )),
-                Err(
-                    refused @ (ShiftError::TableTaken { .. }
-                    | ShiftError::DealerBusy { .. }
-                    | ShiftError::DayClosed { .. }),
-                ) => Err(refused.to_string()),
-                Err(other) => return Err(other.into()),
-            })
-        })
-        .await?;
+    let outcome = shifts::sign_on(&state.db, code, actor, day).await?;
     // Signed on: straight to the table screen; refused: back to the tables, to choose another.
     match outcome {
-        Ok((message, code)) => {
+        Ok(SignedOn { message, code }) => {
             session::set_flash(&session, &message)?;
             Ok(redirect(&format!("/tables/{code}")))
         }
@@ -200,20 +183,12 @@ pub async fn sign_off_page(
     let code = code.into_inner();
     let by_pit = by.role != Role::Dealer;
     let viewer = by.id;
-    let found = state
-        .db(move |conn| {
-            let table = tables::find_by_code(conn, &code)?.ok_or(AppError::NotFound)?;
-            let Some(open) = shifts::current_shift(conn, table.id)? else {
-                return Ok(Err(format!("Nobody is signed on at {}.", table.code)));
-            };
-            if !by_pit && open.shift.dealer_id != viewer {
-                return Ok(Err(format!("You are not signed on at {}.", table.code)));
-            }
-            let summary = shifts::summary(conn, &open.shift)?;
-            Ok(Ok((table, open, summary)))
-        })
-        .await?;
-    let (table, open, summary) = match found {
+    let found = shifts::open_shift(&state.db, code, viewer, by_pit).await?;
+    let OpenShift {
+        table,
+        open,
+        summary,
+    } = match found {
         Ok(found) => found,
         Err(message) => {
             session::set_error_flash(&session, &message)?;
@@ -248,26 +223,8 @@ pub async fn sign_off(
 ) -> Result<HttpResponse, AppError> {
     let actor = by.actor(&req);
     let code = code.into_inner();
-    let outcome = state
-        .db(move |conn| {
-            let table = tables::find_by_code(conn, &code)?.ok_or(AppError::NotFound)?;
-            // A dealer signs themself off; a pit manager signs off whoever deals there.
-            let signed_off = if by.role == Role::Dealer {
-                shifts::sign_off(conn, table.id, &actor)
-                    .map(|_| format!("You are signed off at {}.", table.code))
-            } else {
-                shifts::sign_off_anyone(conn, table.id, &actor)
-                    .map(|_| format!("The dealer is signed off at {}.", table.code))
-            };
-            Ok(match signed_off {
-                Ok(message) => Ok(message),
-                Err(
-                    refused @ (ShiftError::NotSignedOn { .. } | ShiftError::NobodySignedOn { .. }),
-                ) => Err(refused.to_string()),
-                Err(other) => return Err(other.into()),
-            })
-        })
-        .await?;
+    // A dealer signs themself off; a pit manager signs off whoever deals there.
+    let outcome = shifts::sign_off(&state.db, code, by.role, actor).await?;
     session::set_flash_of(&session, &outcome)?;
     Ok(redirect("/tables"))
 }

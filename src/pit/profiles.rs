@@ -1,0 +1,55 @@
+//! Rule profiles: the list with each one's newest version, creating one, and a new version of
+//! one (from the next dealer shift, or from a time).
+
+use chrono::{DateTime, Utc};
+
+use crate::db::audit_log::Actor;
+use crate::db::handle::Db;
+use crate::db::ids::ProfileId;
+use crate::db::profiles::{self, ProfileError, ProfileWithLatest};
+use crate::pit::{PitError, Refusable};
+use crate::rules::game::GameRules;
+
+pub async fn list(db: &Db) -> Result<Vec<ProfileWithLatest>, PitError> {
+    db.run(|conn| Ok(profiles::list(conn)?)).await
+}
+
+/// Creates profile `name` with its first version; refused (in words) when the name is taken
+/// or not a name.
+pub async fn create(
+    db: &Db,
+    name: String,
+    options: GameRules,
+    actor: Actor,
+) -> Result<Refusable<()>, PitError> {
+    db.run(
+        move |conn| match profiles::create_profile(conn, &name, options, &actor) {
+            Ok(_) => Ok(Ok(())),
+            Err(err @ (ProfileError::NameTaken(_) | ProfileError::BadName)) => {
+                Ok(Err(err.to_string()))
+            }
+            Err(other) => Err(other.into()),
+        },
+    )
+    .await
+}
+
+/// A new version of profile `id`, in force from `from` (the next dealer shift if `None`): its
+/// number, or why not (in words).
+pub async fn new_version(
+    db: &Db,
+    id: ProfileId,
+    options: GameRules,
+    from: Option<DateTime<Utc>>,
+    actor: Actor,
+) -> Result<Refusable<i32>, PitError> {
+    db.run(
+        move |conn| match profiles::new_version(conn, id, options, from, &actor) {
+            Ok(v) => Ok(Ok(v.version)),
+            Err(ProfileError::NotFound(_)) => Err(PitError::NotFound),
+            Err(err @ ProfileError::GameChanged { .. }) => Ok(Err(err.to_string())),
+            Err(other) => Err(other.into()),
+        },
+    )
+    .await
+}

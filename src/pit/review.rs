@@ -1,0 +1,232 @@
+//! The pit manager's review of settled rounds as the pages read it: a round's page (the round,
+//! its review state, its events and links, whether the reader may decide on it), the queue,
+//! and the decisions (approve, void, enter again), which are [`crate::recording::review`]'s.
+
+use chrono::NaiveDate;
+use diesel::PgConnection;
+
+use crate::db::audit_log::{Actor, AuditEvent};
+use crate::db::handle::Db;
+use crate::db::ids::{RoundId, TableId, UserId};
+use crate::db::profiles;
+use crate::db::review::{self, QueueFilter, QueueRow, ReviewState};
+use crate::db::rounds::rows::{self, RoundRow, SettledRound};
+use crate::db::shifts;
+use crate::db::tables::{self, PlayingTable};
+use crate::db::users;
+use crate::pit::PitError;
+use crate::recording::entry::RoundBody;
+use crate::recording::review::{self as decide, Decision, ReviewError, Reviewer, VoidRequest};
+use crate::recording::{self, drafts, Belongs, RoundsError, Writer};
+
+/// Everything a round's page reads.
+pub struct RoundRead {
+    pub table: PlayingTable,
+    pub round: SettledRound,
+    pub state: ReviewState,
+    pub dealer: String,
+    pub profile_name: String,
+    pub profile: Option<profiles::Version>,
+    pub events: Vec<AuditEvent>,
+    pub replaced_by_code: Option<(String, RoundId)>,
+    pub replaces_code: Option<(String, RoundId)>,
+    /// Why the reader may not decide on the round (separation of duties), if they may not.
+    pub not_yours: Option<String>,
+}
+
+/// The code of table `table` (empty if it is gone).
+fn table_code(conn: &mut PgConnection, table: TableId) -> Result<String, PitError> {
+    Ok(tables::find(conn, table)?
+        .map(|t| t.code)
+        .unwrap_or_default())
+}
+
+/// The code of the table of round `id`, with the id (for links).
+fn link_of(conn: &mut PgConnection, id: RoundId) -> Result<(String, RoundId), PitError> {
+    let round = rows::get_round(conn, id)?.ok_or(PitError::NotFound)?;
+    Ok((table_code(conn, round.round.table_id)?, id))
+}
+
+/// Round `id` of table `code`, for `reader`: a dealer reads only the rounds of their own
+/// shift ([`recording::may_read`]); pit managers, administrators and auditors every round.
+pub async fn round(
+    db: &Db,
+    code: String,
+    id: RoundId,
+    reader: Reviewer,
+) -> Result<RoundRead, PitError> {
+    db.run(move |conn| {
+        let table = drafts::table(conn, &code)?;
+        let round = rows::get_round(conn, id)?
+            .filter(|r| r.round.table_id == table.table.id)
+            .ok_or(PitError::NotFound)?;
+        recording::may_read(
+            conn,
+            reader.user,
+            reader.role,
+            Belongs::ToShift(round.round.shift_id),
+        )?;
+        let state = review::state(conn, id)?;
+        let dealer = users::find(conn, round.round.dealer_id)?
+            .map(|u| u.username)
+            .unwrap_or_default();
+        let (profile_name, profile) =
+            match profiles::named_version(conn, round.round.rule_profile_version_id)? {
+                Some((name, version)) => (name, Some(version)),
+                None => (String::new(), None),
+            };
+        let events = review::round_events(conn, id)?;
+        let replaced_by_code = state.replaced_by.map(|r| link_of(conn, r)).transpose()?;
+        let replaces_code = state.replaces.map(|r| link_of(conn, r)).transpose()?;
+        let not_yours = match decide::may_decide(conn, &round.round, reader, Decision::Any) {
+            Ok(()) => None,
+            Err(ReviewError::NotYours(why)) => Some(why),
+            Err(err) => return Err(err.into()),
+        };
+        Ok(RoundRead {
+            table,
+            round,
+            state,
+            dealer,
+            profile_name,
+            profile,
+            events,
+            replaced_by_code,
+            replaces_code,
+            not_yours,
+        })
+    })
+    .await
+}
+
+/// A round decided on, and the code of its table (for its page's address).
+pub struct Decided {
+    pub round: RoundRow,
+    pub code: String,
+}
+
+/// Approves round `id`.
+pub async fn approve(
+    db: &Db,
+    id: RoundId,
+    by: Reviewer,
+    actor: Actor,
+) -> Result<Decided, PitError> {
+    db.run(move |conn| {
+        let round = decide::approve(conn, id, by, &actor)?;
+        let code = table_code(conn, round.table_id)?;
+        Ok(Decided { round, code })
+    })
+    .await
+}
+
+/// Voids round `id` for `reason` (a [`VoidRequest`]'s reason and note, as sent).
+pub async fn void(
+    db: &Db,
+    id: RoundId,
+    reason: Option<String>,
+    note: String,
+    by: Reviewer,
+    actor: Actor,
+) -> Result<Decided, PitError> {
+    db.run(move |conn| {
+        let request = VoidRequest {
+            reason: reason.as_deref(),
+            note: &note,
+        };
+        let round = decide::void(conn, id, request, by, &actor)?;
+        let code = table_code(conn, round.table_id)?;
+        Ok(Decided { round, code })
+    })
+    .await
+}
+
+/// What the re-entry form needs: the voided round (if it may be entered again), its table's
+/// code and who is on shift there.
+pub struct Reentry {
+    pub voided: SettledRound,
+    pub code: String,
+    pub shift_dealer: String,
+}
+
+fn reentry(conn: &mut PgConnection, id: RoundId, reviewer: Reviewer) -> Result<Reentry, PitError> {
+    let replaceable = decide::replaceable(conn, id)?;
+    decide::may_decide(conn, &replaceable, reviewer, Decision::Reenter)?;
+    let voided = rows::get_round(conn, id)?.ok_or(PitError::NotFound)?;
+    let code = table_code(conn, voided.round.table_id)?;
+    let shift_dealer = shifts::current_shift(conn, voided.round.table_id)?
+        .map(|s| s.dealer_name)
+        .unwrap_or_else(|| "nobody (a dealer must sign on first)".to_owned());
+    Ok(Reentry {
+        voided,
+        code,
+        shift_dealer,
+    })
+}
+
+/// The void round `id` to enter again, if `reviewer` may.
+pub async fn reentry_form(db: &Db, id: RoundId, reviewer: Reviewer) -> Result<Reentry, PitError> {
+    db.run(move |conn| reentry(conn, id, reviewer)).await
+}
+
+/// A re-entry refused for what was entered: the form again, with the round as entered (or
+/// as the void one was, if it could not be read) and the reason.
+pub struct ReentryRefused {
+    pub form: Reentry,
+    pub body: Option<RoundBody>,
+    pub error: String,
+}
+
+/// Enters round `body` (as read from the form, or the form's errors in words) in place of the
+/// void round `id`: the new round's page address, or the form again with the reason.
+pub async fn reenter(
+    db: &Db,
+    id: RoundId,
+    body: Result<RoundBody, String>,
+    writer: Writer,
+    day: NaiveDate,
+    actor: Actor,
+) -> Result<Result<String, ReentryRefused>, PitError> {
+    db.run(move |conn| {
+        let error = match &body {
+            Ok(entered) => match decide::reenter(conn, id, entered, writer, day, &actor) {
+                Ok(settled) => {
+                    let code = table_code(conn, settled.round.table_id)?;
+                    return Ok(Ok(format!("/tables/{code}/rounds/{}", settled.round.id)));
+                }
+                // A round that does not validate is shown again with the reason.
+                Err(ReviewError::Round(RoundsError::Invalid(errors))) => errors.summary(),
+                Err(other) => return Err(other.into()),
+            },
+            Err(error) => error.clone(),
+        };
+        let reviewer = Reviewer {
+            user: writer.user,
+            role: writer.role,
+        };
+        Ok(Err(ReentryRefused {
+            form: reentry(conn, id, reviewer)?,
+            body: body.ok(),
+            error,
+        }))
+    })
+    .await
+}
+
+/// A page of the review queue (up to `limit` rounds), with the tables and dealers to filter by.
+pub struct Queue {
+    pub rows: Vec<QueueRow>,
+    pub tables: Vec<(TableId, String)>,
+    pub dealers: Vec<(UserId, String)>,
+}
+
+pub async fn queue(db: &Db, filter: QueueFilter, limit: i64) -> Result<Queue, PitError> {
+    db.run(move |conn| {
+        Ok(Queue {
+            rows: review::queue(conn, &filter, limit)?,
+            tables: review::table_codes(conn)?,
+            dealers: review::dealer_names(conn)?,
+        })
+    })
+    .await
+}

@@ -1,0 +1,106 @@
+//! Staff accounts: the list, creating one, disabling, enabling, unlocking and resetting a
+//! password (each change with its audit event, in one transaction).
+
+use diesel::PgConnection;
+
+use crate::db::audit_log::Actor;
+use crate::db::handle::Db;
+use crate::db::ids::UserId;
+use crate::db::shifts;
+use crate::db::users::{self, CreateUserError, NewUser, PasswordChange, User};
+use crate::pit::{PitError, Refusable};
+
+/// Why a user name cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UsernameError {
+    #[error("enter a user name")]
+    Empty,
+    #[error("use at most 64 characters")]
+    TooLong,
+    #[error("use only lower-case ASCII letters a-z, digits 0-9, '.', '-' and '_' (no accents or look-alike letters)")]
+    BadCharacter,
+}
+
+/// Checks an already normalised user name.
+pub fn check_username(name: &str) -> Result<(), UsernameError> {
+    if name.is_empty() {
+        return Err(UsernameError::Empty);
+    }
+    if name.chars().count() > 64 {
+        return Err(UsernameError::TooLong);
+    }
+    if !name
+        .chars()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '-' | '_'))
+    {
+        return Err(UsernameError::BadCharacter);
+    }
+    Ok(())
+}
+
+/// Every account, for the staff page.
+pub async fn list(db: &Db) -> Result<Vec<User>, PitError> {
+    db.run(|conn| Ok(users::list(conn)?)).await
+}
+
+/// One account, if it exists.
+pub async fn find(db: &Db, id: UserId) -> Result<Option<User>, PitError> {
+    db.run(move |conn| Ok(users::find(conn, id)?)).await
+}
+
+/// Creates an account; refused with the user name if it is taken.
+pub async fn create(db: &Db, new: NewUser, actor: Actor) -> Result<Refusable<User>, PitError> {
+    db.run(move |conn| match users::create(conn, &new, &actor) {
+        Ok(user) => Ok(Ok(user)),
+        Err(CreateUserError::UsernameTaken(name)) => Ok(Err(name)),
+        Err(CreateUserError::Query(err)) => Err(err.into()),
+    })
+    .await
+}
+
+/// Runs a change to one account, which answers whether the account exists: a missing one is
+/// [`PitError::NotFound`].
+async fn change_account<F, E>(db: &Db, change: F) -> Result<(), PitError>
+where
+    F: FnOnce(&mut PgConnection) -> Result<bool, E> + Send + 'static,
+    PitError: From<E>,
+{
+    let found = db
+        .run(move |conn| -> Result<bool, PitError> { Ok(change(conn)?) })
+        .await?;
+    if found {
+        Ok(())
+    } else {
+        Err(PitError::NotFound)
+    }
+}
+
+/// Disables an account: its sessions end, and its shift, if any.
+pub async fn disable(db: &Db, id: UserId, actor: Actor) -> Result<(), PitError> {
+    change_account(db, move |conn| shifts::disable_user(conn, id, &actor)).await
+}
+
+pub async fn enable(db: &Db, id: UserId, actor: Actor) -> Result<(), PitError> {
+    change_account(db, move |conn| users::set_disabled(conn, id, false, &actor)).await
+}
+
+/// Unlocks an account locked by failed sign-ins.
+pub async fn unlock(db: &Db, id: UserId, actor: Actor) -> Result<(), PitError> {
+    change_account(db, move |conn| users::unlock(conn, id, &actor)).await
+}
+
+/// Sets an account's password (hashed already): reset by an administrator, or changed by its
+/// owner (whose account was read just before; an account gone since is left as it is).
+pub async fn set_password(
+    db: &Db,
+    id: UserId,
+    password_hash: String,
+    change: PasswordChange,
+    actor: Actor,
+) -> Result<(), PitError> {
+    db.run(move |conn| {
+        users::set_password(conn, id, &password_hash, change, &actor)?;
+        Ok(())
+    })
+    .await
+}
