@@ -733,7 +733,8 @@ async fn an_events_export_holds_rows_by_id_and_a_chain_whose_ids_changed_still_v
     let refused = export::verify(&write_lines(&path, &rows)).unwrap_err();
     assert!(
         refused.to_string().contains(
-            "this program reads pusoy-pit export 1, pusoy-pit export 2, pusoy-pit export 3"
+            "this program reads pusoy-pit export 1, pusoy-pit export 2, pusoy-pit export 3, \
+             pusoy-pit export 4"
         ),
         "{refused}"
     );
@@ -745,6 +746,7 @@ async fn an_events_export_holds_rows_by_id_and_a_chain_whose_ids_changed_still_v
 /// (`column_sha256`) and the SHA-256 of these rows.
 fn before_format_3(path: &Path, format: &str) -> PathBuf {
     use sha2::{Digest, Sha256};
+    let path = &as_format_3(path);
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -797,6 +799,21 @@ fn before_format_3(path: &Path, format: &str) -> PathBuf {
     out
 }
 
+/// The CSV export at `path` as a build of format 3 wrote it: a rounds export without the
+/// round's event and its chain's events.
+fn as_format_3(path: &Path) -> PathBuf {
+    forge_csv(path, |names, rows, manifest| {
+        if let Some(from) = names.iter().position(|n| n == "event_chain") {
+            names.drain(from..from + 4);
+            for row in rows.iter_mut() {
+                row.drain(from..from + 4);
+            }
+        }
+        manifest["format"] = "pusoy-pit export 3".into();
+        manifest["columns"] = names.clone().into();
+    })
+}
+
 #[tokio::test]
 async fn exports_of_formats_1_and_2_still_verify_by_their_sha256_sums() {
     let app = spawn_app().await;
@@ -815,6 +832,22 @@ async fn exports_of_formats_1_and_2_still_verify_by_their_sha256_sums() {
             manifest.column_crc32
         );
         let field = column(&path, name);
+
+        // Format 3: read, and said to be neither tied to its events nor checked against seals.
+        let old = export::verify(&as_format_3(&path)).unwrap();
+        assert_eq!(old.problems, vec![], "format 3");
+        assert!(
+            old.notes.iter().any(|n| n.contains("no seal file given")),
+            "{:?}",
+            old.notes
+        );
+        if kind == Kind::Rounds {
+            assert!(
+                old.notes.iter().any(|n| n.contains("before format 4")),
+                "{:?}",
+                old.notes
+            );
+        }
 
         for format in ["pusoy-pit export 1", "pusoy-pit export 2"] {
             let old = before_format_3(&path, format);
@@ -921,7 +954,7 @@ async fn an_export_follows_no_planted_link_and_never_writes_onto_the_seals_or_th
 /// itself throughout.
 fn forge_csv(
     path: &Path,
-    edit: impl FnOnce(&[String], &mut [Vec<String>], &mut serde_json::Value),
+    edit: impl FnOnce(&mut Vec<String>, &mut [Vec<String>], &mut serde_json::Value),
 ) -> PathBuf {
     use sha2::{Digest, Sha256};
     let mut reader = csv::ReaderBuilder::new()
@@ -930,7 +963,7 @@ fn forge_csv(
         .from_path(path)
         .unwrap();
     let mut records = reader.records().map(Result::unwrap);
-    let names: Vec<String> = records.next().unwrap().iter().map(str::to_owned).collect();
+    let mut names: Vec<String> = records.next().unwrap().iter().map(str::to_owned).collect();
     let mut rows = Vec::new();
     let mut manifest = None;
     for record in records {
@@ -941,7 +974,7 @@ fn forge_csv(
         rows.push(record.iter().map(str::to_owned).collect::<Vec<_>>());
     }
     let mut manifest = manifest.unwrap();
-    edit(&names, &mut rows, &mut manifest);
+    edit(&mut names, &mut rows, &mut manifest);
     let mut columns = vec![crc32fast::Hasher::new(); names.len()];
     let mut data = csv::Writer::from_writer(Vec::new());
     data.write_record(&names).unwrap();
@@ -1098,19 +1131,18 @@ fn rewalk_rounds(
         hex::encode(&prev)
     };
     let mut hashes = std::collections::BTreeMap::new();
+    let mut last = String::new();
     for row in rows.iter().filter(|r| !r[events].is_empty()) {
         let texts: Vec<Box<RawValue>> = serde_json::from_str(&row[events]).unwrap();
-        let mut last = String::new();
         for text in texts {
             last = step(text.get());
         }
-        hashes.insert(row[id].clone(), last);
+        hashes.insert(row[id].clone(), last.clone());
     }
     for row in rows.iter_mut() {
         row[hash] = hashes[&row[id]].clone();
     }
     let tail: Vec<String> = serde_json::from_value(record["tail"].clone()).unwrap_or_default();
-    let mut last = hashes.values().last().unwrap().clone();
     for text in &tail {
         last = step(text);
     }
@@ -1166,7 +1198,7 @@ async fn forged_exports_are_refused_against_the_seals() {
     app.sign_off_at("PUSOY-4").await;
     close_today(&app);
     let seals = seal_file::read(&app.config.seal_file).unwrap();
-    let sealed = |path: &Path| export::verify_against(path, Some(&seals)).unwrap();
+    let sealed = |path: &Path| export::verify_against(path, Some(seals.as_slice())).unwrap();
 
     let rounds = export_to(&app, Kind::Rounds, Format::Csv, Some("PUSOY-4"));
     let fresh = sealed(&rounds);
