@@ -113,8 +113,14 @@ enum AuditCommand {
     /// seal file). One line per chain; exit status 1 when anything is broken.
     Verify(pusoy_pit::cli::audit::VerifyArgs),
     /// Check an export file with no database: every row, hash, link and result against its
-    /// manifest. Exits with status 1 when anything is wrong.
-    VerifyExport { file: std::path::PathBuf },
+    /// manifest, and with `--seals` its chains against the day seals. Exits with status 1 when
+    /// anything is wrong.
+    VerifyExport {
+        file: std::path::PathBuf,
+        /// The seal file the app appends day seals to (or a copy kept elsewhere).
+        #[arg(long)]
+        seals: Option<std::path::PathBuf>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -228,8 +234,8 @@ fn main() -> anyhow::Result<ExitCode> {
 
 fn run_service_command(command: ServiceCommand) -> anyhow::Result<ExitCode> {
     // An export is checked from its file alone: no configuration, no database.
-    if let ServiceCommand::Audit(AuditCommand::VerifyExport { file }) = &command {
-        let intact = pusoy_pit::cli::audit_export::verify_export(file)?;
+    if let ServiceCommand::Audit(AuditCommand::VerifyExport { file, seals }) = &command {
+        let intact = pusoy_pit::cli::audit_export::verify_export(file, seals.as_deref())?;
         return Ok(if intact {
             ExitCode::SUCCESS
         } else {

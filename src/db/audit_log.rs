@@ -684,6 +684,16 @@ impl HashBuffers {
         Ok(hash_after(prev_hash, &self.text))
     }
 
+    /// Appends the canonical form of `fields` to `out`: the text an event's hash covers after
+    /// its `prev_hash` (`sha256(prev_hash || text)`).
+    pub fn canonical(
+        &mut self,
+        fields: &HashedFields<'_>,
+        out: &mut String,
+    ) -> Result<(), NotJson> {
+        canonical_into(fields, &mut self.json, out)
+    }
+
     /// Whether details given as text are stored as they were hashed: hashed as they are, they
     /// give `stored`, the event's stored hash, so the text is the canonical form that was hashed
     /// (SHA-256 has no known collisions). True of every event stored since details are kept as

@@ -8,7 +8,7 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Bool, Date, Int4, Jsonb, Nullable, Text, Timestamptz};
+use diesel::sql_types::{BigInt, Bool, Bytea, Date, Int4, Jsonb, Nullable, Text, Timestamptz};
 
 use crate::db::audit_log::JsonText;
 use crate::db::prepared::Sql;
@@ -29,11 +29,14 @@ where
 }
 
 /// One settled round as the rounds export reads it: the round, its places (a JSON array, dealer
-/// first), and its approval, void and re-entry.
+/// first), its approval, void and re-entry, and the `round.settled` event that recorded it with
+/// the events of its table's chain since the round before it.
 #[derive(Debug, QueryableByName)]
 pub struct RoundLine {
     #[diesel(sql_type = BigInt)]
     pub id: i64,
+    #[diesel(sql_type = BigInt)]
+    pub table_id: i64,
     #[diesel(sql_type = Text)]
     pub table_code: String,
     #[diesel(sql_type = Date)]
@@ -68,17 +71,72 @@ pub struct RoundLine {
     pub voided_at: Option<DateTime<Utc>>,
     #[diesel(sql_type = Nullable<BigInt>)]
     pub replaces_round_id: Option<i64>,
+    /// The round's `round.settled` event on its table's chain: its seq, hash and `prev_hash`
+    /// (none when the trail has no such event).
+    #[diesel(sql_type = Nullable<BigInt>)]
+    pub event_seq: Option<i64>,
+    #[diesel(sql_type = Nullable<Bytea>)]
+    pub event_hash: Option<Vec<u8>>,
+    #[diesel(sql_type = Nullable<Bytea>)]
+    pub event_prev_hash: Option<Vec<u8>>,
+    /// The events of the chain after the previous round's event (of this export) up to this
+    /// round's, in order: a JSON array of [`ChainEvent`]s.
+    #[diesel(sql_type = Nullable<Text>)]
+    pub chain_events: Option<String>,
+}
+
+/// One event as `RoundLine::chain_events` holds it: every hashed field, the details as stored.
+#[derive(Debug, serde::Deserialize)]
+pub struct ChainEvent<'a> {
+    pub chain: String,
+    pub seq: i64,
+    pub at: DateTime<chrono::FixedOffset>,
+    pub actor_user_id: Option<i64>,
+    pub actor_name: String,
+    pub action: String,
+    pub target: String,
+    #[serde(borrow)]
+    pub details: &'a serde_json::value::RawValue,
+    pub client_addr: Option<String>,
+    pub gaming_day: Option<NaiveDate>,
+    pub table_id: Option<i64>,
 }
 
 /// The settled rounds of gaming days `$1` to `$2` (both included), of table code `$3` or of
-/// every table when it is NULL, in the order of the key on (table, gaming day, number).
+/// every table when it is NULL, in the order of the key on (table, gaming day, number); each
+/// with its `round.settled` event (found by the partial index on round targets) and the events
+/// of its table's chain from the one after the previous round's event to its own.
 const ROUNDS: &str = "\
-    SELECT r.id, t.code AS table_code, r.gaming_day, r.round_no, r.settled_at, \
+    WITH picked AS ( \
+        SELECT r.*, ev.seq AS event_seq, ev.hash AS event_hash, ev.prev_hash AS event_prev_hash \
+        FROM rounds r \
+        JOIN gaming_tables t ON t.id = r.table_id \
+        LEFT JOIN LATERAL ( \
+            SELECT e.seq, e.hash, e.prev_hash FROM audit_events e \
+            WHERE e.target = 'round:' || r.id AND e.target LIKE 'round:%' \
+              AND e.action = 'round.settled' AND e.chain = 'table:' || r.table_id \
+            ORDER BY e.seq LIMIT 1) ev ON true \
+        WHERE r.gaming_day BETWEEN $1 AND $2 AND ($3::text IS NULL OR t.code = $3) \
+    ), placed AS ( \
+        SELECT p.*, lag(p.event_seq) OVER ( \
+            PARTITION BY p.table_id ORDER BY p.gaming_day, p.round_no) AS prev_event_seq \
+        FROM picked p \
+    ) \
+    SELECT r.id, r.table_id, t.code AS table_code, r.gaming_day, r.round_no, r.settled_at, \
            u.username AS dealer, r.rule_profile_version_id AS profile_version_id, r.currency, \
            r.needs_approval, r.places, au.username AS approved_by, a.approved_at, \
            v.reason AS void_reason, v.note AS void_note, vu.username AS voided_by, v.voided_at, \
-           re.replaces_round_id \
-    FROM rounds r \
+           re.replaces_round_id, r.event_seq, r.event_hash, r.event_prev_hash, \
+           (SELECT json_agg(json_build_object( \
+                'chain', e.chain, 'seq', e.seq, 'at', e.at, 'actor_user_id', e.actor_user_id, \
+                'actor_name', e.actor_name, 'action', e.action, 'target', e.target, \
+                'details', e.details, 'client_addr', e.client_addr, \
+                'gaming_day', e.gaming_day, 'table_id', e.table_id) ORDER BY e.seq)::text \
+            FROM audit_events e \
+            WHERE e.chain = 'table:' || r.table_id \
+              AND e.seq > coalesce(r.prev_event_seq, r.event_seq - 1) \
+              AND e.seq <= r.event_seq) AS chain_events \
+    FROM placed r \
     JOIN gaming_tables t ON t.id = r.table_id \
     JOIN users u ON u.id = r.dealer_id \
     LEFT JOIN round_approvals a ON a.round_id = r.id \
@@ -86,7 +144,6 @@ const ROUNDS: &str = "\
     LEFT JOIN round_voids v ON v.round_id = r.id \
     LEFT JOIN users vu ON vu.id = v.voided_by \
     LEFT JOIN round_reentries re ON re.round_id = r.id \
-    WHERE r.gaming_day BETWEEN $1 AND $2 AND ($3::text IS NULL OR t.code = $3) \
     ORDER BY r.table_id, r.gaming_day, r.round_no";
 
 /// The rounds of the range, one at a time, to `each` (which may stop the stream with an error).
@@ -203,6 +260,18 @@ pub fn day_seals(
         .filter(c::gaming_day.between(from, to))
         .order(c::gaming_day.asc())
         .select(crate::db::days::DayClose::as_select())
+        .load(conn)
+}
+
+/// The chain heads the `day.closed` events `seqs` on the `day` chain sealed (their details'
+/// `heads`, as text), by seq.
+pub fn seal_heads(conn: &mut PgConnection, seqs: &[i64]) -> QueryResult<Vec<(i64, String)>> {
+    use crate::db::schema::audit_events;
+    audit_events::table
+        .filter(audit_events::chain.eq(crate::db::days::DAY_CHAIN))
+        .filter(audit_events::seq.eq_any(seqs))
+        .order(audit_events::seq.asc())
+        .select((audit_events::seq, diesel::dsl::sql::<Text>("details::text")))
         .load(conn)
 }
 

@@ -80,7 +80,24 @@ pub fn append(path: &Path, seal: &SealCopy) -> Result<(), SealFileError> {
     Ok(())
 }
 
-/// Every seal in the file at `path`, in file order; none if the file does not exist.
+/// The seal on one line of the file, if the line is one: a line of another kind (an object with
+/// a `kind` other than `seal`, which later lines may add) is skipped.
+fn seal_of_line(line: &str) -> Result<Option<SealCopy>, serde_json::Error> {
+    let mut value: serde_json::Value = serde_json::from_str(line)?;
+    if let Some(object) = value.as_object_mut() {
+        match object.get("kind").and_then(serde_json::Value::as_str) {
+            Some("seal") => {
+                object.remove("kind");
+            }
+            Some(_) => return Ok(None),
+            None => {}
+        }
+    }
+    serde_json::from_value(value).map(Some)
+}
+
+/// Every seal in the file at `path`, in file order (lines of other kinds skipped); none if the
+/// file does not exist.
 pub fn read(path: &Path) -> Result<Vec<SealCopy>, SealFileError> {
     let file = match std::fs::File::open(path) {
         Ok(file) => file,
@@ -93,12 +110,12 @@ pub fn read(path: &Path) -> Result<Vec<SealCopy>, SealFileError> {
         if line.trim().is_empty() {
             continue;
         }
-        let seal = serde_json::from_str(&line).map_err(|source| SealFileError::Line {
+        let seal = seal_of_line(&line).map_err(|source| SealFileError::Line {
             path: path.display().to_string(),
             line: index + 1,
             source,
         })?;
-        seals.push(seal);
+        seals.extend(seal);
     }
     Ok(seals)
 }
@@ -131,6 +148,9 @@ mod tests {
             .into(),
         };
         append(&path, &seal(20)).unwrap();
+        // A line of a kind this build does not know is skipped.
+        let mut file = OpenOptions::new().append(true).open(&path).unwrap();
+        writeln!(file, "{{\"kind\":\"checkpoint\",\"heads\":{{}}}}").unwrap();
         append(&path, &seal(21)).unwrap();
         assert_eq!(read(&path).unwrap(), vec![seal(20), seal(21)]);
         std::fs::write(&path, "{\"gaming_day\": 3}\n").unwrap();

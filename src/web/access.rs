@@ -28,6 +28,7 @@ use crate::db::ids::UserId;
 use crate::db::users::{Role, User};
 use crate::pit::{access, rounds};
 use crate::web::error::AppError;
+use crate::web::refusals;
 use crate::web::session;
 use crate::web::state::AppState;
 use crate::web::user::{client_addr, CurrentUser};
@@ -447,12 +448,20 @@ pub async fn refuse(state: &AppState, req: &HttpRequest, refusal: Refusal) -> Ap
                 .check_key(&addr.clone().unwrap_or_default())
             {
                 let wait = not_until.wait_time_from(DefaultClock::default().now());
-                tracing::warn!(%target, "too many invalid API tokens from one address; not recorded");
+                refusals::log(
+                    &state.refusal_log,
+                    req,
+                    "too many invalid API tokens from one address; not recorded",
+                );
                 return AppError::TooManyInvalidTokens {
                     retry_after_secs: wait.as_secs().max(1),
                 };
             }
-            tracing::warn!(%target, "refused an API request with an invalid token");
+            refusals::log(
+                &state.refusal_log,
+                req,
+                "refused an API request with an invalid token",
+            );
             let details = json!({});
             let actor = Actor::anonymous(addr);
             (

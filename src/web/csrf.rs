@@ -19,6 +19,7 @@ use crate::db::audit_log::Actor;
 use crate::pit::access::{self, SystemEvent};
 use crate::web::access::ApiTokenAuth;
 use crate::web::error::AppError;
+use crate::web::refusals;
 use crate::web::session;
 use crate::web::state::AppState;
 use crate::web::user::{actor_of, client_addr, CurrentUser};
@@ -67,7 +68,6 @@ pub async fn verify(
     if valid {
         return Ok(next.call(req).await?.map_into_boxed_body());
     }
-    tracing::warn!(path = %req.path(), "refused a request without a valid CSRF token");
     let reason = match (expected, provided) {
         (None, _) => "no token in session",
         (_, None) => "no token sent",
@@ -76,6 +76,11 @@ pub async fn verify(
     let Some(state) = req.app_data::<web::Data<AppState>>().cloned() else {
         return Ok(req.error_response(AppError::CsrfRejected));
     };
+    refusals::log(
+        &state.refusal_log,
+        req.request(),
+        "refused a request without a valid CSRF token",
+    );
     // Recorded before anything else is done for the request, and at most once per address and
     // minute: a flood of refused requests must not fill the audit trail.
     let addr = client_addr(req.request());

@@ -7,6 +7,8 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use actix_web::HttpRequest;
+
 /// Addresses tracked at once; more in one minute are counted together under [`MANY`].
 pub const MOST_ADDRESSES: usize = 4096;
 /// The address of the shared count.
@@ -80,6 +82,35 @@ impl Refusals {
             }
         };
         Verdict { record, repeated }
+    }
+}
+
+/// Logs the refusal of `req` (`what` was refused) at most once per client address, route and
+/// minute in `lines`: the rest are counted, and each count is logged as one line once its
+/// minute is over (with the next refusal logged). A flood of refused requests then grows the
+/// log by a few lines a minute, not by a line a request.
+pub fn log(lines: &Refusals, req: &HttpRequest, what: &str) {
+    let addr = crate::web::user::client_addr(req).unwrap_or_default();
+    // By route, not path: a flood of made-up paths is one route.
+    let route = format!(
+        "{} {}",
+        req.method(),
+        req.match_pattern().as_deref().unwrap_or("(no route)")
+    );
+    let minute = chrono::Utc::now().timestamp().div_euclid(60);
+    let verdict = lines.note(&format!("{what}; from {addr}, {route}"), minute);
+    if verdict.record {
+        tracing::warn!(client = %addr, path = %req.path(), %route, "{what}");
+    }
+    for repeated in verdict.repeated {
+        let minute = chrono::DateTime::from_timestamp(repeated.minute * 60, 0).unwrap_or_default();
+        tracing::warn!(
+            count = repeated.count,
+            %minute,
+            "{} more refusals in the minute: {}",
+            repeated.count,
+            repeated.client_addr
+        );
     }
 }
 

@@ -32,6 +32,9 @@ pub struct AppState {
     pub refused_tokens: Arc<DefaultKeyedRateLimiter<String>>,
     /// Refused requests by client address and minute, so that a flood is recorded as a count.
     pub refusals: Arc<Refusals>,
+    /// The log lines of refused requests, by client address, route and what was refused: the
+    /// first of a minute is logged, the rest counted ([`crate::web::refusals::log`]).
+    pub refusal_log: Arc<Refusals>,
     /// Requests of signed-in accounts refused for their role, by account, route and minute
     /// (recorded as `authz.denied` once a minute, the rest as a count).
     pub denials: Arc<Refusals>,
@@ -67,6 +70,7 @@ impl AppState {
             config: Arc::new(config),
             refused_tokens: Arc::new(RateLimiter::keyed(quota)),
             refusals: Arc::new(Refusals::default()),
+            refusal_log: Arc::new(Refusals::default()),
             denials: Arc::new(Refusals::default()),
             denied_accounts: Arc::new(RateLimiter::keyed(
                 Quota::per_minute(DENIALS_PER_MINUTE).allow_burst(DENIALS_PER_MINUTE),

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use diesel::RunQueryDsl;
+use pusoy_pit::db::seal_file;
 use pusoy_pit::db::users::Role;
 use pusoy_pit::reports::export::{self, Clock, Format, Kind, Problem, Query, Source};
 use reqwest::{Method, StatusCode};
@@ -732,7 +733,8 @@ async fn an_events_export_holds_rows_by_id_and_a_chain_whose_ids_changed_still_v
     let refused = export::verify(&write_lines(&path, &rows)).unwrap_err();
     assert!(
         refused.to_string().contains(
-            "this program reads pusoy-pit export 1, pusoy-pit export 2, pusoy-pit export 3"
+            "this program reads pusoy-pit export 1, pusoy-pit export 2, pusoy-pit export 3, \
+             pusoy-pit export 4"
         ),
         "{refused}"
     );
@@ -744,6 +746,7 @@ async fn an_events_export_holds_rows_by_id_and_a_chain_whose_ids_changed_still_v
 /// (`column_sha256`) and the SHA-256 of these rows.
 fn before_format_3(path: &Path, format: &str) -> PathBuf {
     use sha2::{Digest, Sha256};
+    let path = &as_format_3(path);
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -796,6 +799,21 @@ fn before_format_3(path: &Path, format: &str) -> PathBuf {
     out
 }
 
+/// The CSV export at `path` as a build of format 3 wrote it: a rounds export without the
+/// round's event and its chain's events.
+fn as_format_3(path: &Path) -> PathBuf {
+    forge_csv(path, |names, rows, manifest| {
+        if let Some(from) = names.iter().position(|n| n == "event_chain") {
+            names.drain(from..from + 4);
+            for row in rows.iter_mut() {
+                row.drain(from..from + 4);
+            }
+        }
+        manifest["format"] = "pusoy-pit export 3".into();
+        manifest["columns"] = names.clone().into();
+    })
+}
+
 #[tokio::test]
 async fn exports_of_formats_1_and_2_still_verify_by_their_sha256_sums() {
     let app = spawn_app().await;
@@ -814,6 +832,22 @@ async fn exports_of_formats_1_and_2_still_verify_by_their_sha256_sums() {
             manifest.column_crc32
         );
         let field = column(&path, name);
+
+        // Format 3: read, and said to be neither tied to its events nor checked against seals.
+        let old = export::verify(&as_format_3(&path)).unwrap();
+        assert_eq!(old.problems, vec![], "format 3");
+        assert!(
+            old.notes.iter().any(|n| n.contains("no seal file given")),
+            "{:?}",
+            old.notes
+        );
+        if kind == Kind::Rounds {
+            assert!(
+                old.notes.iter().any(|n| n.contains("before format 4")),
+                "{:?}",
+                old.notes
+            );
+        }
 
         for format in ["pusoy-pit export 1", "pusoy-pit export 2"] {
             let old = before_format_3(&path, format);
@@ -912,4 +946,330 @@ async fn an_export_follows_no_planted_link_and_never_writes_onto_the_seals_or_th
         .collect();
     assert!(left.is_empty(), "{left:?}");
     let _ = std::fs::remove_file(&seal);
+}
+
+/// The CSV export at `path` forged as an insider would: `edit` changes its rows (each the
+/// record's fields, `row` first, given the column names) and its manifest, and then every sum
+/// is worked out again (each row's, each column's, the data's), so that the file agrees with
+/// itself throughout.
+fn forge_csv(
+    path: &Path,
+    edit: impl FnOnce(&mut Vec<String>, &mut [Vec<String>], &mut serde_json::Value),
+) -> PathBuf {
+    use sha2::{Digest, Sha256};
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_path(path)
+        .unwrap();
+    let mut records = reader.records().map(Result::unwrap);
+    let mut names: Vec<String> = records.next().unwrap().iter().map(str::to_owned).collect();
+    let mut rows = Vec::new();
+    let mut manifest = None;
+    for record in records {
+        if record.get(0) == Some("#manifest") {
+            manifest = Some(serde_json::from_str::<serde_json::Value>(&record[1]).unwrap());
+            break;
+        }
+        rows.push(record.iter().map(str::to_owned).collect::<Vec<_>>());
+    }
+    let mut manifest = manifest.unwrap();
+    edit(&mut names, &mut rows, &mut manifest);
+    let mut columns = vec![crc32fast::Hasher::new(); names.len()];
+    let mut data = csv::Writer::from_writer(Vec::new());
+    data.write_record(&names).unwrap();
+    for fields in &mut rows {
+        let last = fields.len() - 1;
+        let mut row = crc32fast::Hasher::new();
+        for field in &fields[..last] {
+            row.update(field.as_bytes());
+            row.update(&[0x1f]);
+        }
+        fields[last] = format!("{:08x}", row.finalize());
+        for (sum, field) in columns.iter_mut().zip(fields.iter()) {
+            sum.update(field.as_bytes());
+            sum.update(&[0x1e]);
+        }
+        data.write_record(&*fields).unwrap();
+    }
+    let data = data.into_inner().unwrap();
+    manifest["column_crc32"] = columns
+        .into_iter()
+        .map(|sum| format!("{:08x}", sum.finalize()))
+        .collect();
+    manifest["data_sha256"] = hex::encode(Sha256::digest(&data)).into();
+    let mut trailer = csv::Writer::from_writer(Vec::new());
+    trailer
+        .write_record(["#manifest", manifest.to_string().as_str()])
+        .unwrap();
+    let out = path.with_extension("forged.csv");
+    std::fs::write(&out, [data, trailer.into_inner().unwrap()].concat()).unwrap();
+    out
+}
+
+/// Where column `name` is among `names`.
+fn at(names: &[String], name: &str) -> usize {
+    names.iter().position(|n| n == name).unwrap()
+}
+
+/// Seat 2 of round `round` staked twice as much and lost twice as much, the dealer's result
+/// to match: a round that settles again and balances, as a forger would make it.
+fn double_seat_2(names: &[String], rows: &mut [Vec<String>], round: &str) -> u64 {
+    let (id, place, bet, result) = (
+        at(names, "round_id"),
+        at(names, "place"),
+        at(names, "bet"),
+        at(names, "result"),
+    );
+    let seat = rows
+        .iter()
+        .position(|r| r[id] == round && r[place] == "seat2")
+        .unwrap();
+    let lost: i64 = rows[seat][result].parse().unwrap();
+    let staked: i64 = rows[seat][bet].parse().unwrap();
+    rows[seat][bet] = (staked * 2).to_string();
+    rows[seat][result] = (lost * 2).to_string();
+    let dealer = rows
+        .iter()
+        .position(|r| r[id] == round && r[place] == "dealer")
+        .unwrap();
+    let was: i64 = rows[dealer][result].parse().unwrap();
+    rows[dealer][result] = (was - lost).to_string();
+    rows[seat][0].parse().unwrap()
+}
+
+/// The events of `chain` from row `from` on hashed again, each after the one before, and the
+/// manifest's last position and head of the chain moved to the new last hash.
+fn rehash_chain(
+    names: &[String],
+    rows: &mut [Vec<String>],
+    manifest: &mut serde_json::Value,
+    from: usize,
+) {
+    use pusoy_pit::db::audit_log::{Details, HashBuffers, HashedFields};
+    use pusoy_pit::db::ids::{TableId, UserId};
+    let col = |name: &str| at(names, name);
+    let chain = rows[from][col("chain")].clone();
+    let mut prev = hex::decode(&rows[from][col("prev_hash")]).unwrap();
+    let mut buffers = HashBuffers::default();
+    for row in rows[from..].iter_mut().filter(|r| r[col("chain")] == chain) {
+        let int = |name: &str| row[col(name)].parse::<i64>().ok();
+        let fields = HashedFields {
+            chain: &row[col("chain")],
+            seq: int("seq").unwrap(),
+            at: chrono::DateTime::parse_from_rfc3339(&row[col("at_utc")])
+                .unwrap()
+                .with_timezone(&chrono::Utc),
+            actor_user_id: int("actor_user_id").map(UserId),
+            actor_name: &row[col("actor_name")],
+            action: &row[col("action")],
+            target: &row[col("target")],
+            details: Details::Text(&row[col("details")]),
+            client_addr: Some(row[col("client_addr")].as_str()).filter(|a| !a.is_empty()),
+            gaming_day: row[col("gaming_day")].parse().ok(),
+            table_id: int("table_id").map(TableId),
+        };
+        let hash = buffers.hash(&prev, &fields).unwrap();
+        row[col("prev_hash")] = hex::encode(&prev);
+        row[col("hash")] = hex::encode(hash);
+        prev = hash.to_vec();
+    }
+    for record in manifest["chains"].as_array_mut().unwrap() {
+        if record["chain"] == chain.as_str() {
+            record["last"]["hash"] = hex::encode(&prev).into();
+            record["head"]["hash"] = hex::encode(&prev).into();
+        }
+    }
+}
+
+/// Closes today's gaming day as a supervisor, its seal copied to the app's seal file.
+fn close_today(app: &TestApp) {
+    use pusoy_pit::db::{audit_log::Actor, days, seal_file};
+    let supervisor = app.create_user("closer", Role::Supervisor, "closer-password-123");
+    let today = app.config.gaming_day(chrono::Utc::now());
+    let actor = Actor::user(supervisor.id, "closer", None);
+    days::close_day(&mut app.conn(), today, today, &actor, |seal| {
+        seal_file::append(&app.config.seal_file, seal)
+    })
+    .unwrap();
+}
+
+/// A rounds export's events forged to match: the `round.settled` event of round `round` in its
+/// `chain_events` changed as `change` says, then every round's `event_hash` and the chain's
+/// last position in the manifest worked out again along the chain, as a forger would.
+fn rewalk_rounds(
+    names: &[String],
+    rows: &mut [Vec<String>],
+    manifest: &mut serde_json::Value,
+    round: &str,
+    change: impl Fn(&mut serde_json::Value),
+) {
+    use serde_json::value::RawValue;
+    use sha2::{Digest, Sha256};
+    let (id, events, hash) = (
+        at(names, "round_id"),
+        at(names, "chain_events"),
+        at(names, "event_hash"),
+    );
+    let first = rows
+        .iter()
+        .position(|r| r[id] == round && !r[events].is_empty())
+        .unwrap();
+    let texts: Vec<Box<RawValue>> = serde_json::from_str(&rows[first][events]).unwrap();
+    let mut texts: Vec<String> = texts.iter().map(|t| t.get().to_owned()).collect();
+    let mut settled: serde_json::Value = serde_json::from_str(texts.last().unwrap()).unwrap();
+    change(&mut settled[8]);
+    *texts.last_mut().unwrap() = settled.to_string();
+    rows[first][events] = format!("[{}]", texts.join(","));
+    let record = &mut manifest["chains"].as_array_mut().unwrap()[0];
+    let mut prev = hex::decode(record["before"]["hash"].as_str().unwrap()).unwrap();
+    let mut step = |text: &str| {
+        let mut hasher = Sha256::new();
+        hasher.update(&prev);
+        hasher.update(text.as_bytes());
+        prev = hasher.finalize().to_vec();
+        hex::encode(&prev)
+    };
+    let mut hashes = std::collections::BTreeMap::new();
+    let mut last = String::new();
+    for row in rows.iter().filter(|r| !r[events].is_empty()) {
+        let texts: Vec<Box<RawValue>> = serde_json::from_str(&row[events]).unwrap();
+        for text in texts {
+            last = step(text.get());
+        }
+        hashes.insert(row[id].clone(), last.clone());
+    }
+    for row in rows.iter_mut() {
+        row[hash] = hashes[&row[id]].clone();
+    }
+    let tail: Vec<String> = serde_json::from_value(record["tail"].clone()).unwrap_or_default();
+    for text in &tail {
+        last = step(text);
+    }
+    record["last"]["hash"] = last.into();
+}
+
+/// Seat 2's stake and loss doubled in a `round.settled` event's details, the dealer's result
+/// to match (as `double_seat_2` changes the rows).
+fn double_seat_2_recorded(details: &mut serde_json::Value) {
+    let entered = details["round"]["seats"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|s| s["seat"] == 2)
+        .unwrap();
+    entered["bet"] = (entered["bet"].as_i64().unwrap() * 2).into();
+    let settled = details["settlement"]["seats"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|s| s["seat"] == 2)
+        .unwrap();
+    let lost = settled["result"].as_i64().unwrap();
+    settled["result"] = (lost * 2).into();
+    let dealer = &mut details["settlement"]["dealer"]["result"];
+    *dealer = (dealer.as_i64().unwrap() - lost).into();
+}
+
+/// `pusoy-pit audit verify-export FILE [--seals SEALS]`: whether it exits 0, and what it says.
+fn verify_export_command(file: &Path, seals: Option<&Path>) -> (bool, String) {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_pusoy-pit"));
+    command.args(["audit", "verify-export"]).arg(file);
+    if let Some(seals) = seals {
+        command.arg("--seals").arg(seals);
+    }
+    let done = command.output().unwrap();
+    (
+        done.status.success(),
+        String::from_utf8_lossy(&done.stdout).into_owned(),
+    )
+}
+
+/// The forgeries of issue 32: a rounds export whose bet and result were changed consistently
+/// (the round settles again and balances) with its sums and manifest worked out again, and an
+/// events export whose round event was changed and its chain hashed again with its manifest.
+/// Without the seals they verify (and the verdict says nothing was checked against seals);
+/// against the seal file they are refused, by row and field.
+#[tokio::test]
+async fn forged_exports_are_refused_against_the_seals() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-4");
+    rounds_at(&app, "PUSOY-4", 3).await;
+    app.sign_off_at("PUSOY-4").await;
+    close_today(&app);
+    let seals = seal_file::read(&app.config.seal_file).unwrap();
+    let sealed = |path: &Path| export::verify_against(path, Some(seals.as_slice())).unwrap();
+
+    let rounds = export_to(&app, Kind::Rounds, Format::Csv, Some("PUSOY-4"));
+    let fresh = sealed(&rounds);
+    assert_eq!(fresh.problems, vec![], "a fresh export is intact");
+    assert_eq!(fresh.notes, Vec::<String>::new(), "and wholly sealed");
+    assert!(export::verify(&rounds).unwrap().notes[0].contains("no seal file given"));
+    let first = export::verify(&rounds).unwrap().manifest;
+    assert_eq!(first.day_seals.len(), 1);
+    assert!(!first.day_seals[0].heads.is_empty());
+
+    // The rows alone changed: their round's event says otherwise, seals or not.
+    let mut seat_row = 0;
+    let forged = forge_csv(&rounds, |names, rows, _| {
+        let first = rows[0][at(names, "round_id")].clone();
+        seat_row = double_seat_2(names, rows, &first);
+    });
+    let found = problems(&forged);
+    assert!(
+        says(
+            &found,
+            Some(seat_row),
+            Some("bet"),
+            "its round.settled event records \"200\""
+        ),
+        "{found:#?}"
+    );
+    // The rows and the event they carry changed, and the chain walked again: only the seals
+    // find it, at the round whose events they no longer confirm.
+    let mut first_row = 0;
+    let forged = forge_csv(&rounds, |names, rows, manifest| {
+        let first = rows[0][at(names, "round_id")].clone();
+        double_seat_2(names, rows, &first);
+        rewalk_rounds(names, rows, manifest, &first, double_seat_2_recorded);
+        first_row = rows[0][0].parse().unwrap();
+    });
+    let unsealed = export::verify(&forged).unwrap();
+    assert_eq!(unsealed.problems, vec![], "without the seals it passes");
+    let found = sealed(&forged).problems;
+    assert!(
+        says(&found, Some(first_row), Some("chain_events"), "the seal of"),
+        "{found:#?}"
+    );
+    let (intact, said) = verify_export_command(&forged, None);
+    assert!(
+        intact && said.contains("note: not checked against the seals"),
+        "{said}"
+    );
+    let (intact, said) = verify_export_command(&forged, Some(&app.config.seal_file));
+    assert!(!intact && said.contains("NOT intact"), "{said}");
+
+    let events = export_to(&app, Kind::Events, Format::Csv, Some("PUSOY-4"));
+    assert_eq!(sealed(&events).problems, vec![], "a fresh export is intact");
+    let forged = forge_csv(&events, |names, rows, manifest| {
+        let settled = rows
+            .iter()
+            .position(|r| r[at(names, "action")] == "round.settled")
+            .unwrap();
+        let details = &mut rows[settled][at(names, "details")];
+        assert!(details.contains("\"bet\":200"), "{details}");
+        *details = details.replace("\"bet\":200", "\"bet\":400");
+        rehash_chain(names, rows, manifest, settled);
+    });
+    assert_eq!(problems(&forged), vec![], "without the seals it passes");
+    let found = sealed(&forged).problems;
+    assert!(
+        found.iter().any(|p| p.row.is_some()
+            && p.field.as_deref() == Some("hash")
+            && p.message.contains("the seal of")),
+        "{found:#?}"
+    );
+    let (intact, said) = verify_export_command(&forged, Some(&app.config.seal_file));
+    assert!(!intact && said.contains("field hash"), "{said}");
+    let _ = std::fs::remove_file(&app.config.seal_file);
 }

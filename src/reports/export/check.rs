@@ -47,10 +47,12 @@ impl std::fmt::Display for Problem {
     }
 }
 
-/// The problems found so far, with the column names to name fields by.
+/// The problems found so far, with the column names to name fields by; and what could not be
+/// checked (notes, which are not problems).
 pub struct Problems {
     columns: Vec<String>,
     pub found: Vec<Problem>,
+    pub notes: Vec<String>,
 }
 
 impl Problems {
@@ -59,7 +61,13 @@ impl Problems {
         Problems {
             columns,
             found: Vec::new(),
+            notes: Vec::new(),
         }
+    }
+
+    /// Something that could not be checked.
+    pub fn note(&mut self, message: String) {
+        self.notes.push(message);
     }
 
     /// A problem with `column` of `row`.

@@ -15,8 +15,12 @@ use crate::db::export as db;
 use crate::db::ids::{TableId, UserId};
 
 use super::check::{Checker, Problem, Problems, Row};
+use super::seals::{Range, Seals};
 use super::table::{ColumnKind, ColumnSums, Format, Numbering, RowText, Shape, Sink, SUMS};
-use super::{heads, ChainRecord, Clock, ExportError, Manifest, Position, Query, Written};
+use super::{
+    heads, last_sealed, ChainRecord, Clock, ExportError, Manifest, Position, Query, SealRecord,
+    Written,
+};
 
 use ColumnKind::{Int, Json, Text};
 
@@ -85,6 +89,16 @@ impl Part {
     }
 }
 
+/// The last event of `chain` the range's last close sealed: on the `day` chain the seal event
+/// itself, on any other the head it sealed.
+fn sealed_end(seals: &[SealRecord], chain: &str) -> Option<i64> {
+    if chain == crate::db::days::DAY_CHAIN {
+        seals.last().map(|seal| seal.seal_seq)
+    } else {
+        last_sealed(seals, chain).map(|head| head.seq)
+    }
+}
+
 /// Rows to a batch handed from reading to writing, and the batches reading may be ahead.
 const BATCH_ROWS: usize = 256;
 const QUEUED_BATCHES: usize = 8;
@@ -118,7 +132,12 @@ pub(super) fn export(
     let heads = heads(conn)?;
     let mut parts: HashMap<String, Part> = HashMap::new();
     let mut ids: Option<(i64, i64)> = None;
-    for span in db::chain_spans(conn, window.0, window.1, chain.as_deref())? {
+    for mut span in db::chain_spans(conn, window.0, window.1, chain.as_deref())? {
+        // On to the head the range's last close sealed, so that the part can be checked
+        // against that seal (the close comes after the day it seals).
+        if let Some(sealed) = sealed_end(&manifest.day_seals, &span.chain) {
+            span.last_seq = span.last_seq.max(sealed);
+        }
         let before_seq = span.first_seq - 1;
         let ends = db::event_ids_and_hashes(
             conn,
@@ -149,6 +168,7 @@ pub(super) fn export(
             }),
             last: None,
             head,
+            tail: Vec::new(),
         });
         parts.insert(
             span.chain,
@@ -374,6 +394,9 @@ struct OnChain {
 /// matches the manifest's.
 pub(super) struct EventsCheck {
     clock: Clock,
+    /// The seals to check each chain's positions against, and when the export was read.
+    sealed: Seals,
+    range: Range,
     chains: BTreeMap<String, ChainRecord>,
     seals: BTreeMap<i64, String>,
     /// The chains met so far, where the check is on each.
@@ -386,9 +409,11 @@ pub(super) struct EventsCheck {
 }
 
 impl EventsCheck {
-    pub(super) fn new(manifest: &Manifest, clock: Clock) -> EventsCheck {
+    pub(super) fn new(manifest: &Manifest, clock: Clock, sealed: Seals) -> EventsCheck {
         EventsCheck {
             clock,
+            sealed,
+            range: Range::of(manifest),
             chains: manifest
                 .chains
                 .iter()
@@ -452,6 +477,15 @@ impl EventsCheck {
             }
             return false;
         };
+        if let Some(fixed) = self.sealed.at(chain, before.seq) {
+            if fixed.hash != before.hash {
+                problems.file(format!(
+                    "chain {chain}: the manifest's position before its first event (seq {}, \
+                     hash {}) is not what {} fixes there ({})",
+                    before.seq, before.hash, fixed.by, fixed.hash
+                ));
+            }
+        }
         self.on.insert(
             chain.to_owned(),
             OnChain {
@@ -643,6 +677,19 @@ impl Checker for EventsCheck {
         if expected_hex.as_slice() != row.text(at::HASH).as_bytes() {
             on.unsound = Some((row.number, hex::encode(expected)));
         }
+        if let Some(fixed) = self.sealed.at(&on.chain, seq) {
+            if fixed.hash != row.text(at::HASH) {
+                problems.at(
+                    &row,
+                    at::HASH,
+                    format!(
+                        "chain {} seq {seq}: {} fixes hash {}: the chain was changed at or \
+                         before this event",
+                        on.chain, fixed.by, fixed.hash
+                    ),
+                );
+            }
+        }
         if on.chain == "day" {
             if let Some(seal) = self.seals.get(&seq) {
                 if seal != row.text(at::HASH) {
@@ -670,6 +717,9 @@ impl Checker for EventsCheck {
             }
         }
         for (_, on) in on {
+            if let Some((_, seq)) = on.last {
+                self.sealed.coverage(&on.chain, seq, &self.range, problems);
+            }
             self.end_chain(on, problems);
         }
     }

@@ -20,6 +20,7 @@ mod check;
 mod events;
 mod report;
 mod rounds;
+mod seals;
 mod table;
 pub mod verify;
 
@@ -34,7 +35,7 @@ use crate::db::export as db;
 
 pub use check::Problem;
 pub use table::Format;
-pub use verify::{verify, Verified, VerifyError};
+pub use verify::{verify, verify_against, Verified, VerifyError};
 
 /// What an export holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -295,14 +296,23 @@ pub struct Manifest {
 ///   where formats 1 and 2 took SHA-256s (`row_sha256`, `column_sha256`): the sums only point
 ///   at the row and field that changed, which the data's SHA-256 finds (`table::Sums`). The
 ///   rows are in the order of format 2.
-pub const FORMAT: &str = "pusoy-pit export 3";
+/// - Format 4 ties the rows to the sealed chain heads: the manifest's day seals carry the heads
+///   each close sealed; an events export's parts run on to the heads the range's last close
+///   sealed; a rounds export carries each round's `round.settled` event (`event_chain`,
+///   `event_seq`, `event_hash`) and every event of its table's chain from the one before its
+///   first round to that sealed head (`chain_events` on each round's first row, the rest in
+///   the manifest's `tail`), so that `verify-export --seals` can walk the chain to the seals.
+pub const FORMAT: &str = "pusoy-pit export 4";
+
+/// The format before the rows were tied to the seals.
+pub(crate) const FORMAT_3: &str = "pusoy-pit export 3";
 
 /// The formats `verify-export` reads.
-pub const FORMATS_READ: &[&str] = &["pusoy-pit export 1", "pusoy-pit export 2", FORMAT];
+pub const FORMATS_READ: &[&str] = &["pusoy-pit export 1", "pusoy-pit export 2", FORMAT_3, FORMAT];
 
 /// How the rows and columns of a file in format `format` (one of [`FORMATS_READ`]) are summed.
 pub(crate) fn sums(format: &str) -> table::Sums {
-    if format == FORMAT {
+    if format == FORMAT || format == FORMAT_3 {
         table::SUMS
     } else {
         table::Sums::Sha256
@@ -333,14 +343,21 @@ pub struct Position {
 #[serde(deny_unknown_fields)]
 pub struct ChainRecord {
     pub chain: String,
-    /// The event just before the export's first event of this chain (events only).
+    /// The event just before the export's first event of this chain (events; rounds since
+    /// format 4: before the first event its rounds carry).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub before: Option<Position>,
-    /// The export's last event of this chain (events only).
+    /// The export's last event of this chain (events; rounds since format 4: the last event
+    /// its rounds or `tail` carry).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last: Option<Position>,
     /// The chain's head when the export was read.
     pub head: Position,
+    /// Rounds since format 4: the chain's events after its last exported round's event, up to
+    /// the head sealed by the close of the range's last closed gaming day, each in its hashed
+    /// (canonical) form, so that the rounds' events lead to that sealed head.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tail: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -351,6 +368,9 @@ pub struct SealRecord {
     /// The `day.closed` event on chain `day`.
     pub seal_seq: i64,
     pub seal_hash: String,
+    /// The head of every chain the close sealed (format 4).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub heads: BTreeMap<String, Position>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -406,15 +426,7 @@ pub fn export(
             column_sha256: Vec::new(),
             column_crc32: Vec::new(),
             chains: Vec::new(),
-            day_seals: db::day_seals(conn, query.from, query.to)?
-                .into_iter()
-                .map(|close| SealRecord {
-                    gaming_day: close.gaming_day,
-                    closed_at: utc_text(close.closed_at),
-                    seal_seq: close.seal_seq,
-                    seal_hash: hex::encode(close.seal_hash),
-                })
-                .collect(),
+            day_seals: day_seals(conn, query)?,
             profiles: BTreeMap::new(),
         };
         match query.kind {
@@ -423,6 +435,52 @@ pub fn export(
             Kind::Report => report::export(conn, query, clock, format, out, manifest),
         }
     })
+}
+
+/// The seals of the closed gaming days of `query`'s range, each with the heads it sealed (read
+/// from its `day.closed` event).
+fn day_seals(conn: &mut PgConnection, query: &Query) -> Result<Vec<SealRecord>, ExportError> {
+    let closes = db::day_seals(conn, query.from, query.to)?;
+    let seqs: Vec<i64> = closes.iter().map(|close| close.seal_seq).collect();
+    let details: BTreeMap<i64, String> = db::seal_heads(conn, &seqs)?.into_iter().collect();
+    #[derive(Deserialize)]
+    struct Sealed {
+        #[serde(default)]
+        heads: BTreeMap<String, Position>,
+    }
+    closes
+        .into_iter()
+        .map(|close| {
+            let heads = match details.get(&close.seal_seq) {
+                Some(text) => {
+                    serde_json::from_str::<Sealed>(text)
+                        .map_err(|e| {
+                            ExportError::Stored(format!(
+                                "the seal of {} (day seq {}): its heads do not read: {e}",
+                                close.gaming_day, close.seal_seq
+                            ))
+                        })?
+                        .heads
+                }
+                None => BTreeMap::new(),
+            };
+            Ok(SealRecord {
+                gaming_day: close.gaming_day,
+                closed_at: utc_text(close.closed_at),
+                seal_seq: close.seal_seq,
+                seal_hash: hex::encode(close.seal_hash),
+                heads,
+            })
+        })
+        .collect()
+}
+
+/// The head the range's last close (of `seals`, in day order) sealed on `chain`, if any.
+fn last_sealed(seals: &[SealRecord], chain: &str) -> Option<Position> {
+    seals
+        .iter()
+        .rev()
+        .find_map(|seal| seal.heads.get(chain).cloned())
 }
 
 /// The head of every chain, by name.
@@ -457,6 +515,7 @@ fn table_chains(
                 before: None,
                 last: None,
                 head,
+                tail: Vec::new(),
             })
         })
         .collect())

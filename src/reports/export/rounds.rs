@@ -3,13 +3,20 @@
 //! every round again with the engine from the exported cards.
 
 use std::borrow::Cow;
+
+use serde_json::value::RawValue;
+use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 
 use chrono::{DateTime, Utc};
 use diesel::PgConnection;
 
-use crate::db::export::{self as db, RoundLine};
+use crate::db::audit_copy;
+use crate::db::audit_log::{self, Details, HashBuffers, HashedFields};
+use crate::db::canonical_json;
+use crate::db::export::{self as db, ChainEvent, RoundLine};
+use crate::db::ids::{TableId, UserId};
 use crate::db::rounds::rows::PlaceRow;
 use crate::reports::recheck::points_places_again;
 use crate::rules::game::GameRules;
@@ -21,11 +28,15 @@ use crate::rules::profile::RuleProfile;
 use crate::rules::settle::settle;
 use crate::rules::wire::{Action, HandsOut, PlaceIn, RoundIn, SeatIn, SettlementOut, WireError};
 
-use super::check::{Checker, Problems, Row};
+use super::check::{Checker, Problem, Problems, Row};
+use super::seals::{Range, Seals};
 use super::table::{ColumnKind, Field, Format, TableWriter};
-use super::{table_chains, utc_text, Clock, ExportError, Manifest, ProfileRecord, Query, Written};
+use super::{
+    last_sealed, table_chains, utc_text, ChainRecord, Clock, ExportError, Manifest, Position,
+    ProfileRecord, Query, Written,
+};
 
-use ColumnKind::{Bool, Int, Text};
+use ColumnKind::{Bool, Int, Json, Text};
 
 /// The rounds export's own columns (between `row` and the row's sum).
 pub const COLUMNS: &[(&str, ColumnKind)] = &[
@@ -70,11 +81,21 @@ pub const COLUMNS: &[(&str, ColumnKind)] = &[
     ("points", Int),
     ("against", Text),
     ("pusoy", Bool),
+    // The round's `round.settled` event (format 4), the same on each of its rows; and on its
+    // first row, the events of its table's chain since the previous round's, its own last.
+    ("event_chain", Text),
+    ("event_seq", Int),
+    ("event_hash", Text),
+    ("chain_events", Json),
 ];
 
 /// How many of [`COLUMNS`] a rounds export written before the points game has: all but the
 /// points game's, which `verify-export` then does without.
 pub const BEFORE_POINTS: usize = 36;
+
+/// How many of [`COLUMNS`] a rounds export written before format 4 has: all but the round's
+/// event and its chain's events.
+pub const BEFORE_EVENTS: usize = 40;
 
 /// Where each column is in a row (`row` is 0).
 mod at {
@@ -107,6 +128,10 @@ mod at {
     pub const POINTS: usize = 38;
     pub const AGAINST: usize = 39;
     pub const PUSOY: usize = 40;
+    pub const EVENT_CHAIN: usize = 41;
+    pub const EVENT_SEQ: usize = 42;
+    pub const EVENT_HASH: usize = 43;
+    pub const CHAIN_EVENTS: usize = 44;
 }
 
 /// Points won from each other player as the export writes them: `{"2":-13,"3":3}`.
@@ -144,6 +169,8 @@ pub(super) fn export(
     let mut writer = TableWriter::new(format, COLUMNS, out)?;
     let mut used = BTreeSet::new();
     let mut fields = Vec::with_capacity(COLUMNS.len());
+    let mut walks: BTreeMap<String, Walk> = BTreeMap::new();
+    let mut buffers = HashBuffers::default();
     db::each_round(
         conn,
         query.from,
@@ -154,6 +181,30 @@ pub(super) fn export(
                 .map_err(|e| ExportError::Stored(format!("round {}: places: {e}", line.id)))?;
             let version = versions.get(&line.profile_version_id);
             used.insert(line.profile_version_id);
+            let chain = audit_log::table_chain(TableId(line.table_id));
+            let event = match (line.event_seq, &line.event_hash) {
+                (Some(seq), Some(hash)) => {
+                    let walk = walks.entry(chain.clone()).or_insert_with(|| Walk {
+                        before: Position {
+                            seq: seq - 1,
+                            hash: hex::encode(line.event_prev_hash.as_deref().unwrap_or_default()),
+                        },
+                        last: None,
+                    });
+                    walk.last = Some(Position {
+                        seq,
+                        hash: hex::encode(hash),
+                    });
+                    Some((seq, hex::encode(hash)))
+                }
+                _ => None,
+            };
+            let mut chain_events = match &line.chain_events {
+                Some(text) => Some(chain_events_text(text, &mut buffers).map_err(|e| {
+                    ExportError::Stored(format!("round {}: its chain's events: {e}", line.id))
+                })?),
+                None => None,
+            };
             for place in places {
                 fields.clear();
                 fields.extend([
@@ -197,6 +248,10 @@ pub(super) fn export(
                     Field::opt_int(place.points),
                     Field::opt_text(place.against.as_ref().map(against_text)),
                     Field::opt_bool(place.pusoy),
+                    Field::opt_text(event.as_ref().map(|_| chain.as_str())),
+                    Field::opt_int(event.as_ref().map(|e| e.0)),
+                    Field::opt_text(event.as_ref().map(|e| e.1.as_str())),
+                    chain_events.take().map_or(Field::Null, Field::Json),
                 ]);
                 writer.write(&fields)?;
             }
@@ -207,12 +262,102 @@ pub(super) fn export(
         .into_iter()
         .filter_map(|id| Some((id.to_string(), versions.get(&id)?.clone())))
         .collect();
+    for record in &mut manifest.chains {
+        let Some(walk) = walks.remove(&record.chain) else {
+            continue;
+        };
+        let mut last = walk.last;
+        let mut tail = Vec::new();
+        if let (Some(sealed), Some(from)) = (
+            last_sealed(&manifest.day_seals, &record.chain),
+            last.as_ref().map(|l| l.seq),
+        ) {
+            if sealed.seq > from {
+                let mut failed = None;
+                audit_copy::each_after(conn, &record.chain, from, sealed.seq - from, &mut |e| {
+                    let mut text = String::new();
+                    if let Err(error) = canonical_text(e.fields(), &mut buffers, &mut text) {
+                        failed = Some(format!("event {}: details {error}", e.id));
+                        return false;
+                    }
+                    tail.push(text);
+                    last = Some(Position {
+                        seq: e.seq,
+                        hash: hex::encode(e.hash),
+                    });
+                    true
+                })?;
+                if let Some(error) = failed {
+                    return Err(ExportError::Stored(error));
+                }
+            }
+        }
+        record.before = Some(walk.before);
+        record.last = last;
+        record.tail = tail;
+    }
     let rows = writer.finish(manifest)?;
     Ok(Written { rows })
 }
 
+/// Where the rounds of one table's chain stand: the event before the first they carry, and the
+/// last they carry.
+struct Walk {
+    before: Position,
+    last: Option<Position>,
+}
+
+/// Appends the form of `fields` its hash covers (see `audit_log::HashBuffers::canonical`):
+/// details stored as hashed are that form already.
+fn canonical_text(
+    fields: HashedFields<'_>,
+    buffers: &mut HashBuffers,
+    out: &mut String,
+) -> Result<(), canonical_json::NotJson> {
+    let fields = match fields.details {
+        Details::Text(text) if canonical_json::shaped_as_written(text) => HashedFields {
+            details: Details::Canonical(text),
+            ..fields
+        },
+        _ => fields,
+    };
+    buffers.canonical(&fields, out)
+}
+
+/// The events of a round's `chain_events` (as the database sends them) as the export writes
+/// them: a JSON array of each event in the form its hash covers.
+fn chain_events_text(text: &str, buffers: &mut HashBuffers) -> Result<String, String> {
+    let events: Vec<ChainEvent<'_>> = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let mut out = String::with_capacity(text.len() + 16);
+    out.push('[');
+    for (n, e) in events.iter().enumerate() {
+        if n > 0 {
+            out.push(',');
+        }
+        let fields = HashedFields {
+            chain: &e.chain,
+            seq: e.seq,
+            at: e.at.with_timezone(&Utc),
+            actor_user_id: e.actor_user_id.map(UserId),
+            actor_name: &e.actor_name,
+            action: &e.action,
+            target: &e.target,
+            details: Details::Text(e.details.get()),
+            client_addr: e.client_addr.as_deref(),
+            gaming_day: e.gaming_day,
+            table_id: e.table_id.map(TableId),
+        };
+        canonical_text(fields, buffers, &mut out).map_err(|e| e.to_string())?;
+    }
+    out.push(']');
+    Ok(out)
+}
+
 /// Checks a rounds export's rows: each round's rows agree on the round, are in order, and
-/// settle again to the exported results, balancing to zero.
+/// settle again to the exported results, balancing to zero; since format 4, each round's rows
+/// agree with its `round.settled` event, and its table's chain, walked through every event the
+/// export carries (the rounds' and the manifest's `tail`), passes through the positions the
+/// seals fix.
 pub(super) struct RoundsCheck {
     clock: Clock,
     profiles: BTreeMap<String, Result<GameRules, String>>,
@@ -220,10 +365,85 @@ pub(super) struct RoundsCheck {
     round: Vec<Row>,
     /// The last round read: (table, gaming day, number).
     last: Option<(String, String, i64)>,
+    /// Whether the rows carry their events (format 4).
+    tied: bool,
+    /// Where the walk is on each chain the manifest names.
+    walks: BTreeMap<String, ChainWalk>,
+    /// The manifest's chains (their start, tail and end).
+    chains: Vec<ChainRecord>,
+    sealed: Seals,
+    range: Range,
 }
 
+/// Where the walk along a chain is: the seq the next event should have, and the hash of the
+/// event before it.
+struct ChainWalk {
+    next_seq: i64,
+    prev: Vec<u8>,
+    /// The last position the walk found as a seal fixes it (or its start), and the first row
+    /// whose events came after it: where a change a later seal finds must be.
+    confirmed: i64,
+    rows_since: Option<u64>,
+}
+
+impl ChainWalk {
+    /// Compares the walk's hash at `seq` (just taken) with what a seal fixes there, if one
+    /// does; what is wrong if it differs.
+    fn against(
+        &mut self,
+        seq: i64,
+        hash: &[u8; 32],
+        sealed: &Seals,
+        chain: &str,
+    ) -> Option<String> {
+        let fixed = sealed.at(chain, seq)?;
+        let ours = hex::encode(hash);
+        let wrong = (fixed.hash != ours).then(|| {
+            let rows = self
+                .rows_since
+                .map_or_else(String::new, |row| format!(" (rows {row} on)"));
+            format!(
+                "chain {chain} seq {seq}: the events to here hash to {ours}, {} fixes {}: an \
+                 event after seq {}{rows} was changed",
+                fixed.by, fixed.hash, self.confirmed
+            )
+        });
+        self.confirmed = seq;
+        self.rows_since = None;
+        wrong
+    }
+
+    /// Takes the next event, in its hashed form `text` at `seq`; its hash.
+    fn take(&mut self, seq: i64, text: &str) -> [u8; 32] {
+        let mut hasher = Sha256::new();
+        hasher.update(&self.prev);
+        hasher.update(text.as_bytes());
+        let hash: [u8; 32] = hasher.finalize().into();
+        self.prev = hash.to_vec();
+        self.next_seq = seq + 1;
+        hash
+    }
+}
+
+/// An event in its hashed form: `[1, chain, seq, at, actor id, actor, action, target, details,
+/// client address, gaming day, table id]`.
+type Hashed = (
+    u8,
+    String,
+    i64,
+    String,
+    Option<i64>,
+    String,
+    String,
+    String,
+    serde_json::Value,
+    Option<String>,
+    Option<String>,
+    Option<i64>,
+);
+
 impl RoundsCheck {
-    pub(super) fn new(manifest: &Manifest, clock: Clock) -> RoundsCheck {
+    pub(super) fn new(manifest: &Manifest, clock: Clock, sealed: Seals) -> RoundsCheck {
         let profiles = manifest
             .profiles
             .iter()
@@ -233,12 +453,147 @@ impl RoundsCheck {
                 (id.clone(), rules)
             })
             .collect();
+        let walks = manifest
+            .chains
+            .iter()
+            .filter_map(|record| {
+                let before = record.before.as_ref()?;
+                Some((
+                    record.chain.clone(),
+                    ChainWalk {
+                        next_seq: before.seq + 1,
+                        prev: hex::decode(&before.hash).unwrap_or_default(),
+                        confirmed: before.seq,
+                        rows_since: None,
+                    },
+                ))
+            })
+            .collect();
         RoundsCheck {
             clock,
             profiles,
             round: Vec::new(),
             last: None,
+            tied: manifest.columns.iter().any(|c| c == "chain_events"),
+            walks,
+            chains: manifest.chains.clone(),
+            sealed,
+            range: Range::of(manifest),
         }
+    }
+
+    /// Walks the events the round of `rows` carries along its chain (checking each position a
+    /// seal fixes), and compares its rows with the last of them, its `round.settled` event.
+    fn check_event(&mut self, rows: &[Row], round_id: &str, problems: &mut Problems) {
+        let first = &rows[0];
+        let chain = first.text(at::EVENT_CHAIN);
+        if chain.is_empty() {
+            problems.at(
+                first,
+                at::EVENT_SEQ,
+                format!("round {round_id}: no round.settled event records it"),
+            );
+            return;
+        }
+        let Some(walk) = self.walks.get_mut(chain) else {
+            problems.at(
+                first,
+                at::EVENT_CHAIN,
+                format!("round {round_id}: chain {chain} has no start in the manifest"),
+            );
+            return;
+        };
+        let texts: Vec<&RawValue> = match serde_json::from_str(first.text(at::CHAIN_EVENTS)) {
+            Ok(texts) => texts,
+            Err(e) => {
+                problems.at(
+                    first,
+                    at::CHAIN_EVENTS,
+                    format!("round {round_id}: not an array of events: {e}"),
+                );
+                return;
+            }
+        };
+        let mut last = None;
+        for text in texts {
+            let event: Hashed = match serde_json::from_str(text.get()) {
+                Ok(event) => event,
+                Err(e) => {
+                    problems.at(
+                        first,
+                        at::CHAIN_EVENTS,
+                        format!("round {round_id}: an event does not read: {e}"),
+                    );
+                    return;
+                }
+            };
+            let seq = event.2;
+            if event.1 != chain || seq != walk.next_seq {
+                problems.at(
+                    first,
+                    at::CHAIN_EVENTS,
+                    format!(
+                        "round {round_id}: chain {} seq {seq} where chain {chain} seq {} was \
+                         expected: events missing or out of order",
+                        event.1, walk.next_seq
+                    ),
+                );
+            }
+            walk.rows_since.get_or_insert(first.number);
+            let hash = walk.take(seq, text.get());
+            if let Some(wrong) = walk.against(seq, &hash, &self.sealed, chain) {
+                problems.at(
+                    first,
+                    at::CHAIN_EVENTS,
+                    format!("round {round_id}: {wrong}"),
+                );
+            }
+            last = Some((event, hash));
+        }
+        let Some((event, hash)) = last else {
+            problems.at(
+                first,
+                at::CHAIN_EVENTS,
+                format!("round {round_id}: carries no events"),
+            );
+            return;
+        };
+        if event.6 != "round.settled"
+            || event.7 != format!("round:{round_id}")
+            || event.2.to_string() != first.text(at::EVENT_SEQ)
+        {
+            problems.at(
+                first,
+                at::EVENT_SEQ,
+                format!(
+                    "round {round_id}: the last event it carries (seq {}, {} {}) is not its \
+                     round.settled event",
+                    event.2, event.6, event.7
+                ),
+            );
+            return;
+        }
+        if hex::encode(hash) != first.text(at::EVENT_HASH) {
+            problems.at(
+                first,
+                at::EVENT_HASH,
+                format!(
+                    "round {round_id}: its event hashes to {}, after the events before it",
+                    hex::encode(hash)
+                ),
+            );
+        }
+        if event.10.as_deref() != Some(first.text(at::GAMING_DAY)) {
+            problems.at(
+                first,
+                at::GAMING_DAY,
+                format!(
+                    "round {round_id}: its round.settled event records gaming day {:?}",
+                    event.10.unwrap_or_default()
+                ),
+            );
+        }
+        against_event(rows, &event.8, round_id, problems);
     }
 
     fn check_round(&mut self, problems: &mut Problems) {
@@ -249,7 +604,16 @@ impl RoundsCheck {
         let round_id = first.text(at::ROUND_ID).to_owned();
         // The round's own columns are the same on each of its rows.
         for row in &rows[1..] {
-            for column in (at::ROUND_ID..at::PLACE).chain(at::NEEDS_APPROVAL..=at::REPLACES) {
+            // The round's event's columns, where the file has them.
+            let events_end = if self.tied {
+                at::EVENT_HASH + 1
+            } else {
+                at::EVENT_CHAIN
+            };
+            for column in (at::ROUND_ID..at::PLACE)
+                .chain(at::NEEDS_APPROVAL..=at::REPLACES)
+                .chain(at::EVENT_CHAIN..events_end)
+            {
                 if row.text(column) != first.text(column) {
                     problems.at(
                         row,
@@ -280,6 +644,9 @@ impl RoundsCheck {
             }
         }
         self.last = Some(key);
+        if self.tied {
+            self.check_event(&rows, &round_id, problems);
+        }
         match self.clock_check(first) {
             Ok(()) => {}
             Err(message) => problems.at(first, at::SETTLED_LOCAL, message),
@@ -341,6 +708,177 @@ impl Checker for RoundsCheck {
 
     fn finish(&mut self, problems: &mut Problems) {
         self.check_round(problems);
+        if !self.tied {
+            problems.note(
+                "written before format 4: the rounds are not tied to their events or the seals"
+                    .to_owned(),
+            );
+            return;
+        }
+        for record in std::mem::take(&mut self.chains) {
+            self.finish_chain(&record, problems);
+        }
+    }
+}
+
+impl RoundsCheck {
+    /// Walks the manifest's tail of `record`'s chain after its rounds' events, and checks that
+    /// the walk started and ends where the manifest says, and how far the seals covered it.
+    fn finish_chain(&mut self, record: &ChainRecord, problems: &mut Problems) {
+        let chain = &record.chain;
+        let (Some(before), Some(walk)) = (&record.before, self.walks.get_mut(chain)) else {
+            return;
+        };
+        if let Some(fixed) = self.sealed.at(chain, before.seq) {
+            if fixed.hash != before.hash {
+                problems.file(format!(
+                    "chain {chain}: the manifest's position before its rounds' events (seq {}, \
+                     hash {}) is not what {} fixes there ({})",
+                    before.seq, before.hash, fixed.by, fixed.hash
+                ));
+            }
+        }
+        for (n, text) in record.tail.iter().enumerate() {
+            let seq = match serde_json::from_str::<Hashed>(text) {
+                Ok(event) if event.1 == *chain => event.2,
+                _ => {
+                    problems.file(format!(
+                        "chain {chain}: event {} of the manifest's tail does not read as an \
+                         event of this chain",
+                        n + 1
+                    ));
+                    return;
+                }
+            };
+            if seq != walk.next_seq {
+                problems.file(format!(
+                    "chain {chain}: the manifest's tail has seq {seq} where seq {} was expected",
+                    walk.next_seq
+                ));
+            }
+            let hash = walk.take(seq, text);
+            let since = walk.rows_since;
+            if let Some(wrong) = walk.against(seq, &hash, &self.sealed, chain) {
+                // Named at the first round whose events the seal no longer confirms.
+                problems.found.push(Problem {
+                    row: since,
+                    field: since.map(|_| "chain_events".to_owned()),
+                    message: format!("(through the manifest's tail) {wrong}"),
+                });
+            }
+        }
+        let end = walk.next_seq - 1;
+        let hash = hex::encode(&walk.prev);
+        match &record.last {
+            Some(last) if last.seq != end || last.hash != hash => problems.file(format!(
+                "chain {chain}: its events end at seq {end} hash {hash}, the manifest says seq \
+                 {} hash {}",
+                last.seq, last.hash
+            )),
+            _ => {}
+        }
+        self.sealed.coverage(chain, end, &self.range, problems);
+    }
+}
+
+/// The text a value of a `round.settled` event's details is exported as (NULL, absent: empty).
+fn recorded_text(value: Option<&serde_json::Value>) -> String {
+    match value {
+        None | Some(serde_json::Value::Null) => String::new(),
+        Some(serde_json::Value::String(text)) => text.clone(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// Whether a `seat` of an event's details is the place `place` (`seat2`) of a row.
+fn is_place(seat: Option<&serde_json::Value>, place: &str) -> bool {
+    let number = place.strip_prefix("seat");
+    match seat {
+        Some(serde_json::Value::Number(n)) => number == Some(n.to_string().as_str()),
+        Some(serde_json::Value::String(text)) => text == place || number == Some(text.as_str()),
+        _ => false,
+    }
+}
+
+/// The dealer's or a seat's part of a round's record or settlement (`place`: `dealer`,
+/// `seat2`), as a `round.settled` event's details have it.
+fn place_of<'v>(part: Option<&'v serde_json::Value>, place: &str) -> Option<&'v serde_json::Value> {
+    if place == "dealer" {
+        return part?.get("dealer");
+    }
+    part?
+        .get("seats")?
+        .as_array()?
+        .iter()
+        .find(|s| is_place(s.get("seat"), place))
+}
+
+/// Compares the rows of a round with its `round.settled` event's `details`: its table and
+/// number, and each place's bet and result, and the cards the event recorded.
+fn against_event(
+    rows: &[Row],
+    details: &serde_json::Value,
+    round_id: &str,
+    problems: &mut Problems,
+) {
+    let first = &rows[0];
+    let round_level = [
+        (at::TABLE, recorded_text(details.get("table"))),
+        (at::ROUND_NO, recorded_text(details.get("round_no"))),
+    ];
+    for (column, recorded) in round_level {
+        if first.text(column) != recorded {
+            problems.at(
+                first,
+                column,
+                format!(
+                    "round {round_id}: exported {:?}, its round.settled event records {recorded:?}",
+                    first.text(column)
+                ),
+            );
+        }
+    }
+    let entered = details.get("round");
+    let settled = details.get("settlement");
+    for row in rows {
+        let place = row.text(at::PLACE);
+        let (entered, settled) = (place_of(entered, place), place_of(settled, place));
+        if entered.is_none() || settled.is_none() {
+            problems.at(
+                row,
+                at::PLACE,
+                format!("round {round_id}: its round.settled event records no {place}"),
+            );
+            continue;
+        }
+        let fields = [
+            (at::BET, "bet", entered),
+            (at::BACK, "back", entered),
+            (at::MIDDLE, "middle", entered),
+            (at::FRONT, "front", entered),
+            (at::DEALT, "dealt", entered),
+            (at::RESULT, "result", settled),
+        ];
+        for (column, name, from) in fields {
+            let value = from.and_then(|v| v.get(name));
+            // Cards the event does not record (a seat's hands the house way set from the cards
+            // dealt) are settled again by the engine, not compared.
+            if value.is_none() && ![at::BET, at::RESULT].contains(&column) {
+                continue;
+            }
+            let recorded = recorded_text(value);
+            if row.text(column) != recorded {
+                problems.at(
+                    row,
+                    column,
+                    format!(
+                        "round {round_id} {place}: exported {:?}, its round.settled event \
+                         records {recorded:?}",
+                        row.text(column)
+                    ),
+                );
+            }
+        }
     }
 }
 

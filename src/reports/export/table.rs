@@ -65,6 +65,8 @@ pub enum Field {
     Int(i64),
     Text(String),
     Bool(bool),
+    /// A JSON value, as its text.
+    Json(String),
 }
 
 impl Field {
@@ -91,6 +93,7 @@ impl Field {
             Field::Int(n) => row.int(*n),
             Field::Text(text) => row.text(text),
             Field::Bool(b) => row.raw(if *b { "true" } else { "false" }),
+            Field::Json(text) => row.raw(text),
         }
     }
 }

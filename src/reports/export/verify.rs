@@ -16,10 +16,13 @@ use csv::StringRecord;
 use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
+use crate::db::seal_file::SealCopy;
+
 use super::check::{Checker, Problem, Problems, Row};
 use super::events::EventsCheck;
 use super::report::ReportCheck;
 use super::rounds::RoundsCheck;
+use super::seals::{check_manifest, Sealed, Seals};
 use super::table::{ColumnKind, ColumnSums, Sums, MANIFEST_MARK, ROW};
 use super::{events, report, rounds, Clock, Kind, Manifest, FORMATS_READ};
 
@@ -31,6 +34,9 @@ pub struct Verified {
     pub rows: u64,
     /// Empty when the export is intact.
     pub problems: Vec<Problem>,
+    /// What could not be checked (no seal file given, events after the last seal, a format
+    /// before the rows were tied to the seals).
+    pub notes: Vec<String>,
 }
 
 /// Why a file could not be checked at all.
@@ -48,8 +54,15 @@ pub enum VerifyError {
 /// How far from the end the manifest line is looked for.
 const MANIFEST_MOST_BYTES: u64 = 64 << 20;
 
-/// Checks the export in `path`.
+/// Checks the export in `path` without seals (its chains are not checked against any).
 pub fn verify(path: &Path) -> Result<Verified, VerifyError> {
+    verify_against(path, None)
+}
+
+/// Checks the export in `path`, and, given the day seals kept outside the database (`seals`,
+/// read from the seal file or a copy of it), its manifest's seals and every chain position it
+/// holds against them.
+pub fn verify_against(path: &Path, seals: Option<&[SealCopy]>) -> Result<Verified, VerifyError> {
     let io = |source| VerifyError::Io {
         path: path.display().to_string(),
         source,
@@ -80,6 +93,10 @@ pub fn verify(path: &Path) -> Result<Verified, VerifyError> {
         Kind::Rounds if manifest.columns.len() == rounds::BEFORE_POINTS + 2 => {
             &rounds::COLUMNS[..rounds::BEFORE_POINTS]
         }
+        // One written before format 4, all but the round's event and its chain's events.
+        Kind::Rounds if manifest.format != super::FORMAT => {
+            &rounds::COLUMNS[..rounds::BEFORE_EVENTS]
+        }
         Kind::Rounds => rounds::COLUMNS,
         Kind::Events => events::COLUMNS,
         Kind::Report => report::COLUMNS,
@@ -109,9 +126,24 @@ pub fn verify(path: &Path) -> Result<Verified, VerifyError> {
             names.len()
         )));
     }
+    let mut problems = Problems::new(names.clone());
+    let sealed = match seals {
+        Some(copies) => {
+            check_manifest(&manifest, copies, &mut problems);
+            Seals::Given(Sealed::of(copies))
+        }
+        None => {
+            if manifest.kind != Kind::Report {
+                problems.note(
+                    "not checked against the seals: no seal file given (--seals FILE)".to_owned(),
+                );
+            }
+            Seals::NotGiven
+        }
+    };
     let mut checker: Box<dyn Checker> = match manifest.kind {
-        Kind::Rounds => Box::new(RoundsCheck::new(&manifest, clock)),
-        Kind::Events => Box::new(EventsCheck::new(&manifest, clock)),
+        Kind::Rounds => Box::new(RoundsCheck::new(&manifest, clock, sealed)),
+        Kind::Events => Box::new(EventsCheck::new(&manifest, clock, sealed)),
         Kind::Report => Box::new(ReportCheck::new(&manifest)),
     };
     file.seek(SeekFrom::Start(0)).map_err(io)?;
@@ -120,7 +152,7 @@ pub fn verify(path: &Path) -> Result<Verified, VerifyError> {
         hash: Sha256::new(),
     };
     let mut walk = Walk {
-        problems: Problems::new(names.clone()),
+        problems,
         column_sums: ColumnSums::new(names.len(), sum),
         sum,
         numbering: Numbering::default(),
@@ -219,6 +251,7 @@ pub fn verify(path: &Path) -> Result<Verified, VerifyError> {
         manifest,
         rows,
         problems: problems.found,
+        notes: problems.notes,
     })
 }
 
