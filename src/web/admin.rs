@@ -10,7 +10,9 @@ use diesel::PgConnection;
 use serde::Deserialize;
 
 use crate::config::Zone;
+use crate::db::checkpoints;
 use crate::db::ids::UserId;
+use crate::db::seal_file::SealFiles;
 use crate::db::shifts;
 use crate::db::users::{self, CreateUserError, NewUser, PasswordChange, Role, User};
 use crate::password;
@@ -261,10 +263,18 @@ pub async fn disable_user(
         return Ok(redirect("/admin/users"));
     }
     let actor = admin.actor(&req);
+    let seals = SealFiles::of(&state.config);
     change_account(
         &state,
         &session,
-        move |conn| shifts::disable_user(conn, id, &actor),
+        move |conn| {
+            let disabled = shifts::disable_user(conn, id, &actor);
+            // Disabling a dealer signs them off.
+            if matches!(disabled, Ok(true)) {
+                checkpoints::at_sign_off(conn, &seals);
+            }
+            disabled
+        },
         "Account disabled; its sessions and its shift, if any, have ended.",
     )
     .await?;

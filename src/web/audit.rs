@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use crate::config::Zone;
 use crate::db::audit_log::{self, AuditEvent, NewAuditEvent};
+use crate::db::seal_file::SealFiles;
 use crate::reports::events::{self, EventFilter};
 use crate::reports::verify::{chain_names, VerdictRecord, VERIFIED};
 use crate::web::audit_words::{describe, Link};
@@ -172,7 +173,7 @@ pub async fn start_check(
     );
     let started = state.audit_checks.start_verify(
         state.pool.clone(),
-        state.config.seal_file.clone(),
+        SealFiles::of(&state.config),
         &user.username,
         done,
     );

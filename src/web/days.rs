@@ -11,7 +11,7 @@ use chrono::{NaiveDate, Utc};
 use serde::Deserialize;
 
 use crate::db::days::{self, CloseError};
-use crate::db::seal_file;
+use crate::db::seal_file::SealFiles;
 use crate::db::users::{self, Role};
 use crate::web::error::AppError;
 use crate::web::format::when;
@@ -172,12 +172,10 @@ pub async fn close(
     }
     let today = state.config.gaming_day(Utc::now());
     let actor = user.actor(&req);
-    let path = state.config.seal_file.clone();
+    let seals = SealFiles::of(&state.config);
     let outcome = state
         .db(move |conn| {
-            match days::close_day(conn, day, today, &actor, |copy| {
-                seal_file::append(&path, copy)
-            }) {
+            match days::close_day(conn, day, today, &actor, &seals) {
                 Ok((close, _)) => Ok(Ok(close)),
                 Err(CloseError::Query(err)) => Err(err.into()),
                 Err(refused) => Ok(Err(refused)),
@@ -193,8 +191,14 @@ pub async fn close(
             ),
         )?,
         Err(refused) => {
-            if let CloseError::SealCopy(err) = &refused {
-                tracing::error!(error = %err, "the seal file cannot be written");
+            match &refused {
+                CloseError::SealCopy(err) => {
+                    tracing::error!(error = %err, "the seal file cannot be written or read");
+                }
+                CloseError::Rewritten { rewritten, .. } => {
+                    tracing::error!(?rewritten, "the audit trail disagrees with its checkpoints");
+                }
+                _ => {}
             }
             session::set_error_flash(&session, &refused.to_string())?;
         }

@@ -8,6 +8,8 @@ use askama::Template;
 use chrono::Utc;
 
 use crate::config::Zone;
+use crate::db::checkpoints;
+use crate::db::seal_file::SealFiles;
 use crate::db::shifts::{self, CurrentShift, ShiftError};
 use crate::db::tables::{self, TableListing, WaitingVersion};
 use crate::db::users::Role;
@@ -248,6 +250,7 @@ pub async fn sign_off(
 ) -> Result<HttpResponse, AppError> {
     let actor = by.actor(&req);
     let code = code.into_inner();
+    let seals = SealFiles::of(&state.config);
     let outcome = state
         .db(move |conn| {
             let table = tables::find_by_code(conn, &code)?.ok_or(AppError::NotFound)?;
@@ -259,6 +262,9 @@ pub async fn sign_off(
                 shifts::sign_off_anyone(conn, table.id, &actor)
                     .map(|_| format!("The dealer is signed off at {}.", table.code))
             };
+            if signed_off.is_ok() {
+                checkpoints::at_sign_off(conn, &seals);
+            }
             Ok(match signed_off {
                 Ok(message) => Ok(message),
                 Err(
