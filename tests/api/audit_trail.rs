@@ -22,7 +22,7 @@ use crate::helpers::{
     spawn_app_with, the_round, TestApp, PASSWORD,
 };
 
-fn verify_all(app: &TestApp) -> Verification {
+pub(crate) fn verify_all(app: &TestApp) -> Verification {
     verify::verify(
         &mut app.conn(),
         &Scope::default(),
@@ -60,7 +60,7 @@ pub(crate) fn append_events(app: &TestApp, chain: &str, n: i64) {
     }
 }
 
-fn event(app: &TestApp, chain: &str, seq: i64) -> AuditEvent {
+pub(crate) fn event(app: &TestApp, chain: &str, seq: i64) -> AuditEvent {
     audit_events::table
         .filter(audit_events::chain.eq(chain))
         .filter(audit_events::seq.eq(seq))
@@ -86,7 +86,7 @@ pub(crate) fn tamper(app: &TestApp, sql: &str) {
         .unwrap();
 }
 
-fn bad(found: &Verification, chain: &str) -> BadRow {
+pub(crate) fn bad(found: &Verification, chain: &str) -> BadRow {
     verdict(found, chain)
         .bad
         .clone()
@@ -409,7 +409,7 @@ async fn a_day_closes_once_no_table_is_busy_and_its_seal_fixes_every_chain() {
 
 /// Re-hashes `chain` from `seq` on after changing that event's details, moving the chain's head
 /// along: the chain is consistent again inside the database. Returns the new last hash.
-fn rehash_from(app: &TestApp, chain: &str, seq: i64, details: serde_json::Value) -> Vec<u8> {
+pub(crate) fn rehash_from(app: &TestApp, chain: &str, seq: i64, details: serde_json::Value) -> Vec<u8> {
     let mut conn = app.conn();
     let events: Vec<AuditEvent> = audit_events::table
         .filter(audit_events::chain.eq(chain))
