@@ -231,7 +231,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn seals_read_back_as_appended() {
+    fn seals_and_checkpoints_read_back_as_appended() {
         let dir = std::env::temp_dir().join(format!("seal-file-test-{}", std::process::id()));
         let path = dir.join("nested").join("seals.jsonl");
         let _ = std::fs::remove_dir_all(&dir);

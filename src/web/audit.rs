@@ -70,10 +70,11 @@ fn last_check(event: &AuditEvent, zone: Zone) -> Option<LastCheck> {
         by: event.actor_name.clone(),
         intact: record.intact,
         summary: format!(
-            "{} events on {} chains and {} day seal copies checked in {:.1} s",
+            "{} events on {} chains, {} day seal copies and {} checkpoints checked in {:.1} s",
             record.events,
             record.chains.len(),
             record.seals_checked,
+            record.checkpoints_checked,
             record.seconds
         ),
         chains: record
