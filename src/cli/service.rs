@@ -135,7 +135,9 @@ pub fn serve(config: Config, demo: bool) -> anyhow::Result<()> {
 /// `serve`'s checkpoint task: every `every` (from the start), a checkpoint of the chain heads in
 /// the seal files if events were written since the last ([`Checkpointer::tick`]).
 async fn write_checkpoints(pool: PgPool, seals: SealFiles, every: TimeDelta) {
-    let period = every.to_std().unwrap_or(std::time::Duration::from_secs(300));
+    let period = every
+        .to_std()
+        .unwrap_or(std::time::Duration::from_secs(300));
     let mut ticks = actix_web::rt::time::interval(period);
     let mut checkpointer = Checkpointer::new(seals.clone());
     loop {
@@ -157,7 +159,10 @@ async fn write_checkpoints(pool: PgPool, seals: SealFiles, every: TimeDelta) {
                     }
                     Ok(None) => {}
                     Err(err) => {
-                        tracing::error!(error = format!("{err:#}"), "no checkpoint of the chain heads");
+                        tracing::error!(
+                            error = format!("{err:#}"),
+                            "no checkpoint of the chain heads"
+                        );
                     }
                 }
                 checkpointer

@@ -116,7 +116,10 @@ impl Checkpointer {
             None => self.last.insert(last_heads(&self.seals)?),
         };
         let now = heads(conn)?;
-        if now.iter().all(|(chain, head)| last.get(chain) == Some(head)) {
+        if now
+            .iter()
+            .all(|(chain, head)| last.get(chain) == Some(head))
+        {
             return Ok(None);
         }
         let checkpoint = Checkpoint::new(Utc::now(), now);

@@ -67,7 +67,10 @@ impl Checkpoint {
 
     /// How verification and the close name it: "the checkpoint of 2026-11-27 03:40:12 UTC".
     pub fn name(&self) -> String {
-        format!("the checkpoint of {}", self.at.format("%Y-%m-%d %H:%M:%S UTC"))
+        format!(
+            "the checkpoint of {}",
+            self.at.format("%Y-%m-%d %H:%M:%S UTC")
+        )
     }
 }
 
@@ -134,7 +137,8 @@ impl SealFiles {
 
     /// Appends `checkpoint` to every path.
     pub fn append_checkpoint(&self, checkpoint: &Checkpoint) -> Result<(), SealFileError> {
-        self.paths().try_for_each(|(path, _)| append(path, checkpoint))
+        self.paths()
+            .try_for_each(|(path, _)| append(path, checkpoint))
     }
 }
 
@@ -268,7 +272,10 @@ mod tests {
         );
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(
-            text.lines().nth(2).unwrap().starts_with("{\"kind\":\"checkpoint\",\"at\":"),
+            text.lines()
+                .nth(2)
+                .unwrap()
+                .starts_with("{\"kind\":\"checkpoint\",\"at\":"),
             "{text}"
         );
         std::fs::write(&path, "{\"gaming_day\": 3}\n").unwrap();

@@ -174,13 +174,13 @@ pub async fn close(
     let actor = user.actor(&req);
     let seals = SealFiles::of(&state.config);
     let outcome = state
-        .db(move |conn| {
-            match days::close_day(conn, day, today, &actor, &seals) {
+        .db(
+            move |conn| match days::close_day(conn, day, today, &actor, &seals) {
                 Ok((close, _)) => Ok(Ok(close)),
                 Err(CloseError::Query(err)) => Err(err.into()),
                 Err(refused) => Ok(Err(refused)),
-            }
-        })
+            },
+        )
         .await?;
     match outcome {
         Ok(close) => session::set_flash(

@@ -409,7 +409,12 @@ async fn a_day_closes_once_no_table_is_busy_and_its_seal_fixes_every_chain() {
 
 /// Re-hashes `chain` from `seq` on after changing that event's details, moving the chain's head
 /// along: the chain is consistent again inside the database. Returns the new last hash.
-pub(crate) fn rehash_from(app: &TestApp, chain: &str, seq: i64, details: serde_json::Value) -> Vec<u8> {
+pub(crate) fn rehash_from(
+    app: &TestApp,
+    chain: &str,
+    seq: i64,
+    details: serde_json::Value,
+) -> Vec<u8> {
     let mut conn = app.conn();
     let events: Vec<AuditEvent> = audit_events::table
         .filter(audit_events::chain.eq(chain))

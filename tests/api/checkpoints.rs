@@ -271,7 +271,10 @@ async fn the_seal_copy_gets_every_line_and_verification_names_what_only_one_file
     append_events(&app, CHAIN, 6);
     checkpoints::write(&mut app.conn(), &SealFiles::of(&app.config)).unwrap();
     let both = lines(&app.config.seal_file);
-    assert!(matches!(both[..], [Line::Seal(_), Line::Checkpoint(_)]), "{both:?}");
+    assert!(
+        matches!(both[..], [Line::Seal(_), Line::Checkpoint(_)]),
+        "{both:?}"
+    );
     assert_eq!(lines(&copy), both);
     assert!(verify_all(&app).is_intact());
 
