@@ -65,6 +65,12 @@ pub struct Config {
     /// Where each day seal is copied outside the database (`PUSOY_SEAL_FILE`, default
     /// `day-seals.jsonl` in `data_dir`, beside the private cluster's `pg` directory, not in it).
     pub seal_file: PathBuf,
+    /// A second place every seal and checkpoint line is appended to (`PUSOY_SEAL_COPY`; none by
+    /// default): a path the database's superuser cannot write, on another disk or host.
+    pub seal_copy: Option<PathBuf>,
+    /// How often `serve` writes a checkpoint of every chain head to the seal file while events
+    /// are written (`PUSOY_CHECKPOINT_MINUTES`, default 5).
+    pub checkpoint_every: TimeDelta,
     /// The pit board flags a table with a dealer on and no round, or a round open, for this
     /// long (`PUSOY_PIT_QUIET_MINUTES`, default 10).
     pub pit_quiet_after: TimeDelta,
@@ -210,6 +216,8 @@ impl Config {
             read_database_url: get("PUSOY_READ_DATABASE_URL"),
             data_dir,
             seal_file,
+            seal_copy: get("PUSOY_SEAL_COPY").map(PathBuf::from),
+            checkpoint_every: minutes("PUSOY_CHECKPOINT_MINUTES", 5)?,
             migrate_at_start: parse_or(&get, "PUSOY_MIGRATE", true)?,
             session_key,
             session_key_generated,
@@ -427,6 +435,26 @@ mod tests {
         assert_eq!(c.session_cookie_name(), "pusoy_session");
         assert_eq!(c.timeouts.dealer_idle, TimeDelta::minutes(15));
         assert_eq!(c.timeouts.absolute, TimeDelta::hours(8));
+        assert_eq!(c.checkpoint_every, TimeDelta::minutes(5));
+        assert_eq!(c.seal_copy, None);
+    }
+
+    #[test]
+    fn checkpoints_every_few_minutes_to_the_seal_file_and_its_copy() {
+        let c = config(&[
+            ("PUSOY_CHECKPOINT_MINUTES", "2"),
+            ("PUSOY_SEAL_COPY", "/mnt/other/seals.jsonl"),
+        ])
+        .unwrap();
+        assert_eq!(c.checkpoint_every, TimeDelta::minutes(2));
+        assert_eq!(c.seal_copy, Some(PathBuf::from("/mnt/other/seals.jsonl")));
+        for bad in ["0", "1441", "soon"] {
+            let err = config(&[("PUSOY_CHECKPOINT_MINUTES", bad)]).unwrap_err();
+            assert!(
+                err.to_string().starts_with("PUSOY_CHECKPOINT_MINUTES="),
+                "{err}"
+            );
+        }
     }
 
     #[test]

@@ -9,6 +9,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::cli::service;
 use crate::config::Config;
+use crate::db::seal_file::SealFiles;
 use crate::reports::verify::{self, Scope};
 
 /// The arguments of `audit verify`.
@@ -50,7 +51,7 @@ pub fn verify(config: &Config, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let pool = service::connect_sized(config, service::ONE_TASK_POOL)?;
     let mut conn = pool.get()?;
     let started = std::time::Instant::now();
-    let verification = verify::verify(&mut conn, &scope, &config.seal_file, &mut |_| {})?;
+    let verification = verify::verify(&mut conn, &scope, &SealFiles::of(config), &mut |_| {})?;
     let elapsed = started.elapsed();
     let mut out = std::io::stdout().lock();
     for chain in &verification.chains {
@@ -70,11 +71,13 @@ pub fn verify(config: &Config, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let events = verification.events();
     writeln!(
         out,
-        "{}: {} chain(s), {events} event(s), {} day seal(s) checked (seal file {}) in {:.2} s ({:.0} events/s)",
+        "{}: {} chain(s), {events} event(s), {} day seal(s) and {} checkpoint(s) checked (seal file {}{}) in {:.2} s ({:.0} events/s)",
         if verification.is_intact() { "INTACT" } else { "BROKEN" },
         verification.chains.len(),
         verification.seals_checked,
+        verification.checkpoints_checked,
         config.seal_file.display(),
+        config.seal_copy.as_ref().map_or_else(String::new, |copy| format!(", copy {}", copy.display())),
         elapsed.as_secs_f64(),
         events as f64 / elapsed.as_secs_f64().max(1e-9)
     )?;

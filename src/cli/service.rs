@@ -4,11 +4,14 @@
 use std::net::TcpListener;
 
 use anyhow::{bail, Context};
+use chrono::TimeDelta;
 use diesel::RunQueryDsl;
 
 use crate::config::{Config, Environment};
+use crate::db::checkpoints::Checkpointer;
 use crate::db::embedded::{self, Layout};
-use crate::db::{self, demo};
+use crate::db::seal_file::SealFiles;
+use crate::db::{self, demo, PgPool};
 
 /// The database URL the app connects with: DATABASE_URL, or the private cluster's database
 /// `pusoy` (the cluster started if needed), migrated by its owner and then reached as the
@@ -118,10 +121,58 @@ pub fn serve(config: Config, demo: bool) -> anyhow::Result<()> {
         println!("(secure cookies are on: put a TLS-terminating proxy in front of this address)");
     }
     actix_web::rt::System::new().block_on(async move {
+        actix_web::rt::spawn(write_checkpoints(
+            pool.clone(),
+            SealFiles::of(&config),
+            config.checkpoint_every,
+        ));
         let state = crate::web::state::AppState::new(pool, config).with_read_pool(read_pool);
         crate::web::serve(listener, state)?.await
     })?;
     Ok(())
+}
+
+/// `serve`'s checkpoint task: every `every` (from the start), a checkpoint of the chain heads in
+/// the seal files if events were written since the last ([`Checkpointer::tick`]).
+async fn write_checkpoints(pool: PgPool, seals: SealFiles, every: TimeDelta) {
+    let period = every
+        .to_std()
+        .unwrap_or(std::time::Duration::from_secs(300));
+    let mut ticks = actix_web::rt::time::interval(period);
+    let mut checkpointer = Checkpointer::new(seals.clone());
+    loop {
+        ticks.tick().await;
+        let pool = pool.clone();
+        let ran = actix_web::rt::task::spawn_blocking(move || {
+            let written = match pool.get() {
+                Ok(mut conn) => checkpointer.tick(&mut conn).map_err(anyhow::Error::from),
+                Err(err) => Err(err.into()),
+            };
+            (checkpointer, written)
+        })
+        .await;
+        checkpointer = match ran {
+            Ok((checkpointer, written)) => {
+                match written {
+                    Ok(Some(checkpoint)) => {
+                        tracing::debug!(chains = checkpoint.heads.len(), "checkpoint written");
+                    }
+                    Ok(None) => {}
+                    Err(err) => {
+                        tracing::error!(
+                            error = format!("{err:#}"),
+                            "no checkpoint of the chain heads"
+                        );
+                    }
+                }
+                checkpointer
+            }
+            Err(err) => {
+                tracing::error!(error = %err, "the checkpoint task failed");
+                Checkpointer::new(seals.clone())
+            }
+        };
+    }
 }
 
 fn seed(conn: &mut diesel::PgConnection, config: &Config) -> anyhow::Result<()> {

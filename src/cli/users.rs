@@ -9,6 +9,8 @@ use diesel::PgConnection;
 use crate::cli::service::connect;
 use crate::config::Config;
 use crate::db::audit_log::Actor;
+use crate::db::checkpoints;
+use crate::db::seal_file::SealFiles;
 use crate::db::shifts;
 use crate::db::users::{self, NewUser, PasswordChange, Role};
 use crate::password;
@@ -80,6 +82,7 @@ pub fn set_disabled(config: &Config, username: &str, disabled: bool) -> anyhow::
         let user = find_user(conn, username)?;
         if disabled {
             shifts::disable_user(conn, user.id, actor)?;
+            checkpoints::at_sign_off(conn, &SealFiles::of(config));
             println!(
                 "disabled {}; their sessions and their shift, if any, have ended",
                 user.username

@@ -6,13 +6,14 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::pg::PgConnection;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Bytea, Date, Text};
+use diesel::sql_types::{Date, Text};
 use serde_json::json;
 
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
+use crate::db::checkpoints::{self, CheckpointError, Disagreement};
 use crate::db::ids::UserId;
 use crate::db::schema::{audit_events, gaming_day_closes};
-use crate::db::seal_file::{SealCopy, SealFileError, SealedHead, SealedHeads};
+use crate::db::seal_file::{SealCopy, SealFileError, SealFiles};
 
 /// How the database's refusal of an insert on a closed gaming day begins.
 pub const CLOSED_DAY_MESSAGE: &str = "gaming day closed:";
@@ -96,12 +97,33 @@ pub enum CloseError {
     NotAUser,
     #[error("the seal could not be copied outside the database, so the day was not closed: {0}")]
     SealCopy(#[from] SealFileError),
+    #[error(
+        "The gaming day {day} was not closed: its audit trail disagrees with the checkpoints \
+         written outside the database ({}). Nothing was sealed; run `pusoy-pit audit verify` and \
+         call the auditor.",
+        list(.rewritten)
+    )]
+    Rewritten {
+        day: NaiveDate,
+        rewritten: Vec<Disagreement>,
+    },
     #[error("database query failed")]
     Query(#[from] diesel::result::Error),
 }
 
-fn list(blockers: &[Blocker]) -> String {
-    blockers
+impl CloseError {
+    /// The close's error for a failed check of the checkpoints of `day`.
+    fn checkpoints(day: NaiveDate) -> impl FnOnce(CheckpointError) -> CloseError {
+        move |err| match err {
+            CheckpointError::Rewritten(rewritten) => CloseError::Rewritten { day, rewritten },
+            CheckpointError::File(err) => CloseError::SealCopy(err),
+            CheckpointError::Query(err) => CloseError::Query(err),
+        }
+    }
+}
+
+fn list(items: &[impl ToString]) -> String {
+    items
         .iter()
         .map(ToString::to_string)
         .collect::<Vec<_>>()
@@ -155,48 +177,18 @@ pub fn blockers(conn: &mut PgConnection, day: NaiveDate) -> QueryResult<Vec<Bloc
 const LOCK_DAY_TABLES: &str = "LOCK TABLE dealer_shifts, round_drafts, rounds, round_approvals, \
      round_voids, round_reentries IN SHARE MODE";
 
-#[derive(QueryableByName)]
-struct HeadRow {
-    #[diesel(sql_type = Text)]
-    chain: String,
-    #[diesel(sql_type = BigInt)]
-    last_seq: i64,
-    #[diesel(sql_type = Bytea)]
-    last_hash: Vec<u8>,
-}
-
-/// Every chain's head except the day chain's own (the seal's event links to that one).
-fn heads(conn: &mut PgConnection) -> QueryResult<SealedHeads> {
-    let rows: Vec<HeadRow> = diesel::sql_query(
-        "SELECT chain, last_seq, last_hash FROM audit_chain_heads WHERE chain <> $1 ORDER BY chain",
-    )
-    .bind::<Text, _>(DAY_CHAIN)
-    .load(conn)?;
-    Ok(rows
-        .into_iter()
-        .map(|r| {
-            (
-                r.chain,
-                SealedHead {
-                    seq: r.last_seq,
-                    hash: hex::encode(r.last_hash),
-                },
-            )
-        })
-        .collect())
-}
-
 /// Closes gaming day `day` (`today` is the current gaming day) as `by`: in one transaction,
-/// holding the day's tables ([`LOCK_DAY_TABLES`]), checks nothing keeps it open ([`blockers`]),
+/// holding the day's tables ([`LOCK_DAY_TABLES`]), checks nothing keeps it open ([`blockers`])
+/// and every chain agrees with its last checkpoint in `seals` ([`checkpoints::check_last`]),
 /// appends the `day.closed` event on the [`DAY_CHAIN`] with every chain's head, records the
-/// close, and hands the seal to `keep_copy` (which writes it outside the database) before
-/// committing: if the copy fails, the day stays open.
+/// close, and appends the seal to `seals` (outside the database) before committing: if that
+/// fails, the day stays open.
 pub fn close_day(
     conn: &mut PgConnection,
     day: NaiveDate,
     today: NaiveDate,
     by: &Actor,
-    keep_copy: impl FnOnce(&SealCopy) -> Result<(), SealFileError>,
+    seals: &SealFiles,
 ) -> Result<(DayClose, SealCopy), CloseError> {
     let closed_by = by.user_id.ok_or(CloseError::NotAUser)?;
     if day > today {
@@ -211,7 +203,10 @@ pub fn close_day(
         if !blockers.is_empty() {
             return Err(CloseError::Blocked { day, blockers });
         }
-        let heads = heads(conn)?;
+        checkpoints::check_last(conn, seals).map_err(CloseError::checkpoints(day))?;
+        let mut heads = checkpoints::heads(conn)?;
+        // The seal's event links to the day chain's head.
+        heads.remove(DAY_CHAIN);
         let seal_seq = audit_log::append(
             conn,
             &NewAuditEvent {
@@ -247,7 +242,7 @@ pub fn close_day(
             closed_by: by.name.clone(),
             heads,
         };
-        keep_copy(&copy)?;
+        seals.append_seal(&copy)?;
         Ok((close, copy))
     })
 }

@@ -1,19 +1,20 @@
-//! The copy of every day seal kept outside the database: one JSON line per closed gaming day,
-//! appended (and fsynced) by the close, read back by `audit verify`. Someone able to rewrite the
-//! database (edit a row and re-hash everything after it, the day chain and its seal included)
-//! still cannot make the chains agree with these copies, which live elsewhere (another disk or
-//! a write-once store in production).
+//! The copy of every day seal kept outside the database, and the checkpoints of the chain heads
+//! between closes: one JSON line per closed gaming day or checkpoint, appended (and fsynced) to
+//! the seal file and to its copy (`PUSOY_SEAL_COPY`) if there is one, read back by
+//! `audit verify` and by the close. Someone able to rewrite the database (edit a row and re-hash
+//! everything after it, the day chain and its seal included) still cannot make the chains agree
+//! with these lines, which live elsewhere (another disk or a write-once store in production).
 
 use std::collections::BTreeMap;
 use std::fs::OpenOptions;
 use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
 /// A chain's head as sealed: its last event's number and hash (hex).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SealedHead {
     pub seq: i64,
@@ -25,7 +26,7 @@ pub type SealedHeads = BTreeMap<String, SealedHead>;
 
 /// One line of the seal file: a closed gaming day, the `day.closed` event that seals it (its
 /// number on the `day` chain and hash), and the heads of every chain at the close.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SealCopy {
     pub gaming_day: NaiveDate,
@@ -34,6 +35,111 @@ pub struct SealCopy {
     pub closed_at: DateTime<Utc>,
     pub closed_by: String,
     pub heads: SealedHeads,
+}
+
+/// A line of the seal file that fixes every chain's head between closes: written at each shift
+/// sign-off and by `serve` every few minutes while events are written. On file
+/// `{"kind":"checkpoint","at":…,"heads":{…}}`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Checkpoint {
+    kind: CheckpointKind,
+    /// When the heads were read.
+    pub at: DateTime<Utc>,
+    pub heads: SealedHeads,
+}
+
+/// The tag of a checkpoint line (a seal line, older, has none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum CheckpointKind {
+    Checkpoint,
+}
+
+impl Checkpoint {
+    pub fn new(at: DateTime<Utc>, heads: SealedHeads) -> Self {
+        Checkpoint {
+            kind: CheckpointKind::Checkpoint,
+            at,
+            heads,
+        }
+    }
+
+    /// How verification and the close name it: "the checkpoint of 2026-11-27 03:40:12 UTC".
+    pub fn name(&self) -> String {
+        format!(
+            "the checkpoint of {}",
+            self.at.format("%Y-%m-%d %H:%M:%S UTC")
+        )
+    }
+}
+
+/// One line of the seal file.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Line {
+    Seal(SealCopy),
+    Checkpoint(Checkpoint),
+}
+
+impl Line {
+    /// The heads the line fixes: a seal's (every chain but the day chain) or a checkpoint's.
+    pub fn heads(&self) -> &SealedHeads {
+        match self {
+            Line::Seal(seal) => &seal.heads,
+            Line::Checkpoint(checkpoint) => &checkpoint.heads,
+        }
+    }
+
+    /// The line in words: "the seal of 2026-11-20" or "the checkpoint of …".
+    pub fn name(&self) -> String {
+        match self {
+            Line::Seal(seal) => format!("the seal of {}", seal.gaming_day),
+            Line::Checkpoint(checkpoint) => checkpoint.name(),
+        }
+    }
+
+    /// The day a problem with the line is listed under: a seal's gaming day, a checkpoint's date.
+    pub fn day(&self) -> NaiveDate {
+        match self {
+            Line::Seal(seal) => seal.gaming_day,
+            Line::Checkpoint(checkpoint) => checkpoint.at.date_naive(),
+        }
+    }
+}
+
+/// Where seal and checkpoint lines go: the seal file (`PUSOY_SEAL_FILE`) and, if set, a copy
+/// the database's superuser cannot write (`PUSOY_SEAL_COPY`, another disk or host). Every line is
+/// appended to both; verification reads both and names any line only one of them has.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SealFiles {
+    pub file: PathBuf,
+    pub copy: Option<PathBuf>,
+}
+
+impl SealFiles {
+    pub fn of(config: &crate::config::Config) -> Self {
+        SealFiles {
+            file: config.seal_file.clone(),
+            copy: config.seal_copy.clone(),
+        }
+    }
+
+    /// The paths, the seal file first, each with the words that name it.
+    pub fn paths(&self) -> impl Iterator<Item = (&Path, &'static str)> {
+        std::iter::once((self.file.as_path(), "the seal file"))
+            .chain(self.copy.as_deref().map(|copy| (copy, "the seal copy")))
+    }
+
+    /// Appends `seal` to every path.
+    pub fn append_seal(&self, seal: &SealCopy) -> Result<(), SealFileError> {
+        self.paths().try_for_each(|(path, _)| append(path, seal))
+    }
+
+    /// Appends `checkpoint` to every path.
+    pub fn append_checkpoint(&self, checkpoint: &Checkpoint) -> Result<(), SealFileError> {
+        self.paths()
+            .try_for_each(|(path, _)| append(path, checkpoint))
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -58,9 +164,9 @@ fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> SealFileError + '_ {
     }
 }
 
-/// Appends `seal` to the file at `path` (creating it and its directory) and waits until it is
-/// on disk.
-pub fn append(path: &Path, seal: &SealCopy) -> Result<(), SealFileError> {
+/// Appends `line` (a [`SealCopy`] or a [`Checkpoint`]) to the file at `path` (creating it and its
+/// directory) and waits until it is on disk.
+pub fn append(path: &Path, seal: &impl Serialize) -> Result<(), SealFileError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(io_error(path))?;
     }
@@ -80,44 +186,47 @@ pub fn append(path: &Path, seal: &SealCopy) -> Result<(), SealFileError> {
     Ok(())
 }
 
-/// The seal on one line of the file, if the line is one: a line of another kind (an object with
-/// a `kind` other than `seal`, which later lines may add) is skipped.
-fn seal_of_line(line: &str) -> Result<Option<SealCopy>, serde_json::Error> {
-    let mut value: serde_json::Value = serde_json::from_str(line)?;
-    if let Some(object) = value.as_object_mut() {
-        match object.get("kind").and_then(serde_json::Value::as_str) {
-            Some("seal") => {
-                object.remove("kind");
-            }
-            Some(_) => return Ok(None),
-            None => {}
-        }
-    }
-    serde_json::from_value(value).map(Some)
+/// Every seal in the file at `path`, in file order (checkpoints left out); none if the file
+/// does not exist.
+pub fn read(path: &Path) -> Result<Vec<SealCopy>, SealFileError> {
+    Ok(read_lines(path)?
+        .into_iter()
+        .filter_map(|line| match line {
+            Line::Seal(seal) => Some(seal),
+            Line::Checkpoint(_) => None,
+        })
+        .collect())
 }
 
-/// Every seal in the file at `path`, in file order (lines of other kinds skipped); none if the
-/// file does not exist.
-pub fn read(path: &Path) -> Result<Vec<SealCopy>, SealFileError> {
+/// Every line in the file at `path`, seals and checkpoints, in file order; none if the file
+/// does not exist.
+pub fn read_lines(path: &Path) -> Result<Vec<Line>, SealFileError> {
     let file = match std::fs::File::open(path) {
         Ok(file) => file,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(err) => return Err(io_error(path)(err)),
     };
-    let mut seals = Vec::new();
-    for (index, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(io_error(path))?;
-        if line.trim().is_empty() {
+    let mut lines = Vec::new();
+    for (index, text) in BufReader::new(file).lines().enumerate() {
+        let text = text.map_err(io_error(path))?;
+        if text.trim().is_empty() {
             continue;
         }
-        let seal = seal_of_line(&line).map_err(|source| SealFileError::Line {
+        let bad_line = |source| SealFileError::Line {
             path: path.display().to_string(),
             line: index + 1,
             source,
-        })?;
-        seals.extend(seal);
+        };
+        // A checkpoint names its kind; a seal (the only kind before checkpoints) does not.
+        let value: serde_json::Value = serde_json::from_str(&text).map_err(bad_line)?;
+        let line = if value.get("kind").is_some() {
+            Line::Checkpoint(serde_json::from_value(value).map_err(bad_line)?)
+        } else {
+            Line::Seal(serde_json::from_value(value).map_err(bad_line)?)
+        };
+        lines.push(line);
     }
-    Ok(seals)
+    Ok(lines)
 }
 
 #[cfg(test)]
@@ -126,7 +235,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn seals_read_back_as_appended() {
+    fn seals_and_checkpoints_read_back_as_appended() {
         let dir = std::env::temp_dir().join(format!("seal-file-test-{}", std::process::id()));
         let path = dir.join("nested").join("seals.jsonl");
         let _ = std::fs::remove_dir_all(&dir);
@@ -153,8 +262,30 @@ mod tests {
         writeln!(file, "{{\"kind\":\"checkpoint\",\"heads\":{{}}}}").unwrap();
         append(&path, &seal(21)).unwrap();
         assert_eq!(read(&path).unwrap(), vec![seal(20), seal(21)]);
+        let checkpoint = Checkpoint::new(at, seal(22).heads);
+        append(&path, &checkpoint).unwrap();
+        assert_eq!(read(&path).unwrap(), vec![seal(20), seal(21)], "seals only");
+        assert_eq!(
+            read_lines(&path).unwrap(),
+            vec![
+                Line::Seal(seal(20)),
+                Line::Seal(seal(21)),
+                Line::Checkpoint(checkpoint)
+            ]
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.lines()
+                .nth(2)
+                .unwrap()
+                .starts_with("{\"kind\":\"checkpoint\",\"at\":"),
+            "{text}"
+        );
         std::fs::write(&path, "{\"gaming_day\": 3}\n").unwrap();
         let err = read(&path).unwrap_err().to_string();
+        assert!(err.contains("line 1"), "{err}");
+        std::fs::write(&path, "{\"kind\": \"checkpoint\", \"at\": 3}\n").unwrap();
+        let err = read_lines(&path).unwrap_err().to_string();
         assert!(err.contains("line 1"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

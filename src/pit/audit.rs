@@ -2,12 +2,12 @@
 //! event search with its chains and actions to choose from, and a check of every chain and
 //! seal in the background, its verdict recorded by the one who asked.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
 use crate::db::audit_log::{self, Actor, AuditEvent, NewAuditEvent};
 use crate::db::handle::Db;
+use crate::db::seal_file::SealFiles;
 use crate::pit::PitError;
 use crate::reports::checks::{Checks, Done};
 use crate::reports::events::{self, EventFilter, EventPage};
@@ -46,12 +46,12 @@ pub async fn search(
     .await
 }
 
-/// Starts a check of every chain and seal (and the seal file at `seal_file`) in the background
+/// Starts a check of every chain, seal and checkpoint (against the seal files) in the background
 /// (unless one is running: `false`); its verdict is recorded as `actor`'s (`by` by name).
 pub fn start_verification(
     db: &Db,
     checks: &Arc<Checks>,
-    seal_file: PathBuf,
+    seals: SealFiles,
     by: &str,
     actor: Actor,
 ) -> bool {
@@ -71,5 +71,5 @@ pub fn start_verification(
             tracing::error!(error = %err, "cannot record a verification");
         }
     });
-    checks.start_verify(db.pool().clone(), seal_file, by, done)
+    checks.start_verify(db.pool().clone(), seals, by, done)
 }

@@ -1,14 +1,12 @@
 //! Gaming days: the recent ones, one day's seal or what keeps it open, and closing a day (its
 //! seal event, then the seal's copy in the seal file, in the close's transaction).
 
-use std::path::PathBuf;
-
 use chrono::NaiveDate;
 
 use crate::db::audit_log::Actor;
 use crate::db::days::{self, Blocker, CloseError, DayClose};
 use crate::db::handle::Db;
-use crate::db::seal_file;
+use crate::db::seal_file::SealFiles;
 use crate::db::users::{self, User};
 use crate::pit::{PitError, Refusable};
 
@@ -47,29 +45,34 @@ pub async fn day(db: &Db, day: NaiveDate) -> Result<Day, PitError> {
 }
 
 /// Closes gaming day `day` (`today` being the current one) and appends its seal to the seal
-/// file at `seal_file`; refused when the day has not begun, is closed already, is kept open, or
-/// its seal cannot be copied (logged, and the day stays open).
+/// files; refused when the day has not begun, is closed already, is kept open, its trail
+/// disagrees with the last checkpoints, or its seal cannot be copied (logged, and the day stays
+/// open).
 pub async fn close(
     db: &Db,
     day: NaiveDate,
     today: NaiveDate,
     actor: Actor,
-    seal_file: PathBuf,
+    seals: SealFiles,
 ) -> Result<Refusable<DayClose>, PitError> {
     let closed = db
-        .run(move |conn| {
-            match days::close_day(conn, day, today, &actor, |copy| {
-                seal_file::append(&seal_file, copy)
-            }) {
+        .run(
+            move |conn| match days::close_day(conn, day, today, &actor, &seals) {
                 Ok((close, _)) => Ok(Ok(close)),
                 Err(CloseError::Query(err)) => Err(PitError::from(err)),
                 Err(refused) => Ok(Err(refused)),
-            }
-        })
+            },
+        )
         .await?;
     Ok(closed.map_err(|refused| {
-        if let CloseError::SealCopy(err) = &refused {
-            tracing::error!(error = %err, "the seal file cannot be written");
+        match &refused {
+            CloseError::SealCopy(err) => {
+                tracing::error!(error = %err, "the seal file cannot be written or read");
+            }
+            CloseError::Rewritten { rewritten, .. } => {
+                tracing::error!(?rewritten, "the audit trail disagrees with its checkpoints");
+            }
+            _ => {}
         }
         refused.to_string()
     }))

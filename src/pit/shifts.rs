@@ -4,8 +4,10 @@
 use chrono::NaiveDate;
 
 use crate::db::audit_log::Actor;
+use crate::db::checkpoints;
 use crate::db::handle::Db;
 use crate::db::ids::UserId;
+use crate::db::seal_file::SealFiles;
 use crate::db::shifts::{self, CurrentShift, ShiftError, ShiftSummary};
 use crate::db::tables::{self, GamingTable, TableListing};
 use crate::db::users::Role;
@@ -90,6 +92,7 @@ pub async fn sign_off(
     code: String,
     role: Role,
     actor: Actor,
+    seals: SealFiles,
 ) -> Result<Refusable<String>, PitError> {
     db.run(move |conn| {
         let table = tables::find_by_code(conn, &code)?.ok_or(PitError::NotFound)?;
@@ -100,6 +103,9 @@ pub async fn sign_off(
             shifts::sign_off_anyone(conn, table.id, &actor)
                 .map(|_| format!("The dealer is signed off at {}.", table.code))
         };
+        if signed_off.is_ok() {
+            checkpoints::at_sign_off(conn, &seals);
+        }
         Ok(match signed_off {
             Ok(message) => Ok(message),
             Err(refused @ (ShiftError::NotSignedOn { .. } | ShiftError::NobodySignedOn { .. })) => {

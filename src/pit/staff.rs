@@ -4,8 +4,10 @@
 use diesel::PgConnection;
 
 use crate::db::audit_log::Actor;
+use crate::db::checkpoints;
 use crate::db::handle::Db;
 use crate::db::ids::UserId;
+use crate::db::seal_file::SealFiles;
 use crate::db::shifts;
 use crate::db::users::{self, CreateUserError, NewUser, PasswordChange, User};
 use crate::pit::{PitError, Refusable};
@@ -76,8 +78,16 @@ where
 }
 
 /// Disables an account: its sessions end, and its shift, if any.
-pub async fn disable(db: &Db, id: UserId, actor: Actor) -> Result<(), PitError> {
-    change_account(db, move |conn| shifts::disable_user(conn, id, &actor)).await
+/// Disables an account; a dealer on shift is signed off, and the chain heads checkpointed.
+pub async fn disable(db: &Db, id: UserId, actor: Actor, seals: SealFiles) -> Result<(), PitError> {
+    change_account(db, move |conn| {
+        let disabled = shifts::disable_user(conn, id, &actor);
+        if matches!(disabled, Ok(true)) {
+            checkpoints::at_sign_off(conn, &seals);
+        }
+        disabled
+    })
+    .await
 }
 
 pub async fn enable(db: &Db, id: UserId, actor: Actor) -> Result<(), PitError> {

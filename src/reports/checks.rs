@@ -3,12 +3,12 @@
 //! connection, with its progress readable while it runs. What a finished check found is handed
 //! to the caller's `done` (which records it in the trail).
 
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::PgConnection;
 
+use crate::db::seal_file::SealFiles;
 use crate::db::PgPool;
 use crate::reports::recheck::{self, DayRecheck};
 use crate::reports::verify::{self, Progress, Scope, Verification};
@@ -126,7 +126,7 @@ impl Checks {
     pub fn start_verify(
         self: &Arc<Self>,
         pool: PgPool,
-        seal_file: PathBuf,
+        seals: SealFiles,
         by: &str,
         done: Done<Verification>,
     ) -> bool {
@@ -135,7 +135,7 @@ impl Checks {
             pool,
             by,
             (),
-            move |conn, report| verify::verify(conn, &Scope::default(), &seal_file, report),
+            move |conn, report| verify::verify(conn, &Scope::default(), &seals, report),
             done,
         )
     }

@@ -1,13 +1,14 @@
 //! Verifying the audit trail: every chain re-hashed from its first event (or from the first in
-//! a time range), each link, sequence numbers without gaps, each chain's head; and every day
-//! seal, as stored in the database and as copied to the seal file, against the chains it names.
+//! a time range), each link, sequence numbers without gaps, each chain's head; every day
+//! seal, as stored in the database and as copied to the seal file, against the chains it names;
+//! and every checkpoint of the chain heads in the seal file and its copy (which must agree).
 //!
 //! Chains are read row by row in keyset chunks on `(chain, seq)` ([`CHUNK`] events a query),
 //! so memory stays flat however long a chain is. The checking itself ([`ChainChecker`]) holds no
 //! connection: it is fed events and told the head at the end.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::Path;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::rc::Rc;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
@@ -17,7 +18,7 @@ use crate::db::audit_copy::{self, CopyError};
 use crate::db::audit_log::{AuditEvent, ChainHead, ChainedEvent, HashBuffers, GENESIS_HASH};
 use crate::db::days::{self, DAY_CHAIN, DAY_CLOSED};
 use crate::db::schema::{audit_chain_heads, audit_events};
-use crate::db::seal_file::{self, SealCopy, SealFileError, SealedHeads};
+use crate::db::seal_file::{self, Line, SealCopy, SealFileError, SealFiles, SealedHeads};
 use crate::reports::recheck::RecordProblem;
 
 /// Events read per query: a check that stops early (a broken chain, the end of a range) drops
@@ -98,6 +99,8 @@ pub struct Verification {
     pub chains: Vec<ChainVerdict>,
     /// How many day seals were checked (from the database and the seal file).
     pub seals_checked: usize,
+    /// How many checkpoints were checked (from the seal file and its copy).
+    pub checkpoints_checked: usize,
     pub seal_problems: Vec<SealProblem>,
     /// Stored rounds, voids and approvals that differ from the events that recorded them
     /// (checked when the whole trail is: [`crate::reports::recheck::records_against_events`]).
@@ -125,6 +128,9 @@ pub struct VerdictRecord {
     pub intact: bool,
     pub events: u64,
     pub seals_checked: usize,
+    /// Absent from verdicts recorded before checkpoints.
+    #[serde(default)]
+    pub checkpoints_checked: usize,
     pub seconds: f64,
     pub chains: Vec<ChainRecord>,
     pub seal_problems: Vec<SealProblemRecord>,
@@ -162,6 +168,7 @@ impl Verification {
             intact: self.is_intact(),
             events: self.events(),
             seals_checked: self.seals_checked,
+            checkpoints_checked: self.checkpoints_checked,
             seconds,
             chains: self
                 .chains
@@ -214,13 +221,15 @@ impl Progress {
 /// Each chain's checkpoints, by chain.
 type Checkpoints = BTreeMap<String, Vec<Checkpoint>>;
 
-/// A hash that a day seal says a chain's event has: checked when the chain passes that event.
+/// A hash that a day seal or a checkpoint says a chain's event has: checked when the chain
+/// passes that event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Checkpoint {
     seq: i64,
     hash: Vec<u8>,
-    /// Which seal says so, in words ("the seal of 2026-11-20 in the seal file").
-    source: String,
+    /// Which line says so, in words ("the seal of 2026-11-20 in the seal file"), shared by the
+    /// heads of one line.
+    source: Rc<str>,
 }
 
 /// A row whose hash does not match its content, waiting for the next row (or the head) to tell
@@ -281,11 +290,12 @@ impl ChainChecker {
         }
     }
 
-    fn expect_at(&mut self, seq: i64, hash: Vec<u8>, source: String) {
-        self.checkpoints
-            .entry(seq)
-            .or_default()
-            .push(Checkpoint { seq, hash, source });
+    fn expect_at(&mut self, seq: i64, hash: Vec<u8>, source: Rc<str>) {
+        let marks = self.checkpoints.entry(seq).or_default();
+        // Seals and checkpoints (from several app instances) repeat heads: one is enough.
+        if !marks.iter().any(|mark| mark.hash == hash) {
+            marks.push(Checkpoint { seq, hash, source });
+        }
     }
 
     fn fail(&mut self, seq: i64, id: Option<i64>, what: impl Into<String>) {
@@ -656,7 +666,7 @@ fn stored_seals(conn: &mut PgConnection) -> QueryResult<Vec<StoredSeal>> {
 fn add_heads(
     into: &mut Checkpoints,
     heads: &SealedHeads,
-    source: &str,
+    source: &Rc<str>,
     problems: &mut Vec<SealProblem>,
     day: NaiveDate,
 ) {
@@ -665,7 +675,7 @@ fn add_heads(
             Ok(hash) => into.entry(chain.clone()).or_default().push(Checkpoint {
                 seq: head.seq,
                 hash,
-                source: source.to_owned(),
+                source: source.clone(),
             }),
             Err(_) => problems.push(SealProblem {
                 day,
@@ -684,7 +694,7 @@ fn check_seals(
 ) -> Checkpoints {
     let mut checkpoints = Checkpoints::new();
     for seal in stored {
-        let source = format!("the seal of {}", seal.day);
+        let source: Rc<str> = format!("the seal of {}", seal.day).into();
         let mut problem = |what: String| {
             problems.push(SealProblem {
                 day: seal.day,
@@ -699,7 +709,7 @@ fn check_seals(
             .push(Checkpoint {
                 seq: seal.seal_seq,
                 hash: seal.seal_hash.clone(),
-                source: format!("the close of {}", seal.day),
+                source: format!("the close of {}", seal.day).into(),
             });
         let Some(event) = &seal.event else {
             problem(format!(
@@ -731,7 +741,7 @@ fn check_seals(
     let mut copied = BTreeSet::new();
     for copy in copies {
         let day = copy.gaming_day;
-        let source = format!("the seal of {day} in the seal file");
+        let source: Rc<str> = format!("the seal of {day} in the seal file").into();
         copied.insert(day);
         match stored.iter().find(|s| s.day == day) {
             None => problems.push(SealProblem {
@@ -780,29 +790,89 @@ fn check_seals(
     checkpoints
 }
 
-/// Verifies the chains in `scope` and every day seal, with the seal file at `seal_file`;
-/// `progress` is told every [`TICK`] events. Everything is read in one snapshot (a read-only
-/// `REPEATABLE READ` transaction), so events appended while the check runs neither show up
-/// after a head read before them nor leave a head ahead of the events read.
+/// Adds the checkpoints of the seal files' checkpoint lines to `into` (and of the copy's seals:
+/// the seal file's are checked with the database's), and names each line that one file has and
+/// the other has not. Returns how many checkpoint lines there are.
+fn check_lines(
+    files: &[(&'static str, Vec<Line>)],
+    into: &mut Checkpoints,
+    problems: &mut Vec<SealProblem>,
+) -> usize {
+    let mut checkpoints = 0;
+    for (index, (file, lines)) in files.iter().enumerate() {
+        // A head the file's previous line already fixed adds nothing to check.
+        let mut last: HashMap<&str, &str> = HashMap::new();
+        for line in lines {
+            match line {
+                Line::Checkpoint(_) => checkpoints += 1,
+                Line::Seal(_) if index == 0 => continue,
+                Line::Seal(_) => {}
+            }
+            let source: Rc<str> = format!("{} in {file}", line.name()).into();
+            let mut fresh = SealedHeads::new();
+            for (chain, head) in line.heads() {
+                if last.insert(chain, &head.hash) != Some(head.hash.as_str()) {
+                    fresh.insert(chain.clone(), head.clone());
+                }
+            }
+            add_heads(into, &fresh, &source, problems, line.day());
+        }
+    }
+    if let [(file, lines), (copy, copied)] = files {
+        let in_file: HashSet<&Line> = lines.iter().collect();
+        let in_copy: HashSet<&Line> = copied.iter().collect();
+        let only = |lines: &[Line], other: &HashSet<&Line>, has: &str, lacks: &str| {
+            lines
+                .iter()
+                .filter(|line| !other.contains(line))
+                .map(|line| SealProblem {
+                    day: line.day(),
+                    what: format!("{} is in {has} but not in {lacks}", line.name()),
+                })
+                .collect::<Vec<_>>()
+        };
+        problems.extend(only(lines, &in_copy, file, copy));
+        problems.extend(only(copied, &in_file, copy, file));
+    }
+    checkpoints
+}
+
+/// Verifies the chains in `scope`, every day seal and every checkpoint, with the seal files
+/// `seals`; `progress` is told every [`TICK`] events. Everything is read in one snapshot (a
+/// read-only `REPEATABLE READ` transaction), so events appended while the check runs neither
+/// show up after a head read before them nor leave a head ahead of the events read.
 pub fn verify(
     conn: &mut PgConnection,
     scope: &Scope,
-    seal_file: &Path,
+    seals: &SealFiles,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Verification, VerifyError> {
-    crate::db::export::in_snapshot(conn, |conn| verify_in(conn, scope, seal_file, progress))
+    crate::db::export::in_snapshot(conn, |conn| verify_in(conn, scope, seals, progress))
 }
 
 fn verify_in(
     conn: &mut PgConnection,
     scope: &Scope,
-    seal_file: &Path,
+    seals: &SealFiles,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Verification, VerifyError> {
-    let copies = seal_file::read(seal_file)?;
+    let files = seals
+        .paths()
+        .map(|(path, name)| Ok((name, seal_file::read_lines(path)?)))
+        .collect::<Result<Vec<_>, SealFileError>>()?;
+    let copies: Vec<SealCopy> = files
+        .first()
+        .into_iter()
+        .flat_map(|(_, lines)| lines)
+        .filter_map(|line| match line {
+            Line::Seal(seal) => Some(seal.clone()),
+            Line::Checkpoint(_) => None,
+        })
+        .collect();
     let stored = stored_seals(conn)?;
     let mut seal_problems = Vec::new();
-    let checkpoints = check_seals(&stored, &copies, &mut seal_problems);
+    let mut checkpoints = check_seals(&stored, &copies, &mut seal_problems);
+    let checkpoints_checked = check_lines(&files, &mut checkpoints, &mut seal_problems);
     let chains = if scope.chains.is_empty() {
         chain_names(conn)?
     } else {
@@ -852,6 +922,7 @@ fn verify_in(
     Ok(Verification {
         chains: verdicts,
         seals_checked: stored.len() + copies.len(),
+        checkpoints_checked,
         seal_problems,
         record_problems,
     })
@@ -1076,7 +1147,7 @@ mod tests {
     fn a_sealed_hash_that_differs_is_named() {
         let good = chain(4);
         let mut checker = ChainChecker::new("table:1");
-        checker.expect_at(2, vec![9; 32], "the seal of 2026-01-01".to_owned());
+        checker.expect_at(2, vec![9; 32], "the seal of 2026-01-01".into());
         for e in &good {
             checker.push(e);
         }
@@ -1087,7 +1158,7 @@ mod tests {
         );
 
         let mut checker = ChainChecker::new("table:1");
-        checker.expect_at(9, good[0].hash.clone(), "the seal of 2026-01-01".to_owned());
+        checker.expect_at(9, good[0].hash.clone(), "the seal of 2026-01-01".into());
         for e in &good {
             checker.push(e);
         }

@@ -10,6 +10,7 @@ use serde::Deserialize;
 
 use crate::config::Zone;
 use crate::db::ids::UserId;
+use crate::db::seal_file::SealFiles;
 use crate::db::users::{self, NewUser, PasswordChange, Role, User};
 use crate::password;
 use crate::pit::staff;
@@ -253,7 +254,13 @@ pub async fn disable_user(
         session::set_error_flash(&session, "You cannot disable your own account.")?;
         return Ok(redirect("/admin/users"));
     }
-    staff::disable(&state.db, id, admin.actor(&req)).await?;
+    staff::disable(
+        &state.db,
+        id,
+        admin.actor(&req),
+        SealFiles::of(&state.config),
+    )
+    .await?;
     session::set_flash(
         &session,
         "Account disabled; its sessions and its shift, if any, have ended.",

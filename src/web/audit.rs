@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use crate::config::Zone;
 use crate::db::audit_log::AuditEvent;
+use crate::db::seal_file::SealFiles;
 use crate::pit::audit::{self, Search};
 use crate::reports::events::EventFilter;
 use crate::reports::verify::VerdictRecord;
@@ -70,10 +71,11 @@ fn last_check(event: &AuditEvent, zone: Zone) -> Option<LastCheck> {
         by: event.actor_name.clone(),
         intact: record.intact,
         summary: format!(
-            "{} events on {} chains and {} day seal copies checked in {:.1} s",
+            "{} events on {} chains, {} day seal copies and {} checkpoints checked in {:.1} s",
             record.events,
             record.chains.len(),
             record.seals_checked,
+            record.checkpoints_checked,
             record.seconds
         ),
         chains: record
@@ -154,7 +156,7 @@ pub async fn start_check(
     let started = audit::start_verification(
         &state.db,
         &state.audit_checks,
-        state.config.seal_file.clone(),
+        SealFiles::of(&state.config),
         &user.username,
         user.actor(&req),
     );

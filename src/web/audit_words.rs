@@ -248,13 +248,14 @@ fn verified(event: &AuditEvent, out: &mut Described) {
     let d = &event.details;
     let intact = d.get("intact").and_then(Value::as_bool).unwrap_or(false);
     out.lines.push(format!(
-        "{}: {} event(s) on {} chain(s), {} day seal(s) checked",
+        "{}: {} event(s) on {} chain(s), {} day seal(s) and {} checkpoint(s) checked",
         if intact { "Intact" } else { "BROKEN" },
         phrase(d.get("events").unwrap_or(&Value::Null)),
         d.get("chains")
             .and_then(Value::as_array)
             .map_or(0, Vec::len),
         phrase(d.get("seals_checked").unwrap_or(&Value::Null)),
+        phrase(d.get("checkpoints_checked").unwrap_or(&Value::from(0))),
     ));
     for chain in d
         .get("chains")

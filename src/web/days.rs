@@ -10,6 +10,7 @@ use askama::Template;
 use chrono::{NaiveDate, Utc};
 use serde::Deserialize;
 
+use crate::db::seal_file::SealFiles;
 use crate::db::users::Role;
 use crate::pit::days::{self, Day};
 use crate::web::error::AppError;
@@ -161,8 +162,8 @@ pub async fn close(
     }
     let today = state.config.gaming_day(Utc::now());
     let actor = user.actor(&req);
-    let path = state.config.seal_file.clone();
-    match days::close(&state.db, day, today, actor, path).await? {
+    let seals = SealFiles::of(&state.config);
+    match days::close(&state.db, day, today, actor, seals).await? {
         Ok(close) => session::set_flash(
             &session,
             &format!(

@@ -8,6 +8,7 @@ use askama::Template;
 use chrono::Utc;
 
 use crate::config::Zone;
+use crate::db::seal_file::SealFiles;
 use crate::db::shifts::CurrentShift;
 use crate::db::tables::{TableListing, WaitingVersion};
 use crate::db::users::Role;
@@ -224,7 +225,14 @@ pub async fn sign_off(
     let actor = by.actor(&req);
     let code = code.into_inner();
     // A dealer signs themself off; a pit manager signs off whoever deals there.
-    let outcome = shifts::sign_off(&state.db, code, by.role, actor).await?;
+    let outcome = shifts::sign_off(
+        &state.db,
+        code,
+        by.role,
+        actor,
+        SealFiles::of(&state.config),
+    )
+    .await?;
     session::set_flash_of(&session, &outcome)?;
     Ok(redirect("/tables"))
 }

@@ -11,7 +11,7 @@ use diesel::sql_types::{BigInt, Date};
 use pusoy_pit::db::audit_log::{self, Actor, AuditEvent, NewAuditEvent};
 use pusoy_pit::db::days;
 use pusoy_pit::db::schema::audit_events;
-use pusoy_pit::db::seal_file;
+use pusoy_pit::db::seal_file::{self, SealFiles};
 use pusoy_pit::db::users::Role;
 use pusoy_pit::reports::verify::{self, BadRow, Scope, Verification};
 use reqwest::{Method, StatusCode};
@@ -22,11 +22,11 @@ use crate::helpers::{
     spawn_app_with, the_round, TestApp, PASSWORD,
 };
 
-fn verify_all(app: &TestApp) -> Verification {
+pub(crate) fn verify_all(app: &TestApp) -> Verification {
     verify::verify(
         &mut app.conn(),
         &Scope::default(),
-        &app.config.seal_file,
+        &SealFiles::of(&app.config),
         &mut |_| {},
     )
     .unwrap()
@@ -60,7 +60,7 @@ pub(crate) fn append_events(app: &TestApp, chain: &str, n: i64) {
     }
 }
 
-fn event(app: &TestApp, chain: &str, seq: i64) -> AuditEvent {
+pub(crate) fn event(app: &TestApp, chain: &str, seq: i64) -> AuditEvent {
     audit_events::table
         .filter(audit_events::chain.eq(chain))
         .filter(audit_events::seq.eq(seq))
@@ -86,7 +86,7 @@ pub(crate) fn tamper(app: &TestApp, sql: &str) {
         .unwrap();
 }
 
-fn bad(found: &Verification, chain: &str) -> BadRow {
+pub(crate) fn bad(found: &Verification, chain: &str) -> BadRow {
     verdict(found, chain)
         .bad
         .clone()
@@ -409,7 +409,12 @@ async fn a_day_closes_once_no_table_is_busy_and_its_seal_fixes_every_chain() {
 
 /// Re-hashes `chain` from `seq` on after changing that event's details, moving the chain's head
 /// along: the chain is consistent again inside the database. Returns the new last hash.
-fn rehash_from(app: &TestApp, chain: &str, seq: i64, details: serde_json::Value) -> Vec<u8> {
+pub(crate) fn rehash_from(
+    app: &TestApp,
+    chain: &str,
+    seq: i64,
+    details: serde_json::Value,
+) -> Vec<u8> {
     let mut conn = app.conn();
     let events: Vec<AuditEvent> = audit_events::table
         .filter(audit_events::chain.eq(chain))
@@ -929,12 +934,12 @@ async fn the_production_role_may_only_append_to_and_read_the_trail() {
     // ... and closing a day takes its locks.
     let today = app.config.gaming_day(Utc::now());
     let actor = Actor::user(supervisor.id, "sup", None);
-    days::close_day(&mut conn, today, today, &actor, |_| Ok(())).unwrap();
+    days::close_day(&mut conn, today, today, &actor, &SealFiles::of(&app.config)).unwrap();
     drop(conn);
-    assert!(verify_all(&app)
-        .seal_problems
-        .iter()
-        .all(|p| p.what.contains("seal file")));
+    assert!(verify_all(&app).seal_problems.is_empty());
+    for seals in [&app.config.seal_file, &as_role.config.seal_file] {
+        let _ = std::fs::remove_file(seals);
+    }
     diesel::sql_query(format!("DROP OWNED BY {role}"))
         .execute(&mut app.conn())
         .unwrap();

@@ -1084,14 +1084,12 @@ fn rehash_chain(
 
 /// Closes today's gaming day as a supervisor, its seal copied to the app's seal file.
 fn close_today(app: &TestApp) {
-    use pusoy_pit::db::{audit_log::Actor, days, seal_file};
+    use pusoy_pit::db::{audit_log::Actor, days, seal_file::SealFiles};
     let supervisor = app.create_user("closer", Role::Supervisor, "closer-password-123");
     let today = app.config.gaming_day(chrono::Utc::now());
     let actor = Actor::user(supervisor.id, "closer", None);
-    days::close_day(&mut app.conn(), today, today, &actor, |seal| {
-        seal_file::append(&app.config.seal_file, seal)
-    })
-    .unwrap();
+    let seals = SealFiles::of(&app.config);
+    days::close_day(&mut app.conn(), today, today, &actor, &seals).unwrap();
 }
 
 /// A rounds export's events forged to match: the `round.settled` event of round `round` in its

@@ -6,6 +6,7 @@ mod admin;
 mod admin_forms;
 mod audit;
 mod audit_trail;
+mod checkpoints;
 mod durability;
 mod export;
 mod forms;
