@@ -11,6 +11,7 @@
 //!   web             handlers, pages, sessions
 //!     recording     the use-cases of entering rounds, the round writer, what the process remembers
 //!     reports       what reads many rows: audit verification, reports (beside recording: neither imports the other)
+//!     accounting    table accounting's use-cases: chip sets, par (beside recording and reports)
 //!       db          rows, queries, SQL texts, the audit log
 //!         config    settings
 //!           rules, password   the game (pure); password hashing
@@ -36,6 +37,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("recording", 3),
     // What reads many rows (reports, exports, audit verification): beside `recording`.
     ("reports", 3),
+    // Table accounting's use-cases (chip sets, par, slips): beside `recording` and `reports`.
+    ("accounting", 3),
     ("web", 4),
     // `serve` starts the web application.
     ("cli", 5),
