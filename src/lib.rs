@@ -1,4 +1,5 @@
 //! pusoy-pit: the back office for casino Pusoy tables.
+pub mod accounting;
 pub mod cli;
 pub mod config;
 pub mod db;

@@ -12,6 +12,7 @@
 //!     pit           the use-cases handlers call, each in one turn of the database
 //!       recording   the use-cases of entering rounds, the round writer, what the process remembers
 //!       reports     what reads many rows: audit verification, reports (beside recording: neither imports the other)
+//!       accounting  table accounting's use-cases: chip sets, par (beside recording and reports)
 //!         db        rows, queries, SQL texts, the audit log, the database handle
 //!           config  settings
 //!             rules, password   the game (pure); password hashing
@@ -39,6 +40,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("reports", 3),
     // The use-cases the handlers call, each in one turn of the database: above `recording` and
     // `reports`, which it composes.
+    // Table accounting's use-cases (chip sets, par, slips): beside `recording` and `reports`.
+    ("accounting", 3),
     ("pit", 4),
     ("web", 5),
     // `serve` starts the web application.

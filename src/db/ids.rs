@@ -46,6 +46,12 @@ ids! {
     DraftId(i64);
     /// An API token (`api_tokens.id`).
     TokenId(i64);
+    /// A chip set, one per currency (`chip_sets.id`).
+    ChipSetId(i64);
+    /// One version of a chip set's denominations (`chip_set_versions.id`).
+    ChipSetVersionId(i64);
+    /// One version of a table's par inventory (`table_pars.id`).
+    ParId(i64);
 }
 
 /// A round's one-time key: a draft's (random) or the caller's, for a round recorded whole

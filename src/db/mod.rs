@@ -3,6 +3,7 @@
 //! event in the same transaction (round drafts' saves and session bookkeeping are not
 //! recorded).
 
+pub mod accounting;
 pub mod api_tokens;
 pub mod audit_copy;
 pub mod audit_log;

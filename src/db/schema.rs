@@ -42,6 +42,25 @@ diesel::table! {
 }
 
 diesel::table! {
+    chip_set_versions (id) {
+        id -> Int8,
+        chip_set_id -> Int8,
+        version -> Int4,
+        denominations -> Array<Nullable<Int8>>,
+        created_by -> Nullable<Int8>,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    chip_sets (id) {
+        id -> Int8,
+        currency -> Text,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     dealer_shifts (id) {
         id -> Int8,
         table_id -> Int8,
@@ -222,6 +241,19 @@ diesel::table! {
 }
 
 diesel::table! {
+    table_pars (id) {
+        id -> Int8,
+        table_id -> Int8,
+        version -> Int4,
+        chip_set_version_id -> Int8,
+        counts -> Array<Nullable<Int8>>,
+        total -> Int8,
+        created_by -> Nullable<Int8>,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     users (id) {
         id -> Int8,
         username -> Text,
@@ -237,6 +269,8 @@ diesel::table! {
     }
 }
 
+diesel::joinable!(chip_set_versions -> chip_sets (chip_set_id));
+diesel::joinable!(chip_set_versions -> users (created_by));
 diesel::joinable!(dealer_shifts -> gaming_tables (table_id));
 diesel::joinable!(dealer_shifts -> users (dealer_id));
 diesel::joinable!(gaming_day_closes -> users (closed_by));
@@ -260,11 +294,16 @@ diesel::joinable!(rule_profile_versions -> rule_profiles (profile_id));
 diesel::joinable!(rule_profile_versions -> users (created_by));
 diesel::joinable!(sessions -> users (user_id));
 diesel::joinable!(sign_in_locks -> users (user_id));
+diesel::joinable!(table_pars -> chip_set_versions (chip_set_version_id));
+diesel::joinable!(table_pars -> gaming_tables (table_id));
+diesel::joinable!(table_pars -> users (created_by));
 
 diesel::allow_tables_to_appear_in_same_query!(
     api_tokens,
     audit_chain_heads,
     audit_events,
+    chip_set_versions,
+    chip_sets,
     dealer_shifts,
     gaming_day_closes,
     gaming_tables,
@@ -278,5 +317,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     rule_profiles,
     sessions,
     sign_in_locks,
+    table_pars,
     users,
 );

@@ -1,6 +1,7 @@
 //! The game of Pusoy: cards, hand ranking, fouls, royalties and settlement.
 //! Pure: no database, web, clock, randomness or I/O.
 
+pub mod accounting;
 pub mod card;
 pub mod game;
 pub mod gaming_day;

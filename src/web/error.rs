@@ -11,6 +11,7 @@ use actix_web::{Error, HttpResponse, ResponseError};
 use askama::Template;
 use serde_json::json;
 
+use crate::accounting::AccountingError;
 use crate::db::tables::TableRulesError;
 use crate::db::{is_outage, DbError};
 use crate::password::HashError;
@@ -86,6 +87,9 @@ pub enum AppError {
     /// A pit manager's decision on a round refused (see [`From<ReviewError>`]).
     #[error(transparent)]
     Review(ReviewError),
+    /// Table accounting's refusal or failure.
+    #[error(transparent)]
+    Accounting(#[from] AccountingError),
 }
 
 impl From<ReviewError> for AppError {
@@ -178,6 +182,14 @@ impl ResponseError for AppError {
             | AppError::Session(_)
             | AppError::Table(_)
             | AppError::Shift(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            AppError::Accounting(err) => match err {
+                AccountingError::Refused(_) => StatusCode::UNPROCESSABLE_ENTITY,
+                AccountingError::NotFound(_) => StatusCode::NOT_FOUND,
+                AccountingError::Db(DbError::Pool(_)) => StatusCode::SERVICE_UNAVAILABLE,
+                AccountingError::Db(DbError::Query(_))
+                | AccountingError::BadStored(_)
+                | AccountingError::Db(DbError::Task) => StatusCode::INTERNAL_SERVER_ERROR,
+            },
             AppError::Review(err) => match err {
                 ReviewError::NotYours(_) => StatusCode::FORBIDDEN,
                 ReviewError::Invalid { .. } => StatusCode::UNPROCESSABLE_ENTITY,
@@ -213,7 +225,8 @@ impl AppError {
             )
             | AppError::Shift(crate::db::shifts::ShiftError::Query(err))
             | AppError::Table(crate::db::tables::TableError::Query(err))
-            | AppError::Review(ReviewError::Query(err)) => is_outage(err),
+            | AppError::Review(ReviewError::Query(err))
+            | AppError::Accounting(AccountingError::Db(DbError::Query(err))) => is_outage(err),
             _ => false,
         }
     }

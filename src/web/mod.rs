@@ -8,6 +8,7 @@
 
 pub mod access;
 mod account;
+mod accounting;
 mod admin;
 mod admin_profiles;
 mod admin_tables;
@@ -144,6 +145,17 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
                     .post(admin_profiles::create),
             )
             .service(web::resource("/admin/profiles/{id}").post(admin_profiles::update))
+            .service(
+                web::resource("/admin/chips")
+                    .get(accounting::chip_sets)
+                    .post(accounting::create_chip_set),
+            )
+            .service(web::resource("/admin/chips/{id}").post(accounting::new_chip_set_version))
+            .service(
+                web::resource("/admin/tables/{id}/par")
+                    .get(accounting::table_par)
+                    .post(accounting::set_table_par),
+            )
             .service(
                 web::resource("/admin/tokens")
                     .get(admin_tokens::list)

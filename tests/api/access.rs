@@ -52,6 +52,13 @@ const MATRIX: &[Case] = &[
     case("GET", "/admin/tables", &[], [303, 403, 200, 200, 200]),
     case("GET", "/admin/profiles", &[], [303, 403, 200, 200, 200]),
     case("GET", "/admin/tokens", &[], [303, 403, 200, 200, 200]),
+    case("GET", "/admin/chips", &[], [303, 403, 200, 200, 200]),
+    case(
+        "GET",
+        "/admin/tables/999999/par",
+        &[],
+        [303, 403, 404, 404, 404],
+    ),
     case("GET", "/audit/exports", &[], [303, 403, 403, 200, 200]),
     // Without a query the form comes back naming each missing field.
     case(
@@ -93,6 +100,24 @@ const MATRIX: &[Case] = &[
             ("wheel", "lowest"),
             ("suit_order", "dchs"),
         ],
+        [303, 403, 403, 403, 404],
+    ),
+    case(
+        "POST",
+        "/admin/chips",
+        &[("currency", "X"), ("denominations", "25")],
+        [303, 403, 403, 403, 422],
+    ),
+    case(
+        "POST",
+        "/admin/chips/999999",
+        &[("denominations", "25")],
+        [303, 403, 403, 403, 404],
+    ),
+    case(
+        "POST",
+        "/admin/tables/999999/par",
+        &[("chip_set_version_id", "1"), ("count-2500", "1")],
         [303, 403, 403, 403, 404],
     ),
     case(

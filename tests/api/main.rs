@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod access;
+mod accounting;
 mod admin;
 mod admin_forms;
 mod audit;

@@ -1,0 +1,295 @@
+//! Table accounting's arithmetic (docs/accounting.md): a chip set's denominations and an
+//! inventory of chips by denomination with its total. Pure: no I/O.
+
+use std::fmt;
+
+use crate::rules::money::Money;
+
+/// The most denominations a chip set has.
+pub const MOST_DENOMINATIONS: usize = 20;
+
+/// A chip set's denominations: at least one, at most [`MOST_DENOMINATIONS`], each above zero,
+/// ascending and distinct.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Denominations(Vec<Money>);
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DenominationsError {
+    #[error("Enter at least one denomination.")]
+    Empty,
+    #[error("A chip set has at most {MOST_DENOMINATIONS} denominations.")]
+    TooMany,
+    #[error("{0:?} is not an amount: enter amounts such as 25 or 0.50, separated by spaces.")]
+    NotAnAmount(String),
+    #[error("A denomination is above zero.")]
+    Zero,
+    #[error("{} is entered twice.", .0.major_text())]
+    Repeated(Money),
+}
+
+impl Denominations {
+    /// The denominations, sorted; refused if any is zero or repeated.
+    pub fn new(mut amounts: Vec<Money>) -> Result<Denominations, DenominationsError> {
+        if amounts.is_empty() {
+            return Err(DenominationsError::Empty);
+        }
+        if amounts.len() > MOST_DENOMINATIONS {
+            return Err(DenominationsError::TooMany);
+        }
+        amounts.sort();
+        if !amounts[0].is_positive() {
+            return Err(DenominationsError::Zero);
+        }
+        if let Some(pair) = amounts.windows(2).find(|pair| pair[0] == pair[1]) {
+            return Err(DenominationsError::Repeated(pair[0]));
+        }
+        Ok(Denominations(amounts))
+    }
+
+    /// Amounts in major units as a person types them, separated by spaces or new lines
+    /// (`25 100 500 1,000 5,000 10,000`).
+    pub fn parse(text: &str) -> Result<Denominations, DenominationsError> {
+        let amounts = text
+            .split_whitespace()
+            .map(|word| {
+                Money::parse_major(word)
+                    .ok_or_else(|| DenominationsError::NotAnAmount(word.to_owned()))
+            })
+            .collect::<Result<Vec<Money>, DenominationsError>>()?;
+        Denominations::new(amounts)
+    }
+
+    pub fn as_slice(&self) -> &[Money] {
+        &self.0
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// As typed: `25 100 500 1000`.
+impl fmt::Display for Denominations {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let words: Vec<String> = self.0.iter().map(|d| d.typed_text()).collect();
+        f.write_str(&words.join(" "))
+    }
+}
+
+/// Chips of each denomination of a chip set (a par, an opener, a closer), and their total.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inventory {
+    denominations: Denominations,
+    counts: Vec<i64>,
+    total: Money,
+}
+
+/// One denomination's line of an inventory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Line {
+    pub denomination: Money,
+    pub count: i64,
+    /// `denomination` × `count`.
+    pub amount: Money,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InventoryError {
+    #[error("the count has {counts} numbers for {denominations} denominations")]
+    WrongLength { counts: usize, denominations: usize },
+    #[error("The count of {} chips is below zero.", .0.major_text())]
+    Negative(Money),
+    #[error("The count of {denomination} chips is not a whole number of chips: {1:?}.", denomination = .0.major_text())]
+    NotACount(Money, String),
+    #[error("The total is too large to hold.")]
+    Overflow,
+}
+
+impl Inventory {
+    /// `counts[i]` chips of `denominations[i]`; their total, refused if it overflows.
+    pub fn new(
+        denominations: Denominations,
+        counts: Vec<i64>,
+    ) -> Result<Inventory, InventoryError> {
+        if counts.len() != denominations.len() {
+            return Err(InventoryError::WrongLength {
+                counts: counts.len(),
+                denominations: denominations.len(),
+            });
+        }
+        let mut total = Money::ZERO;
+        for (&denomination, &count) in denominations.as_slice().iter().zip(&counts) {
+            if count < 0 {
+                return Err(InventoryError::Negative(denomination));
+            }
+            let amount = denomination
+                .checked_mul(count)
+                .ok_or(InventoryError::Overflow)?;
+            total = Money(
+                total
+                    .minor_units()
+                    .checked_add(amount.minor_units())
+                    .ok_or(InventoryError::Overflow)?,
+            );
+        }
+        Ok(Inventory {
+            denominations,
+            counts,
+            total,
+        })
+    }
+
+    /// Counts as a person typed them, one per denomination in order; a blank is no chips.
+    pub fn typed(
+        denominations: Denominations,
+        typed: &[&str],
+    ) -> Result<Inventory, InventoryError> {
+        let counts = denominations
+            .as_slice()
+            .iter()
+            .zip(typed)
+            .map(|(&denomination, text)| {
+                let text = text.trim().replace(',', "");
+                if text.is_empty() {
+                    return Ok(0);
+                }
+                if let Some(digits) = text.strip_prefix('-') {
+                    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+                        return Err(InventoryError::Negative(denomination));
+                    }
+                }
+                if !text.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(InventoryError::NotACount(denomination, text));
+                }
+                text.parse::<i64>().map_err(|_| InventoryError::Overflow)
+            })
+            .collect::<Result<Vec<i64>, InventoryError>>()?;
+        Inventory::new(denominations, counts)
+    }
+
+    pub fn denominations(&self) -> &Denominations {
+        &self.denominations
+    }
+
+    pub fn counts(&self) -> &[i64] {
+        &self.counts
+    }
+
+    pub fn total(&self) -> Money {
+        self.total
+    }
+
+    /// Each denomination with its count and amount, smallest first.
+    pub fn lines(&self) -> impl Iterator<Item = Line> + '_ {
+        self.denominations
+            .as_slice()
+            .iter()
+            .zip(&self.counts)
+            .map(|(&denomination, &count)| Line {
+                denomination,
+                count,
+                // Every product was checked when the inventory was made.
+                amount: Money(denomination.minor_units().saturating_mul(count)),
+            })
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn php(amounts: &[i64]) -> Denominations {
+        Denominations::new(amounts.iter().map(|a| Money(a * 100)).collect()).unwrap()
+    }
+
+    #[test]
+    fn denominations_are_read_as_typed_and_kept_ascending() {
+        let set = Denominations::parse("10,000 25\n100 500 1,000 5000").unwrap();
+        assert_eq!(set, php(&[25, 100, 500, 1_000, 5_000, 10_000]));
+        assert_eq!(set.to_string(), "25 100 500 1000 5000 10000");
+        assert_eq!(
+            Denominations::parse("0.25 1").unwrap().as_slice(),
+            &[Money(25), Money(100)]
+        );
+    }
+
+    #[test]
+    fn denominations_refused_name_the_problem() {
+        for (text, err) in [
+            ("", DenominationsError::Empty),
+            ("  ", DenominationsError::Empty),
+            ("25 0 100", DenominationsError::Zero),
+            ("25 100 25", DenominationsError::Repeated(Money(2_500))),
+            ("25 ten", DenominationsError::NotAnAmount("ten".to_owned())),
+            ("-5", DenominationsError::NotAnAmount("-5".to_owned())),
+            ("1.005", DenominationsError::NotAnAmount("1.005".to_owned())),
+        ] {
+            assert_eq!(Denominations::parse(text), Err(err), "{text:?}");
+        }
+        let many: Vec<String> = (1..=21).map(|n| n.to_string()).collect();
+        assert_eq!(
+            Denominations::parse(&many.join(" ")),
+            Err(DenominationsError::TooMany)
+        );
+    }
+
+    #[test]
+    fn an_inventory_totals_its_denominations() {
+        let par = Inventory::new(php(&[25, 100, 500, 1_000]), vec![40, 20, 10, 3]).unwrap();
+        // 1,000 + 2,000 + 5,000 + 3,000
+        assert_eq!(par.total(), Money(1_100_000));
+        let amounts: Vec<Money> = par.lines().map(|l| l.amount).collect();
+        assert_eq!(
+            amounts,
+            [
+                Money(100_000),
+                Money(200_000),
+                Money(500_000),
+                Money(300_000)
+            ]
+        );
+    }
+
+    #[test]
+    fn typed_counts_are_whole_and_not_negative_and_blank_is_none() {
+        let set = php(&[25, 100, 500]);
+        let count = Inventory::typed(set.clone(), &["4", "", "1,000"]).unwrap();
+        assert_eq!(count.counts(), &[4, 0, 1_000]);
+        assert_eq!(count.total(), Money(4 * 2_500 + 1_000 * 50_000));
+        assert_eq!(
+            Inventory::typed(set.clone(), &["4", "-1", "0"]),
+            Err(InventoryError::Negative(Money(10_000)))
+        );
+        assert_eq!(
+            Inventory::typed(set.clone(), &["4", "1.5", "0"]),
+            Err(InventoryError::NotACount(Money(10_000), "1.5".to_owned()))
+        );
+        assert_eq!(
+            Inventory::new(set, vec![1, 2]),
+            Err(InventoryError::WrongLength {
+                counts: 2,
+                denominations: 3
+            })
+        );
+    }
+
+    #[test]
+    fn an_inventory_too_large_to_hold_is_refused() {
+        let set = php(&[10_000]);
+        assert_eq!(
+            Inventory::new(set.clone(), vec![i64::MAX / 100]),
+            Err(InventoryError::Overflow)
+        );
+        assert_eq!(
+            // Each product fits; their sum does not.
+            Inventory::new(php(&[1, 10_000]), vec![1_000_000_000, i64::MAX / 1_000_000]),
+            Err(InventoryError::Overflow)
+        );
+        assert!(Inventory::new(set, vec![1_000]).is_ok());
+    }
+}
