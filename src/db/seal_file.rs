@@ -217,12 +217,22 @@ pub fn read_lines(path: &Path) -> Result<Vec<Line>, SealFileError> {
             line: index + 1,
             source,
         };
-        // A checkpoint names its kind; a seal (the only kind before checkpoints) does not.
-        let value: serde_json::Value = serde_json::from_str(&text).map_err(bad_line)?;
-        let line = if value.get("kind").is_some() {
-            Line::Checkpoint(serde_json::from_value(value).map_err(bad_line)?)
-        } else {
-            Line::Seal(serde_json::from_value(value).map_err(bad_line)?)
+        // A checkpoint names its kind; a seal (the only kind before checkpoints) does not. A
+        // kind this build does not know (a later build's) is skipped.
+        let mut value: serde_json::Value = serde_json::from_str(&text).map_err(bad_line)?;
+        let kind = value
+            .get("kind")
+            .map(|kind| kind.as_str().map(str::to_owned));
+        let line = match kind {
+            None => Line::Seal(serde_json::from_value(value).map_err(bad_line)?),
+            Some(Some(kind)) if kind == "seal" => {
+                if let Some(object) = value.as_object_mut() {
+                    object.remove("kind");
+                }
+                Line::Seal(serde_json::from_value(value).map_err(bad_line)?)
+            }
+            Some(Some(kind)) if kind != "checkpoint" => continue,
+            Some(_) => Line::Checkpoint(serde_json::from_value(value).map_err(bad_line)?),
         };
         lines.push(line);
     }
@@ -259,7 +269,7 @@ mod tests {
         append(&path, &seal(20)).unwrap();
         // A line of a kind this build does not know is skipped.
         let mut file = OpenOptions::new().append(true).open(&path).unwrap();
-        writeln!(file, "{{\"kind\":\"checkpoint\",\"heads\":{{}}}}").unwrap();
+        writeln!(file, "{{\"kind\":\"later\",\"heads\":{{}}}}").unwrap();
         append(&path, &seal(21)).unwrap();
         assert_eq!(read(&path).unwrap(), vec![seal(20), seal(21)]);
         let checkpoint = Checkpoint::new(at, seal(22).heads);
@@ -276,7 +286,7 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(
             text.lines()
-                .nth(2)
+                .nth(3)
                 .unwrap()
                 .starts_with("{\"kind\":\"checkpoint\",\"at\":"),
             "{text}"
