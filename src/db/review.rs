@@ -624,7 +624,7 @@ pub fn queue(
     let query = query.order(sql::<BigInt>(&format!(
         "{key} {direction}, {id} {direction}"
     )));
-    query.limit(limit).load(conn)
+    super::with_custom_plans(conn, |conn| query.limit(limit).load(conn))
 }
 
 /// Every gaming table's id and code, by code (the queue's table filter).

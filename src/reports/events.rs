@@ -1,9 +1,14 @@
 //! The auditor's event search: events newest first, filtered by chain, actor, action, gaming
 //! day and time, a page at a time by keyset (the id of the last event shown), each filter served
 //! by its own index (migration `2026-11-25-000004_audit_search`).
+//!
+//! A search with a time range is read in time order from the `at` index, so that a range far
+//! back in the history costs what the range holds, not every event after it (issue 37).
 
 use chrono::{DateTime, NaiveDate, Utc};
+use diesel::dsl::sql;
 use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Bool};
 
 use crate::db::audit_log::AuditEvent;
 use crate::db::schema::audit_events;
@@ -29,19 +34,24 @@ pub struct EventPage {
     pub next_before: Option<i64>,
 }
 
-/// The events matching `filter` with ids below `before` (all if `None`), newest first, at most
-/// `size`.
+/// The events matching `filter` after the event `before` (all if `None`), newest first, at
+/// most `size`: by id, or by time (then id) when the filter has a time range.
 pub fn search(
     conn: &mut PgConnection,
     filter: &EventFilter,
     before: Option<i64>,
     size: i64,
 ) -> QueryResult<EventPage> {
+    let by_time = filter.from.is_some() || filter.to.is_some();
     let mut query = audit_events::table
         .select(AuditEvent::as_select())
-        .order(audit_events::id.desc())
         .limit(size + 1)
         .into_boxed();
+    query = if by_time {
+        query.order((audit_events::at.desc(), audit_events::id.desc()))
+    } else {
+        query.order(audit_events::id.desc())
+    };
     if let Some(chain) = &filter.chain {
         query = query.filter(audit_events::chain.eq(chain.clone()));
     }
@@ -60,10 +70,20 @@ pub fn search(
     if let Some(to) = filter.to {
         query = query.filter(audit_events::at.lt(to));
     }
-    if let Some(before) = before {
-        query = query.filter(audit_events::id.lt(before));
-    }
-    let mut events = query.load(conn)?;
+    query = match before {
+        // The page after the event `before`, in time order: events at an earlier instant, or
+        // at the same instant with a lower id.
+        Some(before) if by_time => query.filter(
+            sql::<Bool>("(audit_events.at, audit_events.id) < ((SELECT e.at FROM audit_events e WHERE e.id = ")
+                .bind::<BigInt, _>(before)
+                .sql("), ")
+                .bind::<BigInt, _>(before)
+                .sql(")"),
+        ),
+        Some(before) => query.filter(audit_events::id.lt(before)),
+        None => query,
+    };
+    let mut events = crate::db::with_custom_plans(conn, |conn| query.load(conn))?;
     let more = events.len() as i64 > size;
     events.truncate(usize::try_from(size).unwrap_or(0));
     Ok(EventPage {

@@ -859,6 +859,55 @@ async fn the_event_search_filters_describes_and_pages_by_keyset() {
     );
 }
 
+/// The `seq` of each event row of an event-search page, in the page's order.
+fn seqs_shown(page: &str, chain: &str) -> Vec<i64> {
+    let mark = format!("{chain} · ");
+    page.split(&mark)
+        .skip(1)
+        .map(|rest| {
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse().unwrap()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_time_range_search_pages_through_its_events_in_time_order() {
+    let app = spawn_app().await;
+    append_events(&app, "t:range", 60);
+    // Instants that disagree with the ids (as concurrent writers can make them): event n at
+    // noon plus (61 - n) seconds, except events 20 to 29, which share one instant. Event 60
+    // falls before the range.
+    tamper(
+        &app,
+        "UPDATE audit_events SET at = CASE \
+             WHEN seq = 60 THEN timestamptz '2026-01-01 12:00:00+00' \
+             WHEN seq BETWEEN 20 AND 29 THEN timestamptz '2026-01-10 12:00:30.5+00' \
+             ELSE timestamptz '2026-01-10 12:00:00+00' + (61 - seq) * interval '1 second' END \
+         WHERE chain = 't:range'",
+    );
+    app.signed_in_as(Role::Auditor).await;
+    let mut shown = Vec::new();
+    let mut path = "/audit/events?chain=t:range&from=2026-01-09T00:00&to=2026-01-12T00:00".to_string();
+    for _ in 0..3 {
+        let page = app.get(&path).await.text().await.unwrap();
+        shown.extend(seqs_shown(&page, "t:range"));
+        let older = page.split("\" id=\"older\"").next().filter(|_| page.contains("id=\"older\""));
+        match older.and_then(|before| before.rsplit("href=\"").next()) {
+            Some(next) => path = next.replace("&#38;", "&"),
+            None => break,
+        }
+    }
+    // Newest first: 1..=19 (noon + 60 s down to + 42 s), 30 (+ 31 s), the shared instant's
+    // 29 down to 20 by id (+ 30.5 s), then 31..=59.
+    let expected: Vec<i64> = (1..=19)
+        .chain([30])
+        .chain((20..=29).rev())
+        .chain(31..=59)
+        .collect();
+    assert_eq!(shown, expected);
+}
+
 #[test]
 fn the_seal_file_lives_outside_the_private_cluster() {
     let config = pusoy_pit::config::Config::from_lookup(|_| None).unwrap();

@@ -1,0 +1,6 @@
+DROP INDEX audit_events_action_at_idx;
+DROP INDEX audit_events_actor_at_idx;
+DROP INDEX audit_events_chain_at_idx;
+DROP INDEX audit_events_actor_user_id_idx;
+DROP INDEX rounds_review_dealer_amount_idx;
+DROP INDEX rounds_review_dealer_idx;
