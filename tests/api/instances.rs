@@ -76,7 +76,7 @@ async fn a_database_that_stops_taking_writes_is_answered_503_until_a_writable_on
     create_table(&app, "FO-1");
     app.signed_in_as(Role::Dealer).await;
     app.sign_on_at("FO-1").await;
-    let (status, body) = record(&app, "FO-1", "fo-1", the_round()).await;
+    let (status, body) = record(&app, "FO-1", "failover-0001", the_round()).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
 
     let csrf = app.csrf_token().await;
@@ -89,7 +89,7 @@ async fn a_database_that_stops_taking_writes_is_answered_503_until_a_writable_on
             .json(&the_round())
             .send()
     };
-    let res = put("fo-2").await.unwrap();
+    let res = put("failover-0002").await.unwrap();
     assert_eq!(res.status(), StatusCode::SERVICE_UNAVAILABLE, "not a 500");
     assert!(res.headers().contains_key(RETRY_AFTER));
     assert_eq!(res.headers()[CONTENT_TYPE], "application/json");
@@ -102,7 +102,7 @@ async fn a_database_that_stops_taking_writes_is_answered_503_until_a_writable_on
     read_only(&app, false, false);
     let mut answers = Vec::new();
     for _ in 0..=app.config.db_pool_size + 1 {
-        let res = put("fo-2").await.unwrap();
+        let res = put("failover-0002").await.unwrap();
         answers.push(res.status());
         if res.status() == StatusCode::CREATED {
             break;
@@ -127,7 +127,7 @@ async fn two_instances_record_at_one_table_with_one_round_per_key_and_no_gap() {
     let mut keys = Vec::new();
     for n in 1..=6 {
         let (via, other) = if n % 2 == 0 { (&a, &b) } else { (&b, &a) };
-        let key = format!("fo2-{n}");
+        let key = format!("failover-{n:04}");
         let (status, body) = record(via, "FO-2", &key, the_round()).await;
         assert_eq!(status, StatusCode::CREATED, "{body}");
         assert_eq!(body["round_no"], n);
@@ -152,7 +152,8 @@ async fn two_instances_record_at_one_table_with_one_round_per_key_and_no_gap() {
 
     // A token one instance found good is revoked (through any instance, here the database):
     // the other's memory of it does not let a round through.
-    let boss = Actor::system("test");
+    let boss = a.create_user("the-boss", Role::Admin, crate::helpers::PASSWORD);
+    let boss = Actor::user(boss.id, &boss.username, None);
     let (token_id, token) =
         api_tokens::issue(&mut a.conn(), "Cage", dealer.id, None, &boss).unwrap();
     let bearer = |app: &TestApp, key: &str| {
@@ -163,10 +164,10 @@ async fn two_instances_record_at_one_table_with_one_round_per_key_and_no_gap() {
             .json(&the_round())
             .send()
     };
-    assert_eq!(bearer(&a, "fo2-t1").await.unwrap().status(), StatusCode::CREATED);
+    assert_eq!(bearer(&a, "failover-token-1").await.unwrap().status(), StatusCode::CREATED);
     api_tokens::revoke(&mut b.conn(), token_id, &boss).unwrap();
     assert_eq!(
-        bearer(&a, "fo2-t2").await.unwrap().status(),
+        bearer(&a, "failover-token-2").await.unwrap().status(),
         StatusCode::UNAUTHORIZED
     );
     assert_eq!(round_numbers(&a).len(), 7);
