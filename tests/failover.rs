@@ -103,9 +103,11 @@ fn kill_postmaster(layout: &Layout) -> Result<()> {
     }
     let stat = Path::new("/proc").join(&pid).join("stat");
     let deadline = Instant::now() + Duration::from_secs(10);
-    while std::fs::read_to_string(&stat)
-        .is_ok_and(|text| text.rsplit(')').next().is_some_and(|rest| !rest.trim_start().starts_with('Z')))
-    {
+    while std::fs::read_to_string(&stat).is_ok_and(|text| {
+        text.rsplit(')')
+            .next()
+            .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
+    }) {
         if Instant::now() > deadline {
             return Err(anyhow!("the postmaster {pid} did not die"));
         }
@@ -261,7 +263,10 @@ async fn run(settings: &Settings) -> Result<()> {
         )
     };
     let env = vec![
-        ("PUSOY_SEAL_FILE".to_owned(), seal_file.display().to_string()),
+        (
+            "PUSOY_SEAL_FILE".to_owned(),
+            seal_file.display().to_string(),
+        ),
         ("PUSOY_CHECKPOINT_MINUTES".to_owned(), "1".to_owned()),
         ("PUSOY_MIGRATE".to_owned(), "false".to_owned()),
     ];

@@ -165,7 +165,10 @@ impl Checkpointer {
                 Some((heads, read_at)) if read_at == length => heads,
                 _ => last_heads(seals)?,
             };
-            if now.iter().all(|(chain, head)| known.get(chain) == Some(head)) {
+            if now
+                .iter()
+                .all(|(chain, head)| known.get(chain) == Some(head))
+            {
                 *last = Some((known, length));
                 return Ok(None);
             }

@@ -74,7 +74,9 @@ pub enum EmbeddedError {
     NoPort(PathBuf),
     #[error("the private cluster still runs with {0} after a reload; see its log")]
     NotDurable(String),
-    #[error("the private cluster's synchronous_standby_names is not {0:?} after a reload; see its log")]
+    #[error(
+        "the private cluster's synchronous_standby_names is not {0:?} after a reload; see its log"
+    )]
     NotSynchronous(String),
 }
 

@@ -201,7 +201,11 @@ impl TestApp {
     /// seal file), reached by this browser (its cookies go to both, as behind a proxy) and
     /// remembering nothing of its own yet.
     pub fn another_instance(&self) -> TestApp {
-        serve(self.db_url.clone(), self.config.clone(), self.client.clone())
+        serve(
+            self.db_url.clone(),
+            self.config.clone(),
+            self.client.clone(),
+        )
     }
 
     /// A second browser on the same app.

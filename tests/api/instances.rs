@@ -16,8 +16,8 @@ use reqwest::header::{CONTENT_TYPE, RETRY_AFTER};
 use reqwest::StatusCode;
 use serde_json::Value;
 
-use crate::helpers::{cluster, create_table, record, round_numbers, spawn_app, the_round};
 use crate::helpers::TestApp;
+use crate::helpers::{cluster, create_table, record, round_numbers, spawn_app, the_round};
 
 fn database_name(app: &TestApp) -> String {
     let (_, host_and_name) = app.db_url.split_once('@').unwrap();
@@ -147,7 +147,10 @@ async fn two_instances_record_at_one_table_with_one_round_per_key_and_no_gap() {
     let chains = pusoy_pit::db::checkpoints::heads(&mut a.conn()).unwrap();
     for chain in chains.keys() {
         let found = audit_log::verify_chain(&mut a.conn(), chain).unwrap();
-        assert!(matches!(found, ChainCheck::Intact { .. }), "{chain}: {found:?}");
+        assert!(
+            matches!(found, ChainCheck::Intact { .. }),
+            "{chain}: {found:?}"
+        );
     }
 
     // A token one instance found good is revoked (through any instance, here the database):
@@ -164,7 +167,10 @@ async fn two_instances_record_at_one_table_with_one_round_per_key_and_no_gap() {
             .json(&the_round())
             .send()
     };
-    assert_eq!(bearer(&a, "failover-token-1").await.unwrap().status(), StatusCode::CREATED);
+    assert_eq!(
+        bearer(&a, "failover-token-1").await.unwrap().status(),
+        StatusCode::CREATED
+    );
     api_tokens::revoke(&mut b.conn(), token_id, &boss).unwrap();
     assert_eq!(
         bearer(&a, "failover-token-2").await.unwrap().status(),
@@ -179,10 +185,19 @@ async fn a_checkpoint_is_written_once_among_instances_sharing_a_seal_file() {
     let seals = SealFiles::of(&app.config);
     let _ = std::fs::remove_file(&seals.file);
     create_table(&app, "FO-3");
-    let (mut first, mut second) = (Checkpointer::new(seals.clone()), Checkpointer::new(seals.clone()));
-    assert!(second.tick(&mut app.conn()).unwrap().is_some(), "heads moved");
+    let (mut first, mut second) = (
+        Checkpointer::new(seals.clone()),
+        Checkpointer::new(seals.clone()),
+    );
+    assert!(
+        second.tick(&mut app.conn()).unwrap().is_some(),
+        "heads moved"
+    );
     create_table(&app, "FO-4");
-    assert!(first.tick(&mut app.conn()).unwrap().is_some(), "heads moved");
+    assert!(
+        first.tick(&mut app.conn()).unwrap().is_some(),
+        "heads moved"
+    );
     // The other instance sees the line the first appended: nothing to write.
     assert!(second.tick(&mut app.conn()).unwrap().is_none());
 
@@ -222,4 +237,50 @@ async fn a_recheck_running_on_another_instance_is_not_run_twice() {
     assert!(!run(&rechecks), "not run while another instance runs one");
     pusoy_pit::db::advisory_unlock(&mut other, RECHECK_LOCK).unwrap();
     assert!(run(&rechecks), "run once the other has finished");
+}
+
+/// A failover that lost the last round (an asynchronous standby promoted): the new primary's
+/// chain ends one event earlier, and another instance then records a round under the same
+/// number with another hash. The instance that remembers the lost round must not chain onto it.
+#[tokio::test]
+async fn a_round_lost_in_a_failover_is_not_chained_onto_from_memory() {
+    let a = spawn_app().await;
+    let b = a.another_instance();
+    create_table(&a, "FO-6");
+    a.signed_in_as(Role::Dealer).await;
+    a.sign_on_at("FO-6").await;
+    let (status, _) = record(&a, "FO-6", "failover-lost-1", the_round()).await;
+    assert_eq!(status, StatusCode::CREATED);
+    // The round and its event are gone, and the chain's head is back before them, as on a
+    // standby that never received them (the superuser, triggers off for the transaction).
+    a.conn()
+        .transaction(|conn| {
+            diesel::sql_query("SET LOCAL session_replication_role = replica").execute(conn)?;
+            diesel::sql_query(
+                "WITH gone AS (DELETE FROM audit_events WHERE action = 'round.settled' \
+                 RETURNING chain, seq, prev_hash) \
+                 UPDATE audit_chain_heads h SET last_seq = g.seq - 1, last_hash = g.prev_hash \
+                 FROM gone g WHERE h.chain = g.chain",
+            )
+            .execute(conn)?;
+            diesel::sql_query("DELETE FROM round_figures").execute(conn)?;
+            diesel::sql_query("DELETE FROM rounds").execute(conn)?;
+            Ok::<_, diesel::result::Error>(())
+        })
+        .unwrap();
+    let (status, body) = record(&b, "FO-6", "failover-lost-2", the_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(body["round_no"], 1);
+    let (status, body) = record(&a, "FO-6", "failover-lost-3", the_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(body["round_no"], 2);
+    assert_eq!(round_numbers(&a), vec![1, 2]);
+    let chains = pusoy_pit::db::checkpoints::heads(&mut a.conn()).unwrap();
+    for chain in chains.keys() {
+        let found = audit_log::verify_chain(&mut a.conn(), chain).unwrap();
+        assert!(
+            matches!(found, ChainCheck::Intact { .. }),
+            "{chain}: {found:?}"
+        );
+    }
 }
