@@ -19,7 +19,11 @@
 //! flow, then the latency of rendering the dealer's table screen.
 //!
 //! `cargo bench --bench confirm_load -- [--flow whole|draft|both] [--clients 32] [--seconds 20]
-//! [--rate rounds-per-second] [--warmup 3] [--workers 2] [--pool connections] [--timeline]`
+//! [--rate rounds-per-second] [--warmup 3] [--workers 2] [--pool connections] [--timeline]
+//! [--instances 1]`
+//!
+//! `--instances N` serves N app instances on the one database (each its own workers, pool and
+//! memory, as N `serve` processes would be), client `i` sending to instance `i % N`.
 //!
 //! `--timeline` also prints each second's count, p50, p99 and max, to tell a tail spread over
 //! the run from one made by a few stalls.
@@ -57,6 +61,8 @@ struct Options {
     warmup: u64,
     /// Print the confirming request's latency second by second.
     timeline: bool,
+    /// App instances on the one database.
+    instances: usize,
     /// The process id of this checkout's PostgreSQL server (its postmaster).
     postmaster: u32,
 }
@@ -72,6 +78,7 @@ fn options() -> Result<Options> {
         rate: 0,
         warmup: 3,
         timeline: false,
+        instances: 1,
         postmaster: 0,
     };
     let mut args = std::env::args().skip(1);
@@ -90,6 +97,7 @@ fn options() -> Result<Options> {
             "--rate" => options.rate = value()?,
             "--warmup" => options.warmup = value()?,
             "--timeline" => options.timeline = true,
+            "--instances" => options.instances = usize::try_from(value()?)?.max(1),
             "--flow" => {
                 options.flows = match args.next().as_deref() {
                     Some("whole") => vec![Flow::Whole],
@@ -443,7 +451,7 @@ struct Run {
 async fn clients_run(
     flow: Flow,
     run: &'static str,
-    address: &str,
+    addresses: &[String],
     seeded: &Seeded,
     options: &Options,
     seconds: u64,
@@ -454,7 +462,8 @@ async fn clients_run(
     let tasks: Vec<_> = (0_u32..)
         .zip(&seeded.tables)
         .map(|(i, (code, _, token))| {
-            let (address, code, token) = (address.to_owned(), code.clone(), token.clone());
+            let address = addresses[i as usize % addresses.len()].clone();
+            let (code, token) = (code.clone(), token.clone());
             // Each client sends every `clients / rate` seconds, the clients evenly staggered.
             let pace = match options.rate {
                 0 => Pace::BackToBack,
@@ -495,7 +504,7 @@ async fn clients_run(
 /// errors.
 async fn run_flow(
     flow: Flow,
-    address: &str,
+    addresses: &[String],
     seeded: &Seeded,
     options: &Options,
 ) -> Result<Vec<String>> {
@@ -504,17 +513,18 @@ async fn run_flow(
         rate => format!("{rate} rounds/s offered"),
     };
     println!(
-        "{flow:?} flow: {} clients on {} tables, {pace}, {} s, {} server workers, \
-         {} pooled connections, synchronous_commit=on",
+        "{flow:?} flow: {} clients on {} tables, {pace}, {} s, {} app instance(s) of {} server \
+         workers and {} pooled connections, synchronous_commit=on",
         options.clients,
         seeded.tables.len(),
         options.seconds,
+        addresses.len(),
         options.workers,
         options.pool_size,
     );
     // Connections, prepared statements and caches warm up first, unmeasured.
     if options.warmup > 0 {
-        let warm = clients_run(flow, "warm", address, seeded, options, options.warmup).await?;
+        let warm = clients_run(flow, "warm", addresses, seeded, options, options.warmup).await?;
         if let Some(first) = warm.errors.first() {
             println!(
                 "warm-up errors         {} (first: {first})",
@@ -530,7 +540,7 @@ async fn run_flow(
         started,
         cycle,
         errors,
-    } = clients_run(flow, "load", address, seeded, options, options.seconds).await?;
+    } = clients_run(flow, "load", addresses, seeded, options, options.seconds).await?;
     if options.timeline {
         timeline(start, &started, &confirm);
     }
@@ -564,6 +574,22 @@ async fn run_flow(
     Ok(errors)
 }
 
+/// The server's `synchronous_standby_names` (`pusoy-pit db standby` sets it), if any: a
+/// commit then waits until the standby has it on its disk too.
+fn synchronous_standby(url: &str) -> Result<Option<String>> {
+    use diesel::{Connection, QueryableByName, RunQueryDsl};
+    #[derive(QueryableByName)]
+    struct Setting {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        value: String,
+    }
+    let mut conn = diesel::PgConnection::establish(url)?;
+    let Setting { value } =
+        diesel::sql_query("SELECT current_setting('synchronous_standby_names') AS value")
+            .get_result(&mut conn)?;
+    Ok(Some(value).filter(|v| !v.is_empty()))
+}
+
 fn main() -> Result<()> {
     let mut options = options()?;
     let mut config = Config::from_lookup(|_| None)?;
@@ -578,29 +604,39 @@ fn main() -> Result<()> {
     // A confirmed round must be on disk before the dealer is told so: what is measured here.
     let seeded = seed(&cluster, DATABASE, "on", options.clients, day)?;
     config.database_url = Some(seeded.url.clone());
+    println!(
+        "synchronous standby    {}",
+        synchronous_standby(&seeded.url)?.unwrap_or_else(|| "none".to_owned())
+    );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name(LOAD_GENERATOR_THREADS)
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let pool = pusoy_pit::db::pool(&seeded.url, config.db_pool_size)?;
-        let listener = TcpListener::bind("127.0.0.1:0")?;
-        let address = format!("http://{}", listener.local_addr()?);
-        let server = pusoy_pit::web::run(listener, pool, config.clone())?;
-        let handle = server.handle();
-        tokio::spawn(server);
+        let mut addresses = Vec::new();
+        let mut handles = Vec::new();
+        for _ in 0..options.instances {
+            let pool = pusoy_pit::db::pool(&seeded.url, config.db_pool_size)?;
+            let listener = TcpListener::bind("127.0.0.1:0")?;
+            addresses.push(format!("http://{}", listener.local_addr()?));
+            let server = pusoy_pit::web::run(listener, pool, config.clone())?;
+            handles.push(server.handle());
+            tokio::spawn(server);
+        }
 
         let mut errors = Vec::new();
         for &flow in &options.flows {
-            errors.extend(run_flow(flow, &address, &seeded, &options).await?);
+            errors.extend(run_flow(flow, &addresses, &seeded, &options).await?);
         }
 
-        let screens = table_screens(&address, &seeded, 5).await?;
+        let screens = table_screens(&addresses[0], &seeded, 5).await?;
         let rate = screens.len() as f64 / 5.0;
         summary("table screen GET", screens);
         println!("table screens          {rate:.0}/s, one signed-in dealer, one request at a time");
-        handle.stop(true).await;
+        for handle in handles {
+            handle.stop(true).await;
+        }
         let url = seeded.url.clone();
         let check = tokio::task::spawn_blocking(move || check_written(&url)).await??;
         println!("{check}");

@@ -179,8 +179,22 @@ enum UserCommand {
 enum DbCommand {
     /// Print the database URL in use (starting the private cluster if needed).
     Url,
-    /// Stop the private cluster.
+    /// Stop the private cluster (and its standby, if it has one).
     Stop,
+    /// Make a streaming standby of the private cluster (a base backup under var/standby) and
+    /// name it the synchronous standby: a 200/201 then means the round is on both clusters'
+    /// disks. Prints a DATABASE_URL that follows a failover to it.
+    Standby {
+        /// The standby's port (default: the primary's port + 1).
+        #[arg(long)]
+        port: Option<u16>,
+        /// Replicate without waiting for the standby at each commit.
+        #[arg(long, conflicts_with = "remove")]
+        asynchronous: bool,
+        /// Stop waiting for the standby, then stop and remove it.
+        #[arg(long)]
+        remove: bool,
+    },
     /// (Re)create an empty, migrated database on the private cluster and print its URL.
     #[command(hide = true)]
     Scratch { name: String },
@@ -319,6 +333,11 @@ fn run_service_command(command: ServiceCommand) -> anyhow::Result<ExitCode> {
         ServiceCommand::Db(cmd) => match cmd {
             DbCommand::Url => service::db_url(&config),
             DbCommand::Stop => service::db_stop(&config),
+            DbCommand::Standby {
+                port,
+                asynchronous,
+                remove,
+            } => service::db_standby(&config, port, asynchronous, remove),
             DbCommand::Scratch { name } => service::db_scratch(&config, &name),
             DbCommand::Generate {
                 rounds,

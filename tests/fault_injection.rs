@@ -15,28 +15,26 @@
 //! run, default this build's `pusoy-pit`).
 #![allow(clippy::unwrap_used)]
 
-use std::collections::{BTreeMap, HashSet};
-use std::net::TcpListener;
+use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context, Result};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Text};
+use diesel::sql_types::Text;
 use pusoy_pit::db::embedded::{self, Cluster, Layout};
 
+#[path = "support/crash.rs"]
+mod crash;
 #[path = "../benches/support/load.rs"]
 mod load;
+
+use crash::{client, count_rounds, App, Seen};
 
 const DATABASE: &str = "fault_injection";
 /// Seconds between two faults.
 const FAULT_EVERY: Duration = Duration::from_secs(3);
-/// How long one request may take before the client gives up on it and sends it again.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(15);
-/// The longest the app may take to answer after a start.
-const START_TIMEOUT: Duration = Duration::from_secs(60);
 
 struct Settings {
     seconds: u64,
@@ -69,120 +67,6 @@ fn settings() -> Result<Settings> {
     })
 }
 
-/// The app as a child process on a fixed loopback address.
-struct App {
-    child: Option<Child>,
-    url: String,
-    database_url: String,
-    bind: String,
-    log: std::path::PathBuf,
-}
-
-impl App {
-    fn start(&mut self) -> Result<()> {
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.log)?;
-        let program = std::env::var("PUSOY_FAULT_APP")
-            .unwrap_or_else(|_| env!("CARGO_BIN_EXE_pusoy-pit").to_owned());
-        let child = Command::new(program)
-            .arg("serve")
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("DATABASE_URL", &self.database_url)
-            .env("BIND", &self.bind)
-            .env("PUSOY_WORKERS", "2")
-            .env("PUSOY_DB_POOL_SIZE", "8")
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .context("starting pusoy-pit serve")?;
-        self.child = Some(child);
-        Ok(())
-    }
-
-    /// SIGKILL: no shutdown, no flushing, whatever was in flight is cut off.
-    fn kill(&mut self) -> Result<()> {
-        if let Some(mut child) = self.child.take() {
-            child.kill()?;
-            child.wait()?;
-        }
-        Ok(())
-    }
-
-    async fn wait_until_up(&self, client: &reqwest::Client) -> Result<()> {
-        let deadline = Instant::now() + START_TIMEOUT;
-        while Instant::now() < deadline {
-            if let Ok(res) = client.get(format!("{}/healthz", self.url)).send().await {
-                if res.status().is_success() {
-                    return Ok(());
-                }
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        Err(anyhow!("the app did not answer within {START_TIMEOUT:?}"))
-    }
-}
-
-/// What the clients saw.
-#[derive(Default)]
-struct Seen {
-    /// Keys of rounds a client was told were written (201, or 200 for a key sent again).
-    acknowledged: Vec<String>,
-    /// Keys sent whose fate the client never learned (the run ended first).
-    in_doubt: Vec<String>,
-    /// Answers other than 200/201, and requests that got no answer, by kind.
-    errors: BTreeMap<String, u64>,
-}
-
-/// One table's client: rounds one after another until `until`; a round that gets no answer or
-/// an error is sent again under the same key until it is acknowledged.
-async fn client(
-    address: String,
-    code: String,
-    token: String,
-    until: Instant,
-    seen: Arc<Mutex<Seen>>,
-) {
-    let http = reqwest::Client::builder()
-        .timeout(REQUEST_TIMEOUT)
-        .build()
-        .unwrap();
-    let body = load::the_round().to_string();
-    let mut n = 1;
-    let mut pending: Option<String> = None;
-    while Instant::now() < until {
-        let key = format!("{code}-{n}");
-        pending = Some(key.clone());
-        let sent = http
-            .put(format!("{address}/api/v1/tables/{code}/rounds/{key}"))
-            .bearer_auth(&token)
-            .header("content-type", "application/json")
-            .body(body.clone())
-            .send()
-            .await;
-        let kind = match sent {
-            Ok(res) if matches!(res.status().as_u16(), 200 | 201) => {
-                seen.lock().unwrap().acknowledged.push(key);
-                pending = None;
-                n += 1;
-                continue;
-            }
-            Ok(res) => format!("HTTP {}", res.status().as_u16()),
-            Err(err) if err.is_timeout() => "timed out".to_owned(),
-            Err(_) => "no answer (connection refused or cut)".to_owned(),
-        };
-        *seen.lock().unwrap().errors.entry(kind).or_default() += 1;
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    if let Some(key) = pending {
-        seen.lock().unwrap().in_doubt.push(key);
-    }
-}
-
 #[derive(Debug, Clone, Copy)]
 enum Fault {
     TerminateBackends,
@@ -208,35 +92,6 @@ fn terminate_backends(cluster: &Cluster) -> Result<()> {
     Ok(())
 }
 
-/// Every acknowledged key exactly once among the rounds, and no round under a key never sent.
-fn count_rounds(url: &str, seen: &Seen) -> Result<(u64, u64, u64)> {
-    #[derive(QueryableByName)]
-    struct Key {
-        #[diesel(sql_type = Text)]
-        draft_key: String,
-        #[diesel(sql_type = BigInt)]
-        n: i64,
-    }
-    let mut conn = PgConnection::establish(url)?;
-    let stored: Vec<Key> =
-        diesel::sql_query("SELECT draft_key, count(*) AS n FROM rounds GROUP BY draft_key")
-            .load(&mut conn)?;
-    let stored: BTreeMap<String, i64> = stored.into_iter().map(|k| (k.draft_key, k.n)).collect();
-    let acknowledged: HashSet<&String> = seen.acknowledged.iter().collect();
-    let sent: HashSet<&String> = acknowledged
-        .iter()
-        .copied()
-        .chain(seen.in_doubt.iter())
-        .collect();
-    let lost = acknowledged
-        .iter()
-        .filter(|key| !stored.contains_key(**key))
-        .count();
-    let doubled = stored.values().filter(|&&n| n > 1).count();
-    let never_sent = stored.keys().filter(|key| !sent.contains(key)).count();
-    Ok((lost as u64, doubled as u64, never_sent as u64))
-}
-
 async fn run(settings: &Settings) -> Result<()> {
     let base = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("var")
@@ -255,17 +110,7 @@ async fn run(settings: &Settings) -> Result<()> {
         tokio::task::spawn_blocking(move || load::seed(&cluster, DATABASE, &commit, clients, day))
             .await??
     };
-    let bind = {
-        let probe = TcpListener::bind("127.0.0.1:0")?;
-        probe.local_addr()?.to_string()
-    };
-    let mut app = App {
-        child: None,
-        url: format!("http://{bind}"),
-        database_url: seeded.url.clone(),
-        bind,
-        log: base.join("app.log"),
-    };
+    let mut app = App::new(&seeded.url, base.join("app.log"), Vec::new())?;
     let probe = reqwest::Client::new();
     app.start()?;
     app.wait_until_up(&probe).await?;
@@ -278,7 +123,7 @@ async fn run(settings: &Settings) -> Result<()> {
         .iter()
         .map(|(code, _, token)| {
             tokio::spawn(client(
-                app.url.clone(),
+                vec![app.url.clone()],
                 code.clone(),
                 token.clone(),
                 until,

@@ -235,6 +235,56 @@ pub fn db_stop(config: &Config) -> anyhow::Result<()> {
     } else {
         println!("the private PostgreSQL cluster was not running");
     }
+    // After the primary, which sends the standby everything before it stops.
+    if embedded::stop(&layout.standby())? {
+        println!("stopped its standby");
+    }
+    Ok(())
+}
+
+/// `db standby`: makes (or remakes) a streaming standby of the private cluster under
+/// `var/standby` on `port` (default the primary's port + 1) and, unless `asynchronous`, names it
+/// the primary's synchronous standby, so that a commit (a 200/201) is on both clusters' disks.
+/// With `remove`: stops waiting for it, then stops and removes it.
+pub fn db_standby(
+    config: &Config,
+    port: Option<u16>,
+    asynchronous: bool,
+    remove: bool,
+) -> anyhow::Result<()> {
+    let layout = Layout::resolve(&config.data_dir)?;
+    let primary = embedded::ensure_running(&layout).context("starting the private PostgreSQL")?;
+    let standby_layout = layout.standby();
+    if remove {
+        // First: with a synchronous standby named and gone, every commit would wait.
+        embedded::set_synchronous(&primary, false)?;
+        embedded::stop(&standby_layout)?;
+        let dir = standby_layout.data_dir();
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).with_context(|| format!("removing {}", dir.display()))?;
+        }
+        println!("the standby is stopped and removed; commits no longer wait for it");
+        return Ok(());
+    }
+    let port = port.unwrap_or(primary.port.saturating_add(1));
+    let standby = embedded::make_standby(&primary, &standby_layout, port, !asynchronous)
+        .context("making the standby")?;
+    embedded::set_synchronous(&primary, !asynchronous)?;
+    println!(
+        "standby of port {} listening on port {} ({}), {}",
+        primary.port,
+        standby.port,
+        standby_layout.data_dir().display(),
+        if asynchronous {
+            "asynchronous: a commit does not wait for it"
+        } else {
+            "synchronous: every commit waits until it is on the standby's disk too"
+        }
+    );
+    println!(
+        "DATABASE_URL={}",
+        primary.failover_app_url(&standby, "pusoy")
+    );
     Ok(())
 }
 

@@ -351,13 +351,15 @@ impl SealedEvent {
 
 /// A CTE `head` that locks the chain's head row (`$1`) once the statement's other locks are
 /// held (the CTE `ready`, which must have a row), and has a row only if the chain is still
-/// where the event was sealed (its last event is number `$2 - 1`). After waiting for a lock
-/// PostgreSQL re-checks the condition on the row as it is now.
+/// where the event was sealed (its last event is number `$2 - 1` with hash `$12`: after a
+/// failover that lost the last events, a number comes again with another hash). After waiting
+/// for a lock PostgreSQL re-checks the condition on the row as it is now.
 macro_rules! chain_head_unmoved {
     () => {
         "head AS ( \
             SELECT 1 FROM audit_chain_heads, ready \
-            WHERE chain = $1 AND last_seq = $2 - 1 FOR UPDATE OF audit_chain_heads \
+            WHERE chain = $1 AND last_seq = $2 - 1 AND last_hash = $12 \
+            FOR UPDATE OF audit_chain_heads \
         )"
     };
 }

@@ -78,11 +78,53 @@ pub fn heads(conn: &mut PgConnection) -> QueryResult<SealedHeads> {
         .collect())
 }
 
-/// Appends a checkpoint of every chain's head to the seal files.
+/// The advisory lock under which a checkpoint is taken and appended: several app instances on
+/// one database (sharing one seal file) write one at a time.
+pub const CHECKPOINT_LOCK: i64 = 0x7075_736f_7901;
+
+/// Runs `f` holding [`CHECKPOINT_LOCK`] (for the session: it is held past the reading
+/// transaction's commit, while the file is written); `None` when another instance holds it.
+fn one_at_a_time<T>(
+    conn: &mut PgConnection,
+    f: impl FnOnce(&mut PgConnection) -> Result<T, CheckpointError>,
+) -> Result<Option<T>, CheckpointError> {
+    if !crate::db::try_advisory_lock(conn, CHECKPOINT_LOCK)? {
+        return Ok(None);
+    }
+    let done = f(conn);
+    let unlocked = crate::db::advisory_unlock(conn, CHECKPOINT_LOCK);
+    let done = done?;
+    unlocked?;
+    Ok(Some(done))
+}
+
+/// Every chain's head, once the heads are sure to outlive the primary: the reading
+/// transaction takes an id and commits, so that with a synchronous standby its commit (and
+/// with it every commit the heads show, which came before) is on the standby's disk before
+/// the heads go to a seal file. (A commit is visible on the primary before its standby has
+/// acknowledged it; a checkpoint of a head that a failover then lost would read as a cut tail.)
+fn lasting_heads(conn: &mut PgConnection) -> Result<SealedHeads, CheckpointError> {
+    conn.transaction(|conn| {
+        let now = heads(conn)?;
+        diesel::sql_query("SELECT pg_current_xact_id()").execute(conn)?;
+        Ok(now)
+    })
+}
+
+/// Appends a checkpoint of every chain's head to the seal files (waiting its turn behind
+/// another instance's).
 pub fn write(conn: &mut PgConnection, seals: &SealFiles) -> Result<Checkpoint, CheckpointError> {
-    let checkpoint = Checkpoint::new(Utc::now(), heads(conn)?);
-    seals.append_checkpoint(&checkpoint)?;
-    Ok(checkpoint)
+    loop {
+        let written = one_at_a_time(conn, |conn| {
+            let checkpoint = Checkpoint::new(Utc::now(), lasting_heads(conn)?);
+            seals.append_checkpoint(&checkpoint)?;
+            Ok(checkpoint)
+        })?;
+        if let Some(checkpoint) = written {
+            return Ok(checkpoint);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
 
 /// Writes a checkpoint after a shift sign-off. A failure is logged, not returned: the sign-off
@@ -94,13 +136,14 @@ pub fn at_sign_off(conn: &mut PgConnection, seals: &SealFiles) {
 }
 
 /// What `serve`'s checkpoint task runs every `PUSOY_CHECKPOINT_MINUTES`: a checkpoint when a
-/// chain's head moved since the last one it knows of. Several app instances each keep their
-/// own, so two may write the same heads: a repeated checkpoint checks the same thing twice.
+/// chain's head moved since the last line of the seal file. Several app instances sharing one
+/// seal file each run it, and it runs once: one at a time under an advisory lock, each reading
+/// the lines the others appended since its last look, so a head is checkpointed once.
 #[derive(Debug)]
 pub struct Checkpointer {
     seals: SealFiles,
-    /// The heads as last checkpointed; read from the seal file at the first tick.
-    last: Option<SealedHeads>,
+    /// The heads as the seal file last fixed them, and the file's length when read.
+    last: Option<(SealedHeads, u64)>,
 }
 
 impl Checkpointer {
@@ -108,24 +151,45 @@ impl Checkpointer {
         Checkpointer { seals, last: None }
     }
 
-    /// Writes a checkpoint if any chain's head moved since the last checkpoint or seal (the
-    /// written checkpoint), or nothing (`None`).
+    /// Writes a checkpoint if any chain's head moved since the seal file's last checkpoint or
+    /// seal (the written checkpoint), or nothing (`None`; also while another instance writes
+    /// one).
     pub fn tick(&mut self, conn: &mut PgConnection) -> Result<Option<Checkpoint>, CheckpointError> {
-        let last = match &mut self.last {
-            Some(last) => last,
-            None => self.last.insert(last_heads(&self.seals)?),
-        };
-        let now = heads(conn)?;
-        if now
-            .iter()
-            .all(|(chain, head)| last.get(chain) == Some(head))
-        {
-            return Ok(None);
-        }
-        let checkpoint = Checkpoint::new(Utc::now(), now);
-        self.seals.append_checkpoint(&checkpoint)?;
-        last.clone_from(&checkpoint.heads);
-        Ok(Some(checkpoint))
+        let seals = &self.seals;
+        let last = &mut self.last;
+        let written = one_at_a_time(conn, |conn| {
+            let now = lasting_heads(conn)?;
+            let length = file_length(&seals.file)?;
+            let known = match last.take() {
+                // Another instance appended since: read the file again.
+                Some((heads, read_at)) if read_at == length => heads,
+                _ => last_heads(seals)?,
+            };
+            if now
+                .iter()
+                .all(|(chain, head)| known.get(chain) == Some(head))
+            {
+                *last = Some((known, length));
+                return Ok(None);
+            }
+            let checkpoint = Checkpoint::new(Utc::now(), now);
+            seals.append_checkpoint(&checkpoint)?;
+            *last = Some((checkpoint.heads.clone(), file_length(&seals.file)?));
+            Ok(Some(checkpoint))
+        })?;
+        Ok(written.flatten())
+    }
+}
+
+/// The seal file's length in bytes (0 if it does not exist yet).
+fn file_length(path: &std::path::Path) -> Result<u64, SealFileError> {
+    match std::fs::metadata(path) {
+        Ok(meta) => Ok(meta.len()),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(0),
+        Err(source) => Err(SealFileError::Io {
+            path: path.display().to_string(),
+            source,
+        }),
     }
 }
 

@@ -74,6 +74,10 @@ pub enum EmbeddedError {
     NoPort(PathBuf),
     #[error("the private cluster still runs with {0} after a reload; see its log")]
     NotDurable(String),
+    #[error(
+        "the private cluster's synchronous_standby_names is not {0:?} after a reload; see its log"
+    )]
+    NotSynchronous(String),
 }
 
 /// Where one checkout keeps its cluster: `<base>/pg` plus the password, log and lock files.
@@ -119,6 +123,14 @@ impl Layout {
 
     fn lock_file(&self) -> PathBuf {
         self.base.join("pg.lock")
+    }
+
+    /// Where the local standby of this cluster lives (`pusoy-pit db standby`): a layout of its
+    /// own under `<base>/standby`.
+    pub fn standby(&self) -> Layout {
+        Layout {
+            base: self.base.join("standby"),
+        }
     }
 
     /// The directory of the server's Unix socket, if its path is short enough for one (a
@@ -235,6 +247,17 @@ impl Cluster {
         Ok(self.url(database))
     }
 
+    /// The app's URL for `database` on whichever of this cluster and `standby` accepts writes
+    /// (libpq tries the hosts in turn and keeps the first that is not read-only): what the app
+    /// is given to follow a failover by itself.
+    pub fn failover_app_url(&self, standby: &Cluster, database: &str) -> String {
+        format!(
+            "postgres://{APP_ROLE}:{}@127.0.0.1:{},127.0.0.1:{}/{database}\
+             ?target_session_attrs=read-write&connect_timeout=2",
+            self.app_password, self.port, standby.port
+        )
+    }
+
     /// A connection to one database of the cluster.
     pub fn connect(&self, database: &str) -> Result<PgConnection, EmbeddedError> {
         PgConnection::establish(&self.url(database)).map_err(|err| EmbeddedError::Connect {
@@ -283,6 +306,120 @@ pub fn ensure_running(layout: &Layout) -> Result<Cluster, EmbeddedError> {
     };
     make_durable(&cluster)?;
     Ok(cluster)
+}
+
+/// The application name a standby made by [`make_standby`] connects to its primary with, and
+/// the name `synchronous_standby_names` gives it ([`set_synchronous`]).
+pub const STANDBY_NAME: &str = "pusoy_standby";
+
+/// Makes the cluster of `standby` a streaming standby of the running cluster `primary`, on
+/// `port`, and starts it: a base backup over loopback (`pg_basebackup -R`, PostgreSQL's own
+/// replication; nothing is copied by hand), connecting as [`STANDBY_NAME`]. Whatever the
+/// standby's directory held is replaced. The standby has the primary's roles and passwords.
+/// With `synchronous`, the standby, once promoted, waits for a standby of its own at every
+/// commit, as its primary does ([`set_synchronous`]): a failover keeps the promise.
+pub fn make_standby(
+    primary: &Cluster,
+    standby: &Layout,
+    port: u16,
+    synchronous: bool,
+) -> Result<Cluster, EmbeddedError> {
+    let bin = find_bin_dir()?;
+    create_dir(&standby.base, 0o755)?;
+    {
+        let _lock = lock(&standby.lock_file())?;
+        let data_dir = standby.data_dir();
+        if data_dir.join("PG_VERSION").exists() && is_running(&bin, &data_dir)? {
+            let mut cmd = as_postgres(&bin.join("pg_ctl"));
+            cmd.arg("stop")
+                .arg("-D")
+                .arg(&data_dir)
+                .args(["-m", "immediate", "-w"]);
+            run(cmd, "pg_ctl stop")?;
+        }
+        if data_dir.exists() {
+            fs::remove_dir_all(&data_dir).map_err(io_err("removing", &data_dir))?;
+        }
+        create_dir(&data_dir, 0o700)?;
+        write_private(&standby.password_file(), &primary.password)?;
+        write_private(&standby.app_password_file(), &primary.app_password)?;
+        if running_as_root() {
+            let (uid, gid) = postgres_ids()?;
+            std::os::unix::fs::chown(&data_dir, Some(uid), Some(gid))
+                .map_err(io_err("chown", &data_dir))?;
+        }
+        let mut backup = as_postgres(&bin.join("pg_basebackup"));
+        backup
+            .arg("-d")
+            .arg(format!(
+                "host=127.0.0.1 port={} user={SUPERUSER} password={} application_name={STANDBY_NAME}",
+                primary.port, primary.password
+            ))
+            .arg("-D")
+            .arg(&data_dir)
+            .args(["-R", "-X", "stream", "-c", "fast"]);
+        run(backup, "pg_basebackup")?;
+        // The copy has the primary's port; the standby listens on its own.
+        let names = if synchronous { STANDBY_NAME } else { "" };
+        let auto = data_dir.join("postgresql.auto.conf");
+        let mut file = OpenOptions::new()
+            .append(true)
+            .open(&auto)
+            .map_err(io_err("opening", &auto))?;
+        file.write_all(
+            format!(
+                "\n# pusoy-pit standby\nport = {port}\nsynchronous_standby_names = '{names}'\n"
+            )
+            .as_bytes(),
+        )
+        .map_err(io_err("writing", &auto))?;
+        start(standby, &bin)?;
+    }
+    ensure_running(standby)
+}
+
+/// Promotes the standby of `layout` to a primary (`pg_ctl promote`), waiting until it accepts
+/// writes. Its old primary must not come back as a second writer: rebuild it as a standby of
+/// this one ([`make_standby`], or `pg_rewind`).
+pub fn promote(layout: &Layout) -> Result<(), EmbeddedError> {
+    let bin = find_bin_dir()?;
+    let mut cmd = as_postgres(&bin.join("pg_ctl"));
+    cmd.arg("promote")
+        .arg("-D")
+        .arg(layout.data_dir())
+        .args(["-w", "-t", "60"]);
+    run(cmd, "pg_ctl promote")
+}
+
+/// Makes every commit on `primary` wait until the standby named [`STANDBY_NAME`] has it on its
+/// disk too (`synchronous_standby_names`), or, with `false`, no longer wait; waits until new
+/// sessions have the setting. While a synchronous standby is named and none is connected,
+/// commits wait.
+pub fn set_synchronous(primary: &Cluster, synchronous: bool) -> Result<(), EmbeddedError> {
+    #[derive(QueryableByName)]
+    struct Setting {
+        #[diesel(sql_type = Text)]
+        value: String,
+    }
+    let mut conn = primary.connect("postgres")?;
+    let wanted = if synchronous { STANDBY_NAME } else { "" };
+    let change = if synchronous {
+        format!("ALTER SYSTEM SET synchronous_standby_names = '{STANDBY_NAME}'")
+    } else {
+        "ALTER SYSTEM RESET synchronous_standby_names".to_owned()
+    };
+    diesel::sql_query(change).execute(&mut conn)?;
+    diesel::sql_query("SELECT pg_reload_conf()").execute(&mut conn)?;
+    for _ in 0..100 {
+        let now: Setting =
+            diesel::sql_query("SELECT current_setting('synchronous_standby_names') AS value")
+                .get_result(&mut primary.connect("postgres")?)?;
+        if now.value == wanted {
+            return Ok(());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    Err(EmbeddedError::NotSynchronous(wanted.to_owned()))
 }
 
 /// The settings of [`DURABLE`] that `conn`'s session does not have, as `name=value`.

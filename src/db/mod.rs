@@ -67,7 +67,8 @@ impl DbError {
 }
 
 /// Whether a query failed because the database went away under it (its connection closed or
-/// cut) rather than because it was refused: see [`DbError::is_outage`].
+/// cut, or its server no longer takes writes) rather than because it was refused: see
+/// [`DbError::is_outage`].
 pub fn is_outage(err: &diesel::result::Error) -> bool {
     use diesel::result::{DatabaseErrorKind, Error};
     match err {
@@ -77,6 +78,10 @@ pub fn is_outage(err: &diesel::result::Error) -> bool {
             DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
             _,
         ) => true,
+        // A server that no longer accepts writes (SQLSTATE 25006): a primary demoted to a
+        // standby, or made read-only for a switchover. Its connection is dropped, and the next
+        // one goes to whichever host accepts writes (`target_session_attrs=read-write`).
+        Error::DatabaseError(DatabaseErrorKind::ReadOnlyTransaction, _) => true,
         // A backend ended by the server (shut down, or pg_terminate_backend): SQLSTATE 57P01 to
         // 57P03, which diesel does not name.
         Error::DatabaseError(_, info) => {
@@ -99,6 +104,31 @@ pub fn drop_if_cut(conn: &mut PgConnection, err: &diesel::result::Error) {
         <PgConnection as Connection>::TransactionManager::transaction_manager_status_mut(conn)
             .set_in_error();
     }
+}
+
+/// Takes the session-level advisory lock `key` if no other session holds it (`true`); several
+/// app instances on one database use it so that a background job runs in one of them at a
+/// time. Released by [`advisory_unlock`], or when the connection ends.
+pub fn try_advisory_lock(conn: &mut PgConnection, key: i64) -> diesel::QueryResult<bool> {
+    use diesel::RunQueryDsl;
+    #[derive(diesel::QueryableByName)]
+    struct Locked {
+        #[diesel(sql_type = diesel::sql_types::Bool)]
+        locked: bool,
+    }
+    let Locked { locked } = diesel::sql_query("SELECT pg_try_advisory_lock($1) AS locked")
+        .bind::<diesel::sql_types::BigInt, _>(key)
+        .get_result(conn)?;
+    Ok(locked)
+}
+
+/// Releases the advisory lock `key` taken by [`try_advisory_lock`].
+pub fn advisory_unlock(conn: &mut PgConnection, key: i64) -> diesel::QueryResult<()> {
+    use diesel::RunQueryDsl;
+    diesel::sql_query("SELECT pg_advisory_unlock($1)")
+        .bind::<diesel::sql_types::BigInt, _>(key)
+        .execute(conn)?;
+    Ok(())
 }
 
 /// What each of the app's connections sets when it is made: no JIT compilation. PostgreSQL

@@ -1,6 +1,8 @@
 //! Checks run in the background: the auditor's "verify now" and the pit manager's recompute
-//! check of a gaming day. At most one of each kind at a time per process, on its own thread and
-//! connection, with its progress readable while it runs. What a finished check found is handed
+//! check of a gaming day. At most one of each kind at a time, on its own thread and connection,
+//! with its progress readable while it runs: one per process, and one among the app instances
+//! on the database (an advisory lock per kind, held while it runs; a check asked of a second
+//! instance meanwhile is not run). What a finished check found is handed
 //! to the caller's `done` (which records it in the trail).
 
 use std::sync::{Arc, Mutex, PoisonError};
@@ -12,6 +14,10 @@ use crate::db::seal_file::SealFiles;
 use crate::db::PgPool;
 use crate::reports::recheck::{self, DayRecheck};
 use crate::reports::verify::{self, Progress, Scope, Verification};
+
+/// The advisory locks of the two kinds of check.
+pub const VERIFY_LOCK: i64 = 0x7075_736f_7902;
+pub const RECHECK_LOCK: i64 = 0x7075_736f_7903;
 
 /// A check under way: when, by whom, of what, and how far it has gone.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,9 +65,11 @@ where
     /// Runs `work` on a thread named `name` with a connection of `pool` and a way to report its
     /// progress, then hands its result to `done`; `false` (and nothing started) when a check of
     /// this kind is already running.
+    #[allow(clippy::too_many_arguments)]
     fn start<T: 'static, E: std::fmt::Display + std::fmt::Debug + 'static>(
         self: &Arc<Self>,
         name: &str,
+        lock: i64,
         pool: PgPool,
         by: &str,
         subject: S,
@@ -87,6 +95,12 @@ where
             .spawn(move || {
                 let outcome = (|| -> Result<(), String> {
                     let mut conn = pool.get().map_err(|e| format!("no connection: {e}"))?;
+                    let locked = crate::db::try_advisory_lock(&mut conn, lock)
+                        .map_err(|e| format!("cannot take the check's lock: {e}"))?;
+                    if !locked {
+                        tracing::info!(check = %thread, "the check runs on another app instance");
+                        return Ok(());
+                    }
                     let mut report = |progress: P| {
                         let mut running = checks
                             .running
@@ -98,6 +112,8 @@ where
                     };
                     let found = work(&mut conn, &mut report).map_err(|e| format!("{e}: {e:?}"));
                     done(&mut conn, found.as_ref().map_err(Clone::clone));
+                    // A connection that failed is dropped, and its lock with it.
+                    let _ = crate::db::advisory_unlock(&mut conn, lock);
                     found.map(|_| ())
                 })();
                 if let Err(err) = outcome {
@@ -132,6 +148,7 @@ impl Checks {
     ) -> bool {
         self.start(
             "audit-verify",
+            VERIFY_LOCK,
             pool,
             by,
             (),
@@ -156,6 +173,7 @@ impl Rechecks {
     ) -> bool {
         self.start(
             "day-recheck",
+            RECHECK_LOCK,
             pool,
             by,
             day,

@@ -158,7 +158,15 @@ pub async fn spawn_app_with(adjust: impl FnOnce(&mut Config)) -> TestApp {
     ));
     adjust(&mut config);
     // `adjust` may send the app's connections another way to the same database (a proxy).
-    let app_url = config.database_url.clone().unwrap_or(app_db_url);
+    if config.database_url.is_none() {
+        config.database_url = Some(app_db_url);
+    }
+    serve(db_url, config, new_client())
+}
+
+/// The server of `config` (its `database_url` set) on a random port, reached by `client`.
+fn serve(db_url: String, config: Config, client: reqwest::Client) -> TestApp {
+    let app_url = config.database_url.clone().unwrap();
     let pool = pusoy_pit::db::pool(&app_url, config.db_pool_size).unwrap();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -168,7 +176,7 @@ pub async fn spawn_app_with(adjust: impl FnOnce(&mut Config)) -> TestApp {
     tokio::spawn(server);
     TestApp {
         address: format!("http://127.0.0.1:{port}"),
-        client: new_client(),
+        client,
         db_url,
         config,
         memos,
@@ -187,6 +195,17 @@ pub fn new_client() -> reqwest::Client {
 impl TestApp {
     pub fn conn(&self) -> PgConnection {
         PgConnection::establish(&self.db_url).unwrap()
+    }
+
+    /// A second instance of the app on the same database, with the same settings (session key,
+    /// seal file), reached by this browser (its cookies go to both, as behind a proxy) and
+    /// remembering nothing of its own yet.
+    pub fn another_instance(&self) -> TestApp {
+        serve(
+            self.db_url.clone(),
+            self.config.clone(),
+            self.client.clone(),
+        )
     }
 
     /// A second browser on the same app.

@@ -15,6 +15,7 @@ mod headers;
 mod helpers;
 mod history;
 mod house_way;
+mod instances;
 mod outage;
 mod points;
 mod prepared;

@@ -119,7 +119,8 @@ pub const LOCK_OPEN_SHIFT: &str = "\
 /// profile version in force is still the one it was settled under,
 /// its key is used by no draft and no round, the caller's token (if one is to be checked) is
 /// still good and its account still has the role, and its table's audit chain is still where
-/// its event was sealed. An unmoved chain also means the round number is still the next one:
+/// its event was sealed (number and hash: after a failover that lost the last events, a number
+/// comes again with another hash). An unmoved chain also means the round number is still the next one:
 /// every round moves its table's chain. Each table's shift is locked before its chain head, as
 /// every other writer takes them (shifts in order of table id; no two batches being written have
 /// a table in common). Returns the ids of the rounds written.
@@ -165,7 +166,7 @@ pub const WRITE_WHOLE_ROUNDS: &str = concat!(
     ), go AS ( \
         UPDATE audit_chain_heads h SET last_seq = r.seq, last_hash = r.hash \
         FROM ready r \
-        WHERE h.chain = r.chain AND h.last_seq = r.seq - 1 \
+        WHERE h.chain = r.chain AND h.last_seq = r.seq - 1 AND h.last_hash = r.prev_hash \
         RETURNING r.* \
     ), settled AS ( \
         INSERT INTO rounds (",
