@@ -11,7 +11,9 @@ use serde_json::json;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::checkpoints;
 use crate::db::ids::UserId;
-use crate::db::schema::{audit_events, dealer_shifts, gaming_day_closes, gaming_tables, round_drafts, users};
+use crate::db::schema::{
+    audit_events, dealer_shifts, gaming_day_closes, gaming_tables, round_drafts, users,
+};
 use crate::db::seal_file::{SealCopy, SealFileError, SealFiles};
 
 /// How the database's refusal of an insert on a closed gaming day begins.

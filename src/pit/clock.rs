@@ -20,6 +20,7 @@ impl Clock {
 
     /// From now on, this clock (and its clones) reads `by` ahead of the system's.
     pub fn set_ahead(&self, by: Duration) {
-        self.ahead_seconds.store(by.num_seconds(), Ordering::Relaxed);
+        self.ahead_seconds
+            .store(by.num_seconds(), Ordering::Relaxed);
     }
 }

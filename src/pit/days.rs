@@ -40,7 +40,11 @@ impl std::fmt::Display for Blocker {
 /// of open business adds its own blockers here: a dealer still on a shift of the day or an
 /// earlier one (they could still record rounds on it), a round being entered on a shift of the
 /// day.
-fn blockers(conn: &mut PgConnection, day: NaiveDate, zone: Zone) -> diesel::QueryResult<Vec<Blocker>> {
+fn blockers(
+    conn: &mut PgConnection,
+    day: NaiveDate,
+    zone: Zone,
+) -> diesel::QueryResult<Vec<Blocker>> {
     let mut blockers: Vec<Blocker> = days::open_shifts(conn, day)?
         .into_iter()
         .map(|s| Blocker {

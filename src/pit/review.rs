@@ -17,8 +17,8 @@ use crate::db::users;
 use crate::pit::PitError;
 use crate::recording::entry::RoundBody;
 use crate::recording::form::Fields;
-use crate::recording::write::Settled;
 use crate::recording::review::{self as decide, Decision, ReviewError, Reviewer, VoidRequest};
+use crate::recording::write::Settled;
 use crate::recording::{self, drafts, Belongs, RoundsError, Writer};
 
 /// Everything a round's page reads.

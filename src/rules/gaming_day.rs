@@ -51,7 +51,11 @@ mod tests {
         let six = NaiveTime::from_hms_opt(6, 0, 0).unwrap();
         for day in [day(2026, 3, 1), day(2026, 12, 31), day(2028, 2, 28)] {
             let end = gaming_day_end(day, manila, six);
-            assert_eq!(gaming_day(end, manila, six), day.succ_opt().unwrap(), "{day}");
+            assert_eq!(
+                gaming_day(end, manila, six),
+                day.succ_opt().unwrap(),
+                "{day}"
+            );
             let before = end - chrono::Duration::seconds(1);
             assert_eq!(gaming_day(before, manila, six), day, "{day}");
         }

@@ -669,7 +669,10 @@ async fn show_page(
     let day = state.config.gaming_day(Utc::now());
     let nav = session::nav(&session, Some(&user))?;
     let screen = screen::show(&state.db, code, writer(&user), day).await?;
-    render(StatusCode::OK, &page(nav, screen, state.config.zone(), shown))
+    render(
+        StatusCode::OK,
+        &page(nav, screen, state.config.zone(), shown),
+    )
 }
 
 /// `GET /tables/{code}/round`: the address the round form posts to, opened again (a tablet

@@ -88,6 +88,9 @@ export function readRound(form, hiddenUnder) {
     // The controls the dealer has touched (by name), and whether every problem is shown (the
     // page answers a Preview, or Preview / Confirm was pressed).
     touched: new Set(),
+    // Problems the screen found itself (the house way's), kept until their field changes:
+    // a check's answer does not know them.
+    pinned: {},
     showAll: form.getAttribute('data-previewed') === 'yes'
   };
 }

@@ -157,7 +157,7 @@ export function renderFields(round) {
     let msg = '';
     if (isActive(f) && problemShown(round, f.name, f.input)) {
       msg = f.local.slice(0, 2).join('; ');
-      if (!msg && !f.quiet) msg = serverErrors[f.name] || '';
+      if (!msg && !f.quiet) msg = serverErrors[f.name] || round.pinned[f.name] || '';
     }
     showError(round, f.name, f.input, msg);
     if (f.faces) renderFaces(f.faces, isActive(f) ? f.input.value : '');

@@ -53,8 +53,16 @@ function start(form) {
 
   function render() { renderFields(round); screen.picker.render(); }
 
+  // The controls changed since the last check was sent: that check's answer about them is
+  // already out of date, and is not shown.
+  let changedSinceSent = new Set();
+  function touch(name) {
+    round.touched.add(name);
+    changedSinceSent.add(name);
+  }
+
   function changed(f) {
-    if (f) { delete round.serverErrors[f.name]; round.touched.add(f.name); }
+    if (f) { delete round.serverErrors[f.name]; delete round.pinned[f.name]; touch(f.name); }
     screen.refresh();
     saver.schedule();
   }
@@ -64,11 +72,13 @@ function start(form) {
   const confirm = screen.confirm = createPreviewConfirm(round, function () { return saver; });
   const saver = screen.saver = createLiveSave(form, confirm.status, {
     beforeSend: function () {
+      changedSinceSent = new Set();
       validate(round);
       if (hasBlockingErrors(round)) confirm.stale();
     },
     answered: function (data) {
       const answer = readAnswer(data, function (name) { return knownOnForm(form, name); });
+      changedSinceSent.forEach(function (name) { delete answer.fieldErrors[name]; });
       applyAnswer(round, answer);
       confirm.show(answer);
       render();
@@ -82,7 +92,7 @@ function start(form) {
     const f = round.fieldByInput.get(e.target);
     if (f) { f.quiet = true; changed(f); return; }
     if (e.target.name && e.target.name !== 'csrf_token') {
-      round.touched.add(e.target.name);
+      touch(e.target.name);
       delete round.serverErrors[e.target.name];
       screen.refresh();
       saver.schedule();
@@ -92,7 +102,7 @@ function start(form) {
   form.addEventListener('change', function (e) {
     const t = e.target;
     if (t.tagName === 'SELECT' && /_action$/.test(t.name)) {
-      round.touched.add(t.name);
+      touch(t.name);
       delete round.serverErrors[t.name];
       screen.refresh();
       // The picker goes to the first empty hand in table order unless one is being filled.
@@ -144,7 +154,7 @@ function start(form) {
     (heading || p.section).appendChild(leave);
     leave.addEventListener('click', function () {
       p.action.value = '';
-      round.touched.add(p.action.name);
+      touch(p.action.name);
       delete round.serverErrors[p.action.name];
       screen.refresh();
       screen.picker.retarget();

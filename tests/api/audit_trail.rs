@@ -1020,7 +1020,13 @@ async fn the_production_role_may_only_append_to_and_read_the_trail() {
     let actor = Actor::user(supervisor.id, "sup", None);
     conn.transaction(|conn| {
         days::lock_day_tables(conn)?;
-        days::seal_day(conn, today, supervisor.id, &actor, &SealFiles::of(&app.config))
+        days::seal_day(
+            conn,
+            today,
+            supervisor.id,
+            &actor,
+            &SealFiles::of(&app.config),
+        )
     })
     .unwrap();
     drop(conn);

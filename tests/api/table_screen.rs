@@ -172,7 +172,10 @@ async fn a_preview_explains_fouls_and_surrenders_and_a_confirm_settles_once() {
     // Back at the table: the round's result above the next round's form, which starts empty.
     let next = app.get(&target).await.text().await.unwrap();
     assert!(next.contains("id=\"round-result\""), "{next}");
-    assert!(next.contains("Round 1 confirmed</strong> · House result"), "{next}");
+    assert!(
+        next.contains("Round 1 confirmed</strong> · House result"),
+        "{next}"
+    );
     assert!(next.contains("value=\"\""), "{next}");
     let shown = app.get(&round_page_of(&target)).await;
     assert_eq!(shown.status(), StatusCode::OK);
@@ -678,7 +681,11 @@ async fn a_signed_out_screen_is_told_in_json_and_the_dealer_comes_back_to_the_dr
     // Only to a page of this site.
     let other = app.another_browser();
     other.create_user("other-dealer", Role::Dealer, crate::helpers::PASSWORD);
-    for next in ["//evil.example/", "https://evil.example/", "/\\evil.example"] {
+    for next in [
+        "//evil.example/",
+        "https://evil.example/",
+        "/\\evil.example",
+    ] {
         let res = other
             .post_form(
                 "/login",
@@ -705,7 +712,10 @@ async fn opening_the_address_the_preview_posts_to_goes_back_to_the_table_screen(
     let drafts = || -> (i64, i32) {
         use pusoy_pit::db::schema::round_drafts;
         round_drafts::table
-            .select((diesel::dsl::count_star(), diesel::dsl::max(round_drafts::revision)))
+            .select((
+                diesel::dsl::count_star(),
+                diesel::dsl::max(round_drafts::revision),
+            ))
             .first::<(i64, Option<i32>)>(&mut app.conn())
             .map(|(n, r)| (n, r.unwrap_or(0)))
             .unwrap()

@@ -572,23 +572,26 @@ test('"Set by house way" fills the dealer\'s hands from the 13 dealt cards', asy
   await p.context().close();
 });
 
-/** A new page of the dealer at the table, with the picker ready. */
-async function atTable(who) {
-  const p = await dealerPage({ viewport: { width: 1280, height: 800 } });
-  if (who) {
-    await p.context().clearCookies();
-    await signIn(p, who);
-  }
-  await p.goto(`${base}/tables/${TABLE}`);
-  await p.waitForSelector('#picker:not([hidden]) .pick');
-  return p;
-}
-
-/** Empties the table's round (every seat empty, no dealer cards) and waits until it is saved. */
+/** Empties the table's round (every seat empty, every hand and bet blank, shown or not) and
+ * waits until it is saved. */
 async function clearRound(p) {
   for (const seat of ['seat1', 'seat2', 'seat3']) await p.selectOption(`#${seat}_action`, '');
-  for (const hand of ['dealer_back', 'dealer_middle', 'dealer_front']) await typeCards(p, hand, '');
+  await p.$$eval('#round-form input.cards, #round-form input[name$="_bet"]', (els) => els.forEach((e) => {
+    e.value = '';
+    e.dispatchEvent(new Event('input', { bubbles: true }));
+  }));
   await saved(p);
+}
+
+/** A new page of the dealer at the table, the round empty, nothing touched yet. */
+async function atTable() {
+  const p = await dealerPage({ viewport: { width: 1280, height: 800 } });
+  await p.goto(`${base}/tables/${TABLE}`);
+  await p.waitForSelector('#picker:not([hidden]) .pick');
+  await clearRound(p);
+  await p.reload();
+  await p.waitForSelector('#picker:not([hidden]) .pick');
+  return p;
 }
 
 /** Seat 1 and the dealer typed in full: a round that can be confirmed. */
