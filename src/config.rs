@@ -267,6 +267,11 @@ impl Config {
         crate::rules::gaming_day::gaming_day(now, self.utc_offset, self.gaming_day_start)
     }
 
+    /// The moment gaming day `day` ends at this casino (where the next one begins).
+    pub fn gaming_day_end(&self, day: NaiveDate) -> DateTime<Utc> {
+        crate::rules::gaming_day::gaming_day_end(day, self.utc_offset, self.gaming_day_start)
+    }
+
     /// The session cookie's name. Browsers accept `__Host-` cookies only when Secure, so plain
     /// HTTP local mode uses the bare name.
     pub fn session_cookie_name(&self) -> &'static str {

@@ -6,13 +6,14 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::pg::PgConnection;
 use diesel::prelude::*;
-use diesel::sql_types::{Date, Text};
 use serde_json::json;
 
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
-use crate::db::checkpoints::{self, CheckpointError, Disagreement};
+use crate::db::checkpoints;
 use crate::db::ids::UserId;
-use crate::db::schema::{audit_events, gaming_day_closes};
+use crate::db::schema::{
+    audit_events, dealer_shifts, gaming_day_closes, gaming_tables, round_drafts, users,
+};
 use crate::db::seal_file::{SealCopy, SealFileError, SealFiles};
 
 /// How the database's refusal of an insert on a closed gaming day begins.
@@ -69,182 +70,134 @@ pub fn closed_day_refused(err: &diesel::result::Error) -> Option<NaiveDate> {
     }
 }
 
-/// Why a table keeps a gaming day from closing.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Blocker {
+/// A dealer still on a shift of a gaming day (or an earlier one): they could still record
+/// rounds on it.
+#[derive(Debug, Clone, PartialEq, Eq, Queryable)]
+pub struct OpenShift {
     pub table_code: String,
-    pub reason: String,
+    pub dealer_name: String,
+    pub dealer_username: String,
+    pub signed_on_at: DateTime<Utc>,
 }
 
-impl std::fmt::Display for Blocker {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.table_code, self.reason)
-    }
+/// The shifts of `day` or earlier still open, table by table in code order.
+pub fn open_shifts(conn: &mut PgConnection, day: NaiveDate) -> QueryResult<Vec<OpenShift>> {
+    dealer_shifts::table
+        .inner_join(gaming_tables::table)
+        .inner_join(users::table)
+        .filter(dealer_shifts::signed_off_at.is_null())
+        .filter(dealer_shifts::gaming_day.le(day))
+        .order((gaming_tables::code, dealer_shifts::signed_on_at))
+        .select((
+            gaming_tables::code,
+            users::display_name,
+            users::username,
+            dealer_shifts::signed_on_at,
+        ))
+        .load(conn)
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum CloseError {
-    #[error("The gaming day {day} is already closed.")]
-    AlreadyClosed { day: NaiveDate },
-    #[error("The gaming day {day} has not begun yet (today is {today}); only a day that has begun can be closed.")]
-    NotBegun { day: NaiveDate, today: NaiveDate },
-    #[error("The gaming day {day} cannot be closed yet: {}.", list(.blockers))]
-    Blocked {
-        day: NaiveDate,
-        blockers: Vec<Blocker>,
-    },
-    #[error("Only a signed-in user can close a gaming day.")]
-    NotAUser,
-    #[error("the seal could not be copied outside the database, so the day was not closed: {0}")]
-    SealCopy(#[from] SealFileError),
-    #[error(
-        "The gaming day {day} was not closed: its audit trail disagrees with the checkpoints \
-         written outside the database ({}). Nothing was sealed; run `pusoy-pit audit verify` and \
-         call the auditor.",
-        list(.rewritten)
-    )]
-    Rewritten {
-        day: NaiveDate,
-        rewritten: Vec<Disagreement>,
-    },
-    #[error("database query failed")]
-    Query(#[from] diesel::result::Error),
+/// A round being entered on a shift of a gaming day: saved, neither confirmed nor abandoned.
+#[derive(Debug, Clone, PartialEq, Eq, Queryable)]
+pub struct OpenDraft {
+    pub table_code: String,
+    pub revision: i32,
+    pub updated_at: DateTime<Utc>,
 }
 
-impl CloseError {
-    /// The close's error for a failed check of the checkpoints of `day`.
-    fn checkpoints(day: NaiveDate) -> impl FnOnce(CheckpointError) -> CloseError {
-        move |err| match err {
-            CheckpointError::Rewritten(rewritten) => CloseError::Rewritten { day, rewritten },
-            CheckpointError::File(err) => CloseError::SealCopy(err),
-            CheckpointError::Query(err) => CloseError::Query(err),
-        }
-    }
-}
-
-fn list(items: &[impl ToString]) -> String {
-    items
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
-/// What keeps `day` from closing: each table with a dealer still on a shift of that day or an
-/// earlier one (they could still record rounds on it), and each table with a round being
-/// entered (saved but not confirmed) on a shift of that day. Table by table, in code order.
-const BLOCKERS: &str = "\
-    SELECT t.code AS table_code, \
-           'dealer ' || u.display_name || ' (' || u.username || ') is on shift since ' \
-               || to_char(s.signed_on_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') || ' UTC' \
-               AS reason \
-    FROM dealer_shifts s JOIN gaming_tables t ON t.id = s.table_id JOIN users u ON u.id = s.dealer_id \
-    WHERE s.signed_off_at IS NULL AND s.gaming_day <= $1 \
-    UNION ALL \
-    SELECT t.code, 'a round is being entered and is not confirmed (saved ' || d.revision || ' time(s))' \
-    FROM round_drafts d JOIN gaming_tables t ON t.id = d.table_id \
-    JOIN dealer_shifts s ON s.id = d.shift_id \
-    WHERE d.settled_round_id IS NULL AND d.abandoned_at IS NULL AND d.revision > 0 \
-      AND s.gaming_day = $1 \
-    ORDER BY 1, 2";
-
-#[derive(QueryableByName)]
-struct BlockerRow {
-    #[diesel(sql_type = Text)]
-    table_code: String,
-    #[diesel(sql_type = Text)]
-    reason: String,
-}
-
-/// What keeps `day` from closing now (nothing: it may close).
-pub fn blockers(conn: &mut PgConnection, day: NaiveDate) -> QueryResult<Vec<Blocker>> {
-    let rows: Vec<BlockerRow> = diesel::sql_query(BLOCKERS)
-        .bind::<Date, _>(day)
-        .load(conn)?;
-    Ok(rows
-        .into_iter()
-        .map(|r| Blocker {
-            table_code: r.table_code,
-            reason: r.reason,
-        })
-        .collect())
+/// The rounds being entered on shifts of `day`, table by table in code order.
+pub fn open_drafts(conn: &mut PgConnection, day: NaiveDate) -> QueryResult<Vec<OpenDraft>> {
+    round_drafts::table
+        .inner_join(gaming_tables::table)
+        .inner_join(dealer_shifts::table)
+        .filter(round_drafts::settled_round_id.is_null())
+        .filter(round_drafts::abandoned_at.is_null())
+        .filter(round_drafts::revision.gt(0))
+        .filter(dealer_shifts::gaming_day.eq(day))
+        .order((gaming_tables::code, round_drafts::id))
+        .select((
+            gaming_tables::code,
+            round_drafts::revision,
+            round_drafts::updated_at,
+        ))
+        .load(conn)
 }
 
 /// The tables that record a gaming day's work. The close holds them in SHARE mode: it waits for
 /// every transaction already writing one of them to end, and every write that comes after
 /// waits for the close to commit and then meets the closed-day trigger. So no round, shift,
-/// approval, void or re-entry of the day can slip in between the check and the seal.
+/// approval, void or re-entry of the day can slip in between the close's checks and its seal.
 const LOCK_DAY_TABLES: &str = "LOCK TABLE dealer_shifts, round_drafts, rounds, round_approvals, \
      round_voids, round_reentries IN SHARE MODE";
 
-/// Closes gaming day `day` (`today` is the current gaming day) as `by`: in one transaction,
-/// holding the day's tables ([`LOCK_DAY_TABLES`]), checks nothing keeps it open ([`blockers`])
-/// and every chain agrees with its last checkpoint in `seals` ([`checkpoints::check_last`]),
-/// appends the `day.closed` event on the [`DAY_CHAIN`] with every chain's head, records the
-/// close, and appends the seal to `seals` (outside the database) before committing: if that
-/// fails, the day stays open.
-pub fn close_day(
+/// Holds the tables of a gaming day's work until the caller's transaction ends
+/// ([`LOCK_DAY_TABLES`]).
+pub fn lock_day_tables(conn: &mut PgConnection) -> QueryResult<()> {
+    diesel::sql_query(LOCK_DAY_TABLES).execute(conn)?;
+    Ok(())
+}
+
+/// Why a seal was not written.
+#[derive(Debug, thiserror::Error)]
+pub enum SealError {
+    #[error("the seal could not be copied outside the database: {0}")]
+    Copy(#[from] SealFileError),
+    #[error("database query failed")]
+    Query(#[from] diesel::result::Error),
+}
+
+/// Seals gaming day `day` as `by` (the user `closed_by`), in the caller's transaction: appends
+/// the `day.closed` event on the [`DAY_CHAIN`] with every other chain's head, records the close,
+/// and appends the seal to `seals` (outside the database). Whether the day may close is the
+/// caller's decision ([`crate::db::days`] only writes); if the copy fails, the caller's
+/// transaction rolls back and the day stays open.
+pub fn seal_day(
     conn: &mut PgConnection,
     day: NaiveDate,
-    today: NaiveDate,
+    closed_by: UserId,
     by: &Actor,
     seals: &SealFiles,
-) -> Result<(DayClose, SealCopy), CloseError> {
-    let closed_by = by.user_id.ok_or(CloseError::NotAUser)?;
-    if day > today {
-        return Err(CloseError::NotBegun { day, today });
-    }
-    conn.transaction(|conn| {
-        diesel::sql_query(LOCK_DAY_TABLES).execute(conn)?;
-        if find_close(conn, day)?.is_some() {
-            return Err(CloseError::AlreadyClosed { day });
-        }
-        let blockers = blockers(conn, day)?;
-        if !blockers.is_empty() {
-            return Err(CloseError::Blocked { day, blockers });
-        }
-        checkpoints::check_last(conn, seals).map_err(CloseError::checkpoints(day))?;
-        let mut heads = checkpoints::heads(conn)?;
-        // The seal's event links to the day chain's head.
-        heads.remove(DAY_CHAIN);
-        let seal_seq = audit_log::append(
-            conn,
-            &NewAuditEvent {
-                chain: DAY_CHAIN,
-                actor: by,
-                action: DAY_CLOSED,
-                target: format!("day:{day}"),
-                details: json!({ "format": 1, "gaming_day": day, "heads": heads }),
-                gaming_day: Some(day),
-                table_id: None,
-            },
-        )?;
-        let (closed_at, seal_hash): (DateTime<Utc>, Vec<u8>) = audit_events::table
-            .filter(audit_events::chain.eq(DAY_CHAIN))
-            .filter(audit_events::seq.eq(seal_seq))
-            .select((audit_events::at, audit_events::hash))
-            .first(conn)?;
-        let close: DayClose = diesel::insert_into(gaming_day_closes::table)
-            .values((
-                gaming_day_closes::gaming_day.eq(day),
-                gaming_day_closes::closed_by.eq(closed_by),
-                gaming_day_closes::closed_at.eq(closed_at),
-                gaming_day_closes::seal_seq.eq(seal_seq),
-                gaming_day_closes::seal_hash.eq(&seal_hash),
-            ))
-            .returning(DayClose::as_returning())
-            .get_result(conn)?;
-        let copy = SealCopy {
-            gaming_day: day,
-            seal_seq,
-            seal_hash: hex::encode(&seal_hash),
-            closed_at,
-            closed_by: by.name.clone(),
-            heads,
-        };
-        seals.append_seal(&copy)?;
-        Ok((close, copy))
-    })
+) -> Result<(DayClose, SealCopy), SealError> {
+    let mut heads = checkpoints::heads(conn)?;
+    // The seal's event links to the day chain's head.
+    heads.remove(DAY_CHAIN);
+    let seal_seq = audit_log::append(
+        conn,
+        &NewAuditEvent {
+            chain: DAY_CHAIN,
+            actor: by,
+            action: DAY_CLOSED,
+            target: format!("day:{day}"),
+            details: json!({ "format": 1, "gaming_day": day, "heads": heads }),
+            gaming_day: Some(day),
+            table_id: None,
+        },
+    )?;
+    let (closed_at, seal_hash): (DateTime<Utc>, Vec<u8>) = audit_events::table
+        .filter(audit_events::chain.eq(DAY_CHAIN))
+        .filter(audit_events::seq.eq(seal_seq))
+        .select((audit_events::at, audit_events::hash))
+        .first(conn)?;
+    let close: DayClose = diesel::insert_into(gaming_day_closes::table)
+        .values((
+            gaming_day_closes::gaming_day.eq(day),
+            gaming_day_closes::closed_by.eq(closed_by),
+            gaming_day_closes::closed_at.eq(closed_at),
+            gaming_day_closes::seal_seq.eq(seal_seq),
+            gaming_day_closes::seal_hash.eq(&seal_hash),
+        ))
+        .returning(DayClose::as_returning())
+        .get_result(conn)?;
+    let copy = SealCopy {
+        gaming_day: day,
+        seal_seq,
+        seal_hash: hex::encode(&seal_hash),
+        closed_at,
+        closed_by: by.name.clone(),
+        heads,
+    };
+    seals.append_seal(&copy)?;
+    Ok((close, copy))
 }
 
 /// The closes of gaming days, newest first.

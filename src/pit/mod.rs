@@ -9,6 +9,7 @@
 
 pub mod access;
 pub mod audit;
+pub mod clock;
 pub mod days;
 pub mod exports;
 pub mod home;

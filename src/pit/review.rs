@@ -16,7 +16,9 @@ use crate::db::tables::{self, PlayingTable};
 use crate::db::users;
 use crate::pit::PitError;
 use crate::recording::entry::RoundBody;
+use crate::recording::form::Fields;
 use crate::recording::review::{self as decide, Decision, ReviewError, Reviewer, VoidRequest};
+use crate::recording::write::Settled;
 use crate::recording::{self, drafts, Belongs, RoundsError, Writer};
 
 /// Everything a round's page reads.
@@ -167,6 +169,39 @@ fn reentry(conn: &mut PgConnection, id: RoundId, reviewer: Reviewer) -> Result<R
 /// The void round `id` to enter again, if `reviewer` may.
 pub async fn reentry_form(db: &Db, id: RoundId, reviewer: Reviewer) -> Result<Reentry, PitError> {
     db.run(move |conn| reentry(conn, id, reviewer)).await
+}
+
+/// What the corrected round would settle as (at the table, under its rules in force), before
+/// it is entered again: the settlement and the table's currency, or the problems in words.
+pub struct ReentryPreview {
+    pub form: Reentry,
+    pub currency: String,
+    pub settled: Result<Settled, String>,
+}
+
+/// Previews round `typed` (the form as sent) in place of the void round `id`, if `reviewer`
+/// may enter it again. Changes nothing.
+pub async fn reentry_preview(
+    db: &Db,
+    id: RoundId,
+    reviewer: Reviewer,
+    typed: Fields,
+) -> Result<ReentryPreview, PitError> {
+    db.run(move |conn| {
+        let form = reentry(conn, id, reviewer)?;
+        let table = drafts::table(conn, &form.code)?;
+        let settled = match drafts::settle_typed(&typed, &table) {
+            Ok(settled) => Ok(settled),
+            Err(RoundsError::Invalid(errors)) => Err(errors.summary()),
+            Err(other) => return Err(other.into()),
+        };
+        Ok(ReentryPreview {
+            form,
+            currency: table.table.currency,
+            settled,
+        })
+    })
+    .await
 }
 
 /// A re-entry refused for what was entered: the form again, with the round as entered (or

@@ -284,6 +284,10 @@ fn replay(
     Ok((round, false))
 }
 
+/// Why a round saved on another shift is not confirmed as it stands by someone else.
+pub const OTHER_SHIFT: &str = "this round was saved on an earlier shift by someone else: \
+     check it and press Preview to take it onto your shift before confirming";
+
 /// Confirms draft `key` (at table `at`, when the caller names one), for `writer`: refuses it if
 /// the caller saw another revision (`expected`), validates and settles the revision loaded, and
 /// stores it, checking the writer's shift under lock and refusing any other revision. A draft
@@ -308,6 +312,14 @@ pub fn confirm(
         return Ok((round, table, created));
     }
     check_revision(&draft, expected)?;
+    // A round saved on an earlier shift is confirmed as it stands only by someone who entered
+    // it: anyone else saves it on their shift first (Preview), having had it in front of them.
+    if !draft.editors().contains(&writer.user) {
+        let shift = entry_shift(conn, &table, writer)?;
+        if draft.shift_id != Some(shift.shift.id) {
+            return Err(RoundsError::round(OTHER_SHIFT));
+        }
+    }
     // When the round cannot be settled and the writer is not on shift either, the shift is
     // what they are told about first (checked only on that error path: on the normal path the
     // write checks the shift under lock).

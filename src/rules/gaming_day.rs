@@ -10,6 +10,12 @@ pub fn gaming_day(now: DateTime<Utc>, utc_offset: FixedOffset, start: NaiveTime)
     (local - (start - NaiveTime::MIN)).date()
 }
 
+/// The moment gaming day `day` ends: the next local date at `start`, at `utc_offset`.
+pub fn gaming_day_end(day: NaiveDate, utc_offset: FixedOffset, start: NaiveTime) -> DateTime<Utc> {
+    let next = day.succ_opt().unwrap_or(day).and_time(start);
+    (next - utc_offset).and_utc()
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -37,6 +43,27 @@ mod tests {
             let now = Utc.with_ymd_and_hms(y, mo, d, h, mi, 0).unwrap();
             assert_eq!(gaming_day(now, manila, six), expected, "{now}");
         }
+    }
+
+    #[test]
+    fn a_gaming_day_ends_where_the_next_begins() {
+        let manila = FixedOffset::east_opt(8 * 3600).unwrap();
+        let six = NaiveTime::from_hms_opt(6, 0, 0).unwrap();
+        for day in [day(2026, 3, 1), day(2026, 12, 31), day(2028, 2, 28)] {
+            let end = gaming_day_end(day, manila, six);
+            assert_eq!(
+                gaming_day(end, manila, six),
+                day.succ_opt().unwrap(),
+                "{day}"
+            );
+            let before = end - chrono::Duration::seconds(1);
+            assert_eq!(gaming_day(before, manila, six), day, "{day}");
+        }
+        // 2026-03-01 runs to 06:00 local on 2 March: 22:00 UTC on 1 March.
+        assert_eq!(
+            gaming_day_end(day(2026, 3, 1), manila, six),
+            Utc.with_ymd_and_hms(2026, 3, 1, 22, 0, 0).unwrap()
+        );
     }
 
     #[test]

@@ -158,6 +158,7 @@ pub const RULES: &[Rule] = &[
     rule("POST", "/tables/{code}/sign-off", ROUND_WRITERS),
     rule("GET", "/tables/{code}/sign-off", ROUND_WRITERS),
     rule("GET", "/tables/{code}", ROUND_WRITERS),
+    rule("GET", "/tables/{code}/round", ROUND_WRITERS),
     rule("POST", "/tables/{code}/round", ROUND_WRITERS),
     rule("POST", "/tables/{code}/round/check", ROUND_WRITERS),
     rule("GET", "/api/v1/tables/{code}/house-way", ROUND_WRITERS),

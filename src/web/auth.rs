@@ -24,22 +24,48 @@ struct LoginPage {
     nav: Nav,
     username: String,
     error: Option<&'static str>,
+    /// Where to go once signed in (a page of this site), or empty.
+    next: String,
 }
 
 #[derive(Deserialize)]
 pub struct LoginForm {
     username: String,
     password: String,
+    #[serde(default)]
+    next: String,
 }
 
-pub async fn login_form(session: Session) -> Result<HttpResponse, AppError> {
+/// `?next=` on the sign-in page: where a screen that was signed out goes back to.
+#[derive(Deserialize)]
+pub struct Next {
+    #[serde(default)]
+    next: String,
+}
+
+/// `next` if it is a path on this site (`/tables/PUSOY-01`), never another site
+/// (`//evil.example`, `https://...`, `/\evil.example`).
+fn local_path(next: &str) -> Option<&str> {
+    let local = next.starts_with('/')
+        && !next.starts_with("//")
+        && !next.contains('\\')
+        && !next.chars().any(char::is_control);
+    local.then_some(next)
+}
+
+pub async fn login_form(
+    session: Session,
+    query: web::Query<Next>,
+) -> Result<HttpResponse, AppError> {
+    let next = local_path(&query.next).unwrap_or_default().to_owned();
     if session::user_id(&session).is_some() {
-        return Ok(redirect("/"));
+        return Ok(redirect(if next.is_empty() { "/" } else { &next }));
     }
     let page = LoginPage {
         nav: session::nav(&session, None)?,
         username: String::new(),
         error: None,
+        next,
     };
     render(StatusCode::OK, &page)
 }
@@ -51,7 +77,12 @@ pub async fn login(
     state: web::Data<AppState>,
     form: web::Form<LoginForm>,
 ) -> Result<HttpResponse, AppError> {
-    let LoginForm { username, password } = form.into_inner();
+    let LoginForm {
+        username,
+        password,
+        next,
+    } = form.into_inner();
+    let next = local_path(&next).unwrap_or_default().to_owned();
     let addr = client_addr(&req);
     let shown = username.trim().to_owned();
     let params = state.config.password_hash;
@@ -60,18 +91,21 @@ pub async fn login(
         Some(user) => {
             tracing::info!("signed in");
             session::sign_in(&session, user.id)?;
-            let next = if user.must_change_password {
+            let to = if user.must_change_password {
                 "/account/password"
+            } else if !next.is_empty() {
+                &next
             } else {
                 "/"
             };
-            Ok(redirect(next))
+            Ok(redirect(to))
         }
         None => {
             let page = LoginPage {
                 nav: session::nav(&session, None)?,
                 username: shown,
                 error: Some(REFUSED),
+                next,
             };
             render(StatusCode::UNAUTHORIZED, &page)
         }

@@ -7,12 +7,12 @@ use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
-use chrono::{NaiveDate, Utc};
+use chrono::NaiveDate;
 use serde::Deserialize;
 
 use crate::db::seal_file::SealFiles;
 use crate::db::users::Role;
-use crate::pit::days::{self, Day};
+use crate::pit::days::{self, Blocker, Day};
 use crate::web::error::AppError;
 use crate::web::format::when;
 use crate::web::layout::Nav;
@@ -45,7 +45,7 @@ pub async fn list(
     state: web::Data<AppState>,
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
-    let today = state.config.gaming_day(Utc::now());
+    let today = state.config.gaming_day(state.clock.now());
     let zone = state.config.zone();
     let closes = days::recent_closes(&state.db, 60).await?;
     let mut shown: Vec<NaiveDate> = today.iter_days().rev().take(RECENT_DAYS as usize).collect();
@@ -85,8 +85,11 @@ struct DayPage {
     day: String,
     today: String,
     begun: bool,
+    /// When the day ends (local), and whether it has: it can be closed from then.
+    ends: String,
+    ended: bool,
     closed: Option<ClosedView>,
-    blockers: Vec<String>,
+    blockers: Vec<Blocker>,
     can_close: bool,
     seal_file: String,
 }
@@ -95,7 +98,8 @@ fn parse_day(text: &str) -> Result<NaiveDate, AppError> {
     text.parse().map_err(|_| AppError::NotFound)
 }
 
-/// `GET /days/{day}`: the day's seal once closed, or what keeps it open.
+/// `GET /days/{day}`: the day's seal once closed, or when it ends and what keeps it open, each
+/// with a link to where it is dealt with.
 #[tracing::instrument(skip_all, fields(user = %user.username))]
 pub async fn show(
     session: Session,
@@ -104,18 +108,23 @@ pub async fn show(
     day: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
     let day = parse_day(&day)?;
-    let today = state.config.gaming_day(Utc::now());
+    let now = state.clock.now();
+    let today = state.config.gaming_day(now);
     let zone = state.config.zone();
     let Day {
         close,
         closer,
+        ends_at,
+        ended,
         blockers,
-    } = days::day(&state.db, day).await?;
+    } = days::day(&state.db, &state.config, day, now).await?;
     let page = DayPage {
         nav: session::nav(&session, Some(&user))?,
         day: day.to_string(),
         today: today.to_string(),
         begun: day <= today,
+        ends: when(ends_at, zone),
+        ended,
         closed: close.map(|c| ClosedView {
             at: when(c.closed_at, zone),
             by: closer.map_or_else(
@@ -125,7 +134,7 @@ pub async fn show(
             seal_seq: c.seal_seq,
             seal_hash: hex::encode(&c.seal_hash),
         }),
-        blockers: blockers.iter().map(ToString::to_string).collect(),
+        blockers,
         can_close: matches!(user.role, Role::Supervisor | Role::Admin),
         seal_file: state.config.seal_file.display().to_string(),
     };
@@ -138,8 +147,8 @@ pub struct CloseForm {
     confirm: String,
 }
 
-/// `POST /days/{day}/close`: closes the day if nothing keeps it open, with the box ticked that
-/// confirms it (nothing more can be recorded for the day afterwards).
+/// `POST /days/{day}/close`: closes the day once it has ended and nothing keeps it open, with
+/// the box ticked that confirms it (nothing more can be recorded for the day afterwards).
 #[tracing::instrument(skip_all, fields(user = %user.username))]
 pub async fn close(
     req: HttpRequest,
@@ -160,10 +169,10 @@ pub async fn close(
         )?;
         return Ok(back);
     }
-    let today = state.config.gaming_day(Utc::now());
     let actor = user.actor(&req);
     let seals = SealFiles::of(&state.config);
-    match days::close(&state.db, day, today, actor, seals).await? {
+    let now = state.clock.now();
+    match days::close(&state.db, &state.config, day, now, actor, seals).await? {
         Ok(close) => session::set_flash(
             &session,
             &format!(

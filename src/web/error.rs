@@ -270,6 +270,13 @@ impl AppError {
     /// The error as JSON: `{"error": message}`, with `field_errors` for an invalid round and
     /// `code` for a conflict ([`AppError::round_code`]).
     pub fn json_response(&self) -> HttpResponse {
+        // A script's request is never sent to the sign-in page: it is told, and keeps its work.
+        if let AppError::SignInRequired { .. } = self {
+            return HttpResponse::Unauthorized().json(json!({
+                "error": "Signed out: sign in to go on.",
+                "code": "signed_out",
+            }));
+        }
         let status = self.status_code();
         if status == StatusCode::SERVICE_UNAVAILABLE {
             tracing::warn!(error = %self, cause = ?self, "database unavailable");

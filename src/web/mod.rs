@@ -170,7 +170,11 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
                     .post(tables::sign_off),
             )
             .service(web::resource("/tables/{code}").get(table_screen::show))
-            .service(web::resource("/tables/{code}/round").post(table_screen::submit))
+            .service(
+                web::resource("/tables/{code}/round")
+                    .get(table_screen::back_to_screen)
+                    .post(table_screen::submit),
+            )
             .service(web::resource("/tables/{code}/round/check").post(table_screen::check))
             .service(web::resource("/api/v1/tables/{code}/house-way").get(table_screen::house_way))
             .service(web::resource("/tables/{code}/rounds/{round_id}").get(review::show_round))

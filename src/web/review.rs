@@ -41,6 +41,7 @@ use crate::web::layout::Nav;
 use crate::web::respond::{redirect, render};
 use crate::web::session;
 use crate::web::state::AppState;
+use crate::web::table_screen::{self, PreviewView};
 use crate::web::user::CurrentUser;
 
 /// Rounds per page of the queue.
@@ -579,6 +580,8 @@ pub struct EntryField {
     pub name: String,
     pub label: &'static str,
     pub value: String,
+    /// How many cards the field holds (the picker's count); 0 for the bet.
+    pub count: u8,
 }
 
 /// One place of the re-entry form.
@@ -601,6 +604,8 @@ struct ReenterPage {
     shift_dealer: String,
     places: Vec<EntryPlace>,
     error: String,
+    /// What the round as entered would settle as: shown before it is entered again.
+    preview: Option<PreviewView>,
 }
 
 /// The form's places, filled from `body` (the voided round's, or what was sent).
@@ -614,22 +619,25 @@ fn entry_places(body: &RoundBody) -> Vec<EntryPlace> {
                 name: format!("{key}_bet"),
                 label: "Bet",
                 value: bet.map(|b| Money(b).typed_text()).unwrap_or_default(),
+                count: 0,
             });
         }
-        for (slot, label, value) in [
-            ("back", "Back (5)", text(play.map(|p| &p.back))),
-            ("middle", "Middle (5)", text(play.map(|p| &p.middle))),
-            ("front", "Front (3)", text(play.map(|p| &p.front))),
+        for (slot, label, value, count) in [
+            ("back", "Back (5)", text(play.map(|p| &p.back)), 5),
+            ("middle", "Middle (5)", text(play.map(|p| &p.middle)), 5),
+            ("front", "Front (3)", text(play.map(|p| &p.front)), 3),
             (
                 "dealt",
                 "Dealt (13, optional)",
                 text(play.map(|p| &p.dealt)),
+                13,
             ),
         ] {
             fields.push(EntryField {
                 name: format!("{key}_{slot}"),
                 label,
                 value,
+                count,
             });
         }
         let action = match play.map(|p| p.action) {
@@ -694,7 +702,13 @@ fn body_of_round(round: &SettledRound) -> RoundBody {
     body
 }
 
-fn reenter_page(nav: Nav, form: Reentry, body: &RoundBody, error: String) -> ReenterPage {
+fn reenter_page(
+    nav: Nav,
+    form: Reentry,
+    body: &RoundBody,
+    error: String,
+    preview: Option<PreviewView>,
+) -> ReenterPage {
     let Reentry {
         voided,
         code,
@@ -709,6 +723,7 @@ fn reenter_page(nav: Nav, form: Reentry, body: &RoundBody, error: String) -> Ree
         shift_dealer,
         places: entry_places(body),
         error,
+        preview,
     }
 }
 
@@ -726,11 +741,13 @@ pub async fn reenter_form(
     let body = body_of_round(&form.voided);
     render(
         StatusCode::OK,
-        &reenter_page(nav, form, &body, String::new()),
+        &reenter_page(nav, form, &body, String::new(), None),
     )
 }
 
-/// `POST /review/rounds/{id}/reenter`: enters the corrected round; on success, its page.
+/// `POST /review/rounds/{id}/reenter`: `step=confirm` enters the corrected round (on success,
+/// its page); any other step (Preview, or Enter in a field) shows what the round as entered
+/// would settle as, changing nothing.
 #[tracing::instrument(skip_all, fields(user = %user.username))]
 pub async fn reenter(
     state: web::Data<AppState>,
@@ -750,8 +767,24 @@ pub async fn reenter(
     let fields = form.into_inner();
     let nav = session::nav(&session, Some(&user))?;
     // The same form fields as the table screen's, read the same way.
-    let (body, errors) =
-        crate::recording::form::read_banking(&crate::recording::form::typed(&fields));
+    let typed = crate::recording::form::typed(&fields);
+    let (body, errors) = crate::recording::form::read_banking(&typed);
+    if fields.get("step").map(String::as_str) != Some("confirm") {
+        let reviewer = reviewer(&user);
+        let preview = review::reentry_preview(&state.db, id, reviewer, typed).await?;
+        let (status, shown, error) = match &preview.settled {
+            Ok(settled) => (
+                StatusCode::OK,
+                Some(table_screen::preview_view(settled, &preview.currency)),
+                String::new(),
+            ),
+            Err(error) => (StatusCode::UNPROCESSABLE_ENTITY, None, error.clone()),
+        };
+        return render(
+            status,
+            &reenter_page(nav, preview.form, &body, error, shown),
+        );
+    }
     let body = if errors.is_empty() {
         Ok(body)
     } else {
@@ -769,7 +802,7 @@ pub async fn reenter(
             let body = body.unwrap_or_else(|| body_of_round(&form.voided));
             render(
                 StatusCode::UNPROCESSABLE_ENTITY,
-                &reenter_page(nav, form, &body, error),
+                &reenter_page(nav, form, &body, error, None),
             )
         }
     }

@@ -9,6 +9,7 @@ use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use crate::config::Config;
 use crate::db::handle::Db;
 use crate::db::PgPool;
+use crate::pit::clock::Clock;
 use crate::recording::memory::TableMemos;
 use crate::recording::tokens::RememberedTokens;
 use crate::recording::writer::RoundWriter;
@@ -28,6 +29,9 @@ pub struct AppState {
     /// (`PUSOY_READ_DATABASE_URL`), or the primary's pool.
     pub read_db: Db,
     pub config: Arc<Config>,
+    /// The time the use-cases go by (the gaming day's close): the system's, unless a test
+    /// harness moves it.
+    pub clock: Clock,
     /// Requests refused for a bad API token, per client address (limited like sign-ins).
     pub refused_tokens: Arc<DefaultKeyedRateLimiter<String>>,
     /// Refused requests by client address and minute, so that a flood is recorded as a count.
@@ -68,6 +72,7 @@ impl AppState {
             read_db: Db::new(pool.clone(), connections),
             db: Db::new(pool, turns),
             config: Arc::new(config),
+            clock: Clock::default(),
             refused_tokens: Arc::new(RateLimiter::keyed(quota)),
             refusals: Arc::new(Refusals::default()),
             refusal_log: Arc::new(Refusals::default()),

@@ -114,6 +114,7 @@ pub struct AgainstRow {
     pub points: String,
 }
 
+#[derive(Clone)]
 pub struct RecentRow {
     pub id: RoundId,
     pub round_no: i32,
@@ -145,6 +146,13 @@ struct TablePage {
     confirm_question: String,
     /// The last round's seats and bets (`seat1=500.00;seat3=200.00`), for one tap.
     last_seats: String,
+    /// The round the dealer just confirmed, shown above the next one.
+    settled: Option<RecentRow>,
+    /// The round on the form was saved on another shift (and not since on this one): said so,
+    /// and not confirmed until it is saved on this shift.
+    other_shift: bool,
+    /// The page answers a Preview: every field's problem is shown at once.
+    previewed: bool,
     recent: Vec<RecentRow>,
     house_today: String,
     shift_dealer: String,
@@ -210,15 +218,23 @@ fn problems(count: usize) -> String {
     }
 }
 
-fn page(nav: Nav, screen: Screen, zone: Zone) -> TablePage {
+/// What the table page shows besides the stored round: the round just confirmed (by id), and
+/// whether the page answers a Preview.
+#[derive(Debug, Clone, Copy, Default)]
+struct Shown {
+    settled: Option<RoundId>,
+    previewed: bool,
+}
+
+fn page(nav: Nav, screen: Screen, zone: Zone, shown: Shown) -> TablePage {
     let Screen { stored, side } = screen;
-    let mut fields = stored.fields.clone();
-    // A new round keeps the seats of the last one in play (their bets are one tap away).
-    if form::is_blank(&fields) {
-        for seat in &side.last_seats {
-            fields.insert(format!("seat{}_action", seat.seat), "play".to_owned());
-        }
-    }
+    // A new round starts with every seat empty: last round's players and bets are one tap
+    // away ("Same players and bets"), and a seat nobody sits at blocks nothing.
+    let fields = stored.fields.clone();
+    let other_shift = stored
+        .draft
+        .as_ref()
+        .is_some_and(|d| d.revision > 0 && d.shift_id != Some(side.shift.shift.id));
     let currency = &stored.table.table.currency;
     let preview = stored
         .checked
@@ -229,6 +245,17 @@ fn page(nav: Nav, screen: Screen, zone: Zone) -> TablePage {
         (Some(settlement), true) => confirm_question(settlement, &stored.table.table.currency),
         _ => String::new(),
     };
+    let recent: Vec<RecentRow> = side
+        .recent
+        .into_iter()
+        .map(|r| RecentRow {
+            id: r.id,
+            round_no: r.round_no,
+            at: when(r.settled_at, zone),
+            dealer_result: r.dealer_result,
+            voided: side.voided.contains(&r.id),
+        })
+        .collect();
     TablePage {
         nav,
         profile_words: stored.table.rules.describe(),
@@ -259,17 +286,12 @@ fn page(nav: Nav, screen: Screen, zone: Zone) -> TablePage {
             .map(|s| format!("seat{}={}", s.seat, s.bet.typed_text()))
             .collect::<Vec<_>>()
             .join(";"),
-        recent: side
-            .recent
-            .into_iter()
-            .map(|r| RecentRow {
-                id: r.id,
-                round_no: r.round_no,
-                at: when(r.settled_at, zone),
-                dealer_result: r.dealer_result,
-                voided: side.voided.contains(&r.id),
-            })
-            .collect(),
+        recent: recent.clone(),
+        settled: shown
+            .settled
+            .and_then(|id| recent.iter().find(|r| r.id == id).cloned()),
+        other_shift,
+        previewed: shown.previewed,
         house_today: format::total(side.house.day, &stored.table.table.currency),
         shift_dealer: format!(
             "{} since {}",
@@ -455,7 +477,7 @@ fn winner_words(winner: Winner) -> &'static str {
     }
 }
 
-fn preview_view(settled: &Settled, currency: &str) -> PreviewView {
+pub(crate) fn preview_view(settled: &Settled, currency: &str) -> PreviewView {
     match settled {
         Settled::Banking { out, .. } => banking_preview(out, currency),
         Settled::Points { out, .. } => points_preview(out, currency),
@@ -612,15 +634,27 @@ fn as_page(
     Ok(redirect(to))
 }
 
-/// `GET /tables/{code}`: the table's screen as stored. Changes nothing: the table's round is
-/// opened by the first save (a POST).
+#[derive(Debug, Default, Deserialize)]
+pub struct ShowQuery {
+    /// The round just confirmed here (`?settled=<round id>`), shown above the next one.
+    settled: Option<i64>,
+}
+
+/// `GET /tables/{code}`: the table's screen as stored (`?settled=` names the round just
+/// confirmed, shown above the form of the next). Changes nothing: the table's round is opened
+/// by the first save (a POST).
 pub async fn show(
     state: web::Data<AppState>,
     session: Session,
     user: CurrentUser,
     path: web::Path<String>,
+    query: web::Query<ShowQuery>,
 ) -> Result<HttpResponse, AppError> {
-    let result = show_page(state, session.clone(), user, path).await;
+    let shown = Shown {
+        settled: query.settled.map(RoundId),
+        previewed: false,
+    };
+    let result = show_page(state, session.clone(), user, path, shown).await;
     as_page(&session, "/", result)
 }
 
@@ -629,12 +663,22 @@ async fn show_page(
     session: Session,
     user: CurrentUser,
     path: web::Path<String>,
+    shown: Shown,
 ) -> Result<HttpResponse, AppError> {
     let code = path.into_inner();
     let day = state.config.gaming_day(Utc::now());
     let nav = session::nav(&session, Some(&user))?;
     let screen = screen::show(&state.db, code, writer(&user), day).await?;
-    render(StatusCode::OK, &page(nav, screen, state.config.zone()))
+    render(
+        StatusCode::OK,
+        &page(nav, screen, state.config.zone(), shown),
+    )
+}
+
+/// `GET /tables/{code}/round`: the address the round form posts to, opened again (a tablet
+/// restoring its tab): back to the table's screen, which shows the draft as stored.
+pub async fn back_to_screen(path: web::Path<String>) -> HttpResponse {
+    redirect(&format!("/tables/{}", path.as_str()))
 }
 
 /// `POST /tables/{code}/round`: `step=preview` (saves the form as typed and shows its problems
@@ -671,7 +715,8 @@ async fn submit_form(
         let at = code.clone();
         let round_id =
             screen::confirm(&state.db, at, key, expected, day, writer(&user), actor).await?;
-        return Ok(redirect(&format!("/tables/{code}/rounds/{round_id}")));
+        // The result shows above the next round's form: the dealer goes on from there.
+        return Ok(redirect(&format!("/tables/{code}?settled={round_id}")));
     }
     let typed = typed(code, &user, actor, day, &submitted, expected);
     let by_house_way = submitted.get("step").map(String::as_str) == Some("house_way");
@@ -681,7 +726,11 @@ async fn submit_form(
     } else {
         StatusCode::UNPROCESSABLE_ENTITY
     };
-    render(status, &page(nav, screen, state.config.zone()))
+    let shown = Shown {
+        settled: None,
+        previewed: true,
+    };
+    render(status, &page(nav, screen, state.config.zone(), shown))
 }
 
 /// `POST /tables/{code}/round/check`: saves the form as typed (opening the table's round on

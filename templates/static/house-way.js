@@ -21,7 +21,8 @@ export function setupHouseWay(screen) {
     // The dealt cards are folded away while empty: unfold them, the message is about them.
     const unfold = q('.pp-show-dealt', dealer.section);
     if (unfold) unfold.click();
-    round.serverErrors[dealt.name] = message;
+    round.pinned[dealt.name] = message;
+    round.touched.add(dealt.name);
     screen.render();
     dealt.input.focus();
   }
@@ -46,7 +47,7 @@ export function setupHouseWay(screen) {
         return;
       }
       if (dealer.action) dealer.action.value = 'play';
-      delete round.serverErrors[dealer.fields.dealt.name];
+      delete round.pinned[dealer.fields.dealt.name];
       ['back', 'middle', 'front'].forEach(function (kind) {
         const f = dealer.fields[kind];
         if (!f || typeof body[kind] !== 'string') return;

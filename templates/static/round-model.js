@@ -84,8 +84,21 @@ export function readRound(form, hiddenUnder) {
     fields: fields,
     fieldByInput: new Map(fields.map(function (f) { return [f.input, f]; })),
     hiddenUnder: hidden,
-    serverErrors: readServerErrors(form)
+    serverErrors: readServerErrors(form),
+    // The controls the dealer has touched (by name), and whether every problem is shown (the
+    // page answers a Preview, or Preview / Confirm was pressed).
+    touched: new Set(),
+    // Problems the screen found itself (the house way's), kept until their field changes:
+    // a check's answer does not know them.
+    pinned: {},
+    showAll: form.getAttribute('data-previewed') === 'yes'
   };
+}
+
+/** Whether control `name`'s problem is shown: once touched, once it holds something, or after
+ * Preview / Confirm; not on the seats nobody has entered yet. */
+export function problemShown(round, name, control) {
+  return round.showAll || round.touched.has(name) || !!(control && String(control.value || '').trim() !== '');
 }
 
 /** The messages the server rendered next to the fields (name -> message). */

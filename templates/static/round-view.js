@@ -5,7 +5,7 @@
  */
 import { renderFaces } from './card-faces.js';
 import { q, qa, esc, el } from './dom.js';
-import { CARD_KINDS, actionOf, isActive, byName } from './round-model.js';
+import { CARD_KINDS, actionOf, isActive, byName, problemShown } from './round-model.js';
 
 /** The error line for a control `name`; created (after the control) if the server left it
  * out, and named in the control's aria-describedby. */
@@ -148,14 +148,16 @@ export function renderFields(round) {
     p.section.setAttribute('data-action', actionOf(p));
     ['action', 'bet'].forEach(function (k) {
       const c = p[k];
-      if (c && c.name) showError(round, c.name, c, k === 'bet' && actionOf(p) === 'empty' ? '' : serverErrors[c.name] || '');
+      if (!c || !c.name) return;
+      const quiet = (k === 'bet' && actionOf(p) === 'empty') || !problemShown(round, c.name, c);
+      showError(round, c.name, c, quiet ? '' : serverErrors[c.name] || '');
     });
   });
   round.fields.forEach(function (f) {
     let msg = '';
-    if (isActive(f)) {
+    if (isActive(f) && problemShown(round, f.name, f.input)) {
       msg = f.local.slice(0, 2).join('; ');
-      if (!msg && !f.quiet) msg = serverErrors[f.name] || '';
+      if (!msg && !f.quiet) msg = serverErrors[f.name] || round.pinned[f.name] || '';
     }
     showError(round, f.name, f.input, msg);
     if (f.faces) renderFaces(f.faces, isActive(f) ? f.input.value : '');

@@ -17,7 +17,7 @@
  * own exporting a setup function that takes the `screen` object below, called at the end of
  * the start-up. No framework, no inline styles (CSP: script-src/style-src 'self').
  */
-import { q } from './dom.js';
+import { q, el } from './dom.js';
 import {
   readRound, validate, normalise, setsHands, isActive, hasBlockingErrors, applySeats,
   readAnswer, applyAnswer, knownOnForm, POINTS_HIDDEN_UNDER
@@ -53,8 +53,16 @@ function start(form) {
 
   function render() { renderFields(round); screen.picker.render(); }
 
+  // The controls changed since the last check was sent: that check's answer about them is
+  // already out of date, and is not shown.
+  let changedSinceSent = new Set();
+  function touch(name) {
+    round.touched.add(name);
+    changedSinceSent.add(name);
+  }
+
   function changed(f) {
-    if (f) delete round.serverErrors[f.name];
+    if (f) { delete round.serverErrors[f.name]; delete round.pinned[f.name]; touch(f.name); }
     screen.refresh();
     saver.schedule();
   }
@@ -64,11 +72,13 @@ function start(form) {
   const confirm = screen.confirm = createPreviewConfirm(round, function () { return saver; });
   const saver = screen.saver = createLiveSave(form, confirm.status, {
     beforeSend: function () {
+      changedSinceSent = new Set();
       validate(round);
       if (hasBlockingErrors(round)) confirm.stale();
     },
     answered: function (data) {
       const answer = readAnswer(data, function (name) { return knownOnForm(form, name); });
+      changedSinceSent.forEach(function (name) { delete answer.fieldErrors[name]; });
       applyAnswer(round, answer);
       confirm.show(answer);
       render();
@@ -82,6 +92,7 @@ function start(form) {
     const f = round.fieldByInput.get(e.target);
     if (f) { f.quiet = true; changed(f); return; }
     if (e.target.name && e.target.name !== 'csrf_token') {
+      touch(e.target.name);
       delete round.serverErrors[e.target.name];
       screen.refresh();
       saver.schedule();
@@ -91,6 +102,7 @@ function start(form) {
   form.addEventListener('change', function (e) {
     const t = e.target;
     if (t.tagName === 'SELECT' && /_action$/.test(t.name)) {
+      touch(t.name);
       delete round.serverErrors[t.name];
       screen.refresh();
       // The picker goes to the first empty hand in table order unless one is being filled.
@@ -109,6 +121,7 @@ function start(form) {
     const f = round.fieldByInput.get(e.target);
     if (!f) return;
     const before = f.input.value;
+    round.touched.add(f.name);
     normalise(f);
     f.quiet = false;
     screen.refresh();
@@ -128,6 +141,28 @@ function start(form) {
     else { normalise(f); f.input.blur(); }
   });
 
+  // Preview or Confirm pressed: every problem is shown.
+  form.addEventListener('submit', function () { round.showAll = true; render(); });
+
+  // A player leaves: one tap empties the seat (its hands and bet no longer count).
+  round.places.forEach(function (p) {
+    if (!p.action || !q('option[value=""]', p.action)) return;
+    const heading = q('h1,h2,h3,h4', p.section);
+    const leave = el('button', 'leave-seat secondary', 'Seat empty');
+    leave.type = 'button';
+    leave.setAttribute('aria-label', p.title + ': the player left, seat empty');
+    (heading || p.section).appendChild(leave);
+    leave.addEventListener('click', function () {
+      p.action.value = '';
+      touch(p.action.name);
+      delete round.serverErrors[p.action.name];
+      screen.refresh();
+      screen.picker.retarget();
+      screen.refresh();
+      saver.schedule();
+    });
+  });
+
   // "Same players and bets as last round": one tap puts the last round's seats in play with
   // their bets (data-seats="seat1=500;seat3=200"), then the picker goes to the first hand.
   const sameAgain = q('button.same-again', form);
@@ -142,10 +177,14 @@ function start(form) {
     });
   }
 
+  // What was typed here and never reached the server (signed out, no connection, the page
+  // left) comes back, and is saved.
+  const restored = saver.restore();
   screen.picker.build();
   validate(round);
   screen.picker.setTarget(screen.picker.defaultTarget());
   render();
   setupHouseWay(screen);
   saver.notify();
+  if (restored) saver.schedule();
 }

@@ -295,6 +295,13 @@ const MATRIX: &[Case] = &[
     ),
     // The table screen: a missing table is 404 once past access.
     case("GET", "/tables/NO-SUCH", &[], [303, 404, 404, 403, 403]),
+    // The address the round form posts to, opened: back to the table's screen.
+    case(
+        "GET",
+        "/tables/NO-SUCH/round",
+        &[],
+        [303, 303, 303, 403, 403],
+    ),
     case(
         "POST",
         "/tables/NO-SUCH/round",

@@ -21,6 +21,7 @@ use crate::helpers::{
     assert_every_round_has_its_figures, call, count, create_table, location, record, spawn_app,
     spawn_app_with, the_round, TestApp, PASSWORD,
 };
+use crate::table_screen::page;
 
 pub(crate) fn verify_all(app: &TestApp) -> Verification {
     verify::verify(
@@ -305,7 +306,41 @@ async fn a_day_closes_once_no_table_is_busy_and_its_seal_fixes_every_chain() {
     .await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
 
-    // A dealer on shift keeps the day open: the table is named.
+    // Before its end the day is not closed, and its page says until when and what is open,
+    // each with a link to where it is dealt with.
+    let res = supervisor
+        .post_form(&close_path, &[("confirm", "yes")])
+        .await;
+    assert_eq!(location(&res), format!("/days/{today}"));
+    let ends = app
+        .config
+        .gaming_day_end(today)
+        .with_timezone(&app.config.zone().offset)
+        .format("%Y-%m-%d %H:%M")
+        .to_string();
+    let page = flash_of(&supervisor, &format!("/days/{today}")).await;
+    assert!(
+        page.contains(&format!(
+            "The gaming day {today} runs until {ends} ({}): it can be closed from then.",
+            app.config.zone()
+        )),
+        "{page}"
+    );
+    assert!(
+        page.contains(
+            "<a href=\"/tables/T-SEAL/sign-off\">T-SEAL</a>: dealer the-dealer Test (the-dealer) \
+             is on shift since"
+        ),
+        "{page}"
+    );
+    assert!(!page.contains("id=\"close-day\""), "{page}");
+    assert_eq!(
+        count(&app, "SELECT count(*) AS n FROM gaming_day_closes"),
+        0
+    );
+
+    // Once it has ended, a dealer on shift still keeps it open: the table is named.
+    app.end_today();
     let res = supervisor
         .post_form(&close_path, &[("confirm", "yes")])
         .await;
@@ -407,6 +442,53 @@ async fn a_day_closes_once_no_table_is_busy_and_its_seal_fixes_every_chain() {
     std::fs::remove_file(&app.config.seal_file).unwrap();
 }
 
+#[tokio::test]
+async fn a_round_left_being_entered_keeps_an_ended_day_open_and_is_linked() {
+    let app = spawn_app().await;
+    let (supervisor, dealer) = supervisor_and_dealer(&app, "T-DRAFT").await;
+    let html = page(&dealer, "T-DRAFT").await;
+    let token = dealer.csrf_token().await;
+    let mut fields: Vec<(&str, String)> = crate::table_screen::the_round()
+        .into_iter()
+        .map(|(k, v)| (k, v.to_owned()))
+        .collect();
+    fields.push(("draft_key", hidden(&html, "draft_key")));
+    fields.push(("revision", hidden(&html, "revision")));
+    let res = dealer
+        .client
+        .post(dealer.url("/tables/T-DRAFT/round/check"))
+        .header("X-CSRF-Token", token)
+        .form(&fields)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    dealer.sign_off_at("T-DRAFT").await;
+    app.end_today();
+
+    let today = app.config.gaming_day(Utc::now());
+    supervisor
+        .post_form(&format!("/days/{today}/close"), &[("confirm", "yes")])
+        .await;
+    let page = flash_of(&supervisor, &format!("/days/{today}")).await;
+    assert!(
+        page.contains(&format!(
+            "The gaming day {today} cannot be closed yet: T-DRAFT: a round is being entered \
+             and is not confirmed (saved 1 time(s)"
+        )),
+        "{page}"
+    );
+    assert!(
+        page.contains("<a href=\"/tables/T-DRAFT\">T-DRAFT</a>: a round is being entered"),
+        "{page}"
+    );
+    assert!(!page.contains("id=\"close-day\""), "{page}");
+    assert_eq!(
+        count(&app, "SELECT count(*) AS n FROM gaming_day_closes"),
+        0
+    );
+}
+
 /// Re-hashes `chain` from `seq` on after changing that event's details, moving the chain's head
 /// along: the chain is consistent again inside the database. Returns the new last hash.
 pub(crate) fn rehash_from(
@@ -465,6 +547,7 @@ async fn a_history_rewritten_inside_the_database_is_caught_by_the_seal_copies() 
     }
     dealer.sign_off_at("T-RW").await;
     let today = app.config.gaming_day(Utc::now());
+    app.end_today();
     supervisor
         .post_form(&format!("/days/{today}/close"), &[("confirm", "yes")])
         .await;
@@ -681,6 +764,7 @@ async fn concurrent_writers_keep_every_chain_linear_and_the_close_races_no_sign_
     let supervisor = app.another_browser();
     supervisor.signed_in_as(Role::Supervisor).await;
     let today = app.config.gaming_day(Utc::now());
+    app.end_today();
     let close_path = format!("/days/{today}/close");
     let close = supervisor.post_form(&close_path, &[("confirm", "yes")]);
     let sign_ons = dealers.iter().zip(tables).map(|(dealer, code)| async move {
@@ -983,7 +1067,17 @@ async fn the_production_role_may_only_append_to_and_read_the_trail() {
     // ... and closing a day takes its locks.
     let today = app.config.gaming_day(Utc::now());
     let actor = Actor::user(supervisor.id, "sup", None);
-    days::close_day(&mut conn, today, today, &actor, &SealFiles::of(&app.config)).unwrap();
+    conn.transaction(|conn| {
+        days::lock_day_tables(conn)?;
+        days::seal_day(
+            conn,
+            today,
+            supervisor.id,
+            &actor,
+            &SealFiles::of(&app.config),
+        )
+    })
+    .unwrap();
     drop(conn);
     assert!(verify_all(&app).seal_problems.is_empty());
     for seals in [&app.config.seal_file, &as_role.config.seal_file] {

@@ -115,6 +115,7 @@ async fn watched_chain() -> (TestApp, TestApp) {
 /// Closes today as `supervisor` and returns the day page's message; asserts nothing was sealed.
 async fn close_is_refused(app: &TestApp, supervisor: &TestApp) -> String {
     let today = app.config.gaming_day(Utc::now());
+    app.end_today();
     supervisor
         .post_form(&format!("/days/{today}/close"), &[("confirm", "yes")])
         .await;
@@ -261,6 +262,7 @@ async fn the_seal_copy_gets_every_line_and_verification_names_what_only_one_file
     let supervisor = app.another_browser();
     supervisor.signed_in_as(Role::Supervisor).await;
     let today = app.config.gaming_day(Utc::now());
+    app.end_today();
     supervisor
         .post_form(&format!("/days/{today}/close"), &[("confirm", "yes")])
         .await;

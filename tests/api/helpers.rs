@@ -15,6 +15,7 @@ use pusoy_pit::db::profiles;
 use pusoy_pit::db::tables::{self, TableInput};
 use pusoy_pit::db::users::{self, NewUser, Role, User};
 use pusoy_pit::password::{self, HashParams};
+use pusoy_pit::pit::clock::Clock;
 use pusoy_pit::recording::memory::TableMemos;
 use pusoy_pit::rules::game::GameRules;
 use pusoy_pit::rules::profile::RuleProfile;
@@ -133,6 +134,8 @@ pub struct TestApp {
     pub config: Config,
     /// What the server remembers of its tables, and how many rounds it wrote from that memory.
     pub memos: Arc<TableMemos>,
+    /// The app's clock: a test moves it ahead (a gaming day's end) without waiting for it.
+    pub clock: Clock,
 }
 
 /// The settings every test app starts from: development defaults, a small pool.
@@ -172,6 +175,7 @@ fn serve(db_url: String, config: Config, client: reqwest::Client) -> TestApp {
     let port = listener.local_addr().unwrap().port();
     let state = AppState::new(pool, config.clone());
     let memos = state.table_memos.clone();
+    let clock = state.clock.clone();
     let server = pusoy_pit::web::serve(listener, state).unwrap();
     tokio::spawn(server);
     TestApp {
@@ -180,6 +184,7 @@ fn serve(db_url: String, config: Config, client: reqwest::Client) -> TestApp {
         db_url,
         config,
         memos,
+        clock,
     }
 }
 
@@ -216,7 +221,13 @@ impl TestApp {
             db_url: self.db_url.clone(),
             config: self.config.clone(),
             memos: self.memos.clone(),
+            clock: self.clock.clone(),
         }
+    }
+
+    /// Moves the app's clock a day ahead: today's gaming day has ended (and may be closed).
+    pub fn end_today(&self) {
+        self.clock.set_ahead(chrono::Duration::days(1));
     }
 
     pub fn url(&self, path: &str) -> String {

@@ -432,7 +432,7 @@ async fn the_table_screen_previews_a_points_round_with_its_matrix_and_confirms_i
         )
         .await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
-    let round_page = crate::helpers::location(&res).to_owned();
+    let round_page = crate::table_screen::round_page_of(crate::helpers::location(&res));
     assert!(
         round_page.starts_with("/tables/POINTS-6/rounds/"),
         "{round_page}"

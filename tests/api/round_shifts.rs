@@ -200,6 +200,49 @@ async fn a_confirm_after_signing_off_is_refused_and_the_next_shift_gets_the_roun
     assert_eq!(round["shift_id"], second_shift);
 }
 
+#[tokio::test]
+async fn a_round_left_by_another_shift_is_not_confirmed_by_the_next_dealer_until_saved() {
+    let app = spawn_app().await;
+    create_table(&app, "PUSOY-1");
+    app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("PUSOY-1").await;
+    let key = saved_draft(&app).await;
+    app.sign_off_at("PUSOY-1").await;
+    let (next, _) = other_dealer(&app, "next-dealer").await;
+    next.sign_on_at("PUSOY-1").await;
+    let confirm = format!("/api/v1/rounds/{key}/confirm");
+
+    let (status, body) = call(&next, Method::POST, &confirm, None).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("saved on an earlier shift by someone else"),
+        "{body}"
+    );
+    assert_eq!(count(&app, "SELECT count(*) AS n FROM rounds"), 0);
+    // The table screen says so, and offers no Confirm.
+    let page = next.get("/tables/PUSOY-1").await.text().await.unwrap();
+    assert!(page.contains("id=\"other-shift\""), "{page}");
+    assert!(!page.contains("name=\"step\" value=\"confirm\""), "{page}");
+
+    // Saved on this shift (the dealer has had it in front of them), it is confirmed.
+    let (status, body) = call(
+        &next,
+        Method::PUT,
+        &format!("/api/v1/rounds/{key}"),
+        Some(the_round()),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let page = next.get("/tables/PUSOY-1").await.text().await.unwrap();
+    assert!(!page.contains("id=\"other-shift\""), "{page}");
+    let (status, round) = call(&next, Method::POST, &confirm, None).await;
+    assert_eq!(status, StatusCode::CREATED, "{round}");
+    assert_eq!(round["shift_id"], next.open_shift("PUSOY-1").unwrap());
+}
+
 /// Runs `request` while another transaction, begun by `hold` and left open, holds row locks;
 /// commits that transaction once the request's backend waits on a lock. Returns the request's
 /// answer and whether it waited.

@@ -162,14 +162,22 @@ async fn a_preview_explains_fouls_and_surrenders_and_a_confirm_settles_once() {
     let first = submit(&app, "T-OK", &preview, "confirm", &[]).await;
     assert_eq!(first.status(), StatusCode::SEE_OTHER);
     let target = location(&first).to_owned();
-    assert!(target.starts_with("/tables/T-OK/rounds/"), "{target}");
+    assert!(target.starts_with("/tables/T-OK?settled="), "{target}");
     let second = submit(&app, "T-OK", &preview, "confirm", &[]).await;
     assert_eq!(second.status(), StatusCode::SEE_OTHER);
     assert_eq!(location(&second), target);
     assert_eq!(rounds_count(&app), 1);
     assert_every_round_has_its_figures(&app);
 
-    let shown = app.get(&target).await;
+    // Back at the table: the round's result above the next round's form, which starts empty.
+    let next = app.get(&target).await.text().await.unwrap();
+    assert!(next.contains("id=\"round-result\""), "{next}");
+    assert!(
+        next.contains("Round 1 confirmed</strong> · House result"),
+        "{next}"
+    );
+    assert!(next.contains("value=\"\""), "{next}");
+    let shown = app.get(&round_page_of(&target)).await;
     assert_eq!(shown.status(), StatusCode::OK);
     let shown = shown.text().await.unwrap();
     assert!(shown.contains("Round 1"));
@@ -541,13 +549,21 @@ async fn signing_on_leads_to_the_table_and_home_tables_and_round_numbers_link_on
 }
 
 /// Settles the test round at `code` from the table screen; the round page's path.
+/// The round page of the round a Confirm named in its redirect (`/tables/CODE?settled=ID`).
+pub(crate) fn round_page_of(location: &str) -> String {
+    let (table, id) = location
+        .split_once("?settled=")
+        .expect("a redirect naming the settled round");
+    format!("{table}/rounds/{id}")
+}
+
 async fn settle_one(app: &TestApp, code: &str) -> String {
     let html = page(app, code).await;
     let preview = submit(app, code, &html, "preview", &the_round()).await;
     let preview = preview.text().await.unwrap();
     let confirmed = submit(app, code, &preview, "confirm", &[]).await;
     assert_eq!(confirmed.status(), StatusCode::SEE_OTHER);
-    location(&confirmed).to_owned()
+    round_page_of(location(&confirmed))
 }
 
 #[tokio::test]
@@ -604,4 +620,110 @@ async fn a_refusal_shows_as_an_error_banner_and_a_success_as_a_notice() {
     dealer.post_form("/tables/T-FLASH/sign-on", &[]).await;
     let html = page(&dealer, "T-FLASH").await;
     assert!(html.contains("class=\"flash\" role=\"status\">You are signed on at T-FLASH"));
+}
+
+#[tokio::test]
+async fn a_signed_out_screen_is_told_in_json_and_the_dealer_comes_back_to_the_draft() {
+    let app = spawn_app().await;
+    create_table(&app, "T-OUT");
+    app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("T-OUT").await;
+    let html = page(&app, "T-OUT").await;
+    let token = app.csrf_token().await;
+    let mut fields: Vec<(&str, String)> = the_round()
+        .into_iter()
+        .map(|(k, v)| (k, v.to_owned()))
+        .collect();
+    fields.push(("draft_key", hidden(&html, "draft_key")));
+    fields.push(("revision", hidden(&html, "revision")));
+    let check = |fields: Vec<(&'static str, String)>| {
+        app.client
+            .post(app.url("/tables/T-OUT/round/check"))
+            .header("X-CSRF-Token", token.clone())
+            .header("Accept", "application/json")
+            .form(&fields)
+            .send()
+    };
+    let res = check(fields.clone()).await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+
+    // The dealer stays away past the idle limit: the session ends.
+    diesel::sql_query("UPDATE sessions SET last_seen_at = now() - interval '1 day'")
+        .execute(&mut app.conn())
+        .unwrap();
+    let res = check(fields).await.unwrap();
+    assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+    assert!(location(&res).is_empty(), "not a redirect");
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["code"], "signed_out", "{body}");
+    assert_eq!(body["error"], "Signed out: sign in to go on.", "{body}");
+    // The screen's other fetches, under /api/, the same.
+    let res = app.get("/api/v1/tables/T-OUT/house-way").await;
+    assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["code"], "signed_out", "{body}");
+
+    // Signing in from the screen's link leads back to the table, where the draft is kept.
+    let res = app
+        .post_form(
+            "/login",
+            &[
+                ("username", "the-dealer"),
+                ("password", crate::helpers::PASSWORD),
+                ("next", "/tables/T-OUT"),
+            ],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&res), "/tables/T-OUT");
+    let html = page(&app, "T-OUT").await;
+    assert!(html.contains("value=\"8c 8d 9h Ts Jd\""), "{html}");
+    // Only to a page of this site.
+    let other = app.another_browser();
+    other.create_user("other-dealer", Role::Dealer, crate::helpers::PASSWORD);
+    for next in [
+        "//evil.example/",
+        "https://evil.example/",
+        "/\\evil.example",
+    ] {
+        let res = other
+            .post_form(
+                "/login",
+                &[
+                    ("username", "other-dealer"),
+                    ("password", crate::helpers::PASSWORD),
+                    ("next", next),
+                ],
+            )
+            .await;
+        assert_eq!(location(&res), "/", "{next}");
+        other.post_form("/logout", &[]).await;
+    }
+}
+
+#[tokio::test]
+async fn opening_the_address_the_preview_posts_to_goes_back_to_the_table_screen() {
+    let app = spawn_app().await;
+    create_table(&app, "T-BACK");
+    app.signed_in_as(Role::Dealer).await;
+    app.sign_on_at("T-BACK").await;
+    let html = page(&app, "T-BACK").await;
+    submit(&app, "T-BACK", &html, "preview", &the_round()).await;
+    let drafts = || -> (i64, i32) {
+        use pusoy_pit::db::schema::round_drafts;
+        round_drafts::table
+            .select((
+                diesel::dsl::count_star(),
+                diesel::dsl::max(round_drafts::revision),
+            ))
+            .first::<(i64, Option<i32>)>(&mut app.conn())
+            .map(|(n, r)| (n, r.unwrap_or(0)))
+            .unwrap()
+    };
+    let before = drafts();
+    let res = app.get("/tables/T-BACK/round").await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&res), "/tables/T-BACK");
+    assert_eq!(drafts(), before, "a GET changes nothing");
+    assert_eq!(rounds_count(&app), 0);
 }

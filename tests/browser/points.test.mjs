@@ -112,10 +112,12 @@ test('a natural, a mis-set and a legal set are typed and previewed with the poin
 });
 
 test('the round is confirmed and its page shows every player\'s points', async () => {
+  // Confirm comes back to the table, the result above the next round, linking to the round.
   await Promise.all([
-    page.waitForURL(/\/tables\/PUSOY-P1\/rounds\/\d+$/),
+    page.waitForURL(/\/tables\/PUSOY-P1\?settled=\d+$/),
     page.locator('#round-actions button', { hasText: 'Confirm' }).click()
   ]);
+  await Promise.all([page.waitForURL(/\/tables\/PUSOY-P1\/rounds\/\d+$/), page.locator('#round-result a').click()]);
   const text = await page.locator('main').textContent();
   assert.match(text, /Natural shown: a dragon/);
   assert.match(text, /\+26 points \(vs seat 2: \+13, vs seat 3: \+13\)/);

@@ -139,6 +139,22 @@ test('another round is voided with a reason and stays listed, marked void', asyn
   assert.deepEqual(supervisor.problems, []);
 });
 
+test('the void round is entered again with the table screen\'s picker, after a preview', async () => {
+  await supervisor.goto(`${base}/review/rounds/${small.id}/reenter`);
+  await supervisor.waitForSelector('#picker:not([hidden]) .pick');
+  assert.equal(await supervisor.locator('#reenter-submit').count(), 0, 'nothing is entered before a preview');
+  // The picker greys the cards already in the round, as at the table.
+  const used = await supervisor.$$eval('#picker .pick.used', (bs) => bs.length);
+  assert.ok(used > 0, 'the round\'s cards are greyed on the picker');
+  await Promise.all([supervisor.waitForURL(`${base}/review/rounds/${small.id}/reenter`), supervisor.click('#reenter-preview')]);
+  await supervisor.waitForSelector('#preview table');
+  assert.match(await supervisor.locator('#preview').textContent(), /Dealer net/);
+  await shot(supervisor, 'review-reenter-preview-1280x800');
+  await Promise.all([supervisor.waitForURL(new RegExp(`/tables/${TABLE}/rounds/\\d+$`)), supervisor.click('#reenter-submit')]);
+  assert.match(await supervisor.locator('#replaces').textContent(), /void round/);
+  assert.deepEqual(supervisor.problems, []);
+});
+
 test('the queue and the replay on a 10-inch tablet, both ways round', async () => {
   for (const [width, height] of [[1194, 834], [834, 1194]]) {
     const page = await signedIn(SUPERVISOR, { viewport: { width, height }, hasTouch: true, isMobile: true });

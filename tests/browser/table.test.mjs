@@ -321,11 +321,18 @@ test('the preview names every hand, explains the foul, and gives outcomes and am
   assert.equal(await field(page, 'dealer_back').inputValue(), '7h 7d 7c 5s 5d');
 });
 
-test('confirm settles the round once; it shows in the latest rounds with the house result', async () => {
+test('confirm settles the round once; its result shows above the next round, which starts there', async () => {
   const confirm = page.locator('#round-form button.confirm');
   await page.waitForSelector('#round-form button.confirm:not([disabled])');
-  await Promise.all([page.waitForURL(new RegExp(`/tables/${TABLE}/rounds/\\d+$`)), confirm.click()]);
-  roundUrl = page.url();
+  await Promise.all([page.waitForURL(new RegExp(`/tables/${TABLE}\\?settled=\\d+$`)), confirm.click()]);
+  // The result view is the table screen: the next round is typed from here, no tap between.
+  const result = page.locator('#round-result');
+  assert.match(await result.textContent(), /Round 1 confirmed · House result PHP \+200\.00 · See round 1/);
+  await page.waitForSelector('#picker:not([hidden]) .pick');
+  assert.equal(await field(page, 'seat1_back').inputValue(), '');
+  await shot(page, 'desktop-1280x800-round-confirmed-next-round');
+  roundUrl = new URL(await result.locator('a').getAttribute('href'), base).href;
+  await page.goto(roundUrl);
   assert.match(await page.locator('h1').textContent(), new RegExp(`${TABLE} .* Round 1\\b`));
   const settled = await page.$$eval('table.round-places tbody tr', (trs) => trs.map((tr) => Array.from(tr.cells, (c) => c.textContent.trim())));
   const seat3 = settled.find((r) => r[0] === 'Seat 3');
@@ -355,10 +362,11 @@ test('a round typed with errors is all there after a reload, with every problem'
   const p = await dealerPage({ viewport: { width: 1280, height: 800 } });
   await p.goto(`${base}/tables/${TABLE}`);
   await p.waitForSelector('#picker:not([hidden]) .pick');
-  // The new round keeps the last round's seats in play; one tap brings back their bets.
-  for (const seat of ['seat1', 'seat2', 'seat3']) assert.equal(await field(p, `${seat}_action`).inputValue(), 'play');
+  // A new round starts with every seat empty; one tap brings back last round's players and bets.
+  for (const seat of ['seat1', 'seat2', 'seat3']) assert.equal(await field(p, `${seat}_action`).inputValue(), '');
   assert.equal(await field(p, 'seat1_bet').inputValue(), '');
   await p.locator('button.same-again').click();
+  for (const seat of ['seat1', 'seat2', 'seat3']) assert.equal(await field(p, `${seat}_action`).inputValue(), 'play');
   assert.equal(await field(p, 'seat1_bet').inputValue(), '200');
   assert.equal(await field(p, 'seat2_bet').inputValue(), '100');
   assert.equal(await field(p, 'seat3_bet').inputValue(), '150');
@@ -426,7 +434,7 @@ test('a table set to ask names the seats and the house result once before confir
   assert.match(asked, /^Confirm 1 seat, house PHP \+[\d,]+\.00\?$/);
   assert.match(p.url(), new RegExp(`/tables/${TABLE}$`), 'a No keeps the round');
   p.once('dialog', (d) => d.accept());
-  await Promise.all([p.waitForURL(new RegExp(`/tables/${TABLE}/rounds/\\d+$`)), p.locator('#round-form button.confirm').click()]);
+  await Promise.all([p.waitForURL(new RegExp(`/tables/${TABLE}\\?settled=\\d+$`)), p.locator('#round-form button.confirm').click()]);
   // Off again for whoever comes next.
   await a.goto(`${base}/admin/tables`);
   await box.locator('input[type=checkbox]').uncheck();
@@ -563,3 +571,200 @@ test('"Set by house way" fills the dealer\'s hands from the 13 dealt cards', asy
   assert.ok(!inputValue(await serverPage(p), 'dealer_back'), 'the dealer\'s hands are cleared');
   await p.context().close();
 });
+
+/** Empties the table's round (every seat empty, every hand and bet blank, shown or not) and
+ * waits until it is saved. */
+async function clearRound(p) {
+  for (const seat of ['seat1', 'seat2', 'seat3']) await p.selectOption(`#${seat}_action`, '');
+  await p.$$eval('#round-form input.cards, #round-form input[name$="_bet"]', (els) => els.forEach((e) => {
+    e.value = '';
+    e.dispatchEvent(new Event('input', { bubbles: true }));
+  }));
+  await saved(p);
+}
+
+/** A new page of the dealer at the table, the round empty, nothing touched yet. */
+async function atTable() {
+  const p = await dealerPage({ viewport: { width: 1280, height: 800 } });
+  await p.goto(`${base}/tables/${TABLE}`);
+  await p.waitForSelector('#picker:not([hidden]) .pick');
+  await clearRound(p);
+  await p.reload();
+  await p.waitForSelector('#picker:not([hidden]) .pick');
+  return p;
+}
+
+/** Seat 1 and the dealer typed in full: a round that can be confirmed. */
+async function wholeRound(p) {
+  await p.selectOption('#seat1_action', 'play');
+  await p.fill('#seat1_bet', '300');
+  await typeCards(p, 'seat1_back', 'Qs Jd 9h 7c 5s');
+  await typeCards(p, 'seat1_middle', 'Tc 8d 6h 4c 3d');
+  await typeCards(p, 'seat1_front', '9c 7d 2h');
+  await typeCards(p, 'dealer_back', 'Ac Kc Qc Jc 2c');
+  await typeCards(p, 'dealer_middle', 'Qh Qd Jh Js 4s');
+  await typeCards(p, 'dealer_front', '9s 9d 8h');
+  await saved(p);
+}
+
+test('a problem shows once its field is touched, not on seats nobody has entered; leaving a seat is one tap', async () => {
+  const p = await atTable();
+  await p.selectOption('#seat1_action', 'play');
+  await p.fill('#seat1_bet', '500');
+  await p.selectOption('#seat2_action', 'play');
+  await p.fill('#seat2_bet', '200');
+  await saved(p);
+  // The server counts the hands not typed yet as problems; none is shown before the dealer
+  // gets there.
+  assert.match(await status(p).textContent(), /problems? to fix/);
+  for (const f of ['seat1_back', 'seat1_middle', 'seat2_back', 'dealer_back']) {
+    assert.equal(await errorOf(p, f).textContent(), '', `${f} quiet before it is touched`);
+  }
+  await shot(p, 'desktop-1280x800-new-round-quiet');
+  await field(p, 'seat1_back').focus();
+  await field(p, 'seat1_back').blur();
+  assert.notEqual(await errorOf(p, 'seat1_back').textContent(), '', 'seat 1 back, touched, says what is missing');
+  assert.equal(await errorOf(p, 'seat2_back').textContent(), '');
+  // Seat 2's player leaves: one tap, and the seat blocks nothing.
+  const leave = p.locator('.place[data-place="seat2"] .leave-seat');
+  assert.equal(await leave.textContent(), 'Seat empty');
+  await leave.click();
+  assert.equal(await field(p, 'seat2_action').inputValue(), '');
+  assert.equal(await field(p, 'seat2_back').isVisible(), false);
+  assert.equal(await leave.isVisible(), false, 'an empty seat offers no "Seat empty"');
+  await saved(p);
+  await shot(p, 'desktop-1280x800-seat-left');
+  await clearRound(p);
+  assert.deepEqual(p.problems, [], 'no script errors or CSP violations');
+  await p.context().close();
+});
+
+test('signed out at the table: the screen says so in words, keeps what was typed, and comes back to it after signing in', async () => {
+  const p = await atTable();
+  await p.selectOption('#seat1_action', 'play');
+  await p.fill('#seat1_bet', '300');
+  await saved(p);
+  // The session ends (the tablet no longer has it), and the dealer goes on typing.
+  await p.context().clearCookies();
+  await typeCards(p, 'seat1_back', 'As Ks Qs Js Ts');
+  await p.waitForFunction(() => /^Signed out: sign in to go on/.test(document.querySelector('.save-status').textContent));
+  assert.equal(await status(p).getAttribute('data-state'), 'error');
+  assert.doesNotMatch(await status(p).textContent(), /\(\d{3}\)/, 'no status code, words');
+  await shot(p, 'desktop-1280x800-signed-out');
+  await Promise.all([p.waitForURL(/\/login\?next=/), p.locator('.save-status a.sign-in-again').click()]);
+  await p.fill('#username', DEALER.username);
+  await p.fill('#password', DEALER.password);
+  await Promise.all([p.waitForURL(`${base}/tables/${TABLE}`), p.click('form button[type=submit]')]);
+  await p.waitForSelector('#picker:not([hidden]) .pick');
+  // The same table and round, with the hand typed while signed out, now saved.
+  assert.equal(await field(p, 'seat1_bet').inputValue(), '300');
+  assert.equal(await field(p, 'seat1_back').inputValue(), 'As Ks Qs Js Ts');
+  await saved(p);
+  assert.equal(inputValue(await serverPage(p), 'seat1_back'), 'As Ks Qs Js Ts');
+  await clearRound(p);
+  assert.deepEqual(p.problems.filter((e) => !/401/.test(e)), [], 'no script errors or CSP violations');
+  await p.context().close();
+});
+
+test('a hand typed just before leaving the page is saved on the way out', async () => {
+  const p = await atTable();
+  const context = p.context();
+  await p.selectOption('#seat1_action', 'play');
+  await p.fill('#seat1_bet', '300');
+  await saved(p);
+  // Typed, and the page closed at once: before the usual wait before a save is over.
+  await field(p, 'seat1_front').fill('Ah Kh Qh');
+  await p.close({ runBeforeUnload: true });
+  const other = await context.newPage();
+  let stored = null;
+  for (let tries = 0; tries < 50; tries++) {
+    stored = inputValue(await serverPage(other), 'seat1_front');
+    if (stored === 'Ah Kh Qh') break;
+    await other.waitForTimeout(100);
+  }
+  assert.equal(stored, 'Ah Kh Qh');
+  await other.goto(`${base}/tables/${TABLE}`);
+  await other.waitForSelector('#picker:not([hidden]) .pick');
+  await clearRound(other);
+  await context.close();
+});
+
+test('after an outage the round is saved by itself and Confirm comes back, without pressing Preview', async () => {
+  const p = await atTable();
+  await wholeRound(p);
+  await p.waitForSelector('#round-form button.confirm:not([disabled])');
+  // The connection drops while the dealer corrects a hand.
+  await p.route('**/round/check', (route) => route.abort('internetdisconnected'));
+  await typeCards(p, 'seat1_front', '9c 7d 3h');
+  await p.waitForFunction(() => /^Not saved/.test(document.querySelector('.save-status').textContent));
+  assert.match(await status(p).textContent(), /trying again/);
+  assert.ok(await p.locator('#round-form button.confirm').isDisabled(), 'nothing unsaved is confirmed');
+  await shot(p, 'desktop-1280x800-outage');
+  // Back: the screen saves by itself and offers Confirm again.
+  await p.unroute('**/round/check');
+  await saved(p);
+  await p.waitForSelector('#round-form button.confirm:not([disabled])');
+  assert.equal(inputValue(await serverPage(p), 'seat1_front'), '9c 7d 3h');
+  await shot(p, 'desktop-1280x800-after-outage');
+  await clearRound(p);
+  await p.context().close();
+});
+
+test('a round left by another shift is shown as such, and the next dealer confirms it only after a preview', async () => {
+  const p = await atTable();
+  await wholeRound(p);
+  // The dealer signs off with the round unconfirmed; another dealer signs on.
+  const token = await p.locator('input[name=csrf_token]').first().inputValue();
+  const off = await p.request.post(`${base}/tables/${TABLE}/sign-off`, { form: { csrf_token: token }, maxRedirects: 0 });
+  assert.equal(off.status(), 303);
+  await p.context().close();
+  const next = await dealerPage({ viewport: { width: 1280, height: 800 } });
+  await next.context().clearCookies();
+  await signIn(next, { username: 'dealer2', password: 'demo-dealer2-pit' });
+  await next.goto(`${base}/tables`);
+  await Promise.all([next.waitForURL(`${base}/tables/${TABLE}`), next.locator(`#table-${TABLE} button`, { hasText: 'Sign on' }).click()]);
+  await next.waitForSelector('#picker:not([hidden]) .pick');
+  assert.match(await next.locator('#other-shift').textContent(), /saved on an earlier shift/);
+  assert.equal(await field(next, 'dealer_back').inputValue(), 'Ac Kc Qc Jc 2c');
+  assert.equal(await next.locator('#round-form button.confirm').count(), 0, 'no Confirm for a round from another shift');
+  await shot(next, 'desktop-1280x800-round-from-another-shift');
+  // Preview takes it onto this shift; then it can be confirmed.
+  await Promise.all([next.waitForURL(`${base}/tables/${TABLE}/round`), next.locator('#round-form button[value="preview"]').click()]);
+  assert.equal(await next.locator('#other-shift').count(), 0);
+  await next.waitForSelector('#round-form button.confirm:not([disabled])');
+  await Promise.all([next.waitForURL(new RegExp(`/tables/${TABLE}\\?settled=\\d+$`)), next.locator('#round-form button.confirm').click()]);
+  // A GET of the address the Preview posts to goes back to the table screen.
+  await next.goto(`${base}/tables/${TABLE}/round`);
+  assert.equal(next.url(), `${base}/tables/${TABLE}`);
+  const token2 = await next.locator('input[name=csrf_token]').first().inputValue();
+  const off2 = await next.request.post(`${base}/tables/${TABLE}/sign-off`, { form: { csrf_token: token2 }, maxRedirects: 0 });
+  assert.equal(off2.status(), 303);
+  assert.deepEqual(next.problems, [], 'no script errors or CSP violations');
+  await next.context().close();
+});
+
+for (const [name, options] of SIZES.slice(1)) {
+  test(`the round's result and the next round at ${name}`, async () => {
+    const p = await dealerPage(options);
+    await p.goto(`${base}/tables`);
+    const row = p.locator(`#table-${TABLE}`);
+    if (await row.locator('button', { hasText: 'Sign on' }).count()) {
+      await Promise.all([p.waitForURL(`${base}/tables/${TABLE}`), row.locator('button', { hasText: 'Sign on' }).click()]);
+    }
+    await p.goto(`${base}/tables/${TABLE}`);
+    await p.waitForSelector('#picker:not([hidden]) .pick');
+    await wholeRound(p);
+    await p.waitForSelector('#round-form button.confirm:not([disabled])');
+    await Promise.all([p.waitForURL(new RegExp(`/tables/${TABLE}\\?settled=\\d+$`)), p.locator('#round-form button.confirm').click()]);
+    await p.waitForSelector('#picker:not([hidden]) .pick');
+    await shot(p, `${name}-round-confirmed-next-round`);
+    await p.locator('.place[data-place="seat1"]').scrollIntoViewIfNeeded();
+    await p.selectOption('#seat1_action', 'play');
+    await shot(p, `${name}-seat-with-leave-button`);
+    const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `no sideways scrolling (${overflow}px too wide)`);
+    await clearRound(p);
+    assert.deepEqual(p.problems, [], 'no script errors or CSP violations');
+    await p.context().close();
+  });
+}
