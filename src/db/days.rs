@@ -9,6 +9,7 @@ use diesel::prelude::*;
 use diesel::sql_types::{Date, Text};
 use serde_json::json;
 
+use crate::config::Zone;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::checkpoints::{self, CheckpointError, Disagreement};
 use crate::db::ids::UserId;
@@ -69,7 +70,7 @@ pub fn closed_day_refused(err: &diesel::result::Error) -> Option<NaiveDate> {
     }
 }
 
-/// Why a table keeps a gaming day from closing.
+/// Why a table keeps a gaming day from closing (a time in it is in the casino's local time).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Blocker {
     pub table_code: String,
@@ -135,13 +136,13 @@ fn list(items: &[impl ToString]) -> String {
 /// entered (saved but not confirmed) on a shift of that day. Table by table, in code order.
 const BLOCKERS: &str = "\
     SELECT t.code AS table_code, \
-           'dealer ' || u.display_name || ' (' || u.username || ') is on shift since ' \
-               || to_char(s.signed_on_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') || ' UTC' \
-               AS reason \
+           'dealer ' || u.display_name || ' (' || u.username || ') is on shift' AS reason, \
+           s.signed_on_at AS since \
     FROM dealer_shifts s JOIN gaming_tables t ON t.id = s.table_id JOIN users u ON u.id = s.dealer_id \
     WHERE s.signed_off_at IS NULL AND s.gaming_day <= $1 \
     UNION ALL \
-    SELECT t.code, 'a round is being entered and is not confirmed (saved ' || d.revision || ' time(s))' \
+    SELECT t.code, 'a round is being entered and is not confirmed (saved ' || d.revision || ' time(s))', \
+           NULL::timestamptz \
     FROM round_drafts d JOIN gaming_tables t ON t.id = d.table_id \
     JOIN dealer_shifts s ON s.id = d.shift_id \
     WHERE d.settled_round_id IS NULL AND d.abandoned_at IS NULL AND d.revision > 0 \
@@ -154,10 +155,12 @@ struct BlockerRow {
     table_code: String,
     #[diesel(sql_type = Text)]
     reason: String,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Timestamptz>)]
+    since: Option<DateTime<Utc>>,
 }
 
-/// What keeps `day` from closing now (nothing: it may close).
-pub fn blockers(conn: &mut PgConnection, day: NaiveDate) -> QueryResult<Vec<Blocker>> {
+/// What keeps `day` from closing now (nothing: it may close), its times in `zone`.
+pub fn blockers(conn: &mut PgConnection, day: NaiveDate, zone: Zone) -> QueryResult<Vec<Blocker>> {
     let rows: Vec<BlockerRow> = diesel::sql_query(BLOCKERS)
         .bind::<Date, _>(day)
         .load(conn)?;
@@ -165,7 +168,10 @@ pub fn blockers(conn: &mut PgConnection, day: NaiveDate) -> QueryResult<Vec<Bloc
         .into_iter()
         .map(|r| Blocker {
             table_code: r.table_code,
-            reason: r.reason,
+            reason: match r.since {
+                Some(since) => format!("{} since {}", r.reason, zone.time(since)),
+                None => r.reason,
+            },
         })
         .collect())
 }
@@ -189,6 +195,7 @@ pub fn close_day(
     today: NaiveDate,
     by: &Actor,
     seals: &SealFiles,
+    zone: Zone,
 ) -> Result<(DayClose, SealCopy), CloseError> {
     let closed_by = by.user_id.ok_or(CloseError::NotAUser)?;
     if day > today {
@@ -199,7 +206,7 @@ pub fn close_day(
         if find_close(conn, day)?.is_some() {
             return Err(CloseError::AlreadyClosed { day });
         }
-        let blockers = blockers(conn, day)?;
+        let blockers = blockers(conn, day, zone)?;
         if !blockers.is_empty() {
             return Err(CloseError::Blocked { day, blockers });
         }

@@ -1,6 +1,7 @@
 //! Gaming days: the recent ones, one day's seal or what keeps it open, and closing a day (its
 //! seal event, then the seal's copy in the seal file, in the close's transaction).
 
+use crate::config::Zone;
 use chrono::NaiveDate;
 
 use crate::db::audit_log::Actor;
@@ -23,7 +24,7 @@ pub struct Day {
     pub blockers: Vec<Blocker>,
 }
 
-pub async fn day(db: &Db, day: NaiveDate) -> Result<Day, PitError> {
+pub async fn day(db: &Db, day: NaiveDate, zone: Zone) -> Result<Day, PitError> {
     db.run(move |conn| {
         let close = days::find_close(conn, day)?;
         let closer = match &close {
@@ -31,7 +32,7 @@ pub async fn day(db: &Db, day: NaiveDate) -> Result<Day, PitError> {
             None => None,
         };
         let blockers = if close.is_none() {
-            days::blockers(conn, day)?
+            days::blockers(conn, day, zone)?
         } else {
             Vec::new()
         };
@@ -54,10 +55,11 @@ pub async fn close(
     today: NaiveDate,
     actor: Actor,
     seals: SealFiles,
+    zone: Zone,
 ) -> Result<Refusable<DayClose>, PitError> {
     let closed = db
         .run(
-            move |conn| match days::close_day(conn, day, today, &actor, &seals) {
+            move |conn| match days::close_day(conn, day, today, &actor, &seals, zone) {
                 Ok((close, _)) => Ok(Ok(close)),
                 Err(CloseError::Query(err)) => Err(PitError::from(err)),
                 Err(refused) => Ok(Err(refused)),

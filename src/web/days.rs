@@ -110,7 +110,7 @@ pub async fn show(
         close,
         closer,
         blockers,
-    } = days::day(&state.db, day).await?;
+    } = days::day(&state.db, day, state.config.zone()).await?;
     let page = DayPage {
         nav: session::nav(&session, Some(&user))?,
         day: day.to_string(),
@@ -163,7 +163,7 @@ pub async fn close(
     let today = state.config.gaming_day(Utc::now());
     let actor = user.actor(&req);
     let seals = SealFiles::of(&state.config);
-    match days::close(&state.db, day, today, actor, seals).await? {
+    match days::close(&state.db, day, today, actor, seals, state.config.zone()).await? {
         Ok(close) => session::set_flash(
             &session,
             &format!(

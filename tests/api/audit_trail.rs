@@ -934,7 +934,15 @@ async fn the_production_role_may_only_append_to_and_read_the_trail() {
     // ... and closing a day takes its locks.
     let today = app.config.gaming_day(Utc::now());
     let actor = Actor::user(supervisor.id, "sup", None);
-    days::close_day(&mut conn, today, today, &actor, &SealFiles::of(&app.config)).unwrap();
+    days::close_day(
+        &mut conn,
+        today,
+        today,
+        &actor,
+        &SealFiles::of(&app.config),
+        app.config.zone(),
+    )
+    .unwrap();
     drop(conn);
     assert!(verify_all(&app).seal_problems.is_empty());
     for seals in [&app.config.seal_file, &as_role.config.seal_file] {
