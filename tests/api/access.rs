@@ -246,7 +246,7 @@ const MATRIX: &[Case] = &[
     case(
         "POST",
         "/admin/users/{id}/disable",
-        &[],
+        &[("confirm", "yes")],
         [303, 403, 403, 403, 303],
     ),
     case(

@@ -160,7 +160,18 @@ async fn a_time_in_the_past_is_refused_with_every_value_kept() {
     assert!(form.contains(r#"value="suit_order" selected"#), "{form}");
     assert!(form.contains(r#"value="player_loses" selected"#), "{form}");
     assert!(form.contains(r#"value="second" selected"#), "{form}");
-    assert!(form.contains(r#"value="shdc""#), "{form}");
+    // The suit order as chosen, place by place.
+    for (place, suit) in ["s", "h", "d", "c"].into_iter().enumerate() {
+        let select = form
+            .split(&format!(r#"name="suit_order_{}""#, place + 1))
+            .nth(1)
+            .unwrap();
+        let select = &select[..select.find("</select>").unwrap()];
+        assert!(
+            select.contains(&format!(r#"value="{suit}" selected"#)),
+            "{form}"
+        );
+    }
     assert!(form.contains(r#"value="at" checked"#), "{form}");
     assert!(form.contains(r#"value="2020-01-01T06:00""#), "{form}");
     assert!(

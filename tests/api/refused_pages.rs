@@ -153,7 +153,7 @@ async fn a_bad_review_filter_shows_the_queue_form_with_the_filters_kept() {
     let page = page_of(res, StatusCode::UNPROCESSABLE_ENTITY).await;
     assert!(page.contains(NAV), "{page}");
     assert!(
-        page.contains("<strong>Not done:</strong> approval: \"bogus\" is not a choice"),
+        page.contains("<strong>Not done:</strong> approval: &#34;bogus&#34; is not a choice"),
         "{page}"
     );
     assert!(page.contains("id=\"queue-filters\""), "the form: {page}");
