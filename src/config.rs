@@ -389,6 +389,15 @@ impl Zone {
         }
     }
 
+    /// A time as people read it here: in this local time with the zone named,
+    /// `2026-03-01 22:05 (PHT, UTC+08:00)`.
+    pub fn time(&self, at: DateTime<Utc>) -> String {
+        format!(
+            "{} ({self})",
+            at.with_timezone(&self.offset).format("%Y-%m-%d %H:%M")
+        )
+    }
+
     /// The zone as a time's label: `PHT, UTC+08:00`, or `UTC-05:00` without a name.
     pub fn label(&self) -> String {
         match self.name {

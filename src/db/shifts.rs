@@ -41,11 +41,12 @@ pub enum ShiftError {
     NoSuchTable,
     #[error("Only a signed-in dealer can sign on or off.")]
     NotAUser,
-    #[error("{code} already has {dealer_name} signed on since {since}.")]
+    /// Taken since `since` (pages say when in local time).
+    #[error("{code} already has {dealer_name} signed on.")]
     TableTaken {
         code: String,
         dealer_name: String,
-        since: String,
+        since: DateTime<Utc>,
     },
     #[error("You are already signed on at {code}; sign off there first.")]
     DealerBusy { code: String },
@@ -67,10 +68,6 @@ impl From<DieselError> for ShiftError {
             None => ShiftError::Query(err),
         }
     }
-}
-
-fn since(at: DateTime<Utc>) -> String {
-    at.format("%H:%M UTC").to_string()
 }
 
 /// The open shift at a table, if any.
@@ -177,7 +174,7 @@ pub fn sign_on(
             return Err(ShiftError::TableTaken {
                 code: table.code,
                 dealer_name: current.dealer_name,
-                since: since(current.shift.signed_on_at),
+                since: current.shift.signed_on_at,
             });
         }
         if let Some((_, other)) = dealer_table(conn, dealer_id)? {

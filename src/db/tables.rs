@@ -275,6 +275,13 @@ pub fn validate(
             errors.unit = Some("The unit can be at most 1,000,000,000.00.".to_owned());
         }
         (Some(Game::Points), Some(unit)) => {
+            // Its stake is its unit: limits typed otherwise are refused, never dropped.
+            if ![(0, 0), (unit, unit)].contains(&(clean.min_bet, clean.max_bet)) {
+                errors.min_bet = Some(
+                    "A points-game table has no bet limits: what is at stake is its unit (what one point is worth). Leave the minimum and maximum empty."
+                        .to_owned(),
+                );
+            }
             clean.min_bet = unit;
             clean.max_bet = unit;
         }
@@ -472,6 +479,20 @@ pub fn update_table(
 pub fn codes(conn: &mut PgConnection) -> QueryResult<Vec<(TableId, String)>> {
     gaming_tables::table
         .select((gaming_tables::id, gaming_tables::code))
+        .order(gaming_tables::id.asc())
+        .load(conn)
+}
+
+/// Every table's id, code and currency (what an audit page names a table chain by).
+pub fn codes_and_currencies(
+    conn: &mut PgConnection,
+) -> QueryResult<Vec<(TableId, String, String)>> {
+    gaming_tables::table
+        .select((
+            gaming_tables::id,
+            gaming_tables::code,
+            gaming_tables::currency,
+        ))
         .order(gaming_tables::id.asc())
         .load(conn)
 }

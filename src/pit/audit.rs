@@ -7,15 +7,26 @@ use std::time::Instant;
 
 use crate::db::audit_log::{self, Actor, AuditEvent, NewAuditEvent};
 use crate::db::handle::Db;
+use crate::db::ids::TableId;
 use crate::db::seal_file::SealFiles;
+use crate::db::tables;
 use crate::pit::PitError;
 use crate::reports::checks::{Checks, Done};
 use crate::reports::events::{self, EventFilter, EventPage};
 use crate::reports::verify::{chain_names, Verification, VERIFIED};
 
-/// The last verification's event, if any.
-pub async fn last_verification(db: &Db) -> Result<Option<AuditEvent>, PitError> {
-    db.run(|conn| Ok(events::latest(conn, VERIFIED)?)).await
+/// The last verification's event, if any, and every table's id, code and currency (to name
+/// its table chains by).
+pub async fn last_verification(
+    db: &Db,
+) -> Result<(Option<AuditEvent>, Vec<(TableId, String, String)>), PitError> {
+    db.run(|conn| {
+        Ok((
+            events::latest(conn, VERIFIED)?,
+            tables::codes_and_currencies(conn)?,
+        ))
+    })
+    .await
 }
 
 /// A page of the event search (when the filter reads), with every chain and action to filter
@@ -24,6 +35,8 @@ pub struct Search {
     pub chains: Vec<String>,
     pub actions: Vec<String>,
     pub page: Option<EventPage>,
+    /// Every table's id, code and currency: a table chain (`table:4`) is named by its code.
+    pub tables: Vec<(TableId, String, String)>,
 }
 
 pub async fn search(
@@ -41,6 +54,7 @@ pub async fn search(
             chains: chain_names(conn)?,
             actions: events::actions(conn)?,
             page,
+            tables: tables::codes_and_currencies(conn)?,
         })
     })
     .await

@@ -6,6 +6,7 @@ use chrono::NaiveDate;
 use diesel::PgConnection;
 
 use crate::db::audit_log::{Actor, AuditEvent};
+use crate::db::days;
 use crate::db::handle::Db;
 use crate::db::ids::{RoundId, TableId, UserId};
 use crate::db::profiles;
@@ -30,10 +31,20 @@ pub struct RoundRead {
     pub profile_name: String,
     pub profile: Option<profiles::Version>,
     pub events: Vec<AuditEvent>,
-    pub replaced_by_code: Option<(String, RoundId)>,
-    pub replaces_code: Option<(String, RoundId)>,
+    /// The round entered again in place of this void one, and the void one this replaces.
+    pub replaced_by: Option<RoundLink>,
+    pub replaces: Option<RoundLink>,
+    /// Whether the round's gaming day is closed (no decision can be taken on it).
+    pub day_closed: bool,
     /// Why the reader may not decide on the round (separation of duties), if they may not.
     pub not_yours: Option<String>,
+}
+
+/// Another round as a page links to it: its table's code, its id and its number.
+pub struct RoundLink {
+    pub code: String,
+    pub id: RoundId,
+    pub round_no: i32,
 }
 
 /// The code of table `table` (empty if it is gone).
@@ -43,10 +54,14 @@ fn table_code(conn: &mut PgConnection, table: TableId) -> Result<String, PitErro
         .unwrap_or_default())
 }
 
-/// The code of the table of round `id`, with the id (for links).
-fn link_of(conn: &mut PgConnection, id: RoundId) -> Result<(String, RoundId), PitError> {
+/// Round `id` as a link.
+fn link_of(conn: &mut PgConnection, id: RoundId) -> Result<RoundLink, PitError> {
     let round = rows::get_round(conn, id)?.ok_or(PitError::NotFound)?;
-    Ok((table_code(conn, round.round.table_id)?, id))
+    Ok(RoundLink {
+        code: table_code(conn, round.round.table_id)?,
+        id,
+        round_no: round.round.round_no,
+    })
 }
 
 /// Round `id` of table `code`, for `reader`: a dealer reads only the rounds of their own
@@ -57,48 +72,66 @@ pub async fn round(
     id: RoundId,
     reader: Reviewer,
 ) -> Result<RoundRead, PitError> {
+    db.run(move |conn| read(conn, &code, id, reader)).await
+}
+
+/// Round `id` for `reader`, found by its id alone: the page a refused decision on it shows.
+pub async fn round_by_id(db: &Db, id: RoundId, reader: Reviewer) -> Result<RoundRead, PitError> {
     db.run(move |conn| {
-        let table = drafts::table(conn, &code)?;
-        let round = rows::get_round(conn, id)?
-            .filter(|r| r.round.table_id == table.table.id)
-            .ok_or(PitError::NotFound)?;
-        recording::may_read(
-            conn,
-            reader.user,
-            reader.role,
-            Belongs::ToShift(round.round.shift_id),
-        )?;
-        let state = review::state(conn, id)?;
-        let dealer = users::find(conn, round.round.dealer_id)?
-            .map(|u| u.username)
-            .unwrap_or_default();
-        let (profile_name, profile) =
-            match profiles::named_version(conn, round.round.rule_profile_version_id)? {
-                Some((name, version)) => (name, Some(version)),
-                None => (String::new(), None),
-            };
-        let events = review::round_events(conn, id)?;
-        let replaced_by_code = state.replaced_by.map(|r| link_of(conn, r)).transpose()?;
-        let replaces_code = state.replaces.map(|r| link_of(conn, r)).transpose()?;
-        let not_yours = match decide::may_decide(conn, &round.round, reader, Decision::Any) {
-            Ok(()) => None,
-            Err(ReviewError::NotYours(why)) => Some(why),
-            Err(err) => return Err(err.into()),
-        };
-        Ok(RoundRead {
-            table,
-            round,
-            state,
-            dealer,
-            profile_name,
-            profile,
-            events,
-            replaced_by_code,
-            replaces_code,
-            not_yours,
-        })
+        let round = rows::get_round(conn, id)?.ok_or(PitError::NotFound)?;
+        let code = table_code(conn, round.round.table_id)?;
+        read(conn, &code, id, reader)
     })
     .await
+}
+
+fn read(
+    conn: &mut PgConnection,
+    code: &str,
+    id: RoundId,
+    reader: Reviewer,
+) -> Result<RoundRead, PitError> {
+    let table = drafts::table(conn, code)?;
+    let round = rows::get_round(conn, id)?
+        .filter(|r| r.round.table_id == table.table.id)
+        .ok_or(PitError::NotFound)?;
+    recording::may_read(
+        conn,
+        reader.user,
+        reader.role,
+        Belongs::ToShift(round.round.shift_id),
+    )?;
+    let state = review::state(conn, id)?;
+    let dealer = users::find(conn, round.round.dealer_id)?
+        .map(|u| u.username)
+        .unwrap_or_default();
+    let (profile_name, profile) =
+        match profiles::named_version(conn, round.round.rule_profile_version_id)? {
+            Some((name, version)) => (name, Some(version)),
+            None => (String::new(), None),
+        };
+    let events = review::round_events(conn, id)?;
+    let replaced_by = state.replaced_by.map(|r| link_of(conn, r)).transpose()?;
+    let replaces = state.replaces.map(|r| link_of(conn, r)).transpose()?;
+    let day_closed = days::find_close(conn, round.round.gaming_day)?.is_some();
+    let not_yours = match decide::may_decide(conn, &round.round, reader, Decision::Any) {
+        Ok(()) => None,
+        Err(ReviewError::NotYours(why)) => Some(why),
+        Err(err) => return Err(err.into()),
+    };
+    Ok(RoundRead {
+        table,
+        round,
+        state,
+        dealer,
+        profile_name,
+        profile,
+        events,
+        replaced_by,
+        replaces,
+        day_closed,
+        not_yours,
+    })
 }
 
 /// A round decided on, and the code of its table (for its page's address).

@@ -1,6 +1,7 @@
 //! Dealer shifts: who deals where, signing on at a table and signing off (a dealer themself, or
 //! a pit manager for whoever deals there). A refusal a person can act on is answered in words.
 
+use crate::config::Zone;
 use chrono::NaiveDate;
 
 use crate::db::audit_log::Actor;
@@ -33,6 +34,7 @@ pub async fn sign_on(
     code: String,
     actor: Actor,
     day: NaiveDate,
+    zone: Zone,
 ) -> Result<Refusable<SignedOn>, PitError> {
     db.run(move |conn| {
         let table = tables::find_by_code(conn, &code)?.ok_or(PitError::NotFound)?;
@@ -41,11 +43,17 @@ pub async fn sign_on(
                 message: format!("You are signed on at {} for gaming day {day}.", table.code),
                 code: table.code,
             }),
-            Err(
-                refused @ (ShiftError::TableTaken { .. }
-                | ShiftError::DealerBusy { .. }
-                | ShiftError::DayClosed { .. }),
-            ) => Err(refused.to_string()),
+            Err(ShiftError::TableTaken {
+                code,
+                dealer_name,
+                since,
+            }) => Err(format!(
+                "{code} already has {dealer_name} signed on since {}.",
+                zone.time(since)
+            )),
+            Err(refused @ (ShiftError::DealerBusy { .. } | ShiftError::DayClosed { .. })) => {
+                Err(refused.to_string())
+            }
             Err(other) => return Err(other.into()),
         })
     })

@@ -77,7 +77,23 @@ where
     }
 }
 
-/// Disables an account: its sessions end, and its shift, if any.
+/// An account about to be disabled, and the table and time of the shift it is on, if any
+/// (which disabling ends): what the confirmation says.
+pub struct ToDisable {
+    pub user: User,
+    pub shift: Option<(String, chrono::DateTime<chrono::Utc>)>,
+}
+
+pub async fn to_disable(db: &Db, id: UserId) -> Result<ToDisable, PitError> {
+    db.run(move |conn| {
+        let user = users::find(conn, id)?.ok_or(PitError::NotFound)?;
+        let shift =
+            shifts::dealer_table(conn, id)?.map(|(shift, table)| (table.code, shift.signed_on_at));
+        Ok(ToDisable { user, shift })
+    })
+    .await
+}
+
 /// Disables an account; a dealer on shift is signed off, and the chain heads checkpointed.
 pub async fn disable(db: &Db, id: UserId, actor: Actor, seals: SealFiles) -> Result<(), PitError> {
     change_account(db, move |conn| {

@@ -378,6 +378,8 @@ pub async fn authorize(
     // A signed-in user's role (a token's was checked with the token).
     if !roles.contains(&user.role) {
         let refused = refuse(&state, req.request(), Refusal::Role(user, roles)).await;
+        // The refusal's page is drawn with this user's navigation bar (`error::error_answers`).
+        req.extensions_mut().insert(current);
         return Ok(req.error_response(refused));
     }
     // An integration has no password page to go to; its account's password is never used.

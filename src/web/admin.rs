@@ -52,7 +52,20 @@ pub struct CreateErrors {
 }
 
 impl CreateErrors {
-    fn any(&self) -> bool {
+    /// The first field in error, in the form's order: the one the page puts the cursor in.
+    pub fn first(&self) -> &'static str {
+        [
+            ("username", &self.username),
+            ("display_name", &self.display_name),
+            ("role", &self.role),
+            ("password", &self.password),
+        ]
+        .into_iter()
+        .find(|(_, e)| e.is_some())
+        .map_or("", |(field, _)| field)
+    }
+
+    pub fn any(&self) -> bool {
         self.username.is_some()
             || self.display_name.is_some()
             || self.role.is_some()
@@ -241,6 +254,27 @@ async fn create_refused(
     render(StatusCode::UNPROCESSABLE_ENTITY, &page)
 }
 
+/// The disable form: `confirm=yes` once the administrator has read what disabling does.
+#[derive(Deserialize)]
+pub struct DisableForm {
+    #[serde(default)]
+    confirm: String,
+}
+
+#[derive(Template)]
+#[template(path = "user_disable.html")]
+struct DisablePage {
+    nav: Nav,
+    id: i64,
+    username: String,
+    display_name: String,
+    role_title: &'static str,
+    /// "PUSOY-03 since 2026-03-01 22:05 (PHT, UTC+08:00)" when they are on shift.
+    shift: Option<String>,
+}
+
+/// `POST /admin/users/{id}/disable`: first a page saying what disabling will do (sign-outs, and
+/// the end of a dealer's shift mid-game) and asking to confirm; with `confirm=yes`, done.
 #[tracing::instrument(skip_all, fields(admin = %admin.username))]
 pub async fn disable_user(
     req: HttpRequest,
@@ -248,11 +282,25 @@ pub async fn disable_user(
     state: web::Data<AppState>,
     admin: CurrentUser,
     id: web::Path<i64>,
+    form: web::Form<DisableForm>,
 ) -> Result<HttpResponse, AppError> {
     let id = UserId(id.into_inner());
     if id == admin.id {
         session::set_error_flash(&session, "You cannot disable your own account.")?;
         return Ok(redirect("/admin/users"));
+    }
+    if form.confirm != "yes" {
+        let staff::ToDisable { user, shift } = staff::to_disable(&state.db, id).await?;
+        let zone = state.config.zone();
+        let page = DisablePage {
+            nav: session::nav(&session, Some(&admin))?,
+            id: user.id.0,
+            username: user.username,
+            display_name: user.display_name,
+            role_title: user.role.title(),
+            shift: shift.map(|(code, since)| format!("{code} since {}", when(since, zone))),
+        };
+        return render(StatusCode::OK, &page);
     }
     staff::disable(
         &state.db,

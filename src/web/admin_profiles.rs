@@ -13,9 +13,13 @@ use crate::db::ids::ProfileId;
 use crate::db::users::Role;
 use crate::pit::profiles;
 use crate::rules::game::{Game, GameRules};
+use crate::rules::hand::Category;
 use crate::rules::points::natural::Natural;
-use crate::rules::points::profile::{HandPoints, NaturalPoints, PointsProfile, PointsTies};
+use crate::rules::points::profile::{
+    category_key, HandPoints, NaturalPoints, PointsProfile, PointsTies,
+};
 use crate::rules::profile::{BothFouled, RuleProfile, SuitOrder, TieRule, Wheel};
+use crate::rules::set_hand::Slot;
 use crate::web::error::AppError;
 use crate::web::format::typed_local_time;
 use crate::web::layout::Nav;
@@ -54,6 +58,94 @@ pub struct OptionValues {
     pub points: PointsValues,
 }
 
+impl OptionValues {
+    /// The suit order's four places, highest first: each a suit's letter, as chosen.
+    pub fn suit_slots(&self) -> Vec<String> {
+        suit_slots(&self.suit_order)
+    }
+}
+
+impl PointsValues {
+    pub fn suit_slots(&self) -> Vec<String> {
+        suit_slots(&self.suit_order)
+    }
+}
+
+/// The four places of a suit order written as letters (`dchs`), empty where none was chosen.
+fn suit_slots(order: &str) -> Vec<String> {
+    let mut chars = order.chars();
+    (0..4)
+        .map(|_| chars.next().map(String::from).unwrap_or_default())
+        .collect()
+}
+
+/// The suit order chosen place by place (four lists, highest first), as letters.
+fn chosen_suits(places: [&str; 4]) -> String {
+    places
+        .iter()
+        .map(|s| s.trim().to_ascii_lowercase())
+        .collect()
+}
+
+/// One hand's row of the hand-points grid: its points as the back, middle and front hand.
+pub struct HandPointsRow {
+    pub label: String,
+    pub cells: Vec<HandPointsCell>,
+}
+
+/// One field of the grid, or none where the hand cannot be (a front is only high card, a pair
+/// or three of a kind).
+pub struct HandPointsCell {
+    /// `hp_{position}_{hand}`.
+    pub name: String,
+    pub label: String,
+    pub value: Option<String>,
+}
+
+/// The grid's positions, in the order of its columns.
+const POSITIONS: [(Slot, &str); 3] = [
+    (Slot::Back, "back"),
+    (Slot::Middle, "middle"),
+    (Slot::Front, "front"),
+];
+
+/// Whether a hand of `category` can stand at `slot`.
+fn can_be(slot: Slot, category: Category) -> bool {
+    slot != Slot::Front
+        || matches!(
+            category,
+            Category::HighCard | Category::OnePair | Category::ThreeOfAKind
+        )
+}
+
+/// The grid of `points`.
+fn points_grid(points: &HandPoints) -> Vec<HandPointsRow> {
+    hand_grid(|slot, category| points.points(slot, category).to_string())
+}
+
+/// The grid, strongest hand first, each field's value from `value` (position, category).
+fn hand_grid(value: impl Fn(Slot, Category) -> String) -> Vec<HandPointsRow> {
+    Category::ALL
+        .iter()
+        .rev()
+        .map(|&category| {
+            let key = category_key(category);
+            let words = key.replace('_', " ");
+            HandPointsRow {
+                cells: POSITIONS
+                    .iter()
+                    .map(|&(slot, position)| HandPointsCell {
+                        name: format!("hp_{position}_{key}"),
+                        label: format!("Points for {words} as the {position} hand"),
+                        value: can_be(slot, category).then(|| value(slot, category)),
+                    })
+                    .collect(),
+                label: words,
+            }
+        })
+        .collect()
+}
+
 /// The points game's options as a form holds them.
 pub struct PointsValues {
     pub ties: String,
@@ -66,8 +158,8 @@ pub struct PointsValues {
     pub surrender_points: String,
     pub scoop_bonus: String,
     pub pusoy_bonus: bool,
-    /// `hand_points` as JSON, e.g. `{"front": {"three_of_a_kind": 3}, ...}`.
-    pub hand_points: String,
+    /// Points per hand and position, as stored or typed.
+    pub hand_points: Vec<HandPointsRow>,
 }
 
 fn wheel_key(wheel: Wheel) -> &'static str {
@@ -96,8 +188,7 @@ impl From<&PointsProfile> for PointsValues {
             surrender_points: p.surrender_points.to_string(),
             scoop_bonus: p.scoop_bonus.to_string(),
             pusoy_bonus: p.pusoy_bonus,
-            // Plain maps of strings to numbers: serialising cannot fail.
-            hand_points: serde_json::to_string(&p.hand_points).unwrap_or_default(),
+            hand_points: points_grid(&p.hand_points),
         }
     }
 }
@@ -150,10 +241,10 @@ impl From<&ProfileForm> for OptionValues {
             ties: form.ties.clone(),
             both_fouled: form.both_fouled.clone(),
             wheel: form.wheel.clone(),
-            suit_order: form.suit_order.clone(),
+            suit_order: chosen_suits(form.suits()),
             points: PointsValues {
                 ties: form.points_ties.clone(),
-                suit_order: form.points_suit_order.clone(),
+                suit_order: chosen_suits(form.points_suits()),
                 wheel: form.points_wheel.clone(),
                 naturals: form.naturals.is_some(),
                 natural_points: Natural::ALL
@@ -164,7 +255,18 @@ impl From<&ProfileForm> for OptionValues {
                 surrender_points: form.surrender_points.clone(),
                 scoop_bonus: form.scoop_bonus.clone(),
                 pusoy_bonus: form.pusoy_bonus.is_some(),
-                hand_points: form.hand_points.clone(),
+                hand_points: hand_grid(|_, _| String::new())
+                    .into_iter()
+                    .map(|mut row| {
+                        for cell in &mut row.cells {
+                            if cell.value.is_some() {
+                                cell.value =
+                                    Some(form.grid.get(&cell.name).cloned().unwrap_or_default());
+                            }
+                        }
+                        row
+                    })
+                    .collect(),
             },
             house_way: form.house_way.is_some(),
         }
@@ -309,13 +411,26 @@ pub struct ProfileForm {
     both_fouled: String,
     #[serde(default)]
     wheel: String,
+    /// The suit order, place by place, highest first (a suit's letter each).
     #[serde(default)]
-    suit_order: String,
+    suit_order_1: String,
+    #[serde(default)]
+    suit_order_2: String,
+    #[serde(default)]
+    suit_order_3: String,
+    #[serde(default)]
+    suit_order_4: String,
     // The points game's options.
     #[serde(default)]
     points_ties: String,
     #[serde(default)]
-    points_suit_order: String,
+    points_suit_order_1: String,
+    #[serde(default)]
+    points_suit_order_2: String,
+    #[serde(default)]
+    points_suit_order_3: String,
+    #[serde(default)]
+    points_suit_order_4: String,
     #[serde(default)]
     points_wheel: String,
     naturals: Option<String>,
@@ -333,8 +448,6 @@ pub struct ProfileForm {
     #[serde(default)]
     scoop_bonus: String,
     pusoy_bonus: Option<String>,
-    #[serde(default)]
-    hand_points: String,
     house_way: Option<String>,
     /// `next_shift` (the default) or `at`.
     #[serde(default)]
@@ -342,9 +455,30 @@ pub struct ProfileForm {
     /// With `applies=at`: the casino's local time, as a `datetime-local` field sends it.
     #[serde(default)]
     applies_at: String,
+    /// The rest of the form: the hand-points grid's fields (`hp_{position}_{hand}`).
+    #[serde(flatten)]
+    grid: std::collections::HashMap<String, String>,
 }
 
 impl ProfileForm {
+    fn suits(&self) -> [&str; 4] {
+        [
+            &self.suit_order_1,
+            &self.suit_order_2,
+            &self.suit_order_3,
+            &self.suit_order_4,
+        ]
+    }
+
+    fn points_suits(&self) -> [&str; 4] {
+        [
+            &self.points_suit_order_1,
+            &self.points_suit_order_2,
+            &self.points_suit_order_3,
+            &self.points_suit_order_4,
+        ]
+    }
+
     /// The points typed for a natural.
     fn natural_points(&self, natural: Natural) -> &str {
         match natural {
@@ -392,6 +526,25 @@ fn points_options(form: &ProfileForm) -> Result<PointsProfile, ProfileErrors> {
             natural_points.insert(natural.key().to_owned(), points.into());
         }
     }
+    // The grid's fields, each a whole number, into the positions' tables of points.
+    let mut by_position = serde_json::Map::new();
+    for row in points_grid(&HandPoints::default()) {
+        for cell in &row.cells {
+            let Some(default) = &cell.value else { continue };
+            // A field not sent scores as the rules' default.
+            let typed = form.grid.get(&cell.name).unwrap_or(default);
+            let points = number(typed, &cell.label);
+            let rest = cell.name.trim_start_matches("hp_");
+            if let Some((position, hand)) = rest.split_once('_') {
+                let hands = by_position
+                    .entry(position)
+                    .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()));
+                if let Some(hands) = hands.as_object_mut() {
+                    hands.insert(hand.to_owned(), points.into());
+                }
+            }
+        }
+    }
     let ties = match form.points_ties.as_str() {
         "suit_order" => Some(PointsTies::SuitOrder),
         "push" => Some(PointsTies::Push),
@@ -405,34 +558,20 @@ fn points_options(form: &ProfileForm) -> Result<PointsProfile, ProfileErrors> {
     if ties.is_none() || wheel.is_none() {
         problems.push("Choose exact ties and wheel from the lists offered.".to_owned());
     }
-    let suit_order: Option<SuitOrder> = form
-        .points_suit_order
-        .trim()
-        .to_ascii_lowercase()
-        .parse()
-        .ok();
+    let suit_order: Option<SuitOrder> = chosen_suits(form.points_suits()).parse().ok();
     if suit_order.is_none() {
-        problems.push(
-            "Suit order: list the four suits d, c, h, s once each, highest first (e.g. dchs)."
-                .to_owned(),
-        );
+        problems.push("Suit order: choose each of the four suits once, highest first.".to_owned());
     }
     let natural_points: Option<NaturalPoints> =
         serde_json::from_value(serde_json::Value::Object(natural_points)).ok();
-    let typed = form.hand_points.trim();
-    let hand_points: Option<HandPoints> = if typed.is_empty() {
-        Some(HandPoints::default())
-    } else {
-        match serde_json::from_str(typed) {
+    let hand_points: Option<HandPoints> =
+        match serde_json::from_value(serde_json::Value::Object(by_position)) {
             Ok(points) => Some(points),
             Err(err) => {
-                problems.push(format!(
-                    "Hand points: {err} (write them as {{\"front\": {{\"three_of_a_kind\": 3}}, \"middle\": {{...}}, \"back\": {{...}}}}; a hand not listed scores 1)."
-                ));
+                problems.push(format!("Hand points: {err}."));
                 None
             }
-        }
-    };
+        };
     match (ties, wheel, suit_order, natural_points, hand_points) {
         (Some(ties), Some(wheel), Some(suit_order), Some(natural_points), Some(hand_points))
             if problems.is_empty() =>
@@ -460,10 +599,9 @@ fn points_options(form: &ProfileForm) -> Result<PointsProfile, ProfileErrors> {
 /// The banking game's options the form describes.
 fn banking_options(form: &ProfileForm) -> Result<RuleProfile, ProfileErrors> {
     let mut errors = ProfileErrors::default();
-    let suit_order: Option<SuitOrder> = form.suit_order.trim().to_ascii_lowercase().parse().ok();
+    let suit_order: Option<SuitOrder> = chosen_suits(form.suits()).parse().ok();
     if suit_order.is_none() {
-        errors.suit_order =
-            Some("List the four suits d, c, h, s once each, highest first (e.g. dchs).".to_owned());
+        errors.suit_order = Some("Choose each of the four suits once, highest first.".to_owned());
     }
     let ties = match form.ties.as_str() {
         "dealer_wins" => Some(TieRule::DealerWins),

@@ -66,6 +66,25 @@ struct AdminTablesPage {
     errors: TableFieldErrors,
     /// Each table's "ask before confirming" setting: id, code, on.
     confirm_prompts: Vec<(i64, String, bool)>,
+    /// The new-table form's first field in error: the one the page puts the cursor in.
+    focus: &'static str,
+}
+
+/// The first field of the new-table form in error, in the form's order.
+fn first_error(errors: &TableFieldErrors) -> &'static str {
+    [
+        ("code", &errors.code),
+        ("name", &errors.name),
+        ("currency", &errors.currency),
+        ("min_bet", &errors.min_bet),
+        ("max_bet", &errors.max_bet),
+        ("unit", &errors.unit),
+        ("rule_profile_id", &errors.rule_profile_id),
+        ("approval_threshold", &errors.approval_threshold),
+    ]
+    .into_iter()
+    .find(|(_, e)| e.is_some())
+    .map_or("", |(field, _)| field)
 }
 
 /// A table's edit refused: the table, what was typed and why.
@@ -143,6 +162,7 @@ async fn page(
             })
             .collect(),
         values,
+        focus: first_error(&errors),
         errors,
         confirm_prompts: prompts
             .into_iter()

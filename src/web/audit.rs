@@ -15,7 +15,7 @@ use crate::db::seal_file::SealFiles;
 use crate::pit::audit::{self, Search};
 use crate::reports::events::EventFilter;
 use crate::reports::verify::VerdictRecord;
-use crate::web::audit_words::{describe, Link};
+use crate::web::audit_words::{describe, Link, TableNames};
 use crate::web::error::AppError;
 use crate::web::format::when;
 use crate::web::layout::Nav;
@@ -29,6 +29,8 @@ const PAGE_SIZE: i64 = 50;
 
 pub struct ChainRow {
     pub chain: String,
+    /// The chain as named on the page (a table's with its code).
+    pub label: String,
     pub rows: u64,
     pub last: String,
     pub verdict: String,
@@ -64,7 +66,7 @@ struct AuditPage {
     unreadable: bool,
 }
 
-fn last_check(event: &AuditEvent, zone: Zone) -> Option<LastCheck> {
+fn last_check(event: &AuditEvent, zone: Zone, names: &TableNames) -> Option<LastCheck> {
     let record: VerdictRecord = serde_json::from_value(event.details.clone()).ok()?;
     Some(LastCheck {
         at: when(event.at, zone),
@@ -97,6 +99,7 @@ fn last_check(event: &AuditEvent, zone: Zone) -> Option<LastCheck> {
                     ),
                 },
                 broken: c.bad.is_some(),
+                label: names.chain(&c.chain),
                 chain: c.chain,
                 rows: c.rows,
             })
@@ -124,8 +127,9 @@ pub async fn page(
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
     let zone = state.config.zone();
-    let latest = audit::last_verification(&state.db).await?;
-    let last = latest.as_ref().and_then(|e| last_check(e, zone));
+    let (latest, tables) = audit::last_verification(&state.db).await?;
+    let names = TableNames::new(tables);
+    let last = latest.as_ref().and_then(|e| last_check(e, zone, &names));
     let running = state.audit_checks.running().map(|r| RunningView {
         started: when(r.started_at, zone),
         by: r.started_by,
@@ -209,7 +213,8 @@ pub struct EventRow {
 #[template(path = "audit_events.html")]
 struct EventsPage {
     nav: Nav,
-    chains: Vec<String>,
+    /// Each chain to filter by, and its name on the page.
+    chains: Vec<(String, String)>,
     actions: Vec<String>,
     chain: String,
     actor: String,
@@ -325,7 +330,9 @@ pub async fn search(
         chains,
         actions,
         page,
+        tables,
     } = audit::search(&state.db, wanted, before, PAGE_SIZE).await?;
+    let names = TableNames::new(tables);
     let errors = filter.err().unwrap_or_default();
     let status = if errors.is_empty() {
         StatusCode::OK
@@ -337,11 +344,11 @@ pub async fn search(
             page.events
                 .iter()
                 .map(|e| {
-                    let described = describe(e);
+                    let described = describe(e, names.currency(&e.chain));
                     EventRow {
                         id: e.id,
                         at: when(e.at, zone),
-                        chain: e.chain.clone(),
+                        chain: names.chain(&e.chain),
                         seq: e.seq,
                         actor: e.actor_name.clone(),
                         action: e.action.clone(),
@@ -358,7 +365,13 @@ pub async fn search(
     };
     let page = EventsPage {
         nav: session::nav(&session, Some(&user))?,
-        chains,
+        chains: chains
+            .into_iter()
+            .map(|c| {
+                let label = names.chain(&c);
+                (c, label)
+            })
+            .collect(),
         actions,
         chain: q.chain.trim().to_owned(),
         actor: q.actor.trim().to_owned(),

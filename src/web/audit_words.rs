@@ -3,10 +3,56 @@
 //! what the event concerns. Details are read as stored (any format version): a field that is
 //! missing or of another shape is left out, never an error.
 
+use std::collections::HashMap;
+
 use serde_json::{Map, Value};
 
 use crate::db::audit_log::AuditEvent;
+use crate::db::ids::TableId;
 use crate::rules::money::Money;
+use crate::web::format;
+
+/// The tables as audit pages name them: a table's chain (`table:4`) by its code beside it
+/// (`table:4 (PUSOY-04)`), and an amount in its events in its currency.
+#[derive(Debug, Default)]
+pub struct TableNames(HashMap<String, (String, String)>);
+
+impl TableNames {
+    /// From every table's id, code and currency.
+    pub fn new(tables: Vec<(TableId, String, String)>) -> TableNames {
+        TableNames(
+            tables
+                .into_iter()
+                .map(|(id, code, currency)| {
+                    (crate::db::audit_log::table_chain(id), (code, currency))
+                })
+                .collect(),
+        )
+    }
+
+    /// `chain` with its table's code beside it, if it is a table's.
+    pub fn chain(&self, chain: &str) -> String {
+        match self.0.get(chain) {
+            Some((code, _)) => format!("{chain} ({code})"),
+            None => chain.to_owned(),
+        }
+    }
+
+    /// The currency of the table whose chain is `chain`.
+    pub fn currency(&self, chain: &str) -> Option<&str> {
+        self.0.get(chain).map(|(_, currency)| currency.as_str())
+    }
+}
+
+/// Details that are amounts in minor units, wherever an event carries them.
+const AMOUNTS: [&str; 6] = [
+    "dealer_result",
+    "result",
+    "bet",
+    "total",
+    "before_total",
+    "denomination",
+];
 
 /// A link from an event to the page of what it concerns.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -275,8 +321,10 @@ fn verified(event: &AuditEvent, out: &mut Described) {
     out.links.push(link("audit trail", "/audit"));
 }
 
-/// The event's details in words, with links.
-pub fn describe(event: &AuditEvent) -> Described {
+/// The event's details in words, with links; amounts in `currency` (the event's own, if it
+/// names one).
+pub fn describe(event: &AuditEvent, currency: Option<&str>) -> Described {
+    let currency = text(&event.details, "currency").or(currency);
     let mut out = Described::default();
     match event.action.as_str() {
         "round.settled" => round_settled(event, &mut out),
@@ -286,10 +334,16 @@ pub fn describe(event: &AuditEvent) -> Described {
         "audit.verified" => verified(event, &mut out),
         _ => {
             if let Some(map) = event.details.as_object() {
-                out.lines.extend(
-                    map.iter()
-                        .map(|(k, v)| format!("{}: {}", k.replace('_', " "), phrase(v))),
-                );
+                out.lines.extend(map.iter().map(|(k, v)| {
+                    let value = match (v.as_i64(), currency) {
+                        (Some(n), Some(currency)) if AMOUNTS.contains(&k.as_str()) => {
+                            format::money(Money(n), currency)
+                        }
+                        (Some(n), None) if AMOUNTS.contains(&k.as_str()) => Money(n).major_text(),
+                        _ => phrase(v),
+                    };
+                    format!("{}: {value}", k.replace('_', " "))
+                }));
             }
         }
     }
@@ -354,7 +408,7 @@ mod tests {
                 }
             }),
         );
-        let d = describe(&e);
+        let d = describe(&e, None);
         assert_eq!(d.lines[0], "Round 7 at PUSOY-01");
         assert!(d.lines[1].starts_with("Dealer · back"), "{}", d.lines[1]);
         assert!(
@@ -382,7 +436,7 @@ mod tests {
                 "approval_threshold": 500000, "unit": 10000
             }),
         );
-        let d = describe(&e);
+        let d = describe(&e, None);
         for line in [
             "approval threshold: 5,000.00",
             "max bet: 100.00",
@@ -395,6 +449,30 @@ mod tests {
     }
 
     #[test]
+    fn an_amount_in_an_event_reads_as_money_in_the_tables_currency() {
+        let e = event(
+            "round.voided",
+            "round:42",
+            json!({"round_no": 7, "reason": "misdeal", "dealer_result": -1140000}),
+        );
+        let d = describe(&e, Some("PHP"));
+        assert!(
+            d.lines.iter().any(|l| l == "dealer result: PHP -11,400.00"),
+            "{:?}",
+            d.lines
+        );
+        assert!(d.lines.iter().any(|l| l == "round no: 7"), "{:?}", d.lines);
+    }
+
+    #[test]
+    fn a_table_chain_is_named_by_its_code() {
+        let names = TableNames::new(vec![(TableId(4), "PUSOY-04".into(), "PHP".into())]);
+        assert_eq!(names.chain("table:4"), "table:4 (PUSOY-04)");
+        assert_eq!(names.chain("day"), "day");
+        assert_eq!(names.currency("table:4"), Some("PHP"));
+    }
+
+    #[test]
     fn a_profile_change_names_each_option_that_changed() {
         let e = event(
             "profile.new_version",
@@ -403,7 +481,7 @@ mod tests {
                    "before": {"surrender": true, "ties": "dealer_wins"},
                    "after": {"surrender": false, "ties": "dealer_wins"}}),
         );
-        let d = describe(&e);
+        let d = describe(&e, None);
         assert_eq!(
             d.lines,
             ["Rule profile House, version 3", "surrender: yes → no"]

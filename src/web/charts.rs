@@ -9,7 +9,8 @@ use crate::web::format;
 
 const WIDTH: f64 = 760.0;
 const HEIGHT: f64 = 320.0;
-const LEFT: f64 = 96.0;
+// Room for the widest amount label of the axis, "PHP -1,000,000.00", whole.
+const LEFT: f64 = 132.0;
 const RIGHT: f64 = 16.0;
 const TOP: f64 = 36.0;
 const BOTTOM: f64 = 56.0;

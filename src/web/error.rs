@@ -1,13 +1,14 @@
 //! `AppError`: every way a request can fail, the friendly page each one renders, and the JSON
-//! it answers instead under `/api/` and to requests that accept only JSON ([`json_errors`]).
-//! Causes of internal errors are logged, never shown.
+//! it answers instead under `/api/` and to requests that accept only JSON ([`error_answers`]).
+//! A refusal shown to a signed-in user keeps the navigation bar and a way back to the page it
+//! came from. Causes of internal errors are logged, never shown.
 
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, ContentType};
 use actix_web::http::StatusCode;
 use actix_web::middleware::Next;
-use actix_web::{Error, HttpResponse, ResponseError};
+use actix_web::{Error, HttpMessage, HttpResponse, ResponseError};
 use askama::Template;
 use serde_json::json;
 
@@ -20,6 +21,7 @@ use crate::recording::review::ReviewError;
 use crate::recording::RoundsError;
 use crate::reports::gaming_day::ReportError;
 use crate::web::layout::Nav;
+use crate::web::user::CurrentUser;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
@@ -143,6 +145,8 @@ impl From<actix_session::SessionGetError> for AppError {
 #[template(path = "error.html")]
 struct ErrorPage<'a> {
     nav: Nav,
+    /// The page the refused request came from (same site), to go back to.
+    back: Option<String>,
     status: u16,
     title: &'a str,
     message: String,
@@ -319,8 +323,14 @@ impl AppError {
         res.json(body)
     }
 
-    /// The error as a page.
+    /// The error as a page, for a request whose user is not known.
     fn page_response(&self) -> HttpResponse {
+        self.page_with(Nav::anonymous(), None)
+    }
+
+    /// The error as a page with `nav` (the signed-in user's navigation bar) and a link `back`
+    /// to the page the request came from.
+    fn page_with(&self, nav: Nav, back: Option<String>) -> HttpResponse {
         let status = self.status_code();
         if let AppError::SignInRequired { api: false } = self {
             return HttpResponse::SeeOther()
@@ -358,7 +368,8 @@ impl AppError {
             _ => ("Request refused", self.to_string()),
         };
         let page = ErrorPage {
-            nav: Nav::anonymous(),
+            nav,
+            back,
             status: status.as_u16(),
             title,
             message,
@@ -380,8 +391,9 @@ impl AppError {
 }
 
 /// Middleware: a request under `/api/`, or one that accepts only JSON (`table.js`'s checks),
-/// that fails with an [`AppError`] is answered with [`AppError::json_response`].
-pub async fn json_errors(
+/// that fails with an [`AppError`] is answered with [`AppError::json_response`]; a page refused
+/// to a signed-in user is drawn with their navigation bar and a link back to where they were.
+pub async fn error_answers(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, Error> {
@@ -393,7 +405,18 @@ pub async fn json_errors(
             .is_some_and(|accept| accept.trim() == "application/json");
     let res = next.call(req).await?.map_into_boxed_body();
     if !wants_json {
-        return Ok(res);
+        let page = match res
+            .response()
+            .error()
+            .and_then(|e| e.as_error::<AppError>())
+        {
+            Some(err) if res.status().is_client_error() => signed_in_page(&res, err),
+            _ => None,
+        };
+        return Ok(match page {
+            Some(page) => res.into_response(page),
+            None => res,
+        });
     }
     let json = match res.response().error() {
         Some(err) => match err.as_error::<AppError>() {
@@ -408,6 +431,31 @@ pub async fn json_errors(
         Some(json) => res.into_response(json),
         None => res,
     })
+}
+
+/// `err` drawn for the signed-in user of `res`'s request (none when nobody is signed in): the
+/// navigation bar, and a link back to the page the request came from.
+fn signed_in_page(res: &ServiceResponse<BoxBody>, err: &AppError) -> Option<HttpResponse> {
+    use actix_session::SessionExt;
+    let req = res.request();
+    let user = req.extensions().get::<CurrentUser>().cloned()?;
+    let session = req.get_session();
+    let nav = crate::web::session::nav(&session, Some(&user)).ok()?;
+    Some(err.page_with(nav, came_from(req)))
+}
+
+/// The path and query of the page of this site that `req` came from (its `Referer`), if it is
+/// not the address refused itself.
+fn came_from(req: &actix_web::HttpRequest) -> Option<String> {
+    let referer = req.headers().get(header::REFERER)?.to_str().ok()?;
+    let info = req.connection_info();
+    let after_scheme = referer.split_once("://")?.1;
+    let path = after_scheme.strip_prefix(info.host())?;
+    let here = match req.query_string() {
+        "" => req.path().to_owned(),
+        query => format!("{}?{query}", req.path()),
+    };
+    (path.starts_with('/') && path != here).then(|| path.to_owned())
 }
 
 fn is_error<B>(res: &ServiceResponse<B>) -> bool {
@@ -451,6 +499,7 @@ pub fn unavailable(api: bool) -> HttpResponse {
     }
     let page = ErrorPage {
         nav: Nav::anonymous(),
+        back: None,
         status: StatusCode::SERVICE_UNAVAILABLE.as_u16(),
         title: "Try again in a moment",
         message: UNAVAILABLE.to_owned(),

@@ -8,10 +8,7 @@ use crate::rules::money::{Money, Total};
 /// A time as pages show it: in the casino's local time (`PUSOY_UTC_OFFSET`) with the zone
 /// named, `2026-03-01 22:05 (PHT, UTC+08:00)`.
 pub fn when(at: DateTime<Utc>, zone: Zone) -> String {
-    format!(
-        "{} ({zone})",
-        at.with_timezone(&zone.offset).format("%Y-%m-%d %H:%M")
-    )
+    zone.time(at)
 }
 
 /// An amount with its currency beside it, in the one format of every page: `PHP 50,000.00`.

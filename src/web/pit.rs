@@ -108,21 +108,25 @@ pub struct TableView {
 pub struct FlagView {
     pub kind: &'static str,
     pub text: String,
+    /// Where to see what is flagged (rounds to approve: the review queue, filtered to them).
+    pub href: Option<String>,
 }
 
 fn amount(currency: &str, money: Money) -> String {
     crate::web::format::result(money, currency)
 }
 
-fn flag_view(flag: &Flag, pit_rate: &str) -> FlagView {
+fn flag_view(flag: &Flag, row: &BoardRow, pit_rate: &str) -> FlagView {
     match flag {
         Flag::Quiet { minutes } => FlagView {
             kind: "quiet",
             text: format!("No round for {minutes} min"),
+            href: None,
         },
         Flag::LongDraft { minutes } => FlagView {
             kind: "draft",
             text: format!("Round open {minutes} min"),
+            href: None,
         },
         Flag::Fouls {
             shift_fouls,
@@ -133,10 +137,15 @@ fn flag_view(flag: &Flag, pit_rate: &str) -> FlagView {
                 "Dealer fouled {shift_fouls} of {shift_rounds} ({}; pit {pit_rate})",
                 percent(*shift_fouls, *shift_rounds)
             ),
+            href: None,
         },
         Flag::Pending { rounds } => FlagView {
             kind: "pending",
             text: format!("{rounds} {} to approve", rounds_word(*rounds)),
+            href: Some(format!(
+                "/review?table={}&approval=pending&void=not_void&sort=oldest",
+                row.table_id
+            )),
         },
     }
 }
@@ -177,18 +186,20 @@ fn table_view(
         draft_minutes,
         draft_text: draft_minutes.map_or_else(|| "none".to_owned(), |m| format!("open {m} min")),
         pending: row.pending,
-        flags: flags.iter().map(|f| flag_view(f, pit_rate)).collect(),
+        flags: flags.iter().map(|f| flag_view(f, row, pit_rate)).collect(),
     }
 }
 
 /// The view of `board` for a casino at `zone`.
 pub fn view(board: &Board, zone: Zone, quiet_minutes: i64) -> PitView {
     let pit_rate = percent(board.pit_dealer_fouls, board.pit_rounds);
-    let tables: Vec<TableView> = board
+    let mut tables: Vec<TableView> = board
         .tables
         .iter()
         .map(|(row, flags)| table_view(row, flags, board.at, zone, &pit_rate))
         .collect();
+    // What needs a look first: flagged tables, each group in code order (a stable sort).
+    tables.sort_by_key(|t| t.flags.is_empty());
     let mut totals: Vec<CurrencyTotal> = Vec::new();
     for t in &tables {
         match totals.iter_mut().find(|c| c.currency == t.currency) {

@@ -7,7 +7,7 @@
 use actix_session::Session;
 use actix_web::http::header::{self, ContentType};
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse, ResponseError};
 use askama::Template;
 use chrono::{NaiveDate, TimeDelta, Utc};
 use serde::Deserialize;
@@ -27,7 +27,7 @@ use crate::rules::money::Money;
 use crate::web::charts::{BarChart, LineChart};
 use crate::web::error::AppError;
 use crate::web::format::{self, when};
-use crate::web::layout::Nav;
+use crate::web::layout::{Flash, Nav};
 use crate::web::respond::{redirect, render};
 use crate::web::session;
 use crate::web::state::AppState;
@@ -180,6 +180,8 @@ struct ReportPage {
     /// Whether points-game rounds are among those reported (the page then says how they count).
     has_points: bool,
     recheck: RecheckView,
+    /// No date is in question on a report shown (the form's shared part asks).
+    focus: &'static str,
 }
 
 /// The recompute check of a one-day report: running now, its latest verdict, and whether the
@@ -291,7 +293,13 @@ pub async fn show(
     state: web::Data<AppState>,
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
-    let range = range(&req, &state).await?;
+    let range = match range(&req, &state).await {
+        Ok(range) => range,
+        Err(err) if err.status_code().is_client_error() => {
+            return refused_range(&req, &session, &user, &err)
+        }
+        Err(err) => return Err(err),
+    };
     let report = pit_reports::gaming_day(&state.db, range.from, range.to).await?;
     let zone = state.config.zone();
     let views = |lines: &[Line]| lines.iter().map(|l| line_view(l, zone)).collect();
@@ -362,8 +370,50 @@ pub async fn show(
             seal_hash: hex::encode(&close.seal_hash),
         }),
         recheck,
+        focus: "",
     };
     render(StatusCode::OK, &page)
+}
+
+#[derive(Template)]
+#[template(path = "report_refused.html")]
+struct RangeRefusedPage {
+    nav: Nav,
+    from: String,
+    to: String,
+    /// The date a refusal was about, to put the cursor in.
+    focus: &'static str,
+}
+
+/// The report's form again with the days as they were asked for, and why they were refused
+/// at the page's top.
+fn refused_range(
+    req: &HttpRequest,
+    session: &Session,
+    user: &CurrentUser,
+    err: &AppError,
+) -> Result<HttpResponse, AppError> {
+    let query: RangeQuery = serde_urlencoded::from_str(req.query_string()).unwrap_or_default();
+    let day = query.day.unwrap_or_default();
+    let from = query
+        .from
+        .filter(|f| !f.trim().is_empty())
+        .unwrap_or(day.clone());
+    let to = query.to.filter(|t| !t.trim().is_empty()).unwrap_or(day);
+    let mut nav = session::nav(session, Some(user))?;
+    nav.flash = Some(Flash::refused(&err.to_string()));
+    let focus = if parse_day("from", &from).is_err() {
+        "from"
+    } else {
+        "to"
+    };
+    let page = RangeRefusedPage {
+        nav,
+        from,
+        to,
+        focus,
+    };
+    render(err.status_code(), &page)
 }
 
 /// The form that starts a recompute check.

@@ -6,6 +6,7 @@
 
 use actix_session::Session;
 use actix_web::http::StatusCode;
+use actix_web::ResponseError;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use chrono::{NaiveDate, Utc};
@@ -20,7 +21,7 @@ use crate::db::review::{
 };
 use crate::db::rounds::rows::{PlaceRow, SettledRound};
 use crate::db::users::Role;
-use crate::pit::review::{self, Queue, Reentry, ReentryRefused, RoundRead};
+use crate::pit::review::{self, Queue, Reentry, ReentryRefused, RoundLink, RoundRead};
 use crate::pit::PitError;
 use crate::recording::entry::{PlaceBody, RoundBody, SeatBody};
 use crate::recording::review::{ReviewError, Reviewer};
@@ -37,7 +38,7 @@ use crate::rules::set_hand::SetHand;
 use crate::rules::settle::{HandWinners, Winner};
 use crate::web::error::AppError;
 use crate::web::format::{self, when};
-use crate::web::layout::Nav;
+use crate::web::layout::{Flash, Nav};
 use crate::web::respond::{redirect, render};
 use crate::web::session;
 use crate::web::state::AppState;
@@ -278,8 +279,8 @@ struct RoundPage {
     approval: String,
     void: String,
     void_note: String,
-    replaced_by: Option<(String, RoundId)>,
-    replaces: Option<(String, RoundId)>,
+    replaced_by: Option<RoundLink>,
+    replaces: Option<RoundLink>,
     recheck_agrees: bool,
     differences: Vec<String>,
     places: Vec<PlaceView>,
@@ -293,6 +294,13 @@ struct RoundPage {
     /// Why a pit manager or administrator reading the page may not decide on the round.
     not_yours: String,
     reasons: Vec<(&'static str, &'static str)>,
+    /// The void form as last sent (kept when the void was refused): its reason and note.
+    void_reason: String,
+    void_note_typed: String,
+    /// The void form's field to put the cursor in (the one a refusal was about), if any.
+    focus: &'static str,
+    /// Whether the reader reads the review queue (a dealer does not: no link to it).
+    can_review: bool,
     /// "dealer set differs from house way: expected ..., recorded ..." if the round was
     /// flagged at confirmation.
     house_way_flag: String,
@@ -361,8 +369,9 @@ fn round_page(nav: Nav, read: RoundRead, user: &CurrentUser, zone: Zone) -> Roun
         profile_name,
         profile,
         events,
-        replaced_by_code,
-        replaces_code,
+        replaced_by,
+        replaces,
+        day_closed,
         not_yours,
     } = read;
     let checked = match &profile {
@@ -402,7 +411,15 @@ fn round_page(nav: Nav, read: RoundRead, user: &CurrentUser, zone: Zone) -> Roun
         (None, Some(_)) => Vec::new(),
     };
     // One rule decides who may decide (recording::review::may_decide): no button is offered
-    // to someone who may not use it; a pit manager is told why.
+    // to someone who may not use it; a pit manager is told why. A closed day takes no decision.
+    let closed_words = format!(
+        "Gaming day {} is closed: no decision can be taken on its rounds any more.",
+        round.round.gaming_day
+    );
+    let not_yours = match not_yours {
+        None if day_closed => Some(closed_words),
+        other => other,
+    };
     let decider = not_yours.is_none();
     // The analysis is for the pit; a dealer reading a round of their own shift sees the flag.
     let house_way = match (&profile, user.role) {
@@ -471,8 +488,8 @@ fn round_page(nav: Nav, read: RoundRead, user: &CurrentUser, zone: Zone) -> Roun
             .as_ref()
             .map(|v| v.note.clone())
             .unwrap_or_default(),
-        replaced_by: replaced_by_code,
-        replaces: replaces_code,
+        replaced_by,
+        replaces,
         recheck_agrees: checked.agrees(),
         event_differences,
         differences: checked.differences,
@@ -492,6 +509,10 @@ fn round_page(nav: Nav, read: RoundRead, user: &CurrentUser, zone: Zone) -> Roun
             .iter()
             .map(|r| (r.as_str(), r.words()))
             .collect(),
+        void_reason: String::new(),
+        void_note_typed: String::new(),
+        focus: "",
+        can_review: user.role != Role::Dealer,
         house_way_flag: house_way::flag_words(&round.places).unwrap_or_default(),
         house_way,
         house_way_words: houseway::description(),
@@ -532,7 +553,49 @@ fn round_url(round: &crate::db::rounds::rows::RoundRow, code: &str) -> String {
     format!("/tables/{code}/rounds/{}", round.id)
 }
 
-/// `POST /review/rounds/{id}/approve`.
+/// A decision refused for a reason the person can act on (not theirs to take, the round's state,
+/// what was sent), as the page shows it; other failures as they are.
+fn decision_refused(err: PitError) -> Result<(AppError, String), AppError> {
+    match err {
+        PitError::Review(
+            err
+            @ (ReviewError::NotYours(_) | ReviewError::Refused(_) | ReviewError::Invalid { .. }),
+        ) => {
+            let words = err.to_string();
+            Ok((AppError::from(err), words))
+        }
+        other => Err(other.into()),
+    }
+}
+
+/// The round's page again after a refused decision: the refusal at its top, with the status it
+/// has as an error, and what was chosen in the void form kept.
+async fn refused_page(
+    state: &AppState,
+    session: &Session,
+    user: &CurrentUser,
+    id: RoundId,
+    refusal: (AppError, String),
+    kept: Option<(&str, &str)>,
+) -> Result<HttpResponse, AppError> {
+    let (err, words) = refusal;
+    let mut nav = session::nav(session, Some(user))?;
+    nav.flash = Some(Flash::refused(&words));
+    let read = review::round_by_id(&state.db, id, reviewer(user)).await?;
+    let mut page = round_page(nav, read, user, state.config.zone());
+    if let Some((reason, note)) = kept {
+        page.void_reason = reason.to_owned();
+        page.void_note_typed = note.to_owned();
+        page.focus = match &err {
+            AppError::Review(ReviewError::Invalid { field, .. }) => *field,
+            _ => "",
+        };
+    }
+    render(err.status_code(), &page)
+}
+
+/// `POST /review/rounds/{id}/approve`: on success the round's page with the news; refused, the
+/// round's page with the reason.
 #[tracing::instrument(skip_all, fields(user = %user.username))]
 pub async fn approve(
     state: web::Data<AppState>,
@@ -542,10 +605,17 @@ pub async fn approve(
     path: web::Path<i64>,
 ) -> Result<HttpResponse, AppError> {
     let id = RoundId(path.into_inner());
-    let decided = review::approve(&state.db, id, reviewer(&user), user.actor(&req)).await?;
-    let no = decided.round.round_no;
-    session::set_flash(&session, &format!("Approved round {no}."))?;
-    Ok(redirect(&round_url(&decided.round, &decided.code)))
+    match review::approve(&state.db, id, reviewer(&user), user.actor(&req)).await {
+        Ok(decided) => {
+            let no = decided.round.round_no;
+            session::set_flash(&session, &format!("Approved round {no}."))?;
+            Ok(redirect(&round_url(&decided.round, &decided.code)))
+        }
+        Err(err) => {
+            let refusal = decision_refused(err)?;
+            refused_page(&state, &session, &user, id, refusal, None).await
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -556,7 +626,8 @@ pub struct VoidForm {
     note: String,
 }
 
-/// `POST /review/rounds/{id}/void`.
+/// `POST /review/rounds/{id}/void`: on success the round's page with the news; refused, the
+/// round's page with the reason and the form as it was sent.
 #[tracing::instrument(skip_all, fields(user = %user.username))]
 pub async fn void(
     state: web::Data<AppState>,
@@ -569,10 +640,19 @@ pub async fn void(
     let id = RoundId(path.into_inner());
     let VoidForm { reason, note } = form.into_inner();
     let by = reviewer(&user);
-    let decided = review::void(&state.db, id, reason, note, by, user.actor(&req)).await?;
-    let no = decided.round.round_no;
-    session::set_flash(&session, &format!("Round {no} is now void."))?;
-    Ok(redirect(&round_url(&decided.round, &decided.code)))
+    let sent = reason.clone().unwrap_or_default();
+    match review::void(&state.db, id, reason, note.clone(), by, user.actor(&req)).await {
+        Ok(decided) => {
+            let no = decided.round.round_no;
+            session::set_flash(&session, &format!("Round {no} is now void."))?;
+            Ok(redirect(&round_url(&decided.round, &decided.code)))
+        }
+        Err(err) => {
+            let refusal = decision_refused(err)?;
+            let kept = Some((sent.as_str(), note.as_str()));
+            refused_page(&state, &session, &user, id, refusal, kept).await
+        }
+    }
 }
 
 /// One field of the re-entry form.
@@ -1037,6 +1117,10 @@ struct QueuePage {
     first_url: Option<String>,
     /// The zone of the times shown, named once in their column's heading.
     zone: String,
+    /// The filters did not read: no rounds are shown.
+    refused: bool,
+    /// The filter a refusal was about, to put the cursor in.
+    focus: &'static str,
 }
 
 /// `GET /review`: the review queue.
@@ -1047,14 +1131,30 @@ pub async fn queue(
     params: web::Query<QueueParams>,
 ) -> Result<HttpResponse, AppError> {
     let params = params.into_inner();
-    let filter = params.filter()?;
-    let nav = session::nav(&session, Some(&user))?;
+    let mut nav = session::nav(&session, Some(&user))?;
     let zone = state.config.zone();
+    // A filter that does not read: the queue's form again as sent, with what is wrong at its
+    // top and no rounds (none was asked for that can be shown).
+    let (filter, limit, refused) = match params.filter() {
+        Ok(filter) => (filter, PAGE + 1, None),
+        Err(err) => (QueueFilter::default(), 0, Some(err)),
+    };
     let Queue {
         rows,
         tables,
         dealers,
-    } = review::queue(&state.db, filter, PAGE + 1).await?;
+    } = review::queue(&state.db, filter, limit).await?;
+    let status = match &refused {
+        Some(err) => {
+            nav.flash = Some(Flash::refused(&err.to_string()));
+            err.status_code()
+        }
+        None => StatusCode::OK,
+    };
+    let focus = match &refused {
+        Some(AppError::Review(ReviewError::Invalid { field, .. })) => *field,
+        _ => "",
+    };
     let more = rows.len() > PAGE as usize;
     let shown = &rows[..rows.len().min(PAGE as usize)];
     let next_url = if more {
@@ -1075,6 +1175,8 @@ pub async fn queue(
             .map(|o| (o.as_str(), o.words()))
             .collect(),
         next_url,
+        refused: refused.is_some(),
+        focus,
     };
-    render(StatusCode::OK, &page)
+    render(status, &page)
 }

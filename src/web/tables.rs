@@ -59,11 +59,15 @@ fn row(
     TableRow {
         code: t.code.clone(),
         name: t.name.clone(),
-        limits: format!(
-            "{} – {}",
-            money(t.min_bet, &t.currency),
-            money(t.max_bet, &t.currency)
-        ),
+        // A points table's stake is its unit; a banking table's bets lie between its limits.
+        limits: match t.unit() {
+            Some(unit) => format!("{} a point (points game)", money(unit, &t.currency)),
+            None => format!(
+                "{} – {}",
+                money(t.min_bet, &t.currency),
+                money(t.max_bet, &t.currency)
+            ),
+        },
         profile_name: format!(
             "{} v{} in force",
             listing.profile_name, listing.profile.version
@@ -137,7 +141,7 @@ pub async fn sign_on(
     let actor = dealer.actor(&req);
     let day = state.config.gaming_day(Utc::now());
     let code = code.into_inner();
-    let outcome = shifts::sign_on(&state.db, code, actor, day).await?;
+    let outcome = shifts::sign_on(&state.db, code, actor, day, state.config.zone()).await?;
     // Signed on: straight to the table screen; refused: back to the tables, to choose another.
     match outcome {
         Ok(SignedOn { message, code }) => {

@@ -28,7 +28,14 @@
       t.flags.forEach(function (f) {
         var li = document.createElement("li");
         li.className = "flag flag-" + f.kind;
-        li.textContent = f.text;
+        if (f.href) {
+          var a = document.createElement("a");
+          a.href = f.href;
+          a.textContent = f.text;
+          li.appendChild(a);
+        } else {
+          li.textContent = f.text;
+        }
         list.appendChild(li);
       });
     }
@@ -37,11 +44,14 @@
   function apply(pit) {
     var tiles = document.querySelectorAll(".tile[data-code]");
     if (tiles.length !== pit.tables.length) { window.location.reload(); return; }
+    var grid = document.getElementById("pit-grid");
     for (var i = 0; i < pit.tables.length; i++) {
       var t = pit.tables[i];
       var tile = document.getElementById("pit-" + t.code);
       if (!tile) { window.location.reload(); return; }
       updateTile(tile, t);
+      // In the board's order (flagged tables first): moving a tile to the end keeps it whole.
+      if (grid && grid.lastElementChild !== tile) { grid.appendChild(tile); }
     }
     ["gaming_day", "open_tables", "flagged_tables", "pit_rounds", "pit_rounds_word", "pit_dealer_foul_rate",
       "updated"]

@@ -87,7 +87,10 @@ const MATRIX: &[Case] = &[
             ("ties", "dealer_wins"),
             ("both_fouled", "push"),
             ("wheel", "lowest"),
-            ("suit_order", "dchs"),
+            ("suit_order_1", "d"),
+            ("suit_order_2", "c"),
+            ("suit_order_3", "h"),
+            ("suit_order_4", "s"),
         ],
         [303, 403, 403, 403, 422],
     ),
@@ -98,7 +101,10 @@ const MATRIX: &[Case] = &[
             ("ties", "dealer_wins"),
             ("both_fouled", "push"),
             ("wheel", "lowest"),
-            ("suit_order", "dchs"),
+            ("suit_order_1", "d"),
+            ("suit_order_2", "c"),
+            ("suit_order_3", "h"),
+            ("suit_order_4", "s"),
         ],
         [303, 403, 403, 403, 404],
     ),
@@ -240,7 +246,7 @@ const MATRIX: &[Case] = &[
     case(
         "POST",
         "/admin/users/{id}/disable",
-        &[],
+        &[("confirm", "yes")],
         [303, 403, 403, 403, 303],
     ),
     case(
@@ -461,7 +467,10 @@ async fn a_post_without_a_csrf_token_is_refused_and_audited() {
     let victim = admin_and_victim(&app).await;
 
     let res = app
-        .post_form_raw(&format!("/admin/users/{}/disable", victim.id), &[])
+        .post_form_raw(
+            &format!("/admin/users/{}/disable", victim.id),
+            &[("confirm", "yes")],
+        )
         .await;
 
     assert_eq!(res.status(), StatusCode::FORBIDDEN);
@@ -480,7 +489,9 @@ async fn a_post_with_a_wrong_csrf_token_is_refused() {
     let victim = admin_and_victim(&app).await;
     let path = format!("/admin/users/{}/disable", victim.id);
 
-    let res = app.post_form_raw(&path, &[("csrf_token", "forged")]).await;
+    let res = app
+        .post_form_raw(&path, &[("csrf_token", "forged"), ("confirm", "yes")])
+        .await;
 
     assert_eq!(res.status(), StatusCode::FORBIDDEN);
     assert!(app.user(victim.id).disabled_at.is_none());

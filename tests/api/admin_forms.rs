@@ -23,7 +23,10 @@ async fn the_new_rule_profile_form_keeps_every_choice_after_an_error() {
                 ("ties", "suit_order"),
                 ("both_fouled", "player_loses"),
                 ("wheel", "second"),
-                ("suit_order", "dchx"),
+                ("suit_order_1", "d"),
+                ("suit_order_2", "c"),
+                ("suit_order_3", "h"),
+                ("suit_order_4", "h"),
             ],
         )
         .await;
@@ -47,7 +50,19 @@ async fn the_new_rule_profile_form_keeps_every_choice_after_an_error() {
     assert!(form.contains(r#"value="suit_order" selected"#), "{form}");
     assert!(form.contains(r#"value="player_loses" selected"#), "{form}");
     assert!(form.contains(r#"value="second" selected"#), "{form}");
-    assert!(form.contains(r#"value="dchx""#), "{form}");
+    // Each place's suit as chosen, the one chosen twice included.
+    let chosen = |place: usize, suit: &str| {
+        let select = form
+            .split(&format!(r#"name="suit_order_{place}""#))
+            .nth(1)
+            .unwrap();
+        let select = &select[..select.find("</select>").unwrap()];
+        select.contains(&format!(r#"value="{suit}" selected"#))
+    };
+    assert!(
+        chosen(1, "d") && chosen(2, "c") && chosen(3, "h") && chosen(4, "h"),
+        "{form}"
+    );
     let profiles: i64 = rule_profiles::table
         .count()
         .get_result(&mut app.conn())

@@ -132,6 +132,11 @@ async fn pages_contain_no_inline_script_or_style() {
             for forbidden in ["<style", "style=", "http://", "https://"] {
                 assert!(!html.contains(forbidden), "{path} as {role:?}: {forbidden}");
             }
+            // Times in local time with the zone named (`UTC+08:00`), never in bare UTC.
+            assert!(
+                !crate::refused_pages::has_bare_utc(&html),
+                "{path} as {role:?}: a time in UTC"
+            );
             // Scripts only as files of our own, with nothing between the tags.
             for script in html.split("<script").skip(1) {
                 let element = &script[..script.find("</script>").unwrap_or(script.len())];

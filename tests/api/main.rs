@@ -22,6 +22,7 @@ mod prepared;
 mod profile_versions;
 mod record;
 mod refusals;
+mod refused_pages;
 mod replays;
 mod replica;
 mod reports;

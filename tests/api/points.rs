@@ -273,7 +273,10 @@ async fn an_administrator_makes_a_points_profile_and_a_points_table_with_a_unit(
         ("game", "points"),
         ("points_ties", "push"),
         ("points_wheel", "lowest"),
-        ("points_suit_order", "dchs"),
+        ("points_suit_order_1", "d"),
+        ("points_suit_order_2", "c"),
+        ("points_suit_order_3", "h"),
+        ("points_suit_order_4", "s"),
         ("naturals", "on"),
         ("dragon", "20"),
         ("six_pairs", "0"),
@@ -283,7 +286,7 @@ async fn an_administrator_makes_a_points_profile_and_a_points_table_with_a_unit(
         ("surrender_points", "3"),
         ("scoop_bonus", "x"),
         ("pusoy_bonus", "on"),
-        ("hand_points", r#"{"front": {"pair": 2}}"#),
+        ("hp_front_pair", "2"),
     ];
     // A bad number is named, and every field comes back as typed.
     let res = app.post_form("/admin/profiles", &profile).await;
@@ -292,12 +295,24 @@ async fn an_administrator_makes_a_points_profile_and_a_points_table_with_a_unit(
     assert!(html.contains("Scoop bonus: enter a whole number"), "{html}");
     assert!(html.contains(r#"value="x""#), "{html}");
     assert!(html.contains(r#"value="20""#), "{html}");
-    let typed = html.split(r#"id="new-hand_points""#).nth(1).unwrap();
-    let typed = &typed[..typed.find("</textarea>").unwrap()];
-    assert!(typed.contains("front") && typed.contains("pair"), "{typed}");
+    // The hand points are a grid of fields, one per hand and position, kept as typed.
+    assert!(
+        html.contains(r#"name="hp_front_pair" type="text" inputmode="numeric" size="3" aria-label="Points for pair as the front hand" value="2""#),
+        "{html}"
+    );
+    assert!(html.contains(r#"name="hp_middle_full_house""#), "{html}");
+    assert!(
+        !html.contains(r#"name="hp_front_flush""#),
+        "no front flush: {html}"
+    );
+    assert!(
+        !html.contains("new-hand_points\" name"),
+        "no JSON to type: {html}"
+    );
 
     let mut good = profile;
-    good[12] = ("scoop_bonus", "3");
+    let at = good.iter().position(|(k, _)| *k == "scoop_bonus").unwrap();
+    good[at] = ("scoop_bonus", "3");
     let res = app.post_form("/admin/profiles", &good).await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
     let conn = &mut app.conn();
@@ -313,6 +328,11 @@ async fn an_administrator_makes_a_points_profile_and_a_points_table_with_a_unit(
     assert_eq!(
         serde_json::to_value(options.natural_points).unwrap(),
         json!({"dragon": 20, "three_flushes": 6, "three_straights": 6})
+    );
+    assert_eq!(
+        serde_json::to_value(options.hand_points).unwrap(),
+        json!({"front": {"pair": 2, "three_of_a_kind": 3}, "middle": {"full_house": 2, "four_of_a_kind": 8, "straight_flush": 10}, "back": {"four_of_a_kind": 4, "straight_flush": 5}}),
+        "the grid's field as typed, the rest as the rules' defaults"
     );
 
     // A points table needs its unit, named when missing.
@@ -345,7 +365,10 @@ async fn an_administrator_makes_a_points_profile_and_a_points_table_with_a_unit(
         ("ties", "dealer_wins"),
         ("both_fouled", "push"),
         ("wheel", "lowest"),
-        ("suit_order", "dchs"),
+        ("suit_order_1", "d"),
+        ("suit_order_2", "c"),
+        ("suit_order_3", "h"),
+        ("suit_order_4", "s"),
     ];
     let res = app.post_form(&format!("/admin/profiles/{id}"), &edit).await;
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);

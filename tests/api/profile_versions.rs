@@ -32,7 +32,10 @@ async fn surrender_off(admin: &TestApp, profile: i64, applies: &[(&str, &str)]) 
         ("ties", "dealer_wins"),
         ("both_fouled", "push"),
         ("wheel", "lowest"),
-        ("suit_order", "dchs"),
+        ("suit_order_1", "d"),
+        ("suit_order_2", "c"),
+        ("suit_order_3", "h"),
+        ("suit_order_4", "s"),
         ("royalties", "on"),
         ("dealer_royalties", "on"),
     ];
@@ -141,7 +144,10 @@ async fn a_time_in_the_past_is_refused_with_every_value_kept() {
                 ("ties", "suit_order"),
                 ("both_fouled", "player_loses"),
                 ("wheel", "second"),
-                ("suit_order", "shdc"),
+                ("suit_order_1", "s"),
+                ("suit_order_2", "h"),
+                ("suit_order_3", "d"),
+                ("suit_order_4", "c"),
                 ("applies", "at"),
                 ("applies_at", "2020-01-01T06:00"),
             ],
@@ -154,7 +160,18 @@ async fn a_time_in_the_past_is_refused_with_every_value_kept() {
     assert!(form.contains(r#"value="suit_order" selected"#), "{form}");
     assert!(form.contains(r#"value="player_loses" selected"#), "{form}");
     assert!(form.contains(r#"value="second" selected"#), "{form}");
-    assert!(form.contains(r#"value="shdc""#), "{form}");
+    // The suit order as chosen, place by place.
+    for (place, suit) in ["s", "h", "d", "c"].into_iter().enumerate() {
+        let select = form
+            .split(&format!(r#"name="suit_order_{}""#, place + 1))
+            .nth(1)
+            .unwrap();
+        let select = &select[..select.find("</select>").unwrap()];
+        assert!(
+            select.contains(&format!(r#"value="{suit}" selected"#)),
+            "{form}"
+        );
+    }
     assert!(form.contains(r#"value="at" checked"#), "{form}");
     assert!(form.contains(r#"value="2020-01-01T06:00""#), "{form}");
     assert!(

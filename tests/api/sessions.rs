@@ -28,7 +28,10 @@ async fn disabling_a_user_ends_their_live_session_at_once() {
     let admin = app.another_browser();
     admin.signed_in_as(Role::Admin).await;
     let res = admin
-        .post_form(&format!("/admin/users/{}/disable", dealer.id), &[])
+        .post_form(
+            &format!("/admin/users/{}/disable", dealer.id),
+            &[("confirm", "yes")],
+        )
         .await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
 

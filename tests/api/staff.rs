@@ -21,9 +21,21 @@ async fn disabling_a_dealer_ends_their_shift_and_frees_the_table() {
     let admin = app.another_browser();
     admin.signed_in_as(Role::Admin).await;
 
-    let res = admin
-        .post_form(&format!("/admin/users/{}/disable", dealer.id), &[])
-        .await;
+    // First what it will do, and nothing done.
+    let path = format!("/admin/users/{}/disable", dealer.id);
+    let res = admin.post_form(&path, &[]).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let page = res.text().await.unwrap();
+    assert!(
+        page.contains("They are on shift at T-1 since 20"),
+        "the confirmation says the shift ends: {page}"
+    );
+    assert!(page.contains("that shift ends now, mid-game"), "{page}");
+    assert!(page.contains("name=\"confirm\" value=\"yes\""), "{page}");
+    assert!(app.open_shift("T-1").is_some());
+    assert!(app.audit("user.disable").is_empty());
+
+    let res = admin.post_form(&path, &[("confirm", "yes")]).await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
 
     assert_eq!(app.open_shift("T-1"), None);

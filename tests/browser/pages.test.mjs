@@ -109,6 +109,31 @@ async function layoutProblems(page, width) {
         problems.push(`${e.tagName.toLowerCase()}.${e.className} is marked hidden but shows`);
       }
     }
+    // A box may scroll sideways only where it says so (data-scroll, shown as a hint); anything
+    // else wider than its box is cut off.
+    for (const box of document.querySelectorAll('main *')) {
+      const overflow = getComputedStyle(box).overflowX;
+      if (overflow === 'visible' || box.closest('[data-scroll]') || !box.offsetParent) continue;
+      if (box.scrollWidth > box.clientWidth + 1) {
+        problems.push(`${box.tagName.toLowerCase()}.${box.className} cuts off its content (${box.scrollWidth}px in ${box.clientWidth}px)`);
+      }
+    }
+    // A chosen option wider than its list is cut off ("Gene" for "General").
+    for (const select of document.querySelectorAll('main select')) {
+      if (!select.offsetParent || select.selectedIndex < 0) continue;
+      const probe = document.createElement('span');
+      const style = getComputedStyle(select);
+      probe.style.font = style.font;
+      probe.style.position = 'absolute';
+      probe.style.whiteSpace = 'pre';
+      probe.textContent = select.options[select.selectedIndex].text;
+      document.body.appendChild(probe);
+      const needed = probe.getBoundingClientRect().width + 24;
+      probe.remove();
+      if (needed > select.getBoundingClientRect().width + 1) {
+        problems.push(`the list ${select.name} shows "${select.options[select.selectedIndex].text}" cut off`);
+      }
+    }
     for (const input of document.querySelectorAll('td input[type=text], td input:not([type])')) {
       if (input.offsetParent && input.scrollWidth > input.clientWidth + 1) {
         problems.push(`the field ${input.name} (${input.value}) is cut off`);

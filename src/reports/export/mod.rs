@@ -32,6 +32,7 @@ use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 
 use crate::db::export as db;
+use crate::db::ids::TableId;
 
 pub use check::Problem;
 pub use table::Format;
@@ -286,7 +287,17 @@ pub struct Manifest {
     /// The profile versions the rounds were settled under, by id (rounds only).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub profiles: BTreeMap<String, ProfileRecord>,
+    /// The unit of every amount in the rows: [`AMOUNTS`].
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub amounts: String,
+    /// Each table's chain (`table:4`) and the table's code (`PUSOY-04`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tables: BTreeMap<String, String>,
 }
+
+/// What every amount of an export is: an integer in minor units of its row's currency.
+pub const AMOUNTS: &str =
+    "integers in minor units of the row's currency (cents: 150000 is PHP 1,500.00)";
 
 /// The format written now.
 /// - Format 2 writes an events export's rows in the order of the events' ids (each chain's in
@@ -428,6 +439,11 @@ pub fn export(
             chains: Vec::new(),
             day_seals: day_seals(conn, query)?,
             profiles: BTreeMap::new(),
+            amounts: AMOUNTS.to_owned(),
+            tables: db::tables(conn, None)?
+                .into_iter()
+                .map(|(id, code)| (crate::db::audit_log::table_chain(TableId(id)), code))
+                .collect(),
         };
         match query.kind {
             Kind::Rounds => rounds::export(conn, query, clock, format, out, manifest),
