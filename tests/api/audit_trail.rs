@@ -1067,7 +1067,6 @@ async fn the_production_role_may_only_append_to_and_read_the_trail() {
     // ... and closing a day takes its locks.
     let today = app.config.gaming_day(Utc::now());
     let actor = Actor::user(supervisor.id, "sup", None);
-<<<<<<< ours
     conn.transaction(|conn| {
         days::lock_day_tables(conn)?;
         days::seal_day(
@@ -1078,16 +1077,6 @@ async fn the_production_role_may_only_append_to_and_read_the_trail() {
             &SealFiles::of(&app.config),
         )
     })
-=======
-    days::close_day(
-        &mut conn,
-        today,
-        today,
-        &actor,
-        &SealFiles::of(&app.config),
-        app.config.zone(),
-    )
->>>>>>> theirs
     .unwrap();
     drop(conn);
     assert!(verify_all(&app).seal_problems.is_empty());

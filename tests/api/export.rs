@@ -1089,19 +1089,7 @@ fn close_today(app: &TestApp) {
     let today = app.config.gaming_day(chrono::Utc::now());
     let actor = Actor::user(supervisor.id, "closer", None);
     let seals = SealFiles::of(&app.config);
-<<<<<<< ours
     days::seal_day(&mut app.conn(), today, supervisor.id, &actor, &seals).unwrap();
-=======
-    days::close_day(
-        &mut app.conn(),
-        today,
-        today,
-        &actor,
-        &seals,
-        app.config.zone(),
-    )
-    .unwrap();
->>>>>>> theirs
 }
 
 /// A rounds export's events forged to match: the `round.settled` event of round `round` in its
