@@ -6,6 +6,7 @@
 pub mod chips;
 pub mod par;
 pub mod signatures;
+pub mod slips;
 
 use diesel::PgConnection;
 

@@ -260,6 +260,7 @@ impl AppError {
             RoundsError::Busy(_) => "busy",
             RoundsError::TableRules(_) => "table_not_ready",
             RoundsError::DayClosed { .. } => "day_closed",
+            RoundsError::OpenerHeld { .. } => "opener_held",
             RoundsError::NoDraft(_)
             | RoundsError::NoTable(_)
             | RoundsError::Invalid(_)

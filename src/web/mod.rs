@@ -170,6 +170,16 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
                     .post(tables::sign_off),
             )
             .service(web::resource("/tables/{code}").get(table_screen::show))
+            .service(
+                web::resource("/tables/{code}/slips")
+                    .get(accounting::table_slips)
+                    .post(accounting::sign_slip),
+            )
+            .service(web::resource("/tables/{code}/slips/{id}/void").post(accounting::void_slip))
+            .service(
+                web::resource("/tables/{code}/slips/{id}/explanation")
+                    .post(accounting::explain_slip),
+            )
             .service(web::resource("/tables/{code}/round").post(table_screen::submit))
             .service(web::resource("/tables/{code}/round/check").post(table_screen::check))
             .service(web::resource("/api/v1/tables/{code}/house-way").get(table_screen::house_way))
