@@ -178,9 +178,10 @@ async fn one_person_cannot_sign_a_slip_twice() {
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
     assert!(res.text().await.unwrap().contains("signs once"));
     assert!(slips(&p.dealer).is_empty());
-    // A supervisor signing first needs a dealer second, not another supervisor.
+    // A supervisor signing first needs a dealer (or a pit manager dealing) second.
+    p.dealer.create_user("reader", Role::Auditor, PASSWORD);
     let res = p
-        .slip(&p.boss, "opener", [1, 2, 3, 4], ("boss2", PASSWORD))
+        .slip(&p.boss, "opener", [1, 2, 3, 4], ("reader", PASSWORD))
         .await;
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
     assert!(res
