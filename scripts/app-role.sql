@@ -24,3 +24,6 @@ GRANT SELECT, INSERT ON audit_events TO :"app_role";
 -- The migrations' bookkeeping: the app reads which are applied, never changes them.
 REVOKE ALL ON __diesel_schema_migrations FROM :"app_role";
 GRANT SELECT ON __diesel_schema_migrations TO :"app_role";
+-- Signed table-accounting documents are only ever added: a correction is a void beside them.
+REVOKE UPDATE, DELETE ON inventory_slips, inventory_slip_voids, opener_explanations
+    FROM :"app_role";

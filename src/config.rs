@@ -78,6 +78,11 @@ pub struct Config {
     /// that runs as a role without DDL rights (`scripts/app-role.sql`): it then only checks that
     /// none is pending.
     pub migrate_at_start: bool,
+    /// An opener whose chips differ from the table's previous closer by more than this (the
+    /// value that does not match, in the table's currency) holds the table until a supervisor
+    /// explains it (`PUSOY_OPENER_DIFFERENCE_LIMIT`, major units, default 1,000). One figure
+    /// for the property: the internal controls a casino files name one.
+    pub opener_difference_limit: crate::rules::money::Money,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -251,6 +256,16 @@ impl Config {
             zone_name,
             gaming_day_start,
             pit_quiet_after: minutes("PUSOY_PIT_QUIET_MINUTES", 10)?,
+            opener_difference_limit: match get("PUSOY_OPENER_DIFFERENCE_LIMIT") {
+                None => crate::rules::money::Money(100_000),
+                Some(value) => crate::rules::money::Money::parse_major(value.trim())
+                    .filter(|limit| limit.minor_units() >= 0)
+                    .ok_or_else(|| ConfigError::Invalid {
+                        var: "PUSOY_OPENER_DIFFERENCE_LIMIT",
+                        value: value.clone(),
+                        reason: "expected an amount such as 1000 or 1,000.00".to_owned(),
+                    })?,
+            },
         })
     }
 

@@ -52,6 +52,8 @@ ids! {
     ChipSetVersionId(i64);
     /// One version of a table's par inventory (`table_pars.id`).
     ParId(i64);
+    /// A table inventory slip, an opener or a closer (`inventory_slips.id`).
+    SlipId(i64);
 }
 
 /// A round's one-time key: a draft's (random) or the caller's, for a round recorded whole

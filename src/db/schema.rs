@@ -102,6 +102,45 @@ diesel::table! {
 }
 
 diesel::table! {
+    inventory_slip_voids (slip_id) {
+        slip_id -> Int8,
+        reason -> Text,
+        voided_by -> Int8,
+        voided_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    inventory_slips (id) {
+        id -> Int8,
+        table_id -> Int8,
+        kind -> Text,
+        gaming_day -> Date,
+        shift_id -> Nullable<Int8>,
+        chip_set_version_id -> Int8,
+        counts -> Array<Nullable<Int8>>,
+        total -> Int8,
+        par_id -> Nullable<Int8>,
+        dealer_id -> Int8,
+        supervisor_id -> Int8,
+        previous_closer_id -> Nullable<Int8>,
+        difference -> Nullable<Int8>,
+        difference_limit -> Nullable<Int8>,
+        held -> Bool,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    opener_explanations (slip_id) {
+        slip_id -> Int8,
+        explanation -> Text,
+        written_by -> Int8,
+        written_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     round_approvals (round_id) {
         round_id -> Int8,
         table_id -> Int8,
@@ -275,6 +314,14 @@ diesel::joinable!(dealer_shifts -> gaming_tables (table_id));
 diesel::joinable!(dealer_shifts -> users (dealer_id));
 diesel::joinable!(gaming_day_closes -> users (closed_by));
 diesel::joinable!(gaming_tables -> rule_profiles (rule_profile_id));
+diesel::joinable!(inventory_slip_voids -> inventory_slips (slip_id));
+diesel::joinable!(inventory_slip_voids -> users (voided_by));
+diesel::joinable!(inventory_slips -> chip_set_versions (chip_set_version_id));
+diesel::joinable!(inventory_slips -> dealer_shifts (shift_id));
+diesel::joinable!(inventory_slips -> gaming_tables (table_id));
+diesel::joinable!(inventory_slips -> table_pars (par_id));
+diesel::joinable!(opener_explanations -> inventory_slips (slip_id));
+diesel::joinable!(opener_explanations -> users (written_by));
 diesel::joinable!(round_approvals -> gaming_tables (table_id));
 diesel::joinable!(round_approvals -> rounds (round_id));
 diesel::joinable!(round_approvals -> users (approved_by));
@@ -307,6 +354,9 @@ diesel::allow_tables_to_appear_in_same_query!(
     dealer_shifts,
     gaming_day_closes,
     gaming_tables,
+    inventory_slip_voids,
+    inventory_slips,
+    opener_explanations,
     round_approvals,
     round_drafts,
     round_figures,

@@ -18,7 +18,8 @@ use crate::db::users::Role;
 use crate::recording::entry::FieldErrors;
 use crate::recording::form::{self, Fields, TypedDraft};
 use crate::recording::write::{
-    settle_entered, shift_and_head, until_written, Attempt, Entered, RoundToSettle, Settled, Slot,
+    not_held, settle_entered, shift_and_head, until_written, Attempt, Entered, RoundToSettle,
+    Settled, Slot,
 };
 use crate::recording::{entry_shift, may_read, Belongs, RoundsError, Writer};
 
@@ -49,6 +50,7 @@ pub fn open(
     }
     let shift = entry_shift(conn, table, writer)?;
     let id = table.table.id;
+    not_held(conn, id, &table.table.code)?;
     let draft = conn.transaction(|conn| {
         if let Some(draft) = drafts::open_draft_of(conn, id)? {
             return Ok(draft);
@@ -366,6 +368,7 @@ fn confirm_settled(
             return Ok(replay(conn, confirm.writer, round)?);
         }
         let (shift, head) = shift_and_head(conn, &entry, confirm.writer)?;
+        not_held(conn, table.table.id, code)?;
         if revision != draft_revision {
             return Err(RoundsError::RevisionMismatch {
                 expected: draft_revision,

@@ -63,6 +63,16 @@ pub enum RoundsError {
     Busy(String),
     #[error("{}", NOT_YOUR_ROUND)]
     NotYourRound,
+    #[error(
+        "{code} takes no rounds: its opener (slip {slip}) differs from the last closer by \
+         {difference}, above the limit. A pit manager writes what explains it on \
+         /tables/{code}/slips first."
+    )]
+    OpenerHeld {
+        code: String,
+        slip: i64,
+        difference: String,
+    },
 }
 
 impl From<diesel::result::Error> for RoundsError {

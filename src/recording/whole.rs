@@ -18,7 +18,8 @@ use crate::db::tables::PlayingTable;
 use crate::recording::entry::FieldErrors;
 use crate::recording::memory::{TableMemo, TableMemos};
 use crate::recording::write::{
-    settle_entered, shift_and_head, until_written, Attempt, Entered, RoundToSettle, Settled, Slot,
+    not_held, settle_entered, shift_and_head, until_written, Attempt, Entered, RoundToSettle,
+    Settled, Slot,
 };
 use crate::recording::writer::RoundWriter;
 use crate::recording::{may_read, Belongs, RoundsError, Writer};
@@ -106,6 +107,7 @@ pub fn record(
             return Ok((existing, table, false));
         }
         let (shift, head) = shift_and_head(conn, &read, entry.writer)?;
+        not_held(conn, table.table.id, code)?;
         let to_settle = entry.round_to_settle(&table, &settled);
         let slot = Slot::read(&read);
         let write = to_settle.prepare(slot, &shift, head, None)?;

@@ -8,7 +8,7 @@ use diesel::{Connection, PgConnection};
 use serde_json::Value;
 
 use crate::db::audit_log::{self, Actor, ChainHead, NewAuditEvent, SealedEvent};
-use crate::db::ids::{DraftKey, RoundId, UserId};
+use crate::db::ids::{DraftKey, RoundId, TableId, UserId};
 use crate::db::rounds::confirm::{self, EntryRow, RoundWrite, TokenToCheck};
 use crate::db::rounds::payload::{
     self, PointsRoundRecord, PointsRoundSettled, PointsSettlementRecord, RoundRecord, RoundSettled,
@@ -328,6 +328,25 @@ pub(crate) fn until_written<T, E: From<RoundsError>>(
         }
     }
     Err(RoundsError::Busy(code.to_owned()).into())
+}
+
+/// Refuses a new round at the table `id` (`code`) while its opener holds it: a difference from
+/// the previous closer above the limit, not yet explained (docs/accounting.md). Read inside the
+/// write's attempt: an opener signed since moves the table's chain head, and the attempt is
+/// read again.
+pub(crate) fn not_held(
+    conn: &mut PgConnection,
+    id: TableId,
+    code: &str,
+) -> Result<(), RoundsError> {
+    match crate::db::accounting::held_opener(conn, id)? {
+        None => Ok(()),
+        Some(slip) => Err(RoundsError::OpenerHeld {
+            code: code.to_owned(),
+            slip: slip.id.0,
+            difference: Money(slip.difference.unwrap_or_default()).major_text(),
+        }),
+    }
 }
 
 /// The open shift of the table read in `entry` that `writer` may enter rounds for, and the head

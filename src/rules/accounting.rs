@@ -183,6 +183,15 @@ impl Inventory {
         self.total
     }
 
+    /// The chips of `denomination` counted (none if it is not in this count's chip set).
+    pub fn count_of(&self, denomination: Money) -> i64 {
+        self.denominations
+            .as_slice()
+            .iter()
+            .position(|&d| d == denomination)
+            .map_or(0, |i| self.counts[i])
+    }
+
     /// Each denomination with its count and amount, smallest first.
     pub fn lines(&self) -> impl Iterator<Item = Line> + '_ {
         self.denominations
@@ -196,6 +205,54 @@ impl Inventory {
                 amount: Money(denomination.minor_units().saturating_mul(count)),
             })
     }
+}
+
+/// One denomination's difference between two counts of a table's chips (the previous closer and
+/// the opener): the chips counted in each, and the value of the difference (`after − before`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Difference {
+    pub denomination: Money,
+    pub before: i64,
+    pub after: i64,
+    pub amount: Money,
+}
+
+/// Every denomination whose count differs between `before` and `after`, ascending; a
+/// denomination in only one of them (the chip set changed between the two counts) counts as
+/// none in the other. `None` when an amount is too large to hold.
+pub fn differences(before: &Inventory, after: &Inventory) -> Option<Vec<Difference>> {
+    let mut denominations: Vec<Money> = before
+        .denominations
+        .as_slice()
+        .iter()
+        .chain(after.denominations.as_slice())
+        .copied()
+        .collect();
+    denominations.sort();
+    denominations.dedup();
+    let mut found = Vec::new();
+    for denomination in denominations {
+        let (was, is) = (before.count_of(denomination), after.count_of(denomination));
+        if was != is {
+            found.push(Difference {
+                denomination,
+                before: was,
+                after: is,
+                amount: denomination.checked_mul(is.checked_sub(was)?)?,
+            });
+        }
+    }
+    Some(found)
+}
+
+/// The value of the chips that do not match, whichever way: the sum of each denomination's
+/// difference without its sign (a 1,000 chip short and two 500s over is 2,000, not zero: chips
+/// that moved overnight are what the explanation is for). `None` when too large to hold.
+pub fn gross(differences: &[Difference]) -> Option<Money> {
+    differences.iter().try_fold(Money::ZERO, |sum, d| {
+        let amount = d.amount.minor_units().checked_abs()?;
+        sum.minor_units().checked_add(amount).map(Money)
+    })
 }
 
 #[cfg(test)]
@@ -291,5 +348,52 @@ mod tests {
             Err(InventoryError::Overflow)
         );
         assert!(Inventory::new(set, vec![1_000]).is_ok());
+    }
+
+    #[test]
+    fn differences_name_each_denomination_with_its_amount() {
+        let closer = Inventory::new(php(&[25, 100, 1_000]), vec![40, 20, 10]).unwrap();
+        let opener = Inventory::new(php(&[25, 100, 1_000]), vec![40, 22, 9]).unwrap();
+        let found = differences(&closer, &opener).unwrap();
+        assert_eq!(
+            found,
+            [
+                Difference {
+                    denomination: Money(10_000),
+                    before: 20,
+                    after: 22,
+                    amount: Money(20_000)
+                },
+                Difference {
+                    denomination: Money(100_000),
+                    before: 10,
+                    after: 9,
+                    amount: Money(-100_000)
+                },
+            ]
+        );
+        // 200 over and 1,000 short: 1,200 that does not match, though the totals differ by 800.
+        assert_eq!(gross(&found), Some(Money(120_000)));
+        assert_eq!(differences(&closer, &closer).unwrap(), []);
+        assert_eq!(gross(&[]), Some(Money::ZERO));
+    }
+
+    #[test]
+    fn a_denomination_in_one_count_only_is_none_in_the_other() {
+        let closer = Inventory::new(php(&[25, 100]), vec![4, 1]).unwrap();
+        let opener = Inventory::new(php(&[100, 500]), vec![1, 2]).unwrap();
+        let found = differences(&closer, &opener).unwrap();
+        let amounts: Vec<(Money, i64, i64, Money)> = found
+            .iter()
+            .map(|d| (d.denomination, d.before, d.after, d.amount))
+            .collect();
+        assert_eq!(
+            amounts,
+            [
+                (Money(2_500), 4, 0, Money(-10_000)),
+                (Money(50_000), 0, 2, Money(100_000)),
+            ]
+        );
+        assert_eq!(gross(&found), Some(Money(110_000)));
     }
 }

@@ -108,6 +108,9 @@ const AUDITORS: Allow = Allow::Roles(&[Role::Auditor, Role::Admin]);
 const DAY_VIEWERS: Allow = Allow::Roles(&[Role::Supervisor, Role::Admin, Role::Auditor]);
 /// Who closes a gaming day.
 const DAY_CLOSERS: Allow = Allow::Roles(&[Role::Supervisor, Role::Admin]);
+/// Who counts a table's chips and signs its slips (the dealer, a supervisor, an administrator
+/// standing in as one).
+const SLIP_SIGNERS: Allow = Allow::Roles(&[Role::Dealer, Role::Supervisor, Role::Admin]);
 /// Who watches the pit and reads its reports: pit managers, administrators, auditors.
 const PIT_WATCHERS: Allow = Allow::Roles(&[Role::Supervisor, Role::Admin, Role::Auditor]);
 
@@ -159,6 +162,10 @@ pub const RULES: &[Rule] = &[
     rule("GET", "/tables/{code}/sign-off", ROUND_WRITERS),
     rule("GET", "/tables/{code}", ROUND_WRITERS),
     rule("GET", "/tables/{code}/round", ROUND_WRITERS),
+    rule("GET", "/tables/{code}/slips", ROUND_PAGE_READERS),
+    rule("POST", "/tables/{code}/slips", SLIP_SIGNERS),
+    rule("POST", "/tables/{code}/slips/{id}/void", DAY_CLOSERS),
+    rule("POST", "/tables/{code}/slips/{id}/explanation", DAY_CLOSERS),
     rule("POST", "/tables/{code}/round", ROUND_WRITERS),
     rule("POST", "/tables/{code}/round/check", ROUND_WRITERS),
     rule("GET", "/api/v1/tables/{code}/house-way", ROUND_WRITERS),

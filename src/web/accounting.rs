@@ -1,4 +1,4 @@
-//! Table accounting's pages (docs/accounting.md): chip sets and a table's par. Each handler
+//! Table accounting's pages (docs/accounting.md): chip sets, a table's par, its slips. Each handler
 //! parses the request, calls one use-case of `crate::accounting`, and renders its answer.
 
 use std::collections::HashMap;
@@ -11,9 +11,11 @@ use serde::Deserialize;
 
 use crate::accounting::chips::{self, ChipSetHistory};
 use crate::accounting::par::{self, count_field, Par, ParSheet};
+use crate::accounting::signatures::SecondPerson;
+use crate::accounting::slips::{self, SlipsPage};
 use crate::accounting::Saved;
 use crate::config::Zone;
-use crate::db::ids::{ChipSetId, ChipSetVersionId, TableId};
+use crate::db::ids::{ChipSetId, ChipSetVersionId, SlipId, TableId};
 use crate::db::users::Role;
 use crate::rules::accounting::Denominations;
 use crate::web::error::AppError;
@@ -380,4 +382,358 @@ pub async fn set_table_par(
             render(StatusCode::UNPROCESSABLE_ENTITY, &page)
         }
     }
+}
+
+/// One denomination's line of a slip: (denomination, chips, amount).
+pub struct SlipLine(pub String, pub i64, pub String);
+
+/// A slip as its page shows it.
+pub struct SlipView {
+    pub id: i64,
+    pub kind: &'static str,
+    pub chip_set_version: i32,
+    pub lines: Vec<SlipLine>,
+    pub total: String,
+    pub par_total: Option<String>,
+    pub dealer: String,
+    pub supervisor: String,
+    pub signed_at: String,
+    pub previous_closer: Option<i64>,
+    /// (denomination, closer's chips, opener's chips, amount)
+    pub differences: Vec<(String, i64, i64, String)>,
+    pub difference: Option<String>,
+    pub limit: Option<String>,
+    pub held: bool,
+    /// (text, by, when)
+    pub explanation: Option<(String, String, String)>,
+    pub void: Option<(String, String, String)>,
+    /// Whether the viewer may void it (a supervisor or administrator who signed none of it).
+    pub may_void: bool,
+}
+
+/// A count field of the form: (field name, denomination in minor units, denomination as read,
+/// par chips, value typed).
+pub struct CountField {
+    pub name: String,
+    pub minor: i64,
+    pub denomination: String,
+    pub par: i64,
+    pub value: String,
+}
+
+#[derive(Template)]
+#[template(path = "slips.html")]
+struct SlipsView {
+    nav: Nav,
+    code: String,
+    name: String,
+    currency: String,
+    day: String,
+    slips: Vec<SlipView>,
+    /// Whether the viewer counts and signs slips, and as whom the second person signs.
+    may_sign: bool,
+    second_signs_as: &'static str,
+    may_decide: bool,
+    next: &'static str,
+    chip_set: Option<(i64, i32)>,
+    fields: Vec<CountField>,
+    par_total: Option<String>,
+    /// What keeps a closer from being signed, with where to go.
+    dealer_on_shift: Option<String>,
+    open_round: bool,
+    held: Option<i64>,
+    limit: String,
+    second_username: String,
+    error: Option<String>,
+}
+
+fn slips_view(
+    session: &Session,
+    viewer: &CurrentUser,
+    zone: Zone,
+    page: SlipsPage,
+    typed: Option<(HashMap<String, String>, String)>,
+) -> Result<SlipsView, AppError> {
+    let currency = page.table.currency.clone();
+    let amount = |m: crate::rules::money::Money| m.major_text();
+    let person_when = |(text, who, at): &(String, slips::Person, chrono::DateTime<chrono::Utc>)| {
+        (text.clone(), who.name.clone(), when(*at, zone))
+    };
+    let slips = page
+        .slips
+        .iter()
+        .map(|s| SlipView {
+            id: s.id.0,
+            kind: s.kind.as_str(),
+            chip_set_version: s.chip_set_version,
+            lines: s
+                .inventory
+                .lines()
+                .map(|l| SlipLine(amount(l.denomination), l.count, amount(l.amount)))
+                .collect(),
+            total: amount(s.inventory.total()),
+            par_total: s.par_total.map(amount),
+            dealer: s.dealer.name.clone(),
+            supervisor: s.supervisor.name.clone(),
+            signed_at: when(s.signed_at, zone),
+            previous_closer: s.previous_closer.map(|c| c.0),
+            differences: s
+                .differences
+                .iter()
+                .map(|d| {
+                    (
+                        amount(d.denomination),
+                        d.before,
+                        d.after,
+                        d.amount.signed_text(),
+                    )
+                })
+                .collect(),
+            difference: s.difference.map(amount),
+            limit: s.limit.map(amount),
+            held: s.held,
+            explanation: s.explanation.as_ref().map(person_when),
+            void: s.void.as_ref().map(person_when),
+            may_void: s.void.is_none()
+                && matches!(viewer.role, Role::Supervisor | Role::Admin)
+                && viewer.id != s.dealer.id
+                && viewer.id != s.supervisor.id,
+        })
+        .collect();
+    let fields = page
+        .chip_set
+        .as_ref()
+        .map(|set| {
+            set.denominations
+                .as_slice()
+                .iter()
+                .map(|&d| {
+                    let name = count_field(d);
+                    CountField {
+                        value: typed
+                            .as_ref()
+                            .and_then(|(t, _)| t.get(&name).cloned())
+                            .unwrap_or_default(),
+                        par: page.par.as_ref().map_or(0, |p| p.count_of(d)),
+                        minor: d.minor_units(),
+                        denomination: amount(d),
+                        name,
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let second_username = typed
+        .as_ref()
+        .and_then(|(t, _)| t.get("second_username").cloned())
+        .unwrap_or_default();
+    Ok(SlipsView {
+        nav: session::nav(session, Some(viewer))?,
+        code: page.table.code.clone(),
+        name: page.table.name.clone(),
+        day: page.day.to_string(),
+        slips,
+        may_sign: matches!(viewer.role, Role::Dealer | Role::Supervisor | Role::Admin),
+        second_signs_as: if viewer.role == Role::Dealer {
+            "the supervisor"
+        } else {
+            "the dealer"
+        },
+        may_decide: matches!(viewer.role, Role::Supervisor | Role::Admin),
+        next: page.next.as_str(),
+        chip_set: page.chip_set.as_ref().map(|s| (s.id.0, s.version)),
+        fields,
+        par_total: page.par.as_ref().map(|p| amount(p.total())),
+        dealer_on_shift: page.dealer_on_shift.clone(),
+        open_round: page.open_round.is_some(),
+        held: page.held.map(|s| s.0),
+        limit: amount(page.limit),
+        second_username,
+        error: typed.map(|(_, reason)| reason),
+        currency,
+    })
+}
+
+#[derive(Deserialize)]
+pub struct DayQuery {
+    day: Option<String>,
+}
+
+/// The gaming day a slips request is about: `?day=` if given, else today's.
+fn slips_day(state: &AppState, day: Option<&str>) -> Result<chrono::NaiveDate, AppError> {
+    match day.filter(|d| !d.is_empty()) {
+        None => Ok(state.config.gaming_day(chrono::Utc::now())),
+        Some(text) => text.parse().map_err(|_| AppError::BadField {
+            field: "day",
+            problem: "is not a date (YYYY-MM-DD)",
+        }),
+    }
+}
+
+fn me(user: &CurrentUser, req: &HttpRequest) -> slips::Me {
+    slips::Me {
+        id: user.id,
+        username: user.username.clone(),
+        role: user.role,
+        actor: user.actor(req),
+    }
+}
+
+pub async fn table_slips(
+    session: Session,
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    path: web::Path<String>,
+    query: web::Query<DayQuery>,
+) -> Result<HttpResponse, AppError> {
+    let day = slips_day(&state, query.day.as_deref())?;
+    let page = slips::show(
+        &state.db,
+        path.into_inner(),
+        day,
+        state.config.opener_difference_limit,
+    )
+    .await?;
+    let view = slips_view(&session, &user, state.config.zone(), page, None)?;
+    render(StatusCode::OK, &view)
+}
+
+/// Answers a slip form's use-case: back to the slips page with a word, or the page again
+/// with the refusal.
+fn slip_answer(
+    session: &Session,
+    user: &CurrentUser,
+    state: &AppState,
+    code: &str,
+    saved: Saved<SlipId, SlipsPage>,
+    done: &str,
+    typed: HashMap<String, String>,
+) -> Result<HttpResponse, AppError> {
+    match saved {
+        Saved::Done(id) => {
+            session::set_flash(session, &format!("{done} (slip {id})."))?;
+            Ok(redirect(&format!("/tables/{code}/slips")))
+        }
+        Saved::Refused { reason, page } => {
+            let view = slips_view(
+                session,
+                user,
+                state.config.zone(),
+                page,
+                Some((typed, reason)),
+            )?;
+            render(StatusCode::UNPROCESSABLE_ENTITY, &view)
+        }
+    }
+}
+
+#[tracing::instrument(skip_all, fields(user = %user.username))]
+pub async fn sign_slip(
+    req: HttpRequest,
+    session: Session,
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    path: web::Path<String>,
+    form: web::Form<HashMap<String, String>>,
+) -> Result<HttpResponse, AppError> {
+    let code = path.into_inner();
+    let mut typed = form.into_inner();
+    let counted_against = typed
+        .get("chip_set_version_id")
+        .and_then(|id| id.parse::<i64>().ok())
+        .map(ChipSetVersionId)
+        .ok_or(AppError::BadField {
+            field: "chip_set_version_id",
+            problem: "is not the id of a chip set version",
+        })?;
+    // The password goes to the check and nowhere else: not back into the page.
+    let password = typed.remove("second_password").unwrap_or_default();
+    let form = slips::CountForm {
+        kind: typed.get("kind").cloned().unwrap_or_default(),
+        counted_against,
+        typed: typed.clone(),
+        second: SecondPerson {
+            username: typed.get("second_username").cloned().unwrap_or_default(),
+            password,
+        },
+    };
+    let day = state.config.gaming_day(chrono::Utc::now());
+    let saved = slips::sign(
+        &state.db,
+        state.config.password_hash,
+        code.clone(),
+        day,
+        state.config.opener_difference_limit,
+        form,
+        me(&user, &req),
+    )
+    .await?;
+    let done = format!(
+        "Signed the {} of {code}",
+        typed.get("kind").map_or("slip", String::as_str)
+    );
+    slip_answer(&session, &user, &state, &code, saved, &done, typed)
+}
+
+#[derive(Deserialize)]
+pub struct SlipNoteForm {
+    #[serde(default)]
+    text: String,
+}
+
+#[tracing::instrument(skip_all, fields(user = %user.username))]
+pub async fn void_slip(
+    req: HttpRequest,
+    session: Session,
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    path: web::Path<(String, i64)>,
+    form: web::Form<SlipNoteForm>,
+) -> Result<HttpResponse, AppError> {
+    let (code, id) = path.into_inner();
+    let day = state.config.gaming_day(chrono::Utc::now());
+    let saved = slips::void(
+        &state.db,
+        code.clone(),
+        SlipId(id),
+        form.into_inner().text,
+        day,
+        state.config.opener_difference_limit,
+        me(&user, &req),
+    )
+    .await?;
+    slip_answer(
+        &session,
+        &user,
+        &state,
+        &code,
+        saved,
+        "Voided",
+        HashMap::new(),
+    )
+}
+
+#[tracing::instrument(skip_all, fields(user = %user.username))]
+pub async fn explain_slip(
+    req: HttpRequest,
+    session: Session,
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    path: web::Path<(String, i64)>,
+    form: web::Form<SlipNoteForm>,
+) -> Result<HttpResponse, AppError> {
+    let (code, id) = path.into_inner();
+    let day = state.config.gaming_day(chrono::Utc::now());
+    let saved = slips::explain(
+        &state.db,
+        code.clone(),
+        SlipId(id),
+        form.into_inner().text,
+        day,
+        state.config.opener_difference_limit,
+        me(&user, &req),
+    )
+    .await?;
+    let done = format!("Explained the difference: {code} takes rounds again");
+    slip_answer(&session, &user, &state, &code, saved, &done, HashMap::new())
 }

@@ -33,6 +33,11 @@ const FILES: &[(&str, &str, &str)] = &[
     ),
     ("pit.js", include_str!("../../templates/static/pit.js"), JS),
     (
+        "slips.js",
+        include_str!("../../templates/static/slips.js"),
+        JS,
+    ),
+    (
         "table.js",
         include_str!("../../templates/static/table.js"),
         JS,

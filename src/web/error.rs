@@ -192,6 +192,7 @@ impl ResponseError for AppError {
                 AccountingError::Db(DbError::Pool(_)) => StatusCode::SERVICE_UNAVAILABLE,
                 AccountingError::Db(DbError::Query(_))
                 | AccountingError::BadStored(_)
+                | AccountingError::Password(_)
                 | AccountingError::Db(DbError::Task) => StatusCode::INTERNAL_SERVER_ERROR,
             },
             AppError::Review(err) => match err {
@@ -263,6 +264,7 @@ impl AppError {
             RoundsError::Busy(_) => "busy",
             RoundsError::TableRules(_) => "table_not_ready",
             RoundsError::DayClosed { .. } => "day_closed",
+            RoundsError::OpenerHeld { .. } => "opener_held",
             RoundsError::NoDraft(_)
             | RoundsError::NoTable(_)
             | RoundsError::Invalid(_)

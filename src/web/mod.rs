@@ -171,6 +171,16 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
             )
             .service(web::resource("/tables/{code}").get(table_screen::show))
             .service(
+                web::resource("/tables/{code}/slips")
+                    .get(accounting::table_slips)
+                    .post(accounting::sign_slip),
+            )
+            .service(web::resource("/tables/{code}/slips/{id}/void").post(accounting::void_slip))
+            .service(
+                web::resource("/tables/{code}/slips/{id}/explanation")
+                    .post(accounting::explain_slip),
+            )
+            .service(
                 web::resource("/tables/{code}/round")
                     .get(table_screen::back_to_screen)
                     .post(table_screen::submit),

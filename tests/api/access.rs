@@ -309,6 +309,30 @@ const MATRIX: &[Case] = &[
         [303, 303, 303, 403, 403],
     ),
     case(
+        "GET",
+        "/tables/NO-SUCH/slips",
+        &[],
+        [303, 404, 404, 404, 404],
+    ),
+    case(
+        "POST",
+        "/tables/NO-SUCH/slips",
+        &[("chip_set_version_id", "1"), ("kind", "opener")],
+        [303, 404, 404, 403, 404],
+    ),
+    case(
+        "POST",
+        "/tables/NO-SUCH/slips/1/void",
+        &[("text", "x")],
+        [303, 403, 404, 403, 404],
+    ),
+    case(
+        "POST",
+        "/tables/NO-SUCH/slips/1/explanation",
+        &[("text", "x")],
+        [303, 403, 404, 403, 404],
+    ),
+    case(
         "POST",
         "/tables/NO-SUCH/round",
         &[("step", "preview")],

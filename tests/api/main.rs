@@ -33,6 +33,8 @@ mod rounds;
 mod sessions;
 mod shift_end;
 mod sign_in;
+mod signatures;
+mod slips;
 mod staff;
 mod table_screen;
 mod table_typed;
