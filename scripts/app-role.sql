@@ -24,3 +24,7 @@ GRANT SELECT, INSERT ON audit_events TO :"app_role";
 -- The migrations' bookkeeping: the app reads which are applied, never changes them.
 REVOKE ALL ON __diesel_schema_migrations FROM :"app_role";
 GRANT SELECT ON __diesel_schema_migrations TO :"app_role";
+-- The cage's signed records (fills and credits, their steps and prints): added, never changed
+-- (triggers refuse it too). The slip row itself keeps UPDATE only so that a step can lock it.
+REVOKE ALL ON cage_slip_steps, cage_slip_prints FROM :"app_role";
+GRANT SELECT, INSERT ON cage_slip_steps, cage_slip_prints TO :"app_role";
