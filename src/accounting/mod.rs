@@ -1,11 +1,12 @@
 //! Table accounting's use-cases (docs/accounting.md, issue 31): chip sets and their versions,
-//! each table's par. Web handlers call one function each; it takes the `Db` handle and runs its
+//! each table's par, two people's signatures. Web handlers call one function each; it takes the `Db` handle and runs its
 //! database work in one turn. Every decision and every message a person reads is made here; the
 //! rows and queries are `db::accounting`'s, the arithmetic `rules::accounting`'s.
 
 pub mod cage;
 pub mod chips;
 pub mod par;
+pub mod signatures;
 
 use diesel::PgConnection;
 
@@ -25,6 +26,9 @@ pub enum AccountingError {
     BadStored(String),
     #[error(transparent)]
     Db(#[from] DbError),
+    /// A stored password hash that does not read.
+    #[error(transparent)]
+    Password(#[from] crate::password::HashError),
 }
 
 impl From<diesel::result::Error> for AccountingError {

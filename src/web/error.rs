@@ -188,6 +188,7 @@ impl ResponseError for AppError {
                 AccountingError::Db(DbError::Pool(_)) => StatusCode::SERVICE_UNAVAILABLE,
                 AccountingError::Db(DbError::Query(_))
                 | AccountingError::BadStored(_)
+                | AccountingError::Password(_)
                 | AccountingError::Db(DbError::Task) => StatusCode::INTERNAL_SERVER_ERROR,
             },
             AppError::Review(err) => match err {

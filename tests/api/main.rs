@@ -32,6 +32,7 @@ mod rounds;
 mod sessions;
 mod shift_end;
 mod sign_in;
+mod signatures;
 mod staff;
 mod table_screen;
 mod table_typed;

@@ -1,0 +1,323 @@
+//! Two people's signatures on a document (a slip, a fill, a credit). The first signer is the
+//! account signed in; the second signs on the same tablet with their own user name and
+//! password, checked as a sign-in is (argon2, the same per-address lock-out). Never a typed name.
+//!
+//! How a document uses it: [`second`] checks the second person before the document's
+//! transaction (a refusal is audited there and then, and answered in words); the document's
+//! transaction then calls [`record`] with both [`Signature`]s, which checks again that the two are
+//! different people, that each account may sign in that capacity and is still enabled, and
+//! appends one `signature` event per signer on the document's chain.
+
+use chrono::NaiveDate;
+use diesel::PgConnection;
+use serde_json::json;
+
+use crate::accounting::AccountingError;
+use crate::db::audit_log::{self, Actor, NewAuditEvent};
+use crate::db::ids::{TableId, UserId};
+use crate::db::users::{self, FailedSignIn, Role};
+use crate::db::DbError;
+use crate::password::{self, HashParams};
+
+/// The capacity a person signs in, and the roles that may sign in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capacity {
+    /// The stored form, in audit events (`dealer`).
+    pub name: &'static str,
+    /// What staff call it, in refusals (`the dealer`).
+    pub title: &'static str,
+    pub roles: &'static [Role],
+}
+
+impl Capacity {
+    /// The dealer of the table (a pit manager may deal).
+    pub const DEALER: Capacity = Capacity {
+        name: "dealer",
+        title: "the dealer",
+        roles: &[Role::Dealer, Role::Supervisor],
+    };
+    /// The supervisor who witnesses the count.
+    pub const SUPERVISOR: Capacity = Capacity {
+        name: "supervisor",
+        title: "a supervisor",
+        roles: &[Role::Supervisor, Role::Admin],
+    };
+
+    pub fn allows(&self, role: Role) -> bool {
+        self.roles.contains(&role)
+    }
+
+    /// `a pit manager or an administrator`.
+    fn who_may(&self) -> String {
+        let titles: Vec<String> = self.roles.iter().map(|r| article(r.title())).collect();
+        titles.join(" or ")
+    }
+}
+
+/// What is being signed: the chain its events go on, its target there, and words for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Document {
+    /// `table:<id>` for a table's documents.
+    pub chain: String,
+    /// `table:T1/opener` before the document exists, or the document itself (`slip:12`).
+    pub target: String,
+    /// `the opener`, in refusals.
+    pub title: String,
+    pub table_id: Option<TableId>,
+    pub gaming_day: Option<NaiveDate>,
+}
+
+/// One person's signature on a document, not yet recorded: the signed-in account's, or a
+/// second person's checked by [`second`] (no other way makes one for a second person).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Signature {
+    user: UserId,
+    username: String,
+    capacity: Capacity,
+    /// How the person showed it was them: `session` or `password`.
+    by: &'static str,
+}
+
+impl Signature {
+    /// The signed-in account signs: its session is its proof.
+    pub fn signed_in(user: UserId, username: &str, capacity: Capacity) -> Signature {
+        Signature {
+            user,
+            username: username.to_owned(),
+            capacity,
+            by: "session",
+        }
+    }
+
+    pub fn user(&self) -> UserId {
+        self.user
+    }
+
+    pub fn capacity(&self) -> Capacity {
+        self.capacity
+    }
+}
+
+/// A second person's user name and password, typed on the tablet.
+#[derive(Clone)]
+pub struct SecondPerson {
+    pub username: String,
+    pub password: String,
+}
+
+impl std::fmt::Debug for SecondPerson {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SecondPerson")
+            .field("username", &self.username)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Checks `second` as the person who signs `document` in `capacity` beside `first` (the
+/// signed-in account). Refused in words, each refusal audited (`signature.refused` on the
+/// document's chain: who tried to sign what, as whom, why; never the password): an unknown
+/// name, a disabled account, an account locked at this address, a wrong password (counted
+/// towards the sign-in lock-out, `auth.signin.failed`), the first signer again, a role that may
+/// not sign in `capacity`. `actor` is the signed-in account at the tablet's address.
+pub async fn second(
+    db: &crate::db::handle::Db,
+    params: HashParams,
+    second: SecondPerson,
+    first: UserId,
+    capacity: Capacity,
+    document: &Document,
+    actor: &Actor,
+) -> Result<Result<Signature, String>, AccountingError> {
+    let SecondPerson { username, password } = second;
+    let name = users::normalize_username(&username);
+    let lock_at = actor.clone();
+    let typed = name.clone();
+    let (user, locked) = db
+        .run(move |conn| -> Result<_, AccountingError> {
+            let user = users::find_by_username(conn, &typed)?;
+            let locked = match &user {
+                Some(user) => users::locked_for(conn, user.id, &lock_at)?,
+                None => false,
+            };
+            Ok((user, locked))
+        })
+        .await?;
+    let before_check = match &user {
+        None if name.is_empty() => Some((
+            "no user name",
+            format!("The second signature on {} needs a user name.", document.title),
+        )),
+        None => Some((
+            "unknown user",
+            "The user name or password of the second signer is wrong.".to_owned(),
+        )),
+        Some(u) if u.id == first => Some((
+            "same person",
+            format!(
+                "{} signs once: {} must be signed by someone else.",
+                u.display_name, document.title
+            ),
+        )),
+        Some(u) if u.is_disabled() => Some((
+            "account disabled",
+            format!("{} is disabled and cannot sign.", u.display_name),
+        )),
+        Some(u) if locked => Some((
+            "account locked",
+            format!(
+                "{} is locked after repeated wrong passwords: wait {} minutes or ask a pit manager to unlock it.",
+                u.display_name,
+                users::LOCKOUT_MINUTES
+            ),
+        )),
+        Some(_) => None,
+    };
+    if let Some((reason, words)) = before_check {
+        // Spend the time of a real check so the answer's speed tells nothing.
+        blocking(move || password::verify_dummy(&password, params)).await?;
+        refused(db, document, actor, &name, reason, None).await?;
+        return Ok(Err(words));
+    }
+    // Present: checked just above.
+    let Some(user) = user else {
+        return Err(AccountingError::BadStored("second signer".to_owned()));
+    };
+    let stored = user.password_hash.clone();
+    let matches = blocking(move || password::verify(&password, &stored)).await??;
+    if !matches {
+        let failed = refused(db, document, actor, &name, "wrong password", Some(user)).await?;
+        let words = match failed {
+            Some(FailedSignIn::LockedNow) => format!(
+                "Wrong password: {name} is now locked here for {} minutes.",
+                users::LOCKOUT_MINUTES
+            ),
+            _ => "The user name or password of the second signer is wrong.".to_owned(),
+        };
+        return Ok(Err(words));
+    }
+    if !capacity.allows(user.role) {
+        refused(db, document, actor, &name, "role may not sign", None).await?;
+        return Ok(Err(format!(
+            "{} is {} and cannot sign as {}: that needs {}.",
+            user.display_name,
+            article(user.role.title()),
+            capacity.title,
+            capacity.who_may()
+        )));
+    }
+    Ok(Ok(Signature {
+        user: user.id,
+        username: user.username,
+        capacity,
+        by: "password",
+    }))
+}
+
+fn article(title: &str) -> String {
+    let lower = title.to_lowercase();
+    let an = lower.starts_with(['a', 'e', 'i', 'o', 'u']);
+    format!("{} {lower}", if an { "an" } else { "a" })
+}
+
+/// Audits a refused second signature; with `wrong_password_of`, counts the wrong password
+/// towards that account's lock-out at the actor's address, as a sign-in does.
+async fn refused(
+    db: &crate::db::handle::Db,
+    document: &Document,
+    actor: &Actor,
+    as_name: &str,
+    reason: &'static str,
+    wrong_password_of: Option<users::User>,
+) -> Result<Option<FailedSignIn>, AccountingError> {
+    let document = document.clone();
+    let actor = actor.clone();
+    let as_name = as_name.to_owned();
+    db.run(move |conn| {
+        use diesel::Connection;
+        conn.transaction(|conn| {
+            let failed = match &wrong_password_of {
+                Some(user) => Some(users::record_failed_sign_in(conn, user, &actor)?),
+                None => None,
+            };
+            audit_log::append(
+                conn,
+                &NewAuditEvent {
+                    chain: &document.chain,
+                    actor: &actor,
+                    action: "signature.refused",
+                    target: document.target.clone(),
+                    details: json!({ "as": as_name, "reason": reason }),
+                    gaming_day: document.gaming_day,
+                    table_id: document.table_id,
+                },
+            )?;
+            Ok(failed)
+        })
+    })
+    .await
+}
+
+/// Records `signatures` on `document` inside the caller's transaction: refused (in words, as
+/// [`AccountingError::Refused`]) when one person signs twice, an account is gone or disabled, or
+/// its role may not sign in its capacity; otherwise one `signature` event per signer on the
+/// document's chain (the signer as actor, at `client_addr`).
+pub fn record(
+    conn: &mut PgConnection,
+    document: &Document,
+    signatures: &[Signature],
+    client_addr: Option<String>,
+) -> Result<(), AccountingError> {
+    for (i, signature) in signatures.iter().enumerate() {
+        if signatures[..i].iter().any(|s| s.user == signature.user) {
+            return Err(AccountingError::Refused(format!(
+                "{} signs once: {} needs two different people.",
+                signature.username, document.title
+            )));
+        }
+        let user = users::find(conn, signature.user)?.ok_or_else(|| {
+            AccountingError::Refused(format!("{} has no account.", signature.username))
+        })?;
+        if user.is_disabled() {
+            return Err(AccountingError::Refused(format!(
+                "{} is disabled and cannot sign.",
+                user.display_name
+            )));
+        }
+        if !signature.capacity.allows(user.role) {
+            return Err(AccountingError::Refused(format!(
+                "{} is {} and cannot sign as {}: that needs {}.",
+                user.display_name,
+                article(user.role.title()),
+                signature.capacity.title,
+                signature.capacity.who_may()
+            )));
+        }
+        let actor = Actor::user(user.id, &user.username, client_addr.clone());
+        audit_log::append(
+            conn,
+            &NewAuditEvent {
+                chain: &document.chain,
+                actor: &actor,
+                action: "signature",
+                target: document.target.clone(),
+                details: json!({
+                    "capacity": signature.capacity.name,
+                    "role": user.role.as_str(),
+                    "by": signature.by,
+                }),
+                gaming_day: document.gaming_day,
+                table_id: document.table_id,
+            },
+        )?;
+    }
+    Ok(())
+}
+
+/// Runs a password hash's work on the blocking thread pool.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, AccountingError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|_| AccountingError::Db(DbError::Task))
+}
