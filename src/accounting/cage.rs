@@ -145,10 +145,7 @@ fn out_of_order(slip: &Slip, step: Step) -> AccountingError {
         (_, Step::Issued) => format!("it is {state} already"),
         (_, _) => format!("it is {state}"),
     };
-    AccountingError::Refused(format!(
-        "The {} cannot be {step}: {why}.",
-        slip.title()
-    ))
+    AccountingError::Refused(format!("The {} cannot be {step}: {why}.", slip.title()))
 }
 
 /// Refuses a signer who signed an earlier step of the slip (separation of duties).
@@ -203,8 +200,8 @@ fn slips_of(conn: &mut PgConnection, rows: Vec<SlipRow>) -> Result<Vec<Slip>, Ac
             tables.insert(row.table_id, table);
         }
         if !sets.contains_key(&row.chip_set_version_id) {
-            let set = chip_rows::chip_set_version(conn, row.chip_set_version_id)?
-                .ok_or_else(bad)?;
+            let set =
+                chip_rows::chip_set_version(conn, row.chip_set_version_id)?.ok_or_else(bad)?;
             sets.insert(row.chip_set_version_id, chips::stored(set)?);
         }
         let set = sets.get(&row.chip_set_version_id).ok_or_else(bad)?;
@@ -320,7 +317,11 @@ fn table_cage(
 }
 
 /// The fills and credits page of table `code` on gaming day `day`.
-pub async fn table_page(db: &Db, code: String, day: NaiveDate) -> Result<TableCage, AccountingError> {
+pub async fn table_page(
+    db: &Db,
+    code: String,
+    day: NaiveDate,
+) -> Result<TableCage, AccountingError> {
     db.run(move |conn| table_cage(conn, &code, day)).await
 }
 
@@ -415,7 +416,12 @@ pub async fn request(
                 },
             )?;
             let slip = one_slip(conn, row)?;
-            signatures::record(conn, &document(&slip), &[signer.clone()], actor.client_addr.clone())?;
+            signatures::record(
+                conn,
+                &document(&slip),
+                &[signer.clone()],
+                actor.client_addr.clone(),
+            )?;
             let lines: Vec<serde_json::Value> = slip
                 .inventory
                 .lines()
@@ -527,23 +533,27 @@ async fn signed_by_two(
     actor: Actor,
     step: impl FnOnce(&mut PgConnection, Signature) -> Result<Slip, AccountingError> + Send + 'static,
 ) -> Result<Saved<Slip, Slip>, AccountingError> {
-    let document = db.run(move |conn| reread(conn, id).map(|slip| document(&slip))).await?;
-    let second = signatures::second(db, params, second, first.user(), capacity, &document, &actor)
+    let document = db
+        .run(move |conn| reread(conn, id).map(|slip| document(&slip)))
         .await?;
+    let second = signatures::second(
+        db,
+        params,
+        second,
+        first.user(),
+        capacity,
+        &document,
+        &actor,
+    )
+    .await?;
     match second {
         Err(reason) => {
             let page = show(db, id).await?;
             Ok(Saved::Refused { reason, page })
         }
         Ok(second) => {
-            db.run(move |conn| {
-                save(
-                    conn,
-                    |conn| step(conn, second),
-                    |conn| reread(conn, id),
-                )
-            })
-            .await
+            db.run(move |conn| save(conn, |conn| step(conn, second), |conn| reread(conn, id)))
+                .await
         }
     }
 }
@@ -564,9 +574,16 @@ pub async fn receive(
     let first = Signature::signed_in(signed_in.id, &signed_in.username, mine);
     let recorded = first.clone();
     let at = actor.clone();
-    signed_by_two(db, params, id, first, second, theirs, actor, move |conn, second| {
-        received(conn, id, recorded, second, at)
-    })
+    signed_by_two(
+        db,
+        params,
+        id,
+        first,
+        second,
+        theirs,
+        actor,
+        move |conn, second| received(conn, id, recorded, second, at),
+    )
     .await
 }
 
@@ -585,9 +602,16 @@ pub async fn void(
     let first = Signature::signed_in(signed_in.id, &signed_in.username, VOID_SIGNER);
     let recorded = first.clone();
     let at = actor.clone();
-    signed_by_two(db, params, id, first, second, VOID_SIGNER, actor, move |conn, second| {
-        voided(conn, id, reason, recorded, second, at)
-    })
+    signed_by_two(
+        db,
+        params,
+        id,
+        first,
+        second,
+        VOID_SIGNER,
+        actor,
+        move |conn, second| voided(conn, id, reason, recorded, second, at),
+    )
     .await
 }
 
@@ -598,51 +622,56 @@ fn received(
     second: Signature,
     actor: Actor,
 ) -> Result<Slip, AccountingError> {
-            let row = rows::lock_slip(conn, id)?.ok_or(AccountingError::NotFound("slip"))?;
-            let slip = one_slip(conn, row)?;
-            if !may_follow(slip.state(), Step::Received) {
-                return Err(out_of_order(&slip, Step::Received));
-            }
-            signs_once(conn, &slip, Step::Received, &[signed_in.user(), second.user()])?;
-            let dealer = [&signed_in, &second]
-                .into_iter()
-                .find(|s| s.capacity() == Capacity::DEALER)
-                .map(Signature::user);
-            if let Some(dealer) = dealer {
-                let user = users::find(conn, dealer)?.ok_or(AccountingError::NotFound("dealer"))?;
-                let at_table = shifts::dealer_table(conn, dealer)?
-                    .is_some_and(|(_, table)| table.id == slip.table.id);
-                if user.role == Role::Dealer && !at_table {
-                    return Err(AccountingError::Refused(format!(
-                        "{} is not the dealer on shift at {}: the dealer of the table signs the receipt.",
-                        user.display_name, slip.table.code
-                    )));
-                }
-            }
-            rows::insert_step(
-                conn,
-                &NewStep {
-                    slip: id,
-                    step: Step::Received,
-                    signed_by: signed_in.user(),
-                    second_signed_by: Some(second.user()),
-                    reason: None,
-                },
-            )?;
-            signatures::record(
-                conn,
-                &document(&slip),
-                &[signed_in.clone(), second.clone()],
-                actor.client_addr.clone(),
-            )?;
-            audit_both(
-                conn,
-                &slip,
-                &actor,
-                "cage.received",
-                json!({"kind": slip.kind.as_str(), "number": slip.number_text(), "total": slip.inventory.total()}),
-            )?;
-            reread(conn, id)
+    let row = rows::lock_slip(conn, id)?.ok_or(AccountingError::NotFound("slip"))?;
+    let slip = one_slip(conn, row)?;
+    if !may_follow(slip.state(), Step::Received) {
+        return Err(out_of_order(&slip, Step::Received));
+    }
+    signs_once(
+        conn,
+        &slip,
+        Step::Received,
+        &[signed_in.user(), second.user()],
+    )?;
+    let dealer = [&signed_in, &second]
+        .into_iter()
+        .find(|s| s.capacity() == Capacity::DEALER)
+        .map(Signature::user);
+    if let Some(dealer) = dealer {
+        let user = users::find(conn, dealer)?.ok_or(AccountingError::NotFound("dealer"))?;
+        let at_table =
+            shifts::dealer_table(conn, dealer)?.is_some_and(|(_, table)| table.id == slip.table.id);
+        if user.role == Role::Dealer && !at_table {
+            return Err(AccountingError::Refused(format!(
+                "{} is not the dealer on shift at {}: the dealer of the table signs the receipt.",
+                user.display_name, slip.table.code
+            )));
+        }
+    }
+    rows::insert_step(
+        conn,
+        &NewStep {
+            slip: id,
+            step: Step::Received,
+            signed_by: signed_in.user(),
+            second_signed_by: Some(second.user()),
+            reason: None,
+        },
+    )?;
+    signatures::record(
+        conn,
+        &document(&slip),
+        &[signed_in.clone(), second.clone()],
+        actor.client_addr.clone(),
+    )?;
+    audit_both(
+        conn,
+        &slip,
+        &actor,
+        "cage.received",
+        json!({"kind": slip.kind.as_str(), "number": slip.number_text(), "total": slip.inventory.total()}),
+    )?;
+    reread(conn, id)
 }
 
 fn voided(
@@ -653,61 +682,60 @@ fn voided(
     second: Signature,
     actor: Actor,
 ) -> Result<Slip, AccountingError> {
-            let reason = reason.trim().to_owned();
-            let row = rows::lock_slip(conn, id)?.ok_or(AccountingError::NotFound("slip"))?;
-            let slip = one_slip(conn, row)?;
-            if reason.is_empty() {
-                return Err(AccountingError::Refused(format!(
-                    "Voiding the {} needs a reason.",
-                    slip.title()
-                )));
-            }
-            if !may_follow(slip.state(), Step::Void) {
-                return Err(out_of_order(&slip, Step::Void));
-            }
-            signs_once(conn, &slip, Step::Void, &[signed_in.user(), second.user()])?;
-            let mut not_pit = false;
-            for signer in [&signed_in, &second] {
-                let user = users::find(conn, signer.user())?
-                    .ok_or(AccountingError::NotFound("signer"))?;
-                not_pit |= NOT_PIT.contains(&user.role);
-            }
-            if !not_pit {
-                return Err(AccountingError::Refused(format!(
-                    "A void needs one signer from outside the pit: a cashier or an administrator \
+    let reason = reason.trim().to_owned();
+    let row = rows::lock_slip(conn, id)?.ok_or(AccountingError::NotFound("slip"))?;
+    let slip = one_slip(conn, row)?;
+    if reason.is_empty() {
+        return Err(AccountingError::Refused(format!(
+            "Voiding the {} needs a reason.",
+            slip.title()
+        )));
+    }
+    if !may_follow(slip.state(), Step::Void) {
+        return Err(out_of_order(&slip, Step::Void));
+    }
+    signs_once(conn, &slip, Step::Void, &[signed_in.user(), second.user()])?;
+    let mut not_pit = false;
+    for signer in [&signed_in, &second] {
+        let user = users::find(conn, signer.user())?.ok_or(AccountingError::NotFound("signer"))?;
+        not_pit |= NOT_PIT.contains(&user.role);
+    }
+    if !not_pit {
+        return Err(AccountingError::Refused(format!(
+            "A void needs one signer from outside the pit: a cashier or an administrator \
                      signs the void of the {}.",
-                    slip.title()
-                )));
-            }
-            rows::insert_step(
-                conn,
-                &NewStep {
-                    slip: id,
-                    step: Step::Void,
-                    signed_by: signed_in.user(),
-                    second_signed_by: Some(second.user()),
-                    reason: Some(&reason),
-                },
-            )?;
-            signatures::record(
-                conn,
-                &document(&slip),
-                &[signed_in.clone(), second.clone()],
-                actor.client_addr.clone(),
-            )?;
-            audit_both(
-                conn,
-                &slip,
-                &actor,
-                "cage.void",
-                json!({
-                    "kind": slip.kind.as_str(),
-                    "number": slip.number_text(),
-                    "was": slip.state().as_str(),
-                    "reason": reason,
-                }),
-            )?;
-            reread(conn, id)
+            slip.title()
+        )));
+    }
+    rows::insert_step(
+        conn,
+        &NewStep {
+            slip: id,
+            step: Step::Void,
+            signed_by: signed_in.user(),
+            second_signed_by: Some(second.user()),
+            reason: Some(&reason),
+        },
+    )?;
+    signatures::record(
+        conn,
+        &document(&slip),
+        &[signed_in.clone(), second.clone()],
+        actor.client_addr.clone(),
+    )?;
+    audit_both(
+        conn,
+        &slip,
+        &actor,
+        "cage.void",
+        json!({
+            "kind": slip.kind.as_str(),
+            "number": slip.number_text(),
+            "was": slip.state().as_str(),
+            "reason": reason,
+        }),
+    )?;
+    reread(conn, id)
 }
 
 /// Records a print of slip `id` by `printer` (the first is the original, every later one a
@@ -837,9 +865,15 @@ mod tests {
         use Step::{Issued, Received, Requested, Void};
         assert_eq!(state_of([Requested].into_iter()), Requested);
         assert_eq!(state_of([Requested, Issued].into_iter()), Issued);
-        assert_eq!(state_of([Requested, Issued, Received].into_iter()), Received);
+        assert_eq!(
+            state_of([Requested, Issued, Received].into_iter()),
+            Received
+        );
         assert_eq!(state_of([Requested, Void].into_iter()), Void);
-        assert_eq!(state_of([Requested, Issued, Received, Void].into_iter()), Void);
+        assert_eq!(
+            state_of([Requested, Issued, Received, Void].into_iter()),
+            Void
+        );
     }
 
     #[test]

@@ -25,7 +25,7 @@ pub fn idle_limit(timeouts: &Timeouts, role: Role) -> TimeDelta {
         Role::Dealer => timeouts.dealer_idle,
         Role::Supervisor | Role::Auditor | Role::Admin | Role::Cashier | Role::Count => {
             timeouts.staff_idle
-        },
+        }
     }
 }
 

@@ -131,7 +131,10 @@ pub async fn desk(
     let page = DeskPage {
         nav: session::nav(&session, Some(&user))?,
         can_issue: user.role == Role::Cashier,
-        pending: pending.iter().map(|s| slip_view(s, zone, user.role)).collect(),
+        pending: pending
+            .iter()
+            .map(|s| slip_view(s, zone, user.role))
+            .collect(),
         in_transit: in_transit
             .iter()
             .map(|s| slip_view(s, zone, user.role))
@@ -581,7 +584,10 @@ pub async fn day(
         day: day.to_string(),
         previous: day.pred_opt().unwrap_or(day).to_string(),
         next: day.succ_opt().unwrap_or(day).to_string(),
-        slips: slips.iter().map(|s| slip_view(s, zone, user.role)).collect(),
+        slips: slips
+            .iter()
+            .map(|s| slip_view(s, zone, user.role))
+            .collect(),
         totals,
     };
     render(StatusCode::OK, &page)

@@ -9,7 +9,6 @@
 pub mod access;
 mod account;
 mod accounting;
-mod cage;
 mod admin;
 mod admin_profiles;
 mod admin_tables;
@@ -20,6 +19,7 @@ mod audit;
 mod audit_exports;
 mod audit_words;
 mod auth;
+mod cage;
 mod charts;
 mod csrf;
 mod days;

@@ -48,13 +48,43 @@ const MATRIX: &[Case] = &[
     //                                        anon dealer sup audit admin cashier count
     case("GET", "/login", &[], [200, 303, 303, 303, 303, 303, 303]),
     case("GET", "/", &[], [303, 200, 200, 200, 200, 200, 200]),
-    case("GET", "/account/password", &[], [303, 200, 200, 200, 200, 200, 200]),
-    case("GET", "/admin/users", &[], [303, 403, 200, 200, 200, 403, 403]),
+    case(
+        "GET",
+        "/account/password",
+        &[],
+        [303, 200, 200, 200, 200, 200, 200],
+    ),
+    case(
+        "GET",
+        "/admin/users",
+        &[],
+        [303, 403, 200, 200, 200, 403, 403],
+    ),
     case("GET", "/tables", &[], [303, 200, 200, 200, 200, 200, 200]),
-    case("GET", "/admin/tables", &[], [303, 403, 200, 200, 200, 403, 403]),
-    case("GET", "/admin/profiles", &[], [303, 403, 200, 200, 200, 403, 403]),
-    case("GET", "/admin/tokens", &[], [303, 403, 200, 200, 200, 403, 403]),
-    case("GET", "/admin/chips", &[], [303, 403, 200, 200, 200, 403, 403]),
+    case(
+        "GET",
+        "/admin/tables",
+        &[],
+        [303, 403, 200, 200, 200, 403, 403],
+    ),
+    case(
+        "GET",
+        "/admin/profiles",
+        &[],
+        [303, 403, 200, 200, 200, 403, 403],
+    ),
+    case(
+        "GET",
+        "/admin/tokens",
+        &[],
+        [303, 403, 200, 200, 200, 403, 403],
+    ),
+    case(
+        "GET",
+        "/admin/chips",
+        &[],
+        [303, 403, 200, 200, 200, 403, 403],
+    ),
     case(
         "GET",
         "/admin/tables/999999/par",
@@ -63,7 +93,12 @@ const MATRIX: &[Case] = &[
     ),
     // The cage: fills and credits.
     case("GET", "/cage", &[], [303, 403, 403, 200, 200, 200, 403]),
-    case("GET", "/cage/slips", &[], [303, 403, 200, 200, 200, 200, 200]),
+    case(
+        "GET",
+        "/cage/slips",
+        &[],
+        [303, 403, 200, 200, 200, 200, 200],
+    ),
     case(
         "GET",
         "/cage/slips/999999",
@@ -91,7 +126,11 @@ const MATRIX: &[Case] = &[
     case(
         "POST",
         "/cage/slips/999999/void",
-        &[("reason", "r"), ("second_username", "x"), ("second_password", "y")],
+        &[
+            ("reason", "r"),
+            ("second_username", "x"),
+            ("second_password", "y"),
+        ],
         [303, 403, 404, 403, 404, 404, 403],
     ),
     case(
@@ -112,7 +151,12 @@ const MATRIX: &[Case] = &[
         &[("kind", "fill"), ("chip_set_version_id", "1")],
         [303, 403, 404, 403, 403, 403, 403],
     ),
-    case("GET", "/audit/exports", &[], [303, 403, 403, 200, 200, 403, 403]),
+    case(
+        "GET",
+        "/audit/exports",
+        &[],
+        [303, 403, 403, 200, 200, 403, 403],
+    ),
     // Without a query the form comes back naming each missing field.
     case(
         "GET",
@@ -222,16 +266,41 @@ const MATRIX: &[Case] = &[
         &[],
         [303, 404, 404, 403, 403, 403, 403],
     ),
-    case("GET", "/static/app.css", &[], [200, 200, 200, 200, 200, 200, 200]),
+    case(
+        "GET",
+        "/static/app.css",
+        &[],
+        [200, 200, 200, 200, 200, 200, 200],
+    ),
     case("GET", "/health", &[], [200, 200, 200, 200, 200, 200, 200]),
     case("GET", "/healthz", &[], [200, 200, 200, 200, 200, 200, 200]),
-    case("GET", "/no/such/page", &[], [404, 404, 404, 404, 404, 404, 404]),
+    case(
+        "GET",
+        "/no/such/page",
+        &[],
+        [404, 404, 404, 404, 404, 404, 404],
+    ),
     // The pit board and the reports: pit managers, administrators and auditors.
     case("GET", "/pit", &[], [303, 403, 200, 200, 200, 403, 403]),
-    case("GET", "/api/v1/pit", &[], [401, 403, 200, 200, 200, 403, 403]),
+    case(
+        "GET",
+        "/api/v1/pit",
+        &[],
+        [401, 403, 200, 200, 200, 403, 403],
+    ),
     case("GET", "/reports", &[], [303, 403, 200, 200, 200, 403, 403]),
-    case("GET", "/reports/csv", &[], [303, 403, 200, 200, 200, 403, 403]),
-    case("GET", "/reports/house-way", &[], [303, 403, 200, 200, 200, 403, 403]),
+    case(
+        "GET",
+        "/reports/csv",
+        &[],
+        [303, 403, 200, 200, 200, 403, 403],
+    ),
+    case(
+        "GET",
+        "/reports/house-way",
+        &[],
+        [303, 403, 200, 200, 200, 403, 403],
+    ),
     case(
         "GET",
         "/reports/house-way/csv",
@@ -347,7 +416,12 @@ const MATRIX: &[Case] = &[
         [401, 422, 422, 403, 403, 403, 403],
     ),
     // The table screen: a missing table is 404 once past access.
-    case("GET", "/tables/NO-SUCH", &[], [303, 404, 404, 403, 403, 403, 403]),
+    case(
+        "GET",
+        "/tables/NO-SUCH",
+        &[],
+        [303, 404, 404, 403, 403, 403, 403],
+    ),
     case(
         "POST",
         "/tables/NO-SUCH/round",
@@ -398,8 +472,18 @@ const MATRIX: &[Case] = &[
         [303, 403, 404, 403, 404, 403, 403],
     ),
     case("GET", "/audit", &[], [303, 403, 403, 200, 200, 403, 403]),
-    case("GET", "/audit/events", &[], [303, 403, 403, 200, 200, 403, 403]),
-    case("POST", "/audit/verify", &[], [303, 403, 403, 303, 303, 403, 403]),
+    case(
+        "GET",
+        "/audit/events",
+        &[],
+        [303, 403, 403, 200, 200, 403, 403],
+    ),
+    case(
+        "POST",
+        "/audit/verify",
+        &[],
+        [303, 403, 403, 303, 303, 403, 403],
+    ),
     case(
         "POST",
         "/reports/recheck",
@@ -407,7 +491,12 @@ const MATRIX: &[Case] = &[
         [303, 403, 303, 403, 303, 403, 403],
     ),
     case("GET", "/days", &[], [303, 403, 200, 200, 200, 403, 403]),
-    case("GET", "/days/2020-01-01", &[], [303, 403, 200, 200, 200, 403, 403]),
+    case(
+        "GET",
+        "/days/2020-01-01",
+        &[],
+        [303, 403, 200, 200, 200, 403, 403],
+    ),
     // Without the confirmation: back to the day's page, nothing closed.
     case(
         "POST",

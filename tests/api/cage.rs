@@ -263,7 +263,13 @@ async fn nobody_signs_two_steps_of_one_slip_and_a_second_signer_proves_who_they_
     let res = receive(&c.dealer, id, "the-dealer", PASSWORD).await;
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
     // A wrong password: refused and audited, and counted towards the lock-out.
-    let res = receive(&c.dealer, id, &c.other_supervisor.username, "not-the-password").await;
+    let res = receive(
+        &c.dealer,
+        id,
+        &c.other_supervisor.username,
+        "not-the-password",
+    )
+    .await;
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
     let refused: Vec<String> = c
         .app
@@ -329,8 +335,9 @@ async fn a_void_needs_a_reason_and_a_signer_from_outside_the_pit_and_keeps_every
 
     // And the records refuse an edit, whoever tries.
     let mut conn = c.app.conn();
-    let changed = diesel::sql_query("UPDATE cage_slip_steps SET reason = 'other' WHERE step = 'void'")
-        .execute(&mut conn);
+    let changed =
+        diesel::sql_query("UPDATE cage_slip_steps SET reason = 'other' WHERE step = 'void'")
+            .execute(&mut conn);
     assert!(changed.is_err());
     let deleted = diesel::sql_query("DELETE FROM cage_slips").execute(&mut conn);
     assert!(deleted.is_err());

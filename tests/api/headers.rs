@@ -113,7 +113,9 @@ async fn pages_contain_no_inline_script_or_style() {
         .1
         .post_form(&format!("/cage/slips/{slip}/print"), &[])
         .await;
-    let print = crate::helpers::location(&res).trim_start_matches("/cage/prints/").to_owned();
+    let print = crate::helpers::location(&res)
+        .trim_start_matches("/cage/prints/")
+        .to_owned();
 
     // What `{id}` stands for depends on the route.
     let id_for = |pattern: &str| match pattern {
