@@ -27,3 +27,7 @@ GRANT SELECT ON __diesel_schema_migrations TO :"app_role";
 -- Signed table-accounting documents are only ever added: a correction is a void beside them.
 REVOKE UPDATE, DELETE ON inventory_slips, inventory_slip_voids, opener_explanations
     FROM :"app_role";
+-- The cage's signed records (fills and credits, their steps and prints): added, never changed
+-- (triggers refuse it too). The slip row itself keeps UPDATE only so that a step can lock it.
+REVOKE ALL ON cage_slip_steps, cage_slip_prints FROM :"app_role";
+GRANT SELECT, INSERT ON cage_slip_steps, cage_slip_prints TO :"app_role";

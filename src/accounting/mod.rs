@@ -3,6 +3,7 @@
 //! database work in one turn. Every decision and every message a person reads is made here; the
 //! rows and queries are `db::accounting`'s, the arithmetic `rules::accounting`'s.
 
+pub mod cage;
 pub mod chips;
 pub mod par;
 pub mod signatures;

@@ -22,7 +22,7 @@ pub struct DemoAccount {
 }
 
 /// The demo accounts: one per role, two dealers. Their passwords meet the policy.
-pub const ACCOUNTS: [DemoAccount; 5] = [
+pub const ACCOUNTS: [DemoAccount; 7] = [
     DemoAccount {
         username: "admin",
         display_name: "Ada Administrator",
@@ -52,6 +52,18 @@ pub const ACCOUNTS: [DemoAccount; 5] = [
         display_name: "Audrey Auditor",
         role: Role::Auditor,
         password: "demo-auditor-pit",
+    },
+    DemoAccount {
+        username: "cashier",
+        display_name: "Cass Cashier",
+        role: Role::Cashier,
+        password: "demo-cashier-pit",
+    },
+    DemoAccount {
+        username: "counter",
+        display_name: "Cora Counter",
+        role: Role::Count,
+        password: "demo-counter-pit",
     },
 ];
 

@@ -48,6 +48,10 @@ ids! {
     TokenId(i64);
     /// A chip set, one per currency (`chip_sets.id`).
     ChipSetId(i64);
+    /// A fill or credit slip (`cage_slips.id`).
+    CageSlipId(i64);
+    /// One print of a fill or credit slip (`cage_slip_prints.id`).
+    CageSlipPrintId(i64);
     /// One version of a chip set's denominations (`chip_set_versions.id`).
     ChipSetVersionId(i64);
     /// One version of a table's par inventory (`table_pars.id`).

@@ -7,6 +7,7 @@ pub mod accounting;
 pub mod api_tokens;
 pub mod audit_copy;
 pub mod audit_log;
+pub mod cage;
 pub mod canonical_json;
 pub mod checkpoints;
 pub mod days;

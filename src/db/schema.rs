@@ -42,6 +42,51 @@ diesel::table! {
 }
 
 diesel::table! {
+    cage_slip_numbers (kind, year) {
+        kind -> Text,
+        year -> Int4,
+        last_number -> Int4,
+    }
+}
+
+diesel::table! {
+    cage_slip_prints (id) {
+        id -> Int8,
+        slip_id -> Int8,
+        copy_number -> Int4,
+        printed_by -> Int8,
+        at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    cage_slip_steps (id) {
+        id -> Int8,
+        slip_id -> Int8,
+        step -> Text,
+        signed_by -> Int8,
+        second_signed_by -> Nullable<Int8>,
+        reason -> Nullable<Text>,
+        at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    cage_slips (id) {
+        id -> Int8,
+        kind -> Text,
+        year -> Int4,
+        number -> Int4,
+        table_id -> Int8,
+        gaming_day -> Date,
+        chip_set_version_id -> Int8,
+        counts -> Array<Nullable<Int8>>,
+        total -> Int8,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     chip_set_versions (id) {
         id -> Int8,
         chip_set_id -> Int8,
@@ -308,6 +353,11 @@ diesel::table! {
     }
 }
 
+diesel::joinable!(cage_slip_prints -> cage_slips (slip_id));
+diesel::joinable!(cage_slip_prints -> users (printed_by));
+diesel::joinable!(cage_slip_steps -> cage_slips (slip_id));
+diesel::joinable!(cage_slips -> chip_set_versions (chip_set_version_id));
+diesel::joinable!(cage_slips -> gaming_tables (table_id));
 diesel::joinable!(chip_set_versions -> chip_sets (chip_set_id));
 diesel::joinable!(chip_set_versions -> users (created_by));
 diesel::joinable!(dealer_shifts -> gaming_tables (table_id));
@@ -349,6 +399,10 @@ diesel::allow_tables_to_appear_in_same_query!(
     api_tokens,
     audit_chain_heads,
     audit_events,
+    cage_slip_numbers,
+    cage_slip_prints,
+    cage_slip_steps,
+    cage_slips,
     chip_set_versions,
     chip_sets,
     dealer_shifts,

@@ -31,10 +31,21 @@ pub enum Role {
     Supervisor,
     Auditor,
     Admin,
+    /// Works the cage: issues fills and credits.
+    Cashier,
+    /// Counts the drop (the count team).
+    Count,
 }
 
 impl Role {
-    pub const ALL: [Role; 4] = [Role::Dealer, Role::Supervisor, Role::Auditor, Role::Admin];
+    pub const ALL: [Role; 6] = [
+        Role::Dealer,
+        Role::Supervisor,
+        Role::Auditor,
+        Role::Admin,
+        Role::Cashier,
+        Role::Count,
+    ];
 
     /// The stored and URL form.
     pub fn as_str(self) -> &'static str {
@@ -43,6 +54,8 @@ impl Role {
             Role::Supervisor => "supervisor",
             Role::Auditor => "auditor",
             Role::Admin => "admin",
+            Role::Cashier => "cashier",
+            Role::Count => "count",
         }
     }
 
@@ -53,6 +66,8 @@ impl Role {
             Role::Supervisor => "Pit manager",
             Role::Auditor => "Auditor",
             Role::Admin => "Administrator",
+            Role::Cashier => "Cashier",
+            Role::Count => "Count clerk",
         }
     }
 }
@@ -64,7 +79,7 @@ impl fmt::Display for Role {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown role {0:?} (expected dealer, supervisor, auditor or admin)")]
+#[error("unknown role {0:?} (expected dealer, supervisor, auditor, admin, cashier or count)")]
 pub struct UnknownRole(pub String);
 
 impl FromStr for Role {

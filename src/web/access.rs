@@ -114,6 +114,36 @@ const SLIP_SIGNERS: Allow = Allow::Roles(&[Role::Dealer, Role::Supervisor, Role:
 /// Who watches the pit and reads its reports: pit managers, administrators, auditors.
 const PIT_WATCHERS: Allow = Allow::Roles(&[Role::Supervisor, Role::Admin, Role::Auditor]);
 
+/// Who reads the cage's desk: the cashiers, and administrators and auditors.
+const CAGE_READERS: Allow = Allow::Roles(&[Role::Cashier, Role::Admin, Role::Auditor]);
+/// Who issues fills and credits: the cage.
+const CASHIERS: Allow = Allow::Roles(&[Role::Cashier]);
+/// Who requests a fill or credit at a table: pit managers.
+const SLIP_REQUESTERS: Allow = Allow::Roles(&[Role::Supervisor]);
+/// Who signs a fill or credit received at the table: the dealer and a pit manager.
+const SLIP_RECEIVERS: Allow = Allow::Roles(&[Role::Dealer, Role::Supervisor]);
+/// Who signs a void of a fill or credit (one of the two must not be from the pit).
+const SLIP_VOIDERS: Allow = Allow::Roles(&[Role::Supervisor, Role::Cashier, Role::Admin]);
+/// Who prints a slip: whoever handles it.
+const SLIP_PRINTERS: Allow =
+    Allow::Roles(&[Role::Dealer, Role::Supervisor, Role::Cashier, Role::Admin]);
+/// Who reads a slip and its prints: whoever handles it, and auditors.
+const SLIP_READERS: Allow = Allow::Roles(&[
+    Role::Dealer,
+    Role::Supervisor,
+    Role::Cashier,
+    Role::Admin,
+    Role::Auditor,
+]);
+/// Who reads a gaming day's slips: the pit, the cage, auditors and the count team.
+const SLIP_LISTERS: Allow = Allow::Roles(&[
+    Role::Supervisor,
+    Role::Cashier,
+    Role::Admin,
+    Role::Auditor,
+    Role::Count,
+]);
+
 /// Every route of the application and who may use it.
 pub const RULES: &[Rule] = &[
     rule("GET", "/login", Allow::Public),
@@ -156,6 +186,16 @@ pub const RULES: &[Rule] = &[
     rule("GET", "/admin/tokens", STAFF_VIEWERS),
     rule("POST", "/admin/tokens", ADMIN),
     rule("POST", "/admin/tokens/{id}/revoke", ADMIN),
+    rule("GET", "/cage", CAGE_READERS),
+    rule("GET", "/cage/slips/{id}", SLIP_READERS),
+    rule("POST", "/cage/slips/{id}/issue", CASHIERS),
+    rule("POST", "/cage/slips/{id}/receive", SLIP_RECEIVERS),
+    rule("POST", "/cage/slips/{id}/void", SLIP_VOIDERS),
+    rule("POST", "/cage/slips/{id}/print", SLIP_PRINTERS),
+    rule("GET", "/cage/prints/{id}", SLIP_READERS),
+    rule("GET", "/cage/slips", SLIP_LISTERS),
+    rule("GET", "/tables/{code}/cage", SLIP_RECEIVERS),
+    rule("POST", "/tables/{code}/cage", SLIP_REQUESTERS),
     rule("GET", "/tables", EVERY_ROLE),
     rule("POST", "/tables/{code}/sign-on", DEALER),
     rule("POST", "/tables/{code}/sign-off", ROUND_WRITERS),

@@ -27,6 +27,11 @@ const FILES: &[(&str, &str, &str)] = &[
         CSS,
     ),
     (
+        "cage.css",
+        include_str!("../../templates/static/cage.css"),
+        CSS,
+    ),
+    (
         "reports.css",
         include_str!("../../templates/static/reports.css"),
         CSS,

@@ -72,6 +72,8 @@ struct HomePage {
     audit_events: Vec<EventRow>,
     role_counts: Vec<RoleCount>,
     is_dealer: bool,
+    is_cashier: bool,
+    is_count: bool,
     my_table: Option<MyTable>,
 }
 
@@ -185,6 +187,8 @@ pub async fn show(
         audit_events,
         role_counts,
         is_dealer: role == Role::Dealer,
+        is_cashier: role == Role::Cashier,
+        is_count: role == Role::Count,
         my_table,
     };
     render(StatusCode::OK, &page)

@@ -18,6 +18,10 @@ pub struct NavUser {
     pub can_export: bool,
     /// Pit managers, administrators and auditors read the review queue.
     pub can_review: bool,
+    /// Cashiers, administrators and auditors: the cage's desk.
+    pub can_see_cage: bool,
+    /// The pit, the cage, auditors and the count team: a gaming day's fills and credits.
+    pub can_list_slips: bool,
 }
 
 /// A one-time message: something done, or something refused (shown as an error, not as the
@@ -74,6 +78,11 @@ impl Nav {
                 can_see_pit: matches!(role, Role::Admin | Role::Supervisor | Role::Auditor),
                 can_export: matches!(role, Role::Auditor | Role::Admin),
                 can_review: matches!(role, Role::Admin | Role::Supervisor | Role::Auditor),
+                can_see_cage: matches!(role, Role::Cashier | Role::Admin | Role::Auditor),
+                can_list_slips: matches!(
+                    role,
+                    Role::Supervisor | Role::Cashier | Role::Admin | Role::Auditor | Role::Count
+                ),
             }),
             csrf_token,
             flash,

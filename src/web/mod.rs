@@ -19,6 +19,7 @@ mod audit;
 mod audit_exports;
 mod audit_words;
 mod auth;
+mod cage;
 mod charts;
 mod csrf;
 mod days;
@@ -162,6 +163,19 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
                     .post(admin_tokens::issue),
             )
             .service(web::resource("/admin/tokens/{id}/revoke").post(admin_tokens::revoke))
+            .service(web::resource("/cage").get(cage::desk))
+            .service(web::resource("/cage/slips/{id}").get(cage::slip))
+            .service(web::resource("/cage/slips/{id}/issue").post(cage::issue))
+            .service(web::resource("/cage/slips/{id}/receive").post(cage::receive))
+            .service(web::resource("/cage/slips/{id}/void").post(cage::void))
+            .service(web::resource("/cage/slips/{id}/print").post(cage::print))
+            .service(web::resource("/cage/prints/{id}").get(cage::printed))
+            .service(web::resource("/cage/slips").get(cage::day))
+            .service(
+                web::resource("/tables/{code}/cage")
+                    .get(cage::table)
+                    .post(cage::request),
+            )
             .service(web::resource("/tables").get(tables::list))
             .service(web::resource("/tables/{code}/sign-on").post(tables::sign_on))
             .service(

@@ -67,7 +67,14 @@ async fn pages_contain_no_inline_script_or_style() {
     let table = create_table(&app, "PUSOY-1");
     // Each role's browser, and one of nobody signed in.
     let mut browsers: Vec<(Option<Role>, TestApp)> = Vec::new();
-    for role in [Role::Dealer, Role::Supervisor, Role::Auditor, Role::Admin] {
+    for role in [
+        Role::Dealer,
+        Role::Supervisor,
+        Role::Auditor,
+        Role::Admin,
+        Role::Cashier,
+        Role::Count,
+    ] {
         let browser = app.another_browser();
         browser.signed_in_as(role).await;
         browsers.push((Some(role), browser));
@@ -90,12 +97,33 @@ async fn pages_contain_no_inline_script_or_style() {
     open(dealer, "PUSOY-1").await;
     let shift = app.open_shift("PUSOY-1").unwrap();
     let day = round["gaming_day"].as_str().unwrap().to_owned();
+    // A fill at the table, issued and printed.
+    crate::cage::add_php_chips(&browsers[3].1).await;
+    let res = crate::cage::request(&browsers[1].1, "PUSOY-1", "fill", &[(500, "4")]).await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let slip: i64 = {
+        use diesel::prelude::*;
+        use pusoy_pit::db::schema::cage_slips;
+        cage_slips::table
+            .select(cage_slips::id)
+            .first(&mut app.conn())
+            .unwrap()
+    };
+    let res = browsers[4]
+        .1
+        .post_form(&format!("/cage/slips/{slip}/print"), &[])
+        .await;
+    let print = crate::helpers::location(&res)
+        .trim_start_matches("/cage/prints/")
+        .to_owned();
 
     // What `{id}` stands for depends on the route.
     let id_for = |pattern: &str| match pattern {
         p if p.starts_with("/review/rounds/") => voided["id"].to_string(),
         p if p.starts_with("/reports/shifts/") => shift.to_string(),
         p if p.starts_with("/admin/tables/") => table.to_string(),
+        p if p.starts_with("/cage/slips/") => slip.to_string(),
+        p if p.starts_with("/cage/prints/") => print.clone(),
         p => panic!("{p}: say here what its {{id}} is"),
     };
     for rule in RULES.iter().filter(|r| r.method == "GET") {

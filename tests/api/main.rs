@@ -7,6 +7,7 @@ mod admin;
 mod admin_forms;
 mod audit;
 mod audit_trail;
+mod cage;
 mod checkpoints;
 mod durability;
 mod export;
