@@ -352,7 +352,12 @@ fn check_form(
     let (mine, theirs) = match me.role {
         Role::Dealer => (Capacity::DEALER, Capacity::SUPERVISOR),
         Role::Supervisor | Role::Admin => (Capacity::SUPERVISOR, Capacity::DEALER),
-        Role::Auditor => return Ok(Err("An auditor does not sign slips.".to_owned())),
+        Role::Auditor | Role::Cashier | Role::Count => {
+            return Ok(Err(format!(
+                "A table's slips are signed by its dealer and a pit manager, not by the {} role.",
+                me.role.as_str()
+            )))
+        }
     };
     if kind == Kind::Closer {
         if let Some(blocked) = closer_blocked(conn, table)? {

@@ -972,11 +972,15 @@ async fn a_time_range_search_pages_through_its_events_in_time_order() {
     );
     app.signed_in_as(Role::Auditor).await;
     let mut shown = Vec::new();
-    let mut path = "/audit/events?chain=t:range&from=2026-01-09T00:00&to=2026-01-12T00:00".to_string();
+    let mut path =
+        "/audit/events?chain=t:range&from=2026-01-09T00:00&to=2026-01-12T00:00".to_string();
     for _ in 0..3 {
         let page = app.get(&path).await.text().await.unwrap();
         shown.extend(seqs_shown(&page, "t:range"));
-        let older = page.split("\" id=\"older\"").next().filter(|_| page.contains("id=\"older\""));
+        let older = page
+            .split("\" id=\"older\"")
+            .next()
+            .filter(|_| page.contains("id=\"older\""));
         match older.and_then(|before| before.rsplit("href=\"").next()) {
             Some(next) => path = next.replace("&#38;", "&"),
             None => break,
