@@ -175,8 +175,10 @@ async fn pages_contain_no_inline_script_or_style() {
                 );
             }
         }
+        // What is not a page: files, probes, JSON, and the address the round form posts to,
+        // which a GET only sends back to the table screen.
         let not_pages = ["/static/", "/health", "/api/", ".svg", "/csv", "/download"];
-        if !not_pages.iter().any(|p| path.contains(p)) {
+        if !not_pages.iter().any(|p| path.contains(p)) && !path.ends_with("/round") {
             assert!(pages > 0, "{path}: no role saw the page");
         }
     }

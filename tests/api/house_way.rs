@@ -343,19 +343,22 @@ async fn the_house_way_endpoint_answers_json_and_names_the_cards_on_error() {
 async fn the_profile_forms_keep_the_house_way_option_after_an_error_and_save_it() {
     let app = spawn_app().await;
     app.signed_in_as(Role::Admin).await;
-    let options = |suit_order: &'static str| {
+    let options = |last_suit: &'static str| {
         vec![
             ("name", "Surveilled"),
             ("surrender", "on"),
             ("ties", "dealer_wins"),
             ("both_fouled", "push"),
             ("wheel", "lowest"),
-            ("suit_order", suit_order),
+            ("suit_order_1", "d"),
+            ("suit_order_2", "c"),
+            ("suit_order_3", "h"),
+            ("suit_order_4", last_suit),
             ("house_way", "on"),
         ]
     };
     let checked = r#"name="house_way" value="on" checked"#;
-    let res = app.post_form("/admin/profiles", &options("dchx")).await;
+    let res = app.post_form("/admin/profiles", &options("x")).await;
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
     let page = res.text().await.unwrap();
     assert!(
@@ -363,7 +366,7 @@ async fn the_profile_forms_keep_the_house_way_option_after_an_error_and_save_it(
         "{page}"
     );
 
-    let res = app.post_form("/admin/profiles", &options("dchs")).await;
+    let res = app.post_form("/admin/profiles", &options("s")).await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
     let (id, stored): (i64, Value) = {
         use pusoy_pit::db::schema::rule_profile_versions as v;
@@ -378,7 +381,7 @@ async fn the_profile_forms_keep_the_house_way_option_after_an_error_and_save_it(
 
     // The edit form: refused for its suit order, it comes back with the option as typed
     // (unticked), not as stored.
-    let mut edit = options("dchx");
+    let mut edit = options("x");
     edit.retain(|(k, _)| *k != "house_way" && *k != "name");
     let res = app.post_form(&format!("/admin/profiles/{id}"), &edit).await;
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);

@@ -258,6 +258,7 @@ async fn a_round_entered_again_is_named_by_its_number_and_a_dealer_is_not_sent_t
         ("seat1_back", "8c 8d 9h Ts Jd"),
         ("seat1_middle", "Ac Ad Ah 3s 4s"),
         ("seat1_front", "Qc Kd As"),
+        ("step", "confirm"),
     ];
     let res = app
         .post_form(&format!("/review/rounds/{id}/reenter"), &fields)

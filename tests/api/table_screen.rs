@@ -540,7 +540,7 @@ async fn signing_on_leads_to_the_table_and_home_tables_and_round_numbers_link_on
     let preview = submit(&app, "T-NAV", &html, "preview", &the_round()).await;
     let preview = preview.text().await.unwrap();
     let confirmed = submit(&app, "T-NAV", &preview, "confirm", &[]).await;
-    let round = location(&confirmed).to_owned();
+    let round = round_page_of(location(&confirmed));
     let html = page(&app, "T-NAV").await;
     assert!(
         html.contains(&format!("<a href=\"{round}\">1</a>")),
@@ -548,7 +548,6 @@ async fn signing_on_leads_to_the_table_and_home_tables_and_round_numbers_link_on
     );
 }
 
-/// Settles the test round at `code` from the table screen; the round page's path.
 /// The round page of the round a Confirm named in its redirect (`/tables/CODE?settled=ID`).
 pub(crate) fn round_page_of(location: &str) -> String {
     let (table, id) = location
@@ -557,6 +556,7 @@ pub(crate) fn round_page_of(location: &str) -> String {
     format!("{table}/rounds/{id}")
 }
 
+/// Settles the test round at `code` from the table screen; the round page's path.
 async fn settle_one(app: &TestApp, code: &str) -> String {
     let html = page(app, code).await;
     let preview = submit(app, code, &html, "preview", &the_round()).await;

@@ -317,7 +317,10 @@ async fn unknown_tokens_and_tokens_of_disabled_accounts_are_refused() {
     assert_eq!(status, StatusCode::UNAUTHORIZED);
 
     let res = admin
-        .post_form(&format!("/admin/users/{}/disable", auditor.id), &[])
+        .post_form(
+            &format!("/admin/users/{}/disable", auditor.id),
+            &[("confirm", "yes")],
+        )
         .await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
     let (status, _, _) = call(&app, &token, Method::GET, "/api/v1/rounds/none", None).await;
