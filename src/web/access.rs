@@ -425,7 +425,7 @@ pub async fn authorize(
     // A signed-in user's role (a token's was checked with the token).
     if !roles.contains(&user.role) {
         let refused = refuse(&state, req.request(), Refusal::Role(user, roles)).await;
-        // The refusal's page is drawn with this user's navigation bar (`error::error_answers`).
+        // The refusal's page is drawn with this user's navigation bar (`error_answers::error_answers`).
         req.extensions_mut().insert(current);
         return Ok(req.error_response(refused));
     }

@@ -3,12 +3,9 @@
 //! A refusal shown to a signed-in user keeps the navigation bar and a way back to the page it
 //! came from. Causes of internal errors are logged, never shown.
 
-use actix_web::body::{BoxBody, MessageBody};
-use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, ContentType};
 use actix_web::http::StatusCode;
-use actix_web::middleware::Next;
-use actix_web::{Error, HttpMessage, HttpResponse, ResponseError};
+use actix_web::{HttpResponse, ResponseError};
 use askama::Template;
 use serde_json::json;
 
@@ -21,7 +18,6 @@ use crate::recording::review::ReviewError;
 use crate::recording::RoundsError;
 use crate::reports::gaming_day::ReportError;
 use crate::web::layout::Nav;
-use crate::web::user::CurrentUser;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
@@ -332,7 +328,7 @@ impl AppError {
 
     /// The error as a page with `nav` (the signed-in user's navigation bar) and a link `back`
     /// to the page the request came from.
-    fn page_with(&self, nav: Nav, back: Option<String>) -> HttpResponse {
+    pub(crate) fn page_with(&self, nav: Nav, back: Option<String>) -> HttpResponse {
         let status = self.status_code();
         if let AppError::SignInRequired { api: false } = self {
             return HttpResponse::SeeOther()
@@ -390,101 +386,6 @@ impl AppError {
             }
         }
     }
-}
-
-/// Middleware: a request under `/api/`, or one that accepts only JSON (`table.js`'s checks),
-/// that fails with an [`AppError`] is answered with [`AppError::json_response`]; a page refused
-/// to a signed-in user is drawn with their navigation bar and a link back to where they were.
-pub async fn error_answers(
-    req: ServiceRequest,
-    next: Next<impl MessageBody + 'static>,
-) -> Result<ServiceResponse<BoxBody>, Error> {
-    let wants_json = req.path().starts_with("/api/")
-        || req
-            .headers()
-            .get(header::ACCEPT)
-            .and_then(|accept| accept.to_str().ok())
-            .is_some_and(|accept| accept.trim() == "application/json");
-    let res = next.call(req).await?.map_into_boxed_body();
-    if !wants_json {
-        let page = match res
-            .response()
-            .error()
-            .and_then(|e| e.as_error::<AppError>())
-        {
-            Some(err) if res.status().is_client_error() => signed_in_page(&res, err),
-            _ => None,
-        };
-        return Ok(match page {
-            Some(page) => res.into_response(page),
-            None => res,
-        });
-    }
-    let json = match res.response().error() {
-        Some(err) => match err.as_error::<AppError>() {
-            Some(err) => Some(err.json_response()),
-            None => Some(other_error_json(res.status(), &err.to_string())),
-        },
-        // An error answered without an error value (a method the route does not take).
-        None if is_error(&res) && !is_json(&res) => Some(other_error_json(res.status(), "")),
-        None => None,
-    };
-    Ok(match json {
-        Some(json) => res.into_response(json),
-        None => res,
-    })
-}
-
-/// `err` drawn for the signed-in user of `res`'s request (none when nobody is signed in): the
-/// navigation bar, and a link back to the page the request came from.
-fn signed_in_page(res: &ServiceResponse<BoxBody>, err: &AppError) -> Option<HttpResponse> {
-    use actix_session::SessionExt;
-    let req = res.request();
-    let user = req.extensions().get::<CurrentUser>().cloned()?;
-    let session = req.get_session();
-    let nav = crate::web::session::nav(&session, Some(&user)).ok()?;
-    Some(err.page_with(nav, came_from(req)))
-}
-
-/// The path and query of the page of this site that `req` came from (its `Referer`), if it is
-/// not the address refused itself.
-fn came_from(req: &actix_web::HttpRequest) -> Option<String> {
-    let referer = req.headers().get(header::REFERER)?.to_str().ok()?;
-    let info = req.connection_info();
-    let after_scheme = referer.split_once("://")?.1;
-    let path = after_scheme.strip_prefix(info.host())?;
-    let here = match req.query_string() {
-        "" => req.path().to_owned(),
-        query => format!("{}?{query}", req.path()),
-    };
-    (path.starts_with('/') && path != here).then(|| path.to_owned())
-}
-
-fn is_error<B>(res: &ServiceResponse<B>) -> bool {
-    res.status().is_client_error() || res.status().is_server_error()
-}
-
-fn is_json<B>(res: &ServiceResponse<B>) -> bool {
-    res.headers()
-        .get(header::CONTENT_TYPE)
-        .is_some_and(|kind| kind.as_bytes().starts_with(b"application/json"))
-}
-
-/// JSON for an error that is not an [`AppError`] (actix's own: a body too large, a method not
-/// allowed...): its status, and its message for a client error (the status's name when it has
-/// none); a server error's cause is logged, never shown.
-fn other_error_json(status: StatusCode, message: &str) -> HttpResponse {
-    let message = if status.is_server_error() {
-        tracing::error!(error = %message, %status, "request failed");
-        "The application hit an error; it has been logged."
-    } else if message.is_empty() {
-        status
-            .canonical_reason()
-            .unwrap_or("The request was refused.")
-    } else {
-        message
-    };
-    HttpResponse::build(status).json(json!({ "error": message }))
 }
 
 /// Seconds a client is asked to wait before trying again while the database is away.

@@ -1,7 +1,7 @@
 //! The web application: builds the actix-web `App` (routes, middleware) and starts the server.
 //!
 //! Middleware, outermost first: security headers → server-side session → JSON errors under
-//! `/api/`, refusal pages with the navigation bar ([`error::error_answers`]) → authorisation (every route's roles are declared in
+//! `/api/`, refusal pages with the navigation bar ([`error_answers::error_answers`]) → authorisation (every route's roles are declared in
 //! [`access::RULES`]; anything undeclared is refused) → CSRF check on every state-changing
 //! request → the handler. Handlers hold no SQL and no rules: they read the request, call
 //! `recording` or `db` inside `web::block` ([`state::AppState::db`]) and render.
@@ -24,6 +24,7 @@ mod charts;
 mod csrf;
 mod days;
 pub mod error;
+mod error_answers;
 mod format;
 pub mod forms;
 mod headers;
@@ -89,7 +90,7 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
             .wrap(from_fn(csrf::verify))
             .wrap(from_fn(access::authorize))
             .wrap(from_fn(forms::reject_control_characters_in_address))
-            .wrap(from_fn(error::error_answers))
+            .wrap(from_fn(error_answers::error_answers))
             .wrap(session)
             .wrap(from_fn(outage::answer))
             .wrap(from_fn(headers::security_headers))
