@@ -6,6 +6,7 @@
 //! slip. Every step and every print is an audit event on the table's chain and on the
 //! property-wide `cage` chain.
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
@@ -195,14 +196,13 @@ fn slips_of(conn: &mut PgConnection, rows: Vec<SlipRow>) -> Result<Vec<Slip>, Ac
     let mut slips = Vec::with_capacity(rows.len());
     for row in rows {
         let bad = || AccountingError::BadStored(format!("cage slip {}", row.id));
-        if !tables.contains_key(&row.table_id) {
-            let table = rows::slip_table(conn, row.table_id)?.ok_or_else(bad)?;
-            tables.insert(row.table_id, table);
+        if let Entry::Vacant(slot) = tables.entry(row.table_id) {
+            slot.insert(rows::slip_table(conn, row.table_id)?.ok_or_else(bad)?);
         }
-        if !sets.contains_key(&row.chip_set_version_id) {
+        if let Entry::Vacant(slot) = sets.entry(row.chip_set_version_id) {
             let set =
                 chip_rows::chip_set_version(conn, row.chip_set_version_id)?.ok_or_else(bad)?;
-            sets.insert(row.chip_set_version_id, chips::stored(set)?);
+            slot.insert(chips::stored(set)?);
         }
         let set = sets.get(&row.chip_set_version_id).ok_or_else(bad)?;
         let counts: Vec<i64> = row
@@ -419,7 +419,7 @@ pub async fn request(
             signatures::record(
                 conn,
                 &document(&slip),
-                &[signer.clone()],
+                std::slice::from_ref(&signer),
                 actor.client_addr.clone(),
             )?;
             let lines: Vec<serde_json::Value> = slip
@@ -477,7 +477,7 @@ pub async fn issue(
                     reason: None,
                 },
             )?;
-            signatures::record(conn, &document(&slip), &[cashier.clone()], actor.client_addr.clone())?;
+            signatures::record(conn, &document(&slip), std::slice::from_ref(&cashier), actor.client_addr.clone())?;
             audit_both(
                 conn,
                 &slip,
@@ -523,6 +523,7 @@ pub fn receipt_capacities(signed_in: Role) -> (Capacity, Capacity) {
 /// A step signed by the signed-in account and a second person on the same tablet: checks the
 /// second person ([`signatures::second`]: a refusal is audited there and answered in words with
 /// the slip's page), then runs `step` with both signatures in one transaction.
+#[allow(clippy::too_many_arguments)]
 async fn signed_by_two(
     db: &Db,
     params: HashParams,

@@ -411,11 +411,11 @@ pub fn last_shift_of_day(
         .optional()
 }
 
+/// A table's open dealer shift with the dealer's name, and its open draft's key.
+pub type OpenAtTable = (Option<(ShiftId, String)>, Option<String>);
+
 /// The table's open dealer shift with the dealer's name, and its open draft's key, if any.
-pub fn open_at_table(
-    conn: &mut PgConnection,
-    table: TableId,
-) -> QueryResult<(Option<(ShiftId, String)>, Option<String>)> {
+pub fn open_at_table(conn: &mut PgConnection, table: TableId) -> QueryResult<OpenAtTable> {
     let shift = dealer_shifts::table
         .inner_join(users::table)
         .filter(dealer_shifts::table_id.eq(table))

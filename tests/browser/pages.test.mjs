@@ -114,6 +114,8 @@ async function layoutProblems(page, width) {
     for (const box of document.querySelectorAll('main *')) {
       const overflow = getComputedStyle(box).overflowX;
       if (overflow === 'visible' || box.closest('[data-scroll]') || !box.offsetParent) continue;
+      // A label kept for screen readers only is clipped on purpose.
+      if (box.classList.contains('visually-hidden')) continue;
       if (box.scrollWidth > box.clientWidth + 1) {
         problems.push(`${box.tagName.toLowerCase()}.${box.className} cuts off its content (${box.scrollWidth}px in ${box.clientWidth}px)`);
       }
