@@ -83,6 +83,14 @@ pub struct Config {
     /// explains it (`PUSOY_OPENER_DIFFERENCE_LIMIT`, major units, default 1,000). One figure
     /// for the property: the internal controls a casino files name one.
     pub opener_difference_limit: crate::rules::money::Money,
+    /// How far a table's win by inventory may be from its win by rounds before its day is
+    /// flagged and an investigation opened: `PUSOY_VARIANCE_AMOUNT` (major units, default 1,000)
+    /// or `PUSOY_VARIANCE_PERCENT` of the drop (default 2), whichever is greater.
+    pub variance_tolerance: crate::rules::reconciliation::Tolerance,
+    /// A day's hold further than this from the table's hold over the 30 days before it is
+    /// flagged on the accounting report (`PUSOY_HOLD_BAND_POINTS`, percentage points, default 4),
+    /// in basis points.
+    pub hold_band: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -256,16 +264,13 @@ impl Config {
             zone_name,
             gaming_day_start,
             pit_quiet_after: minutes("PUSOY_PIT_QUIET_MINUTES", 10)?,
-            opener_difference_limit: match get("PUSOY_OPENER_DIFFERENCE_LIMIT") {
-                None => crate::rules::money::Money(100_000),
-                Some(value) => crate::rules::money::Money::parse_major(value.trim())
-                    .filter(|limit| limit.minor_units() >= 0)
-                    .ok_or_else(|| ConfigError::Invalid {
-                        var: "PUSOY_OPENER_DIFFERENCE_LIMIT",
-                        value: value.clone(),
-                        reason: "expected an amount such as 1000 or 1,000.00".to_owned(),
-                    })?,
+            opener_difference_limit: amount(&get, "PUSOY_OPENER_DIFFERENCE_LIMIT", 100_000)?,
+            variance_tolerance: crate::rules::reconciliation::Tolerance {
+                amount: amount(&get, "PUSOY_VARIANCE_AMOUNT", 100_000)?,
+                // Hundredths of a percent are the amount's minor units: "2.5" is 250.
+                share_of_drop: amount(&get, "PUSOY_VARIANCE_PERCENT", 200)?.minor_units(),
             },
+            hold_band: amount(&get, "PUSOY_HOLD_BAND_POINTS", 400)?.minor_units(),
         })
     }
 
@@ -309,6 +314,25 @@ fn parse_session_key(text: &str) -> Result<Vec<u8>, ConfigError> {
         return Err(invalid("expected at least 64 bytes (128 hex digits)"));
     }
     Ok(key)
+}
+
+/// A non-negative amount in major units with up to two decimals (`1000`, `1,000.00`, `2.5`),
+/// as minor units (hundredths); `default` when `var` is not set.
+fn amount(
+    get: &impl Fn(&str) -> Option<String>,
+    var: &'static str,
+    default: i64,
+) -> Result<crate::rules::money::Money, ConfigError> {
+    match get(var) {
+        None => Ok(crate::rules::money::Money(default)),
+        Some(value) => crate::rules::money::Money::parse_major(value.trim())
+            .filter(|limit| limit.minor_units() >= 0)
+            .ok_or_else(|| ConfigError::Invalid {
+                var,
+                value: value.clone(),
+                reason: "expected an amount such as 1000 or 1,000.00".to_owned(),
+            }),
+    }
 }
 
 fn parse_or<T: FromStr>(

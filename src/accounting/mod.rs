@@ -6,6 +6,7 @@
 pub mod cage;
 pub mod chips;
 pub mod par;
+pub mod reconcile;
 pub mod signatures;
 pub mod slips;
 

@@ -392,6 +392,7 @@ pub async fn sign(
     code: String,
     day: NaiveDate,
     limit: Money,
+    settings: crate::accounting::reconcile::Settings,
     form: CountForm,
     me: Me,
 ) -> Result<Saved<SlipId, SlipsPage>, AccountingError> {
@@ -439,7 +440,7 @@ pub async fn sign(
                     conn,
                     &code,
                     day,
-                    limit,
+                    (limit, settings),
                     counted_against,
                     counted,
                     [first, second],
@@ -457,13 +458,14 @@ pub async fn sign(
 }
 
 /// The slip's transaction: the table locked, the form's checks again under the lock, the
-/// opener's check against the previous closer, the slip, its signatures and its event.
+/// opener's check against the previous closer, the slip, its signatures and its event; after a
+/// closer, the day's reconciliation (an investigation opened if it is final and flagged).
 #[allow(clippy::too_many_arguments)]
 fn record(
     conn: &mut PgConnection,
     code: &str,
     day: NaiveDate,
-    limit: Money,
+    (limit, settings): (Money, crate::accounting::reconcile::Settings),
     counted_against: ChipSetVersionId,
     counted: Counted,
     signed: [Signature; 2],
@@ -584,6 +586,9 @@ fn record(
             table_id: Some(table.id),
         },
     )?;
+    if kind == Kind::Closer {
+        crate::accounting::reconcile::open_if_flagged(conn, table.id, day, settings, &me.actor)?;
+    }
     Ok(row.id)
 }
 

@@ -17,6 +17,7 @@ pub mod export;
 pub mod handle;
 pub mod ids;
 pub mod prepared;
+pub mod reconciliation;
 pub mod profiles;
 pub mod review;
 pub mod rounds;

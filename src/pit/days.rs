@@ -67,6 +67,17 @@ fn blockers(
         ),
         table_code: d.table_code,
     }));
+    blockers.extend(
+        crate::db::reconciliation::missing_closers(conn, day)?
+            .into_iter()
+            .map(|m| Blocker {
+                link: format!("/tables/{}/slips?day={day}", m.table_code),
+                words: "the table took rounds or opened this day and has no closer: count its \
+                        chips and sign the closer"
+                    .to_owned(),
+                table_code: m.table_code,
+            }),
+    );
     // Stable: within a table, the kinds keep the order above.
     blockers.sort_by(|a, b| a.table_code.cmp(&b.table_code));
     Ok(blockers)

@@ -11,6 +11,7 @@ pub mod money;
 pub mod place;
 pub mod points;
 pub mod profile;
+pub mod reconciliation;
 pub mod round;
 pub mod royalty;
 pub mod set_hand;

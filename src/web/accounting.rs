@@ -664,6 +664,7 @@ pub async fn sign_slip(
         code.clone(),
         day,
         state.config.opener_difference_limit,
+        crate::web::reconciliation::settings(&state.config),
         form,
         me(&user, &req),
     )
@@ -737,3 +738,4 @@ pub async fn explain_slip(
     let done = format!("Explained the difference: {code} takes rounds again");
     slip_answer(&session, &user, &state, &code, saved, &done, HashMap::new())
 }
+

@@ -44,6 +44,8 @@ pub struct Frame {
     pub label_y: f64,
     pub ticks: Vec<Tick>,
     pub empty: bool,
+    /// What an empty chart says.
+    pub empty_text: &'static str,
 }
 
 impl Frame {
@@ -54,6 +56,17 @@ impl Frame {
         currency: &str,
         empty: bool,
     ) -> Frame {
+        let ticks = ticks(scale, tick_values, |v| format::money(Money(v), currency));
+        Frame::with_ticks(title, scale, ticks, empty, "No rounds")
+    }
+
+    fn with_ticks(
+        title: String,
+        scale: &Scale,
+        ticks: Vec<Tick>,
+        empty: bool,
+        empty_text: &'static str,
+    ) -> Frame {
         Frame {
             title,
             width: WIDTH,
@@ -62,8 +75,9 @@ impl Frame {
             right_edge: WIDTH - RIGHT,
             zero_y: round1(scale.y(0)),
             label_y: HEIGHT - BOTTOM + 18.0,
-            ticks: ticks(scale, tick_values, currency),
+            ticks,
             empty,
+            empty_text,
         }
     }
 }
@@ -146,14 +160,87 @@ fn nice_step(span: i64) -> i64 {
     }
 }
 
-fn ticks(scale: &Scale, values: &[i64], currency: &str) -> Vec<Tick> {
+fn ticks(scale: &Scale, values: &[i64], label: impl Fn(i64) -> String) -> Vec<Tick> {
     values
         .iter()
         .map(|v| Tick {
             y: round1(scale.y(*v)),
-            label: format::money(Money(*v), currency),
+            label: label(*v),
         })
         .collect()
+}
+
+/// A share in basis points as a percentage with one decimal: `12.3 %`.
+fn percent(basis_points: i64) -> String {
+    let sign = if basis_points < 0 { "-" } else { "" };
+    let tenths = (basis_points.unsigned_abs() + 5) / 10;
+    format!("{sign}{}.{} %", tenths / 10, tenths % 10)
+}
+
+/// One table's hold, and the band its hold is expected in (around its hold of the days
+/// before), where it has one.
+pub struct HoldBar {
+    pub bar: Bar,
+    /// The band's top and height, and what it says.
+    pub band: Option<(f64, f64, String)>,
+    /// The hold is outside its band.
+    pub outside: bool,
+}
+
+/// Hold by table: a bar per table and the band of ± the property's hold band around the
+/// table's hold of the days before (the regulator's statistical check, drawn).
+#[derive(Template)]
+#[template(path = "chart_hold.svg")]
+pub struct HoldChart {
+    pub frame: Frame,
+    pub bars: Vec<HoldBar>,
+}
+
+impl HoldChart {
+    /// `(label, hold, centre of its band)` in basis points, in the order given; `band` is the
+    /// band's half-width in basis points.
+    pub fn new(title: String, holds: &[(String, i64, Option<i64>)], band: i64) -> HoldChart {
+        let values = holds.iter().flat_map(|(_, hold, centre)| {
+            let (low, high) = centre.map_or((*hold, *hold), |c| (c - band, c + band));
+            [*hold, low, high]
+        });
+        let (scale, tick_values) = Scale::fitting(values);
+        let slot = (WIDTH - LEFT - RIGHT) / holds.len().max(1) as f64;
+        let zero_y = scale.y(0);
+        let bars = holds
+            .iter()
+            .enumerate()
+            .map(|(i, (label, hold, centre))| {
+                let y = scale.y(*hold);
+                let x = LEFT + slot * i as f64;
+                HoldBar {
+                    bar: Bar {
+                        label: label.clone(),
+                        text: percent(*hold),
+                        x: round1(x + slot * 0.3),
+                        y: round1(y.min(zero_y)),
+                        width: round1(slot * 0.4),
+                        height: round1((y - zero_y).abs()),
+                        loss: *hold < 0,
+                    },
+                    band: centre.map(|c| {
+                        let (top, bottom) = (scale.y(c + band), scale.y(c - band));
+                        (
+                            round1(top),
+                            round1(bottom - top),
+                            format!("{} to {}", percent(c - band), percent(c + band)),
+                        )
+                    }),
+                    outside: centre.is_some_and(|c| (hold - c).abs() > band),
+                }
+            })
+            .collect::<Vec<HoldBar>>();
+        let ticks = ticks(&scale, &tick_values, percent);
+        HoldChart {
+            frame: Frame::with_ticks(title, &scale, ticks, bars.is_empty(), "No table-day reconciled"),
+            bars,
+        }
+    }
 }
 
 fn round1(v: f64) -> f64 {

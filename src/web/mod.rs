@@ -33,6 +33,7 @@ mod layout;
 mod outage;
 mod pit;
 pub mod refusals;
+mod reconciliation;
 mod reports;
 mod respond;
 mod review;
@@ -221,6 +222,13 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
             .service(web::resource("/api/v1/pit").get(pit::json))
             .service(web::resource("/reports").get(reports::show))
             .service(web::resource("/reports/csv").get(reports::csv))
+            .service(web::resource("/reports/accounting").get(reconciliation::show))
+            .service(web::resource("/reports/accounting/csv").get(reconciliation::csv))
+            .service(web::resource("/reports/accounting/hold.svg").get(reconciliation::hold_chart))
+            .service(
+                web::resource("/reports/accounting/investigations/{id}/close")
+                    .post(reconciliation::close_investigation),
+            )
             .service(web::resource("/reports/house-way").get(reports::house_way_page))
             .service(web::resource("/reports/house-way/csv").get(reports::house_way_csv))
             .service(web::resource("/reports/recheck").post(reports::start_recheck))

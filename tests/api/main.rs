@@ -21,6 +21,7 @@ mod outage;
 mod points;
 mod prepared;
 mod profile_versions;
+mod reconciliation;
 mod record;
 mod refusals;
 mod refused_pages;

@@ -1,0 +1,601 @@
+//! Win, hold and the reconciliation (docs/accounting.md): each table's gaming day read from its
+//! documents (opener, closer, fills and credits received, buy-ins, the count) and from its
+//! rounds (their house result, the points game's fees), the two wins compared, the variance's
+//! likely causes listed with the pages where they are dealt with, and the investigations a
+//! flagged day opens and a pit manager closes.
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::{Datelike, NaiveDate};
+use diesel::PgConnection;
+use serde_json::json;
+
+use crate::accounting::AccountingError;
+use crate::db::audit_log::{self, Actor, NewAuditEvent};
+use crate::db::handle::Db;
+use crate::db::ids::{InvestigationId, TableId, UserId};
+use crate::db::reconciliation::{self as rows, InvestigationRow, NewInvestigation, TableDayRow};
+use crate::db::users::Role;
+use crate::rules::money::Money;
+use crate::rules::reconciliation::{self as arithmetic, Documents, Drop, Reconciliation, Tolerance};
+
+/// The most gaming days one accounting report covers (as the day's report: a quarter).
+pub const MOST_DAYS: i64 = 92;
+
+/// The days a day's hold is compared with: the table's hold over the 30 days before it.
+pub const ROLLING_DAYS: i64 = 30;
+
+/// What the reconciliation is measured against: the property's tolerance and hold band.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settings {
+    pub tolerance: Tolerance,
+    /// Basis points (400: ±4 percentage points).
+    pub hold_band: i64,
+}
+
+/// Something that explains (or may explain) why a table's two wins differ or are not final,
+/// in words, with the page where it is seen to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cause {
+    pub words: String,
+    pub link: String,
+}
+
+/// One table's gaming day reconciled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableDay {
+    pub table: TableId,
+    pub code: String,
+    pub currency: String,
+    pub day: NaiveDate,
+    pub points_game: bool,
+    pub documents: Documents,
+    /// Buy-ins recorded at the table, cash and non-cash.
+    pub bought_cash: Money,
+    pub bought_non_cash: Money,
+    /// The count's cash and non-cash, when counted.
+    pub counted: Option<(Money, Money)>,
+    pub house: Money,
+    pub fees: Money,
+    pub rounds: i64,
+    pub reconciliation: Reconciliation,
+    /// The table's hold over the [`ROLLING_DAYS`] before, where those days have a drop.
+    pub rolling_hold: Option<i64>,
+    /// The day's hold is outside the band around `rolling_hold`.
+    pub hold_flagged: bool,
+    pub causes: Vec<Cause>,
+}
+
+impl TableDay {
+    /// The drop: counted, or recorded while the count is pending.
+    pub fn drop(&self) -> Money {
+        self.documents.drop.amount()
+    }
+}
+
+/// The sum of many table-days of one currency: drop and win by inventory over the days whose
+/// inventory win is known, and the win by rounds over all.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Totals {
+    pub table_days: usize,
+    /// Table-days with an inventory win (opener and closer in).
+    pub reconciled: usize,
+    pub drop: i128,
+    pub inventory_win: i128,
+    pub rounds_win: i128,
+    pub variance: i128,
+    pub flagged: usize,
+    pub pending_counts: usize,
+}
+
+impl Totals {
+    fn add(&mut self, day: &TableDay) {
+        self.table_days += 1;
+        self.rounds_win += i128::from(day.reconciliation.rounds_win.minor_units());
+        if !day.documents.drop.is_counted() {
+            self.pending_counts += 1;
+        }
+        if let (Some(win), Some(variance)) = (
+            day.reconciliation.inventory_win,
+            day.reconciliation.variance,
+        ) {
+            self.reconciled += 1;
+            self.drop += i128::from(day.drop().minor_units());
+            self.inventory_win += i128::from(win.minor_units());
+            self.variance += i128::from(variance.minor_units());
+        }
+        if day.reconciliation.flagged {
+            self.flagged += 1;
+        }
+    }
+
+    /// The hold of the reconciled days, in basis points.
+    pub fn hold(&self) -> Option<i64> {
+        if self.drop <= 0 {
+            return None;
+        }
+        let scaled = self.inventory_win * 10_000;
+        let half = self.drop / 2;
+        let rounded = if scaled >= 0 {
+            (scaled + half) / self.drop
+        } else {
+            (scaled - half) / self.drop
+        };
+        i64::try_from(rounded).ok()
+    }
+}
+
+/// An investigation as its page shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Investigation {
+    pub row: InvestigationRow,
+    pub code: String,
+    /// What was found, who closed it and when; `None` while open.
+    pub closing: Option<(String, String, chrono::DateTime<chrono::Utc>)>,
+}
+
+/// The accounting report of gaming days `from` to `to`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    pub from: NaiveDate,
+    pub to: NaiveDate,
+    pub days: Vec<TableDay>,
+    /// By currency: the range, the month to `to`, the year to `to`.
+    pub range: BTreeMap<String, Totals>,
+    pub month: BTreeMap<String, Totals>,
+    pub year: BTreeMap<String, Totals>,
+    /// By table over the range, by currency.
+    pub tables: BTreeMap<(String, String), Totals>,
+    /// Investigations of the range, and every one still open.
+    pub investigations: Vec<Investigation>,
+    pub settings: Settings,
+}
+
+/// Refuses a range that runs backwards or covers more than [`MOST_DAYS`].
+pub fn check_range(from: NaiveDate, to: NaiveDate) -> Result<(), AccountingError> {
+    if to < from {
+        return Err(AccountingError::Refused(format!(
+            "The range runs backwards: {from} is after {to}."
+        )));
+    }
+    if (to - from).num_days() >= MOST_DAYS {
+        return Err(AccountingError::Refused(format!(
+            "A report covers at most {MOST_DAYS} gaming days; {from} to {to} is {} days.",
+            (to - from).num_days() + 1
+        )));
+    }
+    Ok(())
+}
+
+fn documents_of(row: &TableDayRow) -> Documents {
+    Documents {
+        opener: row.opener.map(Money),
+        closer: row.closer.map(Money),
+        fills: Money(row.fills),
+        credits: Money(row.credits),
+        drop: match row.counted {
+            Some(counted) => Drop::Counted(Money(counted)),
+            None => Drop::Pending {
+                recorded: Money(row.bought_cash.saturating_add(row.bought_non_cash)),
+            },
+        },
+    }
+}
+
+fn money(currency: &str, amount: Money) -> String {
+    format!("{currency} {}", amount.major_text())
+}
+
+/// What may explain the day's variance, or keeps its figures from being final.
+fn causes_of(row: &TableDayRow, open_drafts: &[String], today: NaiveDate) -> Vec<Cause> {
+    let (code, day, currency) = (&row.code, row.gaming_day, &row.currency);
+    let slips = format!("/tables/{code}/slips?day={day}");
+    let mut causes = Vec::new();
+    if row.opener.is_none() {
+        causes.push(Cause {
+            words: "no opener was signed".to_owned(),
+            link: slips.clone(),
+        });
+    }
+    if row.closer.is_none() {
+        causes.push(Cause {
+            words: "no closer yet".to_owned(),
+            link: slips,
+        });
+    }
+    let recorded = Money(row.bought_cash.saturating_add(row.bought_non_cash));
+    match (row.counted_cash, row.counted_non_cash) {
+        (Some(cash), Some(non_cash)) => {
+            let cash_off = cash.saturating_sub(row.bought_cash);
+            let non_cash_off = non_cash.saturating_sub(row.bought_non_cash);
+            if cash_off != 0 || non_cash_off != 0 {
+                causes.push(Cause {
+                    words: format!(
+                        "the count differs from the buy-ins recorded: cash {}, non-cash {}",
+                        money(currency, Money(cash_off)),
+                        money(currency, Money(non_cash_off))
+                    ),
+                    link: format!("/count/{day}/{code}"),
+                });
+            }
+        }
+        _ => causes.push(Cause {
+            words: format!(
+                "the drop is not counted yet (buy-ins recorded: {})",
+                money(currency, recorded)
+            ),
+            link: format!("/count/{day}/{code}"),
+        }),
+    }
+    if row.void_rounds > 0 {
+        causes.push(Cause {
+            words: format!("{} round(s) voided", row.void_rounds),
+            link: format!("/review?day={day}&table={}&void=void", row.table_id),
+        });
+    }
+    if row.pending > 0 {
+        causes.push(Cause {
+            words: format!("{} round(s) waiting for approval", row.pending),
+            link: format!("/review?day={day}&table={}&approval=pending", row.table_id),
+        });
+    }
+    if row.cage_open > 0 {
+        causes.push(Cause {
+            words: format!("{} fill(s) or credit(s) not received", row.cage_open),
+            link: format!("/tables/{code}/cage"),
+        });
+    }
+    if day >= today && !open_drafts.is_empty() {
+        causes.push(Cause {
+            words: format!("{} round(s) being entered, not confirmed", open_drafts.len()),
+            link: format!("/tables/{code}"),
+        });
+    }
+    causes
+}
+
+/// The table-days of `rows` reconciled, each with its rolling hold from the rows before it
+/// (`rows` must reach back [`ROLLING_DAYS`] before the first day wanted).
+fn reconciled(
+    rows: &[TableDayRow],
+    wanted: impl Fn(NaiveDate) -> bool,
+    drafts: &HashMap<TableId, Vec<String>>,
+    settings: Settings,
+    today: NaiveDate,
+) -> Result<Vec<TableDay>, AccountingError> {
+    let mut days = Vec::new();
+    for row in rows.iter().filter(|r| wanted(r.gaming_day)) {
+        let documents = documents_of(row);
+        let reconciliation = arithmetic::reconcile(
+            &documents,
+            Money(row.house),
+            Money(row.fees),
+            settings.tolerance,
+        )
+        .ok_or_else(|| {
+            AccountingError::BadStored(format!("the figures of {} on {}", row.code, row.gaming_day))
+        })?;
+        let since = row.gaming_day - chrono::Duration::days(ROLLING_DAYS);
+        let (mut win, mut drop) = (0i64, 0i64);
+        for before in rows.iter().filter(|r| {
+            r.table_id == row.table_id && r.gaming_day >= since && r.gaming_day < row.gaming_day
+        }) {
+            if let Some(w) = arithmetic::inventory_win(&documents_of(before)) {
+                win = win.saturating_add(w.minor_units());
+                drop = drop.saturating_add(documents_of(before).drop.amount().minor_units());
+            }
+        }
+        let rolling_hold = arithmetic::hold_basis_points(Money(win), Money(drop));
+        let hold_flagged = match (reconciliation.hold, rolling_hold) {
+            (Some(hold), Some(_)) => {
+                arithmetic::hold_out_of_band(hold, Money(win), Money(drop), settings.hold_band)
+                    .unwrap_or(false)
+            }
+            _ => false,
+        };
+        let open = drafts.get(&row.table_id).map(Vec::as_slice).unwrap_or(&[]);
+        days.push(TableDay {
+            table: row.table_id,
+            code: row.code.clone(),
+            currency: row.currency.clone(),
+            day: row.gaming_day,
+            points_game: row.points_game,
+            documents,
+            bought_cash: Money(row.bought_cash),
+            bought_non_cash: Money(row.bought_non_cash),
+            counted: row
+                .counted_cash
+                .zip(row.counted_non_cash)
+                .map(|(c, n)| (Money(c), Money(n))),
+            house: Money(row.house),
+            fees: Money(row.fees),
+            rounds: row.rounds,
+            reconciliation,
+            rolling_hold,
+            hold_flagged,
+            causes: if reconciliation.variance == Some(Money::ZERO) && reconciliation.is_final {
+                Vec::new()
+            } else {
+                causes_of(row, open, today)
+            },
+        });
+    }
+    Ok(days)
+}
+
+fn drafts_of(
+    conn: &mut PgConnection,
+    rows: &[TableDayRow],
+) -> Result<HashMap<TableId, Vec<String>>, AccountingError> {
+    let mut tables: Vec<TableId> = rows.iter().map(|r| r.table_id).collect();
+    tables.sort();
+    tables.dedup();
+    let mut drafts: HashMap<TableId, Vec<String>> = HashMap::new();
+    for (table, key) in rows::open_drafts(conn, &tables)? {
+        drafts.entry(table).or_default().push(key);
+    }
+    Ok(drafts)
+}
+
+/// One table's gaming day reconciled, in the caller's transaction (`None`: nothing happened
+/// at the table that day).
+pub fn table_day(
+    conn: &mut PgConnection,
+    table: TableId,
+    day: NaiveDate,
+    settings: Settings,
+    today: NaiveDate,
+) -> Result<Option<TableDay>, AccountingError> {
+    let rows = rows::table_days(
+        conn,
+        day - chrono::Duration::days(ROLLING_DAYS),
+        day,
+        Some(table),
+    )?;
+    let drafts = drafts_of(conn, &rows)?;
+    Ok(reconciled(&rows, |d| d == day, &drafts, settings, today)?
+        .into_iter()
+        .next())
+}
+
+fn investigations_of(
+    conn: &mut PgConnection,
+    rows: Vec<InvestigationRow>,
+) -> Result<Vec<Investigation>, AccountingError> {
+    let ids: Vec<InvestigationId> = rows.iter().map(|r| r.id).collect();
+    let closings = rows::closings_of(conn, &ids)?;
+    let mut people: Vec<UserId> = closings.iter().map(|c| c.closed_by).collect();
+    people.sort();
+    people.dedup();
+    let names: HashMap<UserId, String> = crate::db::accounting::names_of(conn, &people)?
+        .into_iter()
+        .collect();
+    let mut codes: HashMap<TableId, String> = HashMap::new();
+    let mut found = Vec::new();
+    for row in rows {
+        let code = match codes.get(&row.table_id) {
+            Some(code) => code.clone(),
+            None => {
+                let code = crate::db::accounting::par_table(conn, row.table_id)?
+                    .map(|t| t.code)
+                    .unwrap_or_else(|| format!("table {}", row.table_id));
+                codes.insert(row.table_id, code.clone());
+                code
+            }
+        };
+        let closing = closings
+            .iter()
+            .find(|c| c.investigation_id == row.id)
+            .map(|c| {
+                (
+                    c.findings.clone(),
+                    names
+                        .get(&c.closed_by)
+                        .cloned()
+                        .unwrap_or_else(|| format!("user {}", c.closed_by)),
+                    c.closed_at,
+                )
+            });
+        found.push(Investigation { row, code, closing });
+    }
+    Ok(found)
+}
+
+/// The accounting report of gaming days `from` to `to` (of one table, or of every table).
+pub async fn report(
+    db: &Db,
+    from: NaiveDate,
+    to: NaiveDate,
+    table: Option<TableId>,
+    settings: Settings,
+    today: NaiveDate,
+) -> Result<Report, AccountingError> {
+    check_range(from, to)?;
+    db.run(move |conn| {
+        let year_start = NaiveDate::from_ymd_opt(to.year(), 1, 1).unwrap_or(to);
+        let month_start = to.with_day(1).unwrap_or(to);
+        let reach = (from - chrono::Duration::days(ROLLING_DAYS)).min(year_start);
+        let rows = rows::table_days(conn, reach, to, table)?;
+        let drafts = drafts_of(conn, &rows)?;
+        let all = reconciled(&rows, |d| d >= year_start.min(from), &drafts, settings, today)?;
+        let (mut range, mut month, mut year) = (BTreeMap::new(), BTreeMap::new(), BTreeMap::new());
+        let mut tables: BTreeMap<(String, String), Totals> = BTreeMap::new();
+        for day in &all {
+            let currency = day.currency.clone();
+            if day.day >= from {
+                range.entry(currency.clone()).or_insert_with(Totals::default).add(day);
+                tables
+                    .entry((day.code.clone(), currency.clone()))
+                    .or_default()
+                    .add(day);
+            }
+            if day.day >= month_start {
+                month.entry(currency.clone()).or_insert_with(Totals::default).add(day);
+            }
+            if day.day >= year_start {
+                year.entry(currency).or_insert_with(Totals::default).add(day);
+            }
+        }
+        let investigations = rows::investigations_listed(conn, from, to)?
+            .into_iter()
+            .filter(|i| table.is_none_or(|t| t == i.table_id))
+            .collect();
+        let investigations = investigations_of(conn, investigations)?;
+        Ok(Report {
+            from,
+            to,
+            days: all.into_iter().filter(|d| d.day >= from).collect(),
+            range,
+            month,
+            year,
+            tables,
+            investigations,
+            settings,
+        })
+    })
+    .await
+}
+
+/// Opens an investigation of table `table`'s gaming day `day` when its figures are final and
+/// its variance beyond the tolerance, unless one with the same variance was opened before; in
+/// the caller's transaction, after the document that made them final was written. Its event
+/// (`investigation.opened`) is on the table's chain, by the account whose document it was.
+pub fn open_if_flagged(
+    conn: &mut PgConnection,
+    table: TableId,
+    day: NaiveDate,
+    settings: Settings,
+    actor: &Actor,
+) -> Result<Option<InvestigationId>, AccountingError> {
+    let Some(found) = table_day(conn, table, day, settings, day)? else {
+        return Ok(None);
+    };
+    let rec = found.reconciliation;
+    let (Some(inventory_win), Some(variance)) = (rec.inventory_win, rec.variance) else {
+        return Ok(None);
+    };
+    if !(rec.is_final && rec.flagged) {
+        return Ok(None);
+    }
+    let before = rows::investigations_of(conn, table, day)?;
+    if before.iter().any(|i| i.variance == variance.minor_units()) {
+        return Ok(None);
+    }
+    let row = rows::insert_investigation(
+        conn,
+        &NewInvestigation {
+            table_id: table,
+            gaming_day: day,
+            currency: &found.currency,
+            inventory_win: inventory_win.minor_units(),
+            rounds_win: rec.rounds_win.minor_units(),
+            variance: variance.minor_units(),
+            tolerance: rec.tolerance.minor_units(),
+        },
+    )?;
+    let causes: Vec<String> = found.causes.iter().map(|c| c.words.clone()).collect();
+    audit_log::append(
+        conn,
+        &NewAuditEvent {
+            chain: &format!("table:{table}"),
+            actor,
+            action: "investigation.opened",
+            target: format!("investigation:{}", row.id),
+            details: json!({
+                "investigation": row.id,
+                "table": found.code,
+                "currency": found.currency,
+                "inventory_win": inventory_win,
+                "rounds_win": rec.rounds_win,
+                "variance": variance,
+                "tolerance": rec.tolerance,
+                "drop": found.drop(),
+                "drop_counted": found.documents.drop.is_counted(),
+                "causes": causes,
+            }),
+            gaming_day: Some(day),
+            table_id: Some(table),
+        },
+    )?;
+    Ok(Some(row.id))
+}
+
+/// The account closing an investigation.
+#[derive(Debug, Clone)]
+pub struct Closer {
+    pub id: UserId,
+    pub role: Role,
+    pub actor: Actor,
+}
+
+/// Closes investigation `id` with what was found, by a pit manager or an administrator who
+/// signed none of the table's slips that day, dealt none of its shifts and recorded none of
+/// its buy-ins (they would be closing an inquiry into their own work).
+pub async fn close(
+    db: &Db,
+    id: InvestigationId,
+    findings: String,
+    by: Closer,
+) -> Result<Investigation, AccountingError> {
+    db.run(move |conn| {
+        use diesel::Connection;
+        conn.transaction(|conn| {
+            if !matches!(by.role, Role::Supervisor | Role::Admin) {
+                return Err(AccountingError::Refused(
+                    "Only a pit manager or an administrator closes an investigation.".to_owned(),
+                ));
+            }
+            let findings = findings.trim();
+            if findings.is_empty() {
+                return Err(AccountingError::Refused(
+                    "Write what was found before closing the investigation.".to_owned(),
+                ));
+            }
+            if findings.chars().count() > 4_000 {
+                return Err(AccountingError::Refused(
+                    "What was found is at most 4,000 characters.".to_owned(),
+                ));
+            }
+            let row = rows::investigation(conn, id)?
+                .ok_or(AccountingError::NotFound("investigation"))?;
+            if !rows::closings_of(conn, &[id])?.is_empty() {
+                return Err(AccountingError::Refused(
+                    "This investigation is closed already.".to_owned(),
+                ));
+            }
+            if rows::worked_at(conn, row.table_id, row.gaming_day, by.id)? {
+                return Err(AccountingError::Refused(
+                    "You signed a slip, dealt or recorded a buy-in at this table that day: \
+                     another pit manager closes this investigation."
+                        .to_owned(),
+                ));
+            }
+            rows::insert_closing(conn, id, findings, by.id)?;
+            audit_log::append(
+                conn,
+                &NewAuditEvent {
+                    chain: &format!("table:{}", row.table_id),
+                    actor: &by.actor,
+                    action: "investigation.closed",
+                    target: format!("investigation:{id}"),
+                    details: json!({
+                        "investigation": id,
+                        "variance": Money(row.variance),
+                        "findings": findings,
+                    }),
+                    gaming_day: Some(row.gaming_day),
+                    table_id: Some(row.table_id),
+                },
+            )?;
+            let mut found = investigations_of(conn, vec![row])?;
+            found.pop().ok_or(AccountingError::NotFound("investigation"))
+        })
+    })
+    .await
+}
+
+/// The id of the table with code `code`, if there is one.
+pub async fn table_id(db: &Db, code: String) -> Result<Option<TableId>, AccountingError> {
+    db.run(move |conn| Ok(crate::db::accounting::par_table_by_code(conn, &code)?.map(|t| t.id)))
+        .await
+}

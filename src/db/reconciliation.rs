@@ -1,0 +1,361 @@
+//! What a table's documents and rounds say of each gaming day, summed for the reconciliation
+//! (docs/accounting.md, "Win, hold and the reconciliation"), and the investigations' rows. Rows
+//! and queries only: the arithmetic is `rules::reconciliation`'s, the decisions and words
+//! `crate::accounting::reconcile`'s.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Bool, Date, Nullable, Text};
+
+use crate::db::ids::{InvestigationId, TableId, UserId};
+use crate::db::schema::{investigation_closings, investigations};
+
+/// Every table-day of gaming days `$1` to `$2` on which anything happened at the table (a round,
+/// an inventory slip, a fill or credit, a buy-in, a fee, a count), `$3` narrowing to one table
+/// when not null, with what each kind of record adds up to (void records left out):
+/// - the opener: the day's first opener not void; the closer: its last closer not void;
+/// - fills and credits received, and those requested or issued but not received;
+/// - buy-ins recorded, cash and non-cash; the count team's count (the last not void);
+/// - the rounds' house result (a void round out, its re-entry in), the rounds, the void ones,
+///   those waiting for approval; the points game's fees.
+///
+/// Each part reads its own table by gaming day (each has an index that starts with it), so the
+/// cost follows the days asked for, not the history.
+const TABLE_DAYS: &str = "\
+    WITH days AS ( \
+        SELECT table_id, gaming_day FROM round_figures \
+            WHERE gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR table_id = $3) \
+        UNION SELECT table_id, gaming_day FROM inventory_slips \
+            WHERE gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR table_id = $3) \
+        UNION SELECT table_id, gaming_day FROM cage_slips \
+            WHERE gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR table_id = $3) \
+        UNION SELECT table_id, gaming_day FROM buy_ins \
+            WHERE gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR table_id = $3) \
+        UNION SELECT table_id, gaming_day FROM table_fees \
+            WHERE gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR table_id = $3) \
+        UNION SELECT table_id, gaming_day FROM drop_counts \
+            WHERE gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR table_id = $3) \
+    ), slips AS ( \
+        SELECT s.table_id, s.gaming_day, \
+               (array_agg(s.total ORDER BY s.id) FILTER (WHERE s.kind = 'opener'))[1] AS opener, \
+               (array_agg(s.total ORDER BY s.id DESC) FILTER (WHERE s.kind = 'closer'))[1] \
+                   AS closer \
+        FROM inventory_slips s \
+        WHERE s.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR s.table_id = $3) \
+          AND NOT EXISTS (SELECT 1 FROM inventory_slip_voids v WHERE v.slip_id = s.id) \
+        GROUP BY s.table_id, s.gaming_day \
+    ), cage AS ( \
+        SELECT c.table_id, c.gaming_day, \
+               COALESCE(sum(c.total) FILTER (WHERE c.kind = 'fill' AND st.received), 0) AS fills, \
+               COALESCE(sum(c.total) FILTER (WHERE c.kind = 'credit' AND st.received), 0) \
+                   AS credits, \
+               count(*) FILTER (WHERE NOT st.received) AS cage_open \
+        FROM cage_slips c \
+        CROSS JOIN LATERAL ( \
+            SELECT bool_or(step = 'received') AS received, bool_or(step = 'void') AS void \
+            FROM cage_slip_steps WHERE slip_id = c.id) st \
+        WHERE c.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR c.table_id = $3) \
+          AND NOT st.void \
+        GROUP BY c.table_id, c.gaming_day \
+    ), buys AS ( \
+        SELECT b.table_id, b.gaming_day, \
+               COALESCE(sum(b.amount) FILTER (WHERE b.kind = 'cash'), 0) AS cash, \
+               COALESCE(sum(b.amount) FILTER (WHERE b.kind <> 'cash'), 0) AS non_cash \
+        FROM buy_ins b \
+        WHERE b.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR b.table_id = $3) \
+          AND NOT EXISTS (SELECT 1 FROM buy_in_voids v WHERE v.buy_in_id = b.id) \
+        GROUP BY b.table_id, b.gaming_day \
+    ), fees AS ( \
+        SELECT f.table_id, f.gaming_day, sum(f.amount) AS fees \
+        FROM table_fees f \
+        WHERE f.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR f.table_id = $3) \
+          AND NOT EXISTS (SELECT 1 FROM table_fee_voids v WHERE v.fee_id = f.id) \
+        GROUP BY f.table_id, f.gaming_day \
+    ), counted AS ( \
+        SELECT DISTINCT ON (d.table_id, d.gaming_day) d.table_id, d.gaming_day, \
+               d.id AS count_id, d.total AS counted, d.cash AS counted_cash, \
+               d.markers + d.chip_vouchers AS counted_non_cash \
+        FROM drop_counts d \
+        WHERE d.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR d.table_id = $3) \
+          AND NOT EXISTS (SELECT 1 FROM drop_count_voids v WHERE v.count_id = d.id) \
+        ORDER BY d.table_id, d.gaming_day, d.id DESC \
+    ), played AS ( \
+        SELECT f.table_id, f.gaming_day, \
+               COALESCE(sum(f.dealer_result) FILTER (WHERE v.round_id IS NULL), 0) AS house, \
+               count(*) FILTER (WHERE v.round_id IS NULL) AS rounds, \
+               count(*) FILTER (WHERE v.round_id IS NOT NULL) AS void_rounds, \
+               bool_or(f.points_game) AS points_game, \
+               count(*) FILTER (WHERE f.needs_approval AND a.round_id IS NULL \
+                                  AND v.round_id IS NULL) AS pending \
+        FROM round_figures f \
+        LEFT JOIN round_voids v ON v.round_id = f.round_id \
+        LEFT JOIN round_approvals a ON a.round_id = f.round_id \
+        WHERE f.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR f.table_id = $3) \
+        GROUP BY f.table_id, f.gaming_day \
+    ) \
+    SELECT d.table_id, d.gaming_day, t.code, t.currency, \
+           COALESCE(r.points_game, false) AS points_game, \
+           s.opener, s.closer, \
+           COALESCE(c.fills, 0)::bigint AS fills, COALESCE(c.credits, 0)::bigint AS credits, \
+           COALESCE(c.cage_open, 0)::bigint AS cage_open, \
+           COALESCE(b.cash, 0)::bigint AS bought_cash, \
+           COALESCE(b.non_cash, 0)::bigint AS bought_non_cash, \
+           n.counted, n.counted_cash, n.counted_non_cash, \
+           COALESCE(fe.fees, 0)::bigint AS fees, \
+           COALESCE(r.house, 0)::bigint AS house, COALESCE(r.rounds, 0)::bigint AS rounds, \
+           COALESCE(r.void_rounds, 0)::bigint AS void_rounds, \
+           COALESCE(r.pending, 0)::bigint AS pending \
+    FROM days d \
+    JOIN gaming_tables t ON t.id = d.table_id \
+    LEFT JOIN slips s USING (table_id, gaming_day) \
+    LEFT JOIN cage c USING (table_id, gaming_day) \
+    LEFT JOIN buys b USING (table_id, gaming_day) \
+    LEFT JOIN fees fe USING (table_id, gaming_day) \
+    LEFT JOIN counted n USING (table_id, gaming_day) \
+    LEFT JOIN played r USING (table_id, gaming_day) \
+    ORDER BY d.gaming_day, t.code";
+
+/// One table's gaming day as [`TABLE_DAYS`] sums it, in minor units of `currency`.
+#[derive(Debug, Clone, PartialEq, Eq, QueryableByName)]
+pub struct TableDayRow {
+    #[diesel(sql_type = BigInt)]
+    pub table_id: TableId,
+    #[diesel(sql_type = Date)]
+    pub gaming_day: NaiveDate,
+    #[diesel(sql_type = Text)]
+    pub code: String,
+    #[diesel(sql_type = Text)]
+    pub currency: String,
+    #[diesel(sql_type = Bool)]
+    pub points_game: bool,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    pub opener: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    pub closer: Option<i64>,
+    #[diesel(sql_type = BigInt)]
+    pub fills: i64,
+    #[diesel(sql_type = BigInt)]
+    pub credits: i64,
+    /// Fills and credits requested or issued, not yet received, not void.
+    #[diesel(sql_type = BigInt)]
+    pub cage_open: i64,
+    #[diesel(sql_type = BigInt)]
+    pub bought_cash: i64,
+    #[diesel(sql_type = BigInt)]
+    pub bought_non_cash: i64,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    pub counted: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    pub counted_cash: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    pub counted_non_cash: Option<i64>,
+    #[diesel(sql_type = BigInt)]
+    pub fees: i64,
+    #[diesel(sql_type = BigInt)]
+    pub house: i64,
+    #[diesel(sql_type = BigInt)]
+    pub rounds: i64,
+    #[diesel(sql_type = BigInt)]
+    pub void_rounds: i64,
+    #[diesel(sql_type = BigInt)]
+    pub pending: i64,
+}
+
+/// The table-days of gaming days `from` to `to` (of one table, or of every table).
+pub fn table_days(
+    conn: &mut PgConnection,
+    from: NaiveDate,
+    to: NaiveDate,
+    table: Option<TableId>,
+) -> QueryResult<Vec<TableDayRow>> {
+    diesel::sql_query(TABLE_DAYS)
+        .bind::<Date, _>(from)
+        .bind::<Date, _>(to)
+        .bind::<Nullable<BigInt>, _>(table.map(|t| t.0))
+        .load(conn)
+}
+
+/// The round drafts open at each of these tables now (a draft belongs to no gaming day until it
+/// is settled: the reconciliation lists those of the day being played).
+pub fn open_drafts(conn: &mut PgConnection, tables: &[TableId]) -> QueryResult<Vec<(TableId, String)>> {
+    use crate::db::schema::round_drafts;
+    round_drafts::table
+        .filter(round_drafts::table_id.eq_any(tables))
+        .filter(round_drafts::settled_round_id.is_null())
+        .filter(round_drafts::abandoned_at.is_null())
+        .select((round_drafts::table_id, round_drafts::draft_key))
+        .order(round_drafts::id)
+        .load(conn)
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable)]
+#[diesel(table_name = investigations)]
+pub struct InvestigationRow {
+    pub id: InvestigationId,
+    pub table_id: TableId,
+    pub gaming_day: NaiveDate,
+    pub currency: String,
+    pub inventory_win: i64,
+    pub rounds_win: i64,
+    pub variance: i64,
+    pub tolerance: i64,
+    pub opened_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Insertable)]
+#[diesel(table_name = investigations)]
+pub struct NewInvestigation<'a> {
+    pub table_id: TableId,
+    pub gaming_day: NaiveDate,
+    pub currency: &'a str,
+    pub inventory_win: i64,
+    pub rounds_win: i64,
+    pub variance: i64,
+    pub tolerance: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable)]
+#[diesel(table_name = investigation_closings)]
+pub struct ClosingRow {
+    pub investigation_id: InvestigationId,
+    pub findings: String,
+    pub closed_by: UserId,
+    pub closed_at: DateTime<Utc>,
+}
+
+pub fn insert_investigation(
+    conn: &mut PgConnection,
+    new: &NewInvestigation<'_>,
+) -> QueryResult<InvestigationRow> {
+    diesel::insert_into(investigations::table)
+        .values(new)
+        .returning(InvestigationRow::as_returning())
+        .get_result(conn)
+}
+
+/// A table-day's investigations, oldest first.
+pub fn investigations_of(
+    conn: &mut PgConnection,
+    table: TableId,
+    day: NaiveDate,
+) -> QueryResult<Vec<InvestigationRow>> {
+    investigations::table
+        .filter(investigations::table_id.eq(table))
+        .filter(investigations::gaming_day.eq(day))
+        .select(InvestigationRow::as_select())
+        .order(investigations::id)
+        .load(conn)
+}
+
+/// Investigations of gaming days `from` to `to`, and every one still open whatever its day.
+pub fn investigations_listed(
+    conn: &mut PgConnection,
+    from: NaiveDate,
+    to: NaiveDate,
+) -> QueryResult<Vec<InvestigationRow>> {
+    let closed = investigation_closings::table.select(investigation_closings::investigation_id);
+    investigations::table
+        .filter(
+            investigations::gaming_day
+                .between(from, to)
+                .or(investigations::id.ne_all(closed)),
+        )
+        .select(InvestigationRow::as_select())
+        .order((investigations::gaming_day, investigations::id))
+        .load(conn)
+}
+
+pub fn investigation(
+    conn: &mut PgConnection,
+    id: InvestigationId,
+) -> QueryResult<Option<InvestigationRow>> {
+    investigations::table
+        .find(id)
+        .select(InvestigationRow::as_select())
+        .first(conn)
+        .optional()
+}
+
+pub fn closings_of(
+    conn: &mut PgConnection,
+    ids: &[InvestigationId],
+) -> QueryResult<Vec<ClosingRow>> {
+    investigation_closings::table
+        .filter(investigation_closings::investigation_id.eq_any(ids))
+        .select(ClosingRow::as_select())
+        .load(conn)
+}
+
+pub fn insert_closing(
+    conn: &mut PgConnection,
+    id: InvestigationId,
+    findings: &str,
+    by: UserId,
+) -> QueryResult<ClosingRow> {
+    diesel::insert_into(investigation_closings::table)
+        .values((
+            investigation_closings::investigation_id.eq(id),
+            investigation_closings::findings.eq(findings),
+            investigation_closings::closed_by.eq(by),
+        ))
+        .returning(ClosingRow::as_returning())
+        .get_result(conn)
+}
+
+/// Whether account `user` signed an inventory slip, dealt a shift or recorded a buy-in at
+/// table `table` on gaming day `day`.
+pub fn worked_at(
+    conn: &mut PgConnection,
+    table: TableId,
+    day: NaiveDate,
+    user: UserId,
+) -> QueryResult<bool> {
+    #[derive(QueryableByName)]
+    struct Found {
+        #[diesel(sql_type = Bool)]
+        worked: bool,
+    }
+    let found: Found = diesel::sql_query(
+        "SELECT EXISTS (SELECT 1 FROM inventory_slips WHERE table_id = $1 AND gaming_day = $2 \
+                           AND $3 IN (dealer_id, supervisor_id)) \
+             OR EXISTS (SELECT 1 FROM dealer_shifts WHERE table_id = $1 AND gaming_day = $2 \
+                           AND dealer_id = $3) \
+             OR EXISTS (SELECT 1 FROM buy_ins WHERE table_id = $1 AND gaming_day = $2 \
+                           AND recorded_by = $3) AS worked",
+    )
+    .bind::<BigInt, _>(table.0)
+    .bind::<Date, _>(day)
+    .bind::<BigInt, _>(user.0)
+    .get_result(conn)?;
+    Ok(found.worked)
+}
+
+/// A table that needs a closer for a gaming day and has none: its code.
+#[derive(Debug, Clone, PartialEq, Eq, QueryableByName)]
+pub struct MissingCloser {
+    #[diesel(sql_type = Text)]
+    pub table_code: String,
+}
+
+/// The tables that took rounds or had an opener on gaming day `day` and have no closer of that
+/// day (not void), among those whose currency has a chip set (where no chip set is configured,
+/// no slip can be counted: those tables keep no inventory), in code order.
+pub fn missing_closers(conn: &mut PgConnection, day: NaiveDate) -> QueryResult<Vec<MissingCloser>> {
+    diesel::sql_query(
+        "SELECT t.code AS table_code FROM gaming_tables t \
+         WHERE EXISTS (SELECT 1 FROM chip_sets c WHERE c.currency = t.currency) \
+           AND (EXISTS (SELECT 1 FROM round_figures f \
+                        WHERE f.gaming_day = $1 AND f.table_id = t.id) \
+                OR EXISTS (SELECT 1 FROM inventory_slips s \
+                           WHERE s.gaming_day = $1 AND s.table_id = t.id AND s.kind = 'opener' \
+                             AND NOT EXISTS (SELECT 1 FROM inventory_slip_voids v \
+                                             WHERE v.slip_id = s.id))) \
+           AND NOT EXISTS (SELECT 1 FROM inventory_slips s \
+                           WHERE s.gaming_day = $1 AND s.table_id = t.id AND s.kind = 'closer' \
+                             AND NOT EXISTS (SELECT 1 FROM inventory_slip_voids v \
+                                             WHERE v.slip_id = s.id)) \
+         ORDER BY t.code",
+    )
+    .bind::<Date, _>(day)
+    .load(conn)
+}

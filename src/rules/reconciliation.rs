@@ -1,0 +1,374 @@
+//! A table's win two ways, and how far apart they may be (docs/accounting.md, "Win, hold and the
+//! reconciliation"). Pure: no I/O.
+//!
+//! - **Win by inventory**, the regulator's figure: closer − opener + credits − fills + drop. The
+//!   chips on the table at the end, less those at the start, plus the chips sent back to the
+//!   cage, less those brought from it, plus the cash (and non-cash items) that bought chips.
+//! - **Win by rounds**: the house result of every round settled at the table in the period (a
+//!   void round out, its re-entry in), plus the points game's table fees, the house's income at
+//!   a points table.
+//!
+//! The two agree when every chip that moved is on a document: the **variance** (inventory −
+//! rounds) is what is not. It is flagged when it is beyond the **tolerance**: a fixed amount or
+//! a percentage of the drop, whichever is greater (a variance must exceed both, as the state
+//! rules that file two thresholds read).
+
+use crate::rules::money::Money;
+
+/// The drop of a table's period: counted by the count team, or not yet (then only what the
+/// table recorded is known, and the figures are not final).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Drop {
+    Counted(Money),
+    Pending { recorded: Money },
+}
+
+impl Drop {
+    /// The count when there is one, else what the table recorded.
+    pub fn amount(self) -> Money {
+        match self {
+            Drop::Counted(amount) | Drop::Pending { recorded: amount } => amount,
+        }
+    }
+
+    pub fn is_counted(self) -> bool {
+        matches!(self, Drop::Counted(_))
+    }
+}
+
+/// What a table's documents say of one period.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Documents {
+    /// The opening and closing inventories' totals (`None`: not counted).
+    pub opener: Option<Money>,
+    pub closer: Option<Money>,
+    /// Fills and credits received at the table (not void).
+    pub fills: Money,
+    pub credits: Money,
+    pub drop: Drop,
+}
+
+/// `a + b`, or `None` when it does not fit.
+fn add(a: Money, b: Money) -> Option<Money> {
+    a.minor_units().checked_add(b.minor_units()).map(Money)
+}
+
+/// `a - b`, or `None` when it does not fit.
+fn sub(a: Money, b: Money) -> Option<Money> {
+    a.minor_units().checked_sub(b.minor_units()).map(Money)
+}
+
+/// closer − opener + credits − fills + drop; `None` without an opener or a closer, or when an
+/// amount does not fit.
+pub fn inventory_win(documents: &Documents) -> Option<Money> {
+    let (opener, closer) = (documents.opener?, documents.closer?);
+    let win = sub(closer, opener)?;
+    let win = add(win, documents.credits)?;
+    let win = sub(win, documents.fills)?;
+    add(win, documents.drop.amount())
+}
+
+/// The house result of the rounds plus the fees.
+pub fn rounds_win(house_result: Money, fees: Money) -> Option<Money> {
+    add(house_result, fees)
+}
+
+/// Hold: the win as a share of the drop, in hundredths of a percentage point (basis points:
+/// 1,234 is 12.34 %), rounded half away from zero; `None` when nothing was dropped.
+pub fn hold_basis_points(win: Money, drop: Money) -> Option<i64> {
+    let drop = i128::from(drop.minor_units());
+    if drop <= 0 {
+        return None;
+    }
+    let scaled = i128::from(win.minor_units()) * 10_000;
+    let half = drop / 2;
+    let rounded = if scaled >= 0 {
+        (scaled + half) / drop
+    } else {
+        (scaled - half) / drop
+    };
+    i64::try_from(rounded).ok()
+}
+
+/// How far the two wins may be apart before a table's day is flagged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tolerance {
+    /// A fixed amount, in the table's currency.
+    pub amount: Money,
+    /// A share of the drop, in basis points (200 is 2 %).
+    pub share_of_drop: i64,
+}
+
+impl Tolerance {
+    /// The amount a variance must exceed to be flagged for this drop: the fixed amount or the
+    /// share of the drop, whichever is greater.
+    pub fn for_drop(self, drop: Money) -> Money {
+        let share = i128::from(drop.minor_units().max(0)) * i128::from(self.share_of_drop) / 10_000;
+        let share = Money(i64::try_from(share).unwrap_or(i64::MAX));
+        self.amount.max(share)
+    }
+
+    /// Whether `variance` (either sign) is beyond the tolerance for `drop`.
+    pub fn exceeded_by(self, variance: Money, drop: Money) -> bool {
+        variance.minor_units().unsigned_abs() > self.for_drop(drop).minor_units().unsigned_abs()
+    }
+}
+
+/// A table's period reconciled: both wins, their variance, the hold, the flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reconciliation {
+    pub inventory_win: Option<Money>,
+    pub rounds_win: Money,
+    /// inventory − rounds, when the inventory win is known.
+    pub variance: Option<Money>,
+    /// The inventory win's hold in basis points, when both are known.
+    pub hold: Option<i64>,
+    pub tolerance: Money,
+    /// The variance is beyond the tolerance.
+    pub flagged: bool,
+    /// Opener, closer and count are all in: the figures no longer wait for a document.
+    pub is_final: bool,
+}
+
+/// Reconciles a table's documents with its rounds. `None` when an amount does not fit.
+pub fn reconcile(
+    documents: &Documents,
+    house_result: Money,
+    fees: Money,
+    tolerance: Tolerance,
+) -> Option<Reconciliation> {
+    let rounds_win = rounds_win(house_result, fees)?;
+    let drop = documents.drop.amount();
+    let inventory_win = match (documents.opener, documents.closer) {
+        (Some(_), Some(_)) => Some(inventory_win(documents)?),
+        _ => None,
+    };
+    let variance = match inventory_win {
+        Some(win) => Some(sub(win, rounds_win)?),
+        None => None,
+    };
+    let limit = tolerance.for_drop(drop);
+    Some(Reconciliation {
+        inventory_win,
+        rounds_win,
+        variance,
+        hold: inventory_win.and_then(|win| hold_basis_points(win, drop)),
+        tolerance: limit,
+        flagged: variance.is_some_and(|v| tolerance.exceeded_by(v, drop)),
+        is_final: inventory_win.is_some() && documents.drop.is_counted(),
+    })
+}
+
+/// The statistical check a regulator asks for: a day's hold against the table's hold over the
+/// days before it (win over drop of those days, not an average of percentages). Flagged when
+/// the two differ by more than `band` basis points (400 is ±4 points).
+pub fn hold_out_of_band(day_hold: i64, rolling_win: Money, rolling_drop: Money, band: i64) -> Option<bool> {
+    let rolling = hold_basis_points(rolling_win, rolling_drop)?;
+    Some((day_hold - rolling).abs() > band)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn php(major: i64) -> Money {
+        Money(major * 100)
+    }
+
+    fn day(opener: i64, closer: i64, fills: i64, credits: i64, drop: Drop) -> Documents {
+        Documents {
+            opener: Some(php(opener)),
+            closer: Some(php(closer)),
+            fills: php(fills),
+            credits: php(credits),
+            drop,
+        }
+    }
+
+    const TOLERANCE: Tolerance = Tolerance {
+        amount: Money(100_000),
+        share_of_drop: 200,
+    };
+
+    #[test]
+    fn win_by_inventory_is_closer_less_opener_plus_credits_less_fills_plus_drop() {
+        // Opened with 100,000; 20,000 filled; 5,000 credited back; 30,000 bought in; closed
+        // with 104,000: the house won 104,000 − 100,000 + 5,000 − 20,000 + 30,000 = 19,000.
+        let documents = day(100_000, 104_000, 20_000, 5_000, Drop::Counted(php(30_000)));
+        assert_eq!(inventory_win(&documents), Some(php(19_000)));
+        let missing = Documents {
+            closer: None,
+            ..documents
+        };
+        assert_eq!(inventory_win(&missing), None);
+    }
+
+    #[test]
+    fn an_honest_day_reconciles_to_zero_and_a_miscount_is_its_variance() {
+        let documents = day(100_000, 104_000, 20_000, 5_000, Drop::Counted(php(30_000)));
+        let honest = reconcile(&documents, php(19_000), Money::ZERO, TOLERANCE).unwrap();
+        assert_eq!(honest.variance, Some(Money::ZERO));
+        assert!(!honest.flagged);
+        assert!(honest.is_final);
+        // 19,000 ÷ 30,000 = 63.33 %.
+        assert_eq!(honest.hold, Some(6_333));
+
+        // The closer counted 2,500 short.
+        let short = Documents {
+            closer: Some(php(101_500)),
+            ..documents
+        };
+        let found = reconcile(&short, php(19_000), Money::ZERO, TOLERANCE).unwrap();
+        assert_eq!(found.variance, Some(php(-2_500)));
+        assert!(found.flagged);
+    }
+
+    #[test]
+    fn fees_are_the_points_tables_win() {
+        // A points table: the players' results sum to zero, the house keeps its fees.
+        let documents = day(50_000, 50_600, 0, 0, Drop::Counted(php(8_000)));
+        let found = reconcile(&documents, Money::ZERO, php(8_600), TOLERANCE).unwrap();
+        assert_eq!(found.rounds_win, php(8_600));
+        assert_eq!(found.variance, Some(Money::ZERO));
+    }
+
+    #[test]
+    fn the_tolerance_is_the_greater_of_the_amount_and_the_share_of_the_drop() {
+        // 2 % of 30,000 is 600: the fixed 1,000 applies.
+        assert_eq!(TOLERANCE.for_drop(php(30_000)), php(1_000));
+        // 2 % of 200,000 is 4,000.
+        assert_eq!(TOLERANCE.for_drop(php(200_000)), php(4_000));
+        assert!(!TOLERANCE.exceeded_by(php(-1_000), php(30_000)));
+        assert!(TOLERANCE.exceeded_by(Money(-100_001), php(30_000)));
+        assert!(!TOLERANCE.exceeded_by(php(4_000), php(200_000)));
+        assert!(TOLERANCE.exceeded_by(Money(400_001), php(200_000)));
+    }
+
+    #[test]
+    fn figures_wait_for_every_document() {
+        let pending = day(1_000, 1_000, 0, 0, Drop::Pending { recorded: php(500) });
+        let found = reconcile(&pending, php(500), Money::ZERO, TOLERANCE).unwrap();
+        assert_eq!(found.variance, Some(Money::ZERO));
+        assert!(!found.is_final);
+        let no_closer = Documents {
+            closer: None,
+            ..pending
+        };
+        let found = reconcile(&no_closer, php(500), Money::ZERO, TOLERANCE).unwrap();
+        assert_eq!((found.inventory_win, found.variance, found.hold), (None, None, None));
+        assert!(!found.flagged && !found.is_final);
+    }
+
+    #[test]
+    fn hold_rounds_half_away_from_zero_and_needs_a_drop() {
+        assert_eq!(hold_basis_points(Money(1), Money(3)), Some(3_333));
+        assert_eq!(hold_basis_points(Money(2), Money(3)), Some(6_667));
+        assert_eq!(hold_basis_points(Money(-2), Money(3)), Some(-6_667));
+        assert_eq!(hold_basis_points(Money(5), Money(0)), None);
+        assert_eq!(hold_out_of_band(2_000, php(150), php(1_000), 400), Some(true));
+        assert_eq!(hold_out_of_band(1_800, php(150), php(1_000), 400), Some(false));
+        assert_eq!(hold_out_of_band(1_800, php(150), Money::ZERO, 400), None);
+    }
+
+    /// A table's chips moved as the floor moves them, round by round, with the engine settling
+    /// random deals: whatever the rounds, buy-ins, fills and credits, an honest closer and count
+    /// reconcile to zero. The tray pays and takes each seat's result, never the dealer's total,
+    /// so the house result is checked against the seats it came from.
+    mod shifts {
+        use proptest::prelude::*;
+
+        use super::super::*;
+        use crate::rules::settle::settle;
+        use crate::rules::test_support::{build_round, deck_strategy, profile_strategy};
+
+        #[derive(Debug, Clone)]
+        enum Move {
+            BuyIn(i64),
+            Fill(i64),
+            Credit(i64),
+            Round(Vec<i64>, Vec<bool>),
+        }
+
+        fn moves() -> impl Strategy<Value = Vec<Move>> {
+            let one = prop_oneof![
+                (1i64..500_000).prop_map(Move::BuyIn),
+                (1i64..500_000).prop_map(Move::Fill),
+                (1i64..200_000).prop_map(Move::Credit),
+                (
+                    proptest::collection::vec(100i64..100_000, 3),
+                    proptest::collection::vec(any::<bool>(), 3)
+                )
+                    .prop_map(|(bets, legal)| Move::Round(bets, legal)),
+            ];
+            proptest::collection::vec(one, 1..12)
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(64))]
+
+            #[test]
+            fn an_honest_shift_reconciles_to_zero(
+                profile in profile_strategy(),
+                deck in deck_strategy(),
+                opener in 1_000_000i64..5_000_000,
+                moves in moves(),
+                fees in 0i64..50_000,
+            ) {
+                let mut tray = opener;
+                let (mut drop, mut fills, mut credits, mut house) = (0i64, 0i64, 0i64, 0i64);
+                for (n, step) in moves.iter().enumerate() {
+                    match step {
+                        // Cash into the drop box, the same value of chips out of the tray.
+                        Move::BuyIn(amount) => {
+                            drop += amount;
+                            tray -= amount;
+                        }
+                        Move::Fill(amount) => {
+                            fills += amount;
+                            tray += amount;
+                        }
+                        Move::Credit(amount) => {
+                            credits += amount;
+                            tray -= amount;
+                        }
+                        Move::Round(bets, legal) => {
+                            let mut cards = deck.clone();
+                            cards.rotate_left(n % 52);
+                            let round = build_round(profile.clone(), &cards, bets, &[false; 3], legal[0]);
+                            let settlement = settle(&round).expect("settles");
+                            for seat in settlement.seats() {
+                                tray -= seat.result.minor_units();
+                            }
+                            house += settlement.dealer.result.minor_units();
+                        }
+                    }
+                }
+                // Fees taken in chips go to the tray too.
+                tray += fees;
+                let documents = Documents {
+                    opener: Some(Money(opener)),
+                    closer: Some(Money(tray)),
+                    fills: Money(fills),
+                    credits: Money(credits),
+                    drop: Drop::Counted(Money(drop)),
+                };
+                let found = reconcile(&documents, Money(house), Money(fees), TOLERANCE).expect("fits");
+                prop_assert_eq!(found.variance, Some(Money::ZERO));
+                prop_assert!(!found.flagged);
+                prop_assert!(found.is_final);
+            }
+        }
+    }
+
+    #[test]
+    fn amounts_that_do_not_fit_are_none_not_a_wrong_figure() {
+        let documents = day(0, 0, 0, 0, Drop::Counted(Money(i64::MAX)));
+        let documents = Documents {
+            credits: Money(1),
+            ..documents
+        };
+        assert_eq!(inventory_win(&documents), None);
+        assert_eq!(reconcile(&documents, Money::ZERO, Money::ZERO, TOLERANCE), None);
+    }
+}
