@@ -58,6 +58,14 @@ ids! {
     ParId(i64);
     /// A table inventory slip, an opener or a closer (`inventory_slips.id`).
     SlipId(i64);
+    /// A buy-in recorded at a table (`buy_ins.id`).
+    BuyInId(i64);
+    /// A points-game table fee recorded at a table (`table_fees.id`).
+    TableFeeId(i64);
+    /// The count team's count of a table's drop (`drop_counts.id`).
+    DropCountId(i64);
+    /// An investigation of a table-day's variance (`investigations.id`).
+    InvestigationId(i64);
 }
 
 /// A round's one-time key: a draft's (random) or the caller's, for a round recorded whole
