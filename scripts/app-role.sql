@@ -31,3 +31,7 @@ REVOKE UPDATE, DELETE ON inventory_slips, inventory_slip_voids, opener_explanati
 -- (triggers refuse it too). The slip row itself keeps UPDATE only so that a step can lock it.
 REVOKE ALL ON cage_slip_steps, cage_slip_prints FROM :"app_role";
 GRANT SELECT, INSERT ON cage_slip_steps, cage_slip_prints TO :"app_role";
+-- Buy-ins, table fees, drop counts and investigations, with their voids and closings: added,
+-- never changed (triggers refuse it too).
+REVOKE UPDATE, DELETE ON buy_ins, buy_in_voids, table_fees, table_fee_voids, drop_counts,
+    drop_count_voids, investigations, investigation_closings FROM :"app_role";

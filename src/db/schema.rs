@@ -42,6 +42,30 @@ diesel::table! {
 }
 
 diesel::table! {
+    buy_in_voids (buy_in_id) {
+        buy_in_id -> Int8,
+        reason -> Text,
+        voided_by -> Int8,
+        voided_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    buy_ins (id) {
+        id -> Int8,
+        table_id -> Int8,
+        gaming_day -> Date,
+        shift_id -> Nullable<Int8>,
+        seat -> Int2,
+        kind -> Text,
+        currency -> Text,
+        amount -> Int8,
+        recorded_by -> Int8,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     cage_slip_numbers (kind, year) {
         kind -> Text,
         year -> Int4,
@@ -117,6 +141,33 @@ diesel::table! {
 }
 
 diesel::table! {
+    drop_count_voids (count_id) {
+        count_id -> Int8,
+        reason -> Text,
+        voided_by -> Int8,
+        voided_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    drop_counts (id) {
+        id -> Int8,
+        table_id -> Int8,
+        gaming_day -> Date,
+        currency -> Text,
+        note_denominations -> Array<Nullable<Int8>>,
+        note_counts -> Array<Nullable<Int8>>,
+        cash -> Int8,
+        markers -> Int8,
+        chip_vouchers -> Int8,
+        total -> Int8,
+        first_counter -> Int8,
+        second_counter -> Int8,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     gaming_day_closes (gaming_day) {
         gaming_day -> Date,
         closed_by -> Int8,
@@ -173,6 +224,29 @@ diesel::table! {
         difference_limit -> Nullable<Int8>,
         held -> Bool,
         created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    investigation_closings (investigation_id) {
+        investigation_id -> Int8,
+        findings -> Text,
+        closed_by -> Int8,
+        closed_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    investigations (id) {
+        id -> Int8,
+        table_id -> Int8,
+        gaming_day -> Date,
+        currency -> Text,
+        inventory_win -> Int8,
+        rounds_win -> Int8,
+        variance -> Int8,
+        tolerance -> Int8,
+        opened_at -> Timestamptz,
     }
 }
 
@@ -325,6 +399,28 @@ diesel::table! {
 }
 
 diesel::table! {
+    table_fee_voids (fee_id) {
+        fee_id -> Int8,
+        reason -> Text,
+        voided_by -> Int8,
+        voided_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    table_fees (id) {
+        id -> Int8,
+        table_id -> Int8,
+        gaming_day -> Date,
+        shift_id -> Nullable<Int8>,
+        currency -> Text,
+        amount -> Int8,
+        recorded_by -> Int8,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     table_pars (id) {
         id -> Int8,
         table_id -> Int8,
@@ -353,6 +449,11 @@ diesel::table! {
     }
 }
 
+diesel::joinable!(buy_in_voids -> buy_ins (buy_in_id));
+diesel::joinable!(buy_in_voids -> users (voided_by));
+diesel::joinable!(buy_ins -> dealer_shifts (shift_id));
+diesel::joinable!(buy_ins -> gaming_tables (table_id));
+diesel::joinable!(buy_ins -> users (recorded_by));
 diesel::joinable!(cage_slip_prints -> cage_slips (slip_id));
 diesel::joinable!(cage_slip_prints -> users (printed_by));
 diesel::joinable!(cage_slip_steps -> cage_slips (slip_id));
@@ -362,6 +463,9 @@ diesel::joinable!(chip_set_versions -> chip_sets (chip_set_id));
 diesel::joinable!(chip_set_versions -> users (created_by));
 diesel::joinable!(dealer_shifts -> gaming_tables (table_id));
 diesel::joinable!(dealer_shifts -> users (dealer_id));
+diesel::joinable!(drop_count_voids -> drop_counts (count_id));
+diesel::joinable!(drop_count_voids -> users (voided_by));
+diesel::joinable!(drop_counts -> gaming_tables (table_id));
 diesel::joinable!(gaming_day_closes -> users (closed_by));
 diesel::joinable!(gaming_tables -> rule_profiles (rule_profile_id));
 diesel::joinable!(inventory_slip_voids -> inventory_slips (slip_id));
@@ -370,6 +474,9 @@ diesel::joinable!(inventory_slips -> chip_set_versions (chip_set_version_id));
 diesel::joinable!(inventory_slips -> dealer_shifts (shift_id));
 diesel::joinable!(inventory_slips -> gaming_tables (table_id));
 diesel::joinable!(inventory_slips -> table_pars (par_id));
+diesel::joinable!(investigation_closings -> investigations (investigation_id));
+diesel::joinable!(investigation_closings -> users (closed_by));
+diesel::joinable!(investigations -> gaming_tables (table_id));
 diesel::joinable!(opener_explanations -> inventory_slips (slip_id));
 diesel::joinable!(opener_explanations -> users (written_by));
 diesel::joinable!(round_approvals -> gaming_tables (table_id));
@@ -391,6 +498,11 @@ diesel::joinable!(rule_profile_versions -> rule_profiles (profile_id));
 diesel::joinable!(rule_profile_versions -> users (created_by));
 diesel::joinable!(sessions -> users (user_id));
 diesel::joinable!(sign_in_locks -> users (user_id));
+diesel::joinable!(table_fee_voids -> table_fees (fee_id));
+diesel::joinable!(table_fee_voids -> users (voided_by));
+diesel::joinable!(table_fees -> dealer_shifts (shift_id));
+diesel::joinable!(table_fees -> gaming_tables (table_id));
+diesel::joinable!(table_fees -> users (recorded_by));
 diesel::joinable!(table_pars -> chip_set_versions (chip_set_version_id));
 diesel::joinable!(table_pars -> gaming_tables (table_id));
 diesel::joinable!(table_pars -> users (created_by));
@@ -399,6 +511,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     api_tokens,
     audit_chain_heads,
     audit_events,
+    buy_in_voids,
+    buy_ins,
     cage_slip_numbers,
     cage_slip_prints,
     cage_slip_steps,
@@ -406,10 +520,14 @@ diesel::allow_tables_to_appear_in_same_query!(
     chip_set_versions,
     chip_sets,
     dealer_shifts,
+    drop_count_voids,
+    drop_counts,
     gaming_day_closes,
     gaming_tables,
     inventory_slip_voids,
     inventory_slips,
+    investigation_closings,
+    investigations,
     opener_explanations,
     round_approvals,
     round_drafts,
@@ -421,6 +539,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     rule_profiles,
     sessions,
     sign_in_locks,
+    table_fee_voids,
+    table_fees,
     table_pars,
     users,
 );
