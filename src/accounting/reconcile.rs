@@ -58,6 +58,10 @@ pub struct TableDay {
     pub house: Money,
     pub fees: Money,
     pub rounds: i64,
+    /// An opener of the day holds the table until a pit manager explains it.
+    pub held: bool,
+    /// Fills and credits requested or issued, not yet received.
+    pub cage_open: i64,
     pub reconciliation: Reconciliation,
     /// The table's hold over the [`ROLLING_DAYS`] before, where those days have a drop.
     pub rolling_hold: Option<i64>,
@@ -263,6 +267,39 @@ fn reconciled(
     settings: Settings,
     today: NaiveDate,
 ) -> Result<Vec<TableDay>, AccountingError> {
+    // Per table, its days with an inventory win in day order, and the running sums of win and
+    // drop over them: a day's 30 days before are two binary searches away.
+    let mut known: HashMap<TableId, (Vec<NaiveDate>, Vec<(i64, i64)>)> = HashMap::new();
+    let mut ordered: Vec<&TableDayRow> = rows.iter().collect();
+    ordered.sort_by_key(|r| (r.table_id, r.gaming_day));
+    for row in ordered {
+        let documents = documents_of(row);
+        if let Some(win) = arithmetic::inventory_win(&documents) {
+            let (days, sums) = known.entry(row.table_id).or_default();
+            let (win_before, drop_before) = sums.last().copied().unwrap_or((0, 0));
+            days.push(row.gaming_day);
+            sums.push((
+                win_before.saturating_add(win.minor_units()),
+                drop_before.saturating_add(documents.drop.amount().minor_units()),
+            ));
+        }
+    }
+    let rolling = |table: TableId, day: NaiveDate| -> (i64, i64) {
+        let Some((days, sums)) = known.get(&table) else {
+            return (0, 0);
+        };
+        let since = day - chrono::Duration::days(ROLLING_DAYS);
+        let (start, end) = (
+            days.partition_point(|d| *d < since),
+            days.partition_point(|d| *d < day),
+        );
+        let at = |i: usize| if i == 0 { (0, 0) } else { sums[i - 1] };
+        let ((win_end, drop_end), (win_start, drop_start)) = (at(end), at(start));
+        (
+            win_end.saturating_sub(win_start),
+            drop_end.saturating_sub(drop_start),
+        )
+    };
     let mut days = Vec::new();
     for row in rows.iter().filter(|r| wanted(r.gaming_day)) {
         let documents = documents_of(row);
@@ -275,16 +312,7 @@ fn reconciled(
         .ok_or_else(|| {
             AccountingError::BadStored(format!("the figures of {} on {}", row.code, row.gaming_day))
         })?;
-        let since = row.gaming_day - chrono::Duration::days(ROLLING_DAYS);
-        let (mut win, mut drop) = (0i64, 0i64);
-        for before in rows.iter().filter(|r| {
-            r.table_id == row.table_id && r.gaming_day >= since && r.gaming_day < row.gaming_day
-        }) {
-            if let Some(w) = arithmetic::inventory_win(&documents_of(before)) {
-                win = win.saturating_add(w.minor_units());
-                drop = drop.saturating_add(documents_of(before).drop.amount().minor_units());
-            }
-        }
+        let (win, drop) = rolling(row.table_id, row.gaming_day);
         let rolling_hold = arithmetic::hold_basis_points(Money(win), Money(drop));
         let hold_flagged = match (reconciliation.hold, rolling_hold) {
             (Some(hold), Some(_)) => {
@@ -310,6 +338,8 @@ fn reconciled(
             house: Money(row.house),
             fees: Money(row.fees),
             rounds: row.rounds,
+            held: row.held,
+            cage_open: row.cage_open,
             reconciliation,
             rolling_hold,
             hold_flagged,
@@ -356,6 +386,21 @@ pub fn table_day(
     Ok(reconciled(&rows, |d| d == day, &drafts, settings, today)?
         .into_iter()
         .next())
+}
+
+/// Every table's accounting of gaming day `day` as the pit board shows it, by table (a table
+/// with nothing recorded that day is absent). No rolling hold: the board reads one day only.
+pub fn board_lines(
+    conn: &mut PgConnection,
+    day: NaiveDate,
+    settings: Settings,
+) -> Result<HashMap<TableId, TableDay>, AccountingError> {
+    let rows = rows::table_days(conn, day, day, None)?;
+    let drafts = drafts_of(conn, &rows)?;
+    Ok(reconciled(&rows, |d| d == day, &drafts, settings, day)?
+        .into_iter()
+        .map(|d| (d.table, d))
+        .collect())
 }
 
 fn investigations_of(

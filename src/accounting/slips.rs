@@ -282,6 +282,35 @@ pub async fn show(
     .await
 }
 
+/// The gaming day a closer counted now belongs to: the day the table opened (its standing
+/// opener's), else the latest day it settled rounds on when that day has no closer yet; either
+/// only while that day is not closed; else `today`. So a table closed just after the gaming
+/// day's end closes the day it played, not the next (whose close would then wait for nothing).
+fn closer_day(
+    conn: &mut PgConnection,
+    table: &ParTable,
+    today: NaiveDate,
+) -> Result<NaiveDate, AccountingError> {
+    let open = |conn: &mut PgConnection, day: NaiveDate| -> Result<bool, AccountingError> {
+        Ok(day <= today && crate::db::days::find_close(conn, day)?.is_none())
+    };
+    let last = rows::last_standing_slip(conn, table.id, None)?;
+    if let Some(opener) = last.as_ref().filter(|s| s.kind == Kind::Opener.as_str()) {
+        if open(conn, opener.gaming_day)? {
+            return Ok(opener.gaming_day);
+        }
+    }
+    if let Some(played) = rows::latest_round_day(conn, table.id)? {
+        let closed_then = last
+            .as_ref()
+            .is_some_and(|s| s.kind == Kind::Closer.as_str() && s.gaming_day >= played);
+        if !closed_then && open(conn, played)? {
+            return Ok(played);
+        }
+    }
+    Ok(today)
+}
+
 /// Why a closer cannot be signed now, if something is open at the table.
 fn closer_blocked(
     conn: &mut PgConnection,
@@ -396,20 +425,25 @@ pub async fn sign(
     form: CountForm,
     me: Me,
 ) -> Result<Saved<SlipId, SlipsPage>, AccountingError> {
+    let today = day;
     let refuse = |reason: String| {
         let code = code.clone();
         async move {
-            let page = show(db, code, day, limit).await?;
+            let page = show(db, code, today, limit).await?;
             Ok::<_, AccountingError>(Saved::Refused { reason, page })
         }
     };
-    let (checked, form, me_again) = {
+    let (checked, form, me_again, day) = {
         let code = code.clone();
         let me = me.clone();
         db.run(move |conn| -> Result<_, AccountingError> {
             let table = table_by_code(conn, &code)?;
+            let day = match Kind::parse(&form.kind) {
+                Some(Kind::Closer) => closer_day(conn, &table, today)?,
+                _ => today,
+            };
             let checked = check_form(conn, &table, day, &form, &me)?;
-            Ok((checked, form, me))
+            Ok((checked, form, me, day))
         })
         .await?
     };
@@ -449,7 +483,7 @@ pub async fn sign(
             };
             let page = |conn: &mut PgConnection| {
                 let table = table_by_code(conn, &code)?;
-                page(conn, table, day, limit)
+                page(conn, table, today, limit)
             };
             crate::accounting::save(conn, change, page)
         })

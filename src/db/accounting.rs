@@ -460,3 +460,12 @@ pub fn lock_table_by_code(conn: &mut PgConnection, code: &str) -> QueryResult<Op
         .first(conn)
         .optional()
 }
+
+/// The latest gaming day on which table `table` settled a round.
+pub fn latest_round_day(conn: &mut PgConnection, table: TableId) -> QueryResult<Option<NaiveDate>> {
+    use crate::db::schema::rounds;
+    rounds::table
+        .filter(rounds::table_id.eq(table))
+        .select(diesel::dsl::max(rounds::gaming_day))
+        .first(conn)
+}

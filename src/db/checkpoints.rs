@@ -212,7 +212,7 @@ pub fn check_last(conn: &mut PgConnection, seals: &SealFiles) -> Result<(), Chec
         let mut last = std::collections::BTreeMap::new();
         for line in seal_file::read_lines(path)? {
             for (chain, head) in line.heads() {
-                last.insert(chain.clone(), (head.clone(), line.name()));
+                last.insert(chain.clone(), (head.clone(), line.name(seals.zone)));
             }
         }
         for (chain, (head, name)) in last {

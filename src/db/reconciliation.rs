@@ -14,6 +14,7 @@ use crate::db::schema::{investigation_closings, investigations};
 /// an inventory slip, a fill or credit, a buy-in, a fee, a count), `$3` narrowing to one table
 /// when not null, with what each kind of record adds up to (void records left out):
 /// - the opener: the day's first opener not void; the closer: its last closer not void;
+///   whether an opener of the day holds the table, unexplained;
 /// - fills and credits received, and those requested or issued but not received;
 /// - buy-ins recorded, cash and non-cash; the count team's count (the last not void);
 /// - the rounds' house result (a void round out, its re-entry in), the rounds, the void ones,
@@ -39,7 +40,9 @@ const TABLE_DAYS: &str = "\
         SELECT s.table_id, s.gaming_day, \
                (array_agg(s.total ORDER BY s.id) FILTER (WHERE s.kind = 'opener'))[1] AS opener, \
                (array_agg(s.total ORDER BY s.id DESC) FILTER (WHERE s.kind = 'closer'))[1] \
-                   AS closer \
+                   AS closer, \
+               bool_or(s.held AND NOT EXISTS ( \
+                   SELECT 1 FROM opener_explanations e WHERE e.slip_id = s.id)) AS held \
         FROM inventory_slips s \
         WHERE s.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR s.table_id = $3) \
           AND NOT EXISTS (SELECT 1 FROM inventory_slip_voids v WHERE v.slip_id = s.id) \
@@ -95,7 +98,7 @@ const TABLE_DAYS: &str = "\
     ) \
     SELECT d.table_id, d.gaming_day, t.code, t.currency, \
            COALESCE(r.points_game, false) AS points_game, \
-           s.opener, s.closer, \
+           s.opener, s.closer, COALESCE(s.held, false) AS held, \
            COALESCE(c.fills, 0)::bigint AS fills, COALESCE(c.credits, 0)::bigint AS credits, \
            COALESCE(c.cage_open, 0)::bigint AS cage_open, \
            COALESCE(b.cash, 0)::bigint AS bought_cash, \
@@ -132,6 +135,9 @@ pub struct TableDayRow {
     pub opener: Option<i64>,
     #[diesel(sql_type = Nullable<BigInt>)]
     pub closer: Option<i64>,
+    /// An opener of the day holds the table, unexplained.
+    #[diesel(sql_type = Bool)]
+    pub held: bool,
     #[diesel(sql_type = BigInt)]
     pub fills: i64,
     #[diesel(sql_type = BigInt)]

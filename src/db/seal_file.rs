@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::config::Zone;
+
 /// A chain's head as sealed: its last event's number and hash (hex).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -65,11 +67,12 @@ impl Checkpoint {
         }
     }
 
-    /// How verification and the close name it: "the checkpoint of 2026-11-27 03:40:12 UTC".
-    pub fn name(&self) -> String {
+    /// How verification and the close name it, in the casino's local time: "the checkpoint of
+    /// 2026-11-27 11:40:12 (PHT, UTC+08:00)".
+    pub fn name(&self, zone: Zone) -> String {
         format!(
-            "the checkpoint of {}",
-            self.at.format("%Y-%m-%d %H:%M:%S UTC")
+            "the checkpoint of {} ({zone})",
+            self.at.with_timezone(&zone.offset).format("%Y-%m-%d %H:%M:%S")
         )
     }
 }
@@ -90,11 +93,11 @@ impl Line {
         }
     }
 
-    /// The line in words: "the seal of 2026-11-20" or "the checkpoint of …".
-    pub fn name(&self) -> String {
+    /// The line in words: "the seal of 2026-11-20" or "the checkpoint of …" (local time).
+    pub fn name(&self, zone: Zone) -> String {
         match self {
             Line::Seal(seal) => format!("the seal of {}", seal.gaming_day),
-            Line::Checkpoint(checkpoint) => checkpoint.name(),
+            Line::Checkpoint(checkpoint) => checkpoint.name(zone),
         }
     }
 
@@ -114,6 +117,8 @@ impl Line {
 pub struct SealFiles {
     pub file: PathBuf,
     pub copy: Option<PathBuf>,
+    /// The casino's local time, in which their lines are named to people.
+    pub zone: Zone,
 }
 
 impl SealFiles {
@@ -121,6 +126,7 @@ impl SealFiles {
         SealFiles {
             file: config.seal_file.clone(),
             copy: config.seal_copy.clone(),
+            zone: config.zone(),
         }
     }
 
@@ -243,6 +249,22 @@ pub fn read_lines(path: &Path) -> Result<Vec<Line>, SealFileError> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_checkpoint_is_named_in_the_casinos_local_time() {
+        let at = DateTime::parse_from_rfc3339("2026-11-27T03:40:12Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let zone = Zone {
+            offset: chrono::FixedOffset::east_opt(8 * 3600).unwrap(),
+            name: Some("PHT"),
+        };
+        let line = Line::Checkpoint(Checkpoint::new(at, SealedHeads::new()));
+        assert_eq!(
+            line.name(zone),
+            "the checkpoint of 2026-11-27 11:40:12 (PHT, UTC+08:00)"
+        );
+    }
 
     #[test]
     fn seals_and_checkpoints_read_back_as_appended() {

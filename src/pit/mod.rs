@@ -56,6 +56,8 @@ pub enum PitError {
     /// A report asked for over a range it cannot cover.
     #[error(transparent)]
     Report(#[from] ReportError),
+    #[error(transparent)]
+    Accounting(#[from] crate::accounting::AccountingError),
     /// A blocking task (a password's hash) ended without an answer.
     #[error("a blocking task failed")]
     Task,

@@ -2,6 +2,7 @@
 //! reports themselves are [`crate::reports`]'s), and the recompute check of a gaming day started
 //! in the background, its verdict recorded by the one who asked.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -9,7 +10,8 @@ use chrono::{FixedOffset, NaiveDate, NaiveTime};
 
 use crate::db::audit_log::{Actor, AuditEvent};
 use crate::db::handle::Db;
-use crate::db::ids::ShiftId;
+use crate::accounting::reconcile::TableDay;
+use crate::db::ids::{ShiftId, TableId};
 use crate::pit::PitError;
 use crate::reports::checks::{Done, Rechecks};
 use crate::reports::gaming_day::{self, HourResult, Report, ShiftRounds};
@@ -57,15 +59,21 @@ pub async fn shift_rounds(db: &Db, id: ShiftId) -> Result<Option<ShiftRounds>, P
         .await
 }
 
-/// The live pit board of gaming day `day` at `now`.
+/// The live pit board of gaming day `day` at `now`, with each table's accounting of the day
+/// (opener, drop so far, fills and credits in transit, the two wins once closed).
 pub async fn board(
     db: &Db,
     day: NaiveDate,
     now: chrono::DateTime<chrono::Utc>,
     rules: FlagRules,
-) -> Result<Board, PitError> {
-    db.run(move |conn| Ok(pit::board(conn, day, now, rules)?))
-        .await
+    settings: crate::accounting::reconcile::Settings,
+) -> Result<(Board, HashMap<TableId, TableDay>), PitError> {
+    db.run(move |conn| {
+        let board = pit::board(conn, day, now, rules)?;
+        let accounting = crate::accounting::reconcile::board_lines(conn, day, settings)?;
+        Ok((board, accounting))
+    })
+    .await
 }
 
 /// The latest recompute check of gaming day `day`, if any.

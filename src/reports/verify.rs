@@ -795,6 +795,7 @@ fn check_seals(
 /// the other has not. Returns how many checkpoint lines there are.
 fn check_lines(
     files: &[(&'static str, Vec<Line>)],
+    zone: crate::config::Zone,
     into: &mut Checkpoints,
     problems: &mut Vec<SealProblem>,
 ) -> usize {
@@ -808,7 +809,7 @@ fn check_lines(
                 Line::Seal(_) if index == 0 => continue,
                 Line::Seal(_) => {}
             }
-            let source: Rc<str> = format!("{} in {file}", line.name()).into();
+            let source: Rc<str> = format!("{} in {file}", line.name(zone)).into();
             let mut fresh = SealedHeads::new();
             for (chain, head) in line.heads() {
                 if last.insert(chain, &head.hash) != Some(head.hash.as_str()) {
@@ -827,7 +828,7 @@ fn check_lines(
                 .filter(|line| !other.contains(line))
                 .map(|line| SealProblem {
                     day: line.day(),
-                    what: format!("{} is in {has} but not in {lacks}", line.name()),
+                    what: format!("{} is in {has} but not in {lacks}", line.name(zone)),
                 })
                 .collect::<Vec<_>>()
         };
@@ -872,7 +873,7 @@ fn verify_in(
     let stored = stored_seals(conn)?;
     let mut seal_problems = Vec::new();
     let mut checkpoints = check_seals(&stored, &copies, &mut seal_problems);
-    let checkpoints_checked = check_lines(&files, &mut checkpoints, &mut seal_problems);
+    let checkpoints_checked = check_lines(&files, seals.zone, &mut checkpoints, &mut seal_problems);
     let chains = if scope.chains.is_empty() {
         chain_names(conn)?
     } else {

@@ -279,6 +279,7 @@ mod tests {
         use proptest::prelude::*;
 
         use super::super::*;
+        use super::TOLERANCE;
         use crate::rules::settle::settle;
         use crate::rules::test_support::{build_round, deck_strategy, profile_strategy};
 

@@ -2,6 +2,8 @@
 //! (`/api/v1/pit`), which `pit.js` reads to refresh the board in place. Both show the same
 //! [`PitView`], worked out once from [`crate::reports::pit::board`].
 
+use std::collections::HashMap;
+
 use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -9,7 +11,9 @@ use askama::Template;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use crate::accounting::reconcile::TableDay;
 use crate::config::Zone;
+use crate::db::ids::TableId;
 use crate::pit::reports;
 use crate::reports::figures::percent;
 use crate::reports::pit::{Board, BoardRow, Flag, FlagRules};
@@ -101,6 +105,10 @@ pub struct TableView {
     pub draft_minutes: Option<i64>,
     pub draft_text: String,
     pub pending: i64,
+    /// The day's table accounting: the opener, the drop so far, fills and credits in transit;
+    /// once closed, win by inventory against win by rounds.
+    pub accounting_text: String,
+    pub win_text: String,
     pub flags: Vec<FlagView>,
 }
 
@@ -150,13 +158,73 @@ fn flag_view(flag: &Flag, row: &BoardRow, pit_rate: &str) -> FlagView {
     }
 }
 
+/// The accounting lines of a table's tile, and its accounting flags (a held opener, a variance
+/// beyond the tolerance).
+fn accounting_view(row: &BoardRow, day: Option<&TableDay>) -> (String, String, Vec<FlagView>) {
+    let Some(day) = day else {
+        return ("No opener".to_owned(), String::new(), Vec::new());
+    };
+    let c = row.currency.as_str();
+    let mut parts = vec![match day.documents.opener {
+        Some(opener) => format!("Opener {}", crate::web::format::money(opener, c)),
+        None => "No opener".to_owned(),
+    }];
+    parts.push(format!(
+        "drop {}{}",
+        crate::web::format::money(day.drop(), c),
+        if day.documents.drop.is_counted() {
+            " counted"
+        } else {
+            " so far"
+        }
+    ));
+    if day.cage_open > 0 {
+        parts.push(format!("{} fill/credit in transit", day.cage_open));
+    }
+    let r = &day.reconciliation;
+    let win_text = match (r.inventory_win, r.variance) {
+        (Some(win), Some(variance)) => format!(
+            "Win: inventory {} · rounds {} · variance {}",
+            amount(c, win),
+            amount(c, r.rounds_win),
+            amount(c, variance)
+        ),
+        _ => String::new(),
+    };
+    let mut flags = Vec::new();
+    if day.held {
+        flags.push(FlagView {
+            kind: "held",
+            text: "Opener held: explain the difference".to_owned(),
+            href: Some(format!("/tables/{}/slips", row.code)),
+        });
+    }
+    if r.flagged {
+        flags.push(FlagView {
+            kind: "variance",
+            text: format!(
+                "Variance {} beyond {}",
+                amount(c, r.variance.unwrap_or_default()),
+                crate::web::format::money(r.tolerance, c)
+            ),
+            href: Some(format!(
+                "/reports/accounting?day={}&table={}",
+                day.day, row.code
+            )),
+        });
+    }
+    (parts.join(" · "), win_text, flags)
+}
+
 fn table_view(
     row: &BoardRow,
     flags: &[Flag],
+    accounting: Option<&TableDay>,
     now: DateTime<Utc>,
     zone: Zone,
     pit_rate: &str,
 ) -> TableView {
+    let (accounting_text, win_text, accounting_flags) = accounting_view(row, accounting);
     let draft_minutes = row
         .draft_opened_at
         .map(|at| (now - at).num_minutes().max(0));
@@ -186,17 +254,31 @@ fn table_view(
         draft_minutes,
         draft_text: draft_minutes.map_or_else(|| "none".to_owned(), |m| format!("open {m} min")),
         pending: row.pending,
-        flags: flags.iter().map(|f| flag_view(f, row, pit_rate)).collect(),
+        accounting_text,
+        win_text,
+        flags: flags
+            .iter()
+            .map(|f| flag_view(f, row, pit_rate))
+            .chain(accounting_flags)
+            .collect(),
     }
 }
 
 /// The view of `board` for a casino at `zone`.
-pub fn view(board: &Board, zone: Zone, quiet_minutes: i64) -> PitView {
+pub fn view(
+    board: &Board,
+    accounting: &HashMap<TableId, TableDay>,
+    zone: Zone,
+    quiet_minutes: i64,
+) -> PitView {
     let pit_rate = percent(board.pit_dealer_fouls, board.pit_rounds);
     let mut tables: Vec<TableView> = board
         .tables
         .iter()
-        .map(|(row, flags)| table_view(row, flags, board.at, zone, &pit_rate))
+        .map(|(row, flags)| {
+            let day = accounting.get(&row.table_id);
+            table_view(row, flags, day, board.at, zone, &pit_rate)
+        })
         .collect();
     // What needs a look first: flagged tables, each group in code order (a stable sort).
     tables.sort_by_key(|t| t.flags.is_empty());
@@ -242,9 +324,11 @@ async fn current_view(state: &AppState) -> Result<PitView, AppError> {
     let rules = FlagRules {
         quiet_after: state.config.pit_quiet_after,
     };
-    let board = reports::board(&state.db, day, now, rules).await?;
+    let settings = crate::web::reconciliation::settings(&state.config);
+    let (board, accounting) = reports::board(&state.db, day, now, rules, settings).await?;
     Ok(view(
         &board,
+        &accounting,
         state.config.zone(),
         state.config.pit_quiet_after.num_minutes(),
     ))

@@ -296,7 +296,7 @@ pub async fn show(
     let range = match range(&req, &state).await {
         Ok(range) => range,
         Err(err) if err.status_code().is_client_error() => {
-            return refused_range(&req, &session, &user, &err)
+            return refused_range(&req, &session, &user, &err, ("/reports", "Reports"))
         }
         Err(err) => return Err(err),
     };
@@ -379,6 +379,9 @@ pub async fn show(
 #[template(path = "report_refused.html")]
 struct RangeRefusedPage {
     nav: Nav,
+    /// The report the form asks for again: `/reports` or `/reports/house-way`.
+    action: &'static str,
+    title: &'static str,
     from: String,
     to: String,
     /// The date a refusal was about, to put the cursor in.
@@ -392,6 +395,7 @@ fn refused_range(
     session: &Session,
     user: &CurrentUser,
     err: &AppError,
+    (action, title): (&'static str, &'static str),
 ) -> Result<HttpResponse, AppError> {
     let query: RangeQuery = serde_urlencoded::from_str(req.query_string()).unwrap_or_default();
     let day = query.day.unwrap_or_default();
@@ -409,6 +413,8 @@ fn refused_range(
     };
     let page = RangeRefusedPage {
         nav,
+        action,
+        title,
         from,
         to,
         focus,
@@ -766,7 +772,14 @@ pub async fn house_way_page(
     state: web::Data<AppState>,
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
-    let range = range(&req, &state).await?;
+    let range = match range(&req, &state).await {
+        Ok(range) => range,
+        Err(err) if err.status_code().is_client_error() => {
+            let form = ("/reports/house-way", "House-way report");
+            return refused_range(&req, &session, &user, &err, form);
+        }
+        Err(err) => return Err(err),
+    };
     let report = pit_reports::house_way(&state.db, range.from, range.to).await?;
     let page = HouseWayPage {
         nav: session::nav(&session, Some(&user))?,

@@ -20,7 +20,7 @@
     setText(tile, '[data-field="dealer"]', t.dealer || "No dealer");
     setText(tile, '[data-field="since"]', t.since ? "since " + t.since : "");
     ["shift_rounds", "shift_rounds_word", "shift_house_text", "day_rounds", "day_rounds_word",
-      "day_house_text", "draft_text", "pending"]
+      "day_house_text", "draft_text", "pending", "accounting_text", "win_text"]
       .forEach(function (key) { setText(tile, '[data-field="' + key + '"]', String(t[key])); });
     var list = tile.querySelector('[data-field="flags"]');
     if (list) {

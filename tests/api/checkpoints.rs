@@ -193,6 +193,7 @@ async fn a_forged_event_slipped_in_is_found_after_a_checkpoint_and_the_close_ref
         &SealFiles {
             file: app.config.seal_file.with_extension("none"),
             copy: None,
+            zone: app.config.zone(),
         },
         &mut |_| {},
     )

@@ -218,10 +218,16 @@ async fn the_house_way_report_counts_each_dealers_and_seats_departures() {
     let free_seat = line("seat", "", "FREE");
     assert_eq!(&free_seat[4], "1");
 
+    // A refused range keeps the page: the navigation, the form with the days typed, the reason.
     let res = pit
         .get("/reports/house-way?from=2026-03-02&to=2026-03-01")
         .await;
     assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    let page = res.text().await.unwrap();
+    assert!(page.contains(r#"action="/reports/house-way""#), "{page}");
+    assert!(page.contains(r#"value="2026-03-02""#), "{page}");
+    assert!(page.contains("House-way report"), "{page}");
+    assert!(page.contains("Sign out"), "{page}");
 }
 
 #[tokio::test]

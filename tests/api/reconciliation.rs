@@ -16,9 +16,31 @@ use crate::helpers::{create_table, location, record, spawn_app, the_round, TestA
 /// PHP 25, 100, 500, 1,000.
 const DENOMINATIONS: [i64; 4] = [2_500, 10_000, 50_000, 100_000];
 
-/// What the_round() pays the house: seat 1 fouls and loses double its 500, seat 2 surrenders
-/// half its 200, seat 3 wins two hands of three and is paid its 300: 1,000 + 100 − 300.
-const ROUND_WIN: i64 = 80_000;
+/// the_round() with these bets (minor units): seat 1 fouls and loses double its bet, seat 2
+/// surrenders half of its, seat 3 wins two hands of three and is paid its bet. What the house
+/// wins is worked out here, apart from the engine.
+fn round_with(bets: [i64; 3]) -> (serde_json::Value, i64) {
+    let mut round = the_round();
+    for (seat, bet) in bets.iter().enumerate() {
+        round["seats"][seat]["bet"] = (*bet).into();
+    }
+    (round, 2 * bets[0] + bets[1] / 2 - bets[2])
+}
+
+/// PHP 225 a round: 2 × 100 + 100 / 2 − 25.
+const BETS: [i64; 3] = [10_000, 10_000, 2_500];
+
+/// Chips of `total` (minor units, a multiple of PHP 25) by denomination, largest first.
+fn chips_of(total: i64) -> [i64; 4] {
+    let mut left = total;
+    let mut counts = [0; 4];
+    for (i, d) in DENOMINATIONS.iter().enumerate().rev() {
+        counts[i] = left / d;
+        left %= d;
+    }
+    assert_eq!(left, 0, "{total} is not counted in chips");
+    counts
+}
 
 struct Pit {
     dealer: TestApp,
@@ -67,18 +89,18 @@ fn user_id(app: &TestApp, username: &str) -> i64 {
         .unwrap()
 }
 
-fn table_id(app: &TestApp) -> i64 {
+fn table_id(app: &TestApp, code: &str) -> i64 {
     use pusoy_pit::db::schema::gaming_tables;
     gaming_tables::table
-        .filter(gaming_tables::code.eq("T1"))
+        .filter(gaming_tables::code.eq(code))
         .select(gaming_tables::id)
         .first(&mut app.conn())
         .unwrap()
 }
 
 impl Pit {
-    /// Signs an opener or closer from the dealer's browser with `boss` second.
-    async fn slip(&self, kind: &str, chips: [i64; 4]) {
+    /// Signs an opener or closer of `code` from the dealer's browser with `boss` second.
+    async fn slip_at(&self, code: &str, kind: &str, chips: [i64; 4]) {
         let counts: Vec<(String, String)> = DENOMINATIONS
             .iter()
             .zip(chips)
@@ -91,23 +113,30 @@ impl Pit {
             ("second_password", PASSWORD),
         ];
         fields.extend(counts.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        let res = self.dealer.post_form("/tables/T1/slips", &fields).await;
+        let res = self
+            .dealer
+            .post_form(&format!("/tables/{code}/slips"), &fields)
+            .await;
         assert_eq!(
             res.status(),
             StatusCode::SEE_OTHER,
             "{}",
             res.text().await.unwrap()
         );
-        assert_eq!(location(&res), "/tables/T1/slips");
+        assert_eq!(location(&res), format!("/tables/{code}/slips"));
     }
 
-    /// A buy-in at seat `seat`, written as the table's record.
-    fn buy_in(&self, seat: i16, kind: &str, amount: i64) {
+    async fn slip(&self, kind: &str, chips: [i64; 4]) {
+        self.slip_at("T1", kind, chips).await;
+    }
+
+    /// A buy-in at seat `seat` of `code`, written as the table's record.
+    fn buy_in(&self, code: &str, seat: i16, kind: &str, amount: i64) {
         diesel::sql_query(
             "INSERT INTO buy_ins (table_id, gaming_day, seat, kind, currency, amount, recorded_by) \
              VALUES ($1, $2, $3, $4, 'PHP', $5, $6)",
         )
-        .bind::<diesel::sql_types::BigInt, _>(table_id(&self.dealer))
+        .bind::<diesel::sql_types::BigInt, _>(table_id(&self.dealer, code))
         .bind::<diesel::sql_types::Date, _>(self.day)
         .bind::<diesel::sql_types::SmallInt, _>(seat)
         .bind::<diesel::sql_types::Text, _>(kind)
@@ -117,20 +146,22 @@ impl Pit {
         .unwrap();
     }
 
-    /// A fill of `amount` (all in 1,000 chips) requested, issued and received.
-    fn fill(&self, thousands: i64) {
+    /// A fill (or credit) of `thousands` 1,000 chips at `code`, requested, issued and received.
+    fn cage(&self, code: &str, kind: &str, number: i32, thousands: i64) {
         let conn = &mut self.dealer.conn();
         let version: i64 = self.chip_set_version.parse().unwrap();
         let id: i64 = diesel::sql_query(
             "INSERT INTO cage_slips (kind, year, number, table_id, gaming_day, \
                  chip_set_version_id, counts, total) \
-             VALUES ('fill', 2026, 1, $1, $2, $3, ARRAY[0, 0, 0, $4]::bigint[], $4 * 100000) \
+             VALUES ($5, 2026, $6, $1, $2, $3, ARRAY[0, 0, 0, $4]::bigint[], $4 * 100000) \
              RETURNING id",
         )
-        .bind::<diesel::sql_types::BigInt, _>(table_id(&self.dealer))
+        .bind::<diesel::sql_types::BigInt, _>(table_id(&self.dealer, code))
         .bind::<diesel::sql_types::Date, _>(self.day)
         .bind::<diesel::sql_types::BigInt, _>(version)
         .bind::<diesel::sql_types::BigInt, _>(thousands)
+        .bind::<diesel::sql_types::Text, _>(kind)
+        .bind::<diesel::sql_types::Integer, _>(number)
         .get_result::<Id>(conn)
         .unwrap()
         .id;
@@ -154,15 +185,15 @@ impl Pit {
         }
     }
 
-    /// The count team's count: cash and markers.
-    fn count(&self, cash: i64, markers: i64) {
+    /// The count team's count of `code`: cash and markers.
+    fn count(&self, code: &str, cash: i64, markers: i64) {
         diesel::sql_query(
             "INSERT INTO drop_counts (table_id, gaming_day, currency, note_denominations, \
                  note_counts, cash, markers, chip_vouchers, total, first_counter, second_counter) \
              VALUES ($1, $2, 'PHP', ARRAY[100000]::bigint[], ARRAY[$3 / 100000]::bigint[], $3, \
                  $4, 0, $3 + $4, $5, $6)",
         )
-        .bind::<diesel::sql_types::BigInt, _>(table_id(&self.dealer))
+        .bind::<diesel::sql_types::BigInt, _>(table_id(&self.dealer, code))
         .bind::<diesel::sql_types::Date, _>(self.day)
         .bind::<diesel::sql_types::BigInt, _>(cash)
         .bind::<diesel::sql_types::BigInt, _>(markers)
@@ -172,25 +203,26 @@ impl Pit {
         .unwrap();
     }
 
-    /// The shift: opener PHP 18,000; two rounds (+1,600); buy-ins PHP 3,000 cash and a
+    /// The shift: opener PHP 18,000; two rounds (+450); buy-ins PHP 3,000 cash and a
     /// PHP 1,000 marker, paid in chips; a fill of PHP 5,000. The tray then holds
-    /// 18,000 − 4,000 + 1,600 + 5,000 = 20,600.
+    /// 18,000 − 4,000 + 450 + 5,000 = 19,450.
     async fn play(&self) {
         // 40 × 25 + 20 × 100 + 10 × 500 + 10 × 1,000 = 18,000.
         self.slip("opener", [40, 20, 10, 10]).await;
         self.dealer.sign_on_at("T1").await;
         for key in ["recon-0001", "recon-0002"] {
-            let (status, body) = record(&self.dealer, "T1", key, the_round()).await;
+            let (round, _) = round_with(BETS);
+            let (status, body) = record(&self.dealer, "T1", key, round).await;
             assert_eq!(status, StatusCode::CREATED, "{body}");
         }
-        self.buy_in(1, "cash", 300_000);
-        self.buy_in(2, "marker", 100_000);
-        self.fill(5);
+        self.buy_in("T1", 1, "cash", 300_000);
+        self.buy_in("T1", 2, "marker", 100_000);
+        self.cage("T1", "fill", 1, 5);
         self.dealer.sign_off_at("T1").await;
     }
 
-    /// The accounting report's CSV row of T1 today, by column name.
-    async fn row(&self) -> std::collections::HashMap<String, String> {
+    /// The accounting report's CSV rows of today, by column name.
+    async fn rows(&self) -> Vec<std::collections::HashMap<String, String>> {
         let res = self
             .boss
             .get(&format!("/reports/accounting/csv?day={}", self.day))
@@ -199,12 +231,22 @@ impl Pit {
         let text = res.text().await.unwrap();
         let mut reader = csv::Reader::from_reader(text.as_bytes());
         let headers = reader.headers().unwrap().clone();
-        let record = reader.records().next().expect("a row").unwrap();
-        headers
-            .iter()
-            .map(str::to_owned)
-            .zip(record.iter().map(str::to_owned))
+        reader
+            .records()
+            .map(|record| {
+                headers
+                    .iter()
+                    .map(str::to_owned)
+                    .zip(record.unwrap().iter().map(str::to_owned))
+                    .collect()
+            })
             .collect()
+    }
+
+    async fn row(&self) -> std::collections::HashMap<String, String> {
+        let mut rows = self.rows().await;
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        rows.remove(0)
     }
 }
 
@@ -218,23 +260,24 @@ struct Id {
 async fn an_honest_shift_reconciles_to_zero() {
     let p = pit().await;
     p.play().await;
-    p.count(300_000, 100_000);
-    // 20,600 = 20 × 1,000 + 1 × 500 + 1 × 100.
-    p.slip("closer", [0, 1, 1, 20]).await;
+    p.count("T1", 300_000, 100_000);
+    // 19,450 = 19 × 1,000 + 4 × 100 + 2 × 25.
+    p.slip("closer", chips_of(1_945_000)).await;
     let row = p.row().await;
     assert_eq!(row["opener"], "18000.00");
-    assert_eq!(row["closer"], "20600.00");
+    assert_eq!(row["closer"], "19450.00");
     assert_eq!(row["fills"], "5000.00");
     assert_eq!(row["drop"], "4000.00");
     assert_eq!(row["drop_counted"], "true");
-    assert_eq!(row["house_result"], Money(2 * ROUND_WIN).plain_text());
-    // 20,600 − 18,000 + 0 − 5,000 + 4,000 = 1,600: the rounds' win.
-    assert_eq!(row["inventory_win"], "1600.00");
-    assert_eq!(row["rounds_win"], "1600.00");
+    assert_eq!(row["house_result"], Money(2 * round_with(BETS).1).plain_text());
+    assert_eq!(row["house_result"], "450.00");
+    // 19,450 − 18,000 + 0 − 5,000 + 4,000 = 450: the rounds' win.
+    assert_eq!(row["inventory_win"], "450.00");
+    assert_eq!(row["rounds_win"], "450.00");
     assert_eq!(row["variance"], "0.00");
     assert_eq!(row["flagged"], "false");
     assert_eq!(row["final"], "true");
-    assert_eq!(row["hold_percent"], "40.00");
+    assert_eq!(row["hold_percent"], "11.25");
     assert!(investigations_of(&p.dealer).is_empty());
     let page = p
         .boss
@@ -243,7 +286,7 @@ async fn an_honest_shift_reconciles_to_zero() {
     assert_eq!(page.status(), StatusCode::OK);
     let page = page.text().await.unwrap();
     assert!(page.contains("PHP 4,000.00"), "{page}");
-    assert!(page.contains("40.00 %"), "{page}");
+    assert!(page.contains("11.25 %"), "{page}");
 }
 
 fn investigations_of(app: &TestApp) -> Vec<(i64, i64)> {
@@ -264,11 +307,11 @@ async fn a_miscounted_closer_is_the_variance_flagged_and_investigated() {
     assert_eq!(row["final"], "false");
     assert!(row["causes"].contains("no closer yet"), "{row:?}");
     assert!(row["causes"].contains("not counted yet"), "{row:?}");
-    p.count(300_000, 100_000);
-    // Two 1,000 chips short: 18,600.
-    p.slip("closer", [0, 1, 1, 18]).await;
+    p.count("T1", 300_000, 100_000);
+    // Two 1,000 chips short: 17,450.
+    p.slip("closer", chips_of(1_745_000)).await;
     let row = p.row().await;
-    assert_eq!(row["inventory_win"], "-400.00");
+    assert_eq!(row["inventory_win"], "-1550.00");
     assert_eq!(row["variance"], "-2000.00");
     assert_eq!(row["flagged"], "true");
     // The fixed PHP 1,000 is above 2 % of the PHP 4,000 drop.
@@ -347,7 +390,7 @@ async fn the_gaming_day_closes_only_when_every_table_has_its_closer() {
         "{page}"
     );
     assert!(page.contains(&format!("/tables/T1/slips?day={}", p.day)), "{page}");
-    p.slip("closer", [0, 1, 1, 20]).await;
+    p.slip("closer", chips_of(1_945_000)).await;
     let res = p.boss.post_form(&close, &[("confirm", "yes")]).await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
     assert_eq!(p.dealer.audit("day.closed").len(), 1);
@@ -357,15 +400,15 @@ async fn the_gaming_day_closes_only_when_every_table_has_its_closer() {
 async fn the_hold_chart_and_a_bad_range_answer_clearly() {
     let p = pit().await;
     p.play().await;
-    p.count(300_000, 100_000);
-    p.slip("closer", [0, 1, 1, 20]).await;
+    p.count("T1", 300_000, 100_000);
+    p.slip("closer", chips_of(1_945_000)).await;
     let res = p
         .boss
         .get(&format!("/reports/accounting/hold.svg?day={}&currency=PHP", p.day))
         .await;
     assert_eq!(res.status(), StatusCode::OK);
     let svg = res.text().await.unwrap();
-    assert!(svg.starts_with("<svg") && svg.contains("T1: hold 40.0 %"), "{svg}");
+    assert!(svg.starts_with("<svg") && svg.contains("T1: hold 11.3 %"), "{svg}");
     let res = p.boss.get("/reports/accounting?day=yesterday").await;
     assert_eq!(res.status(), StatusCode::BAD_REQUEST);
     let res = p
@@ -376,4 +419,77 @@ async fn the_hold_chart_and_a_bad_range_answer_clearly() {
     assert!(res.text().await.unwrap().contains("at most 92 gaming days"));
     let res = p.dealer.get("/reports/accounting").await;
     assert_eq!(res.status(), StatusCode::FORBIDDEN);
+}
+
+/// A property over random shifts, one at each of three tables: random rounds (the bets drawn),
+/// buy-ins, fills and credits, then an honest closer and count. Each table's win by inventory
+/// equals its win by rounds, to the centavo.
+#[tokio::test]
+async fn random_honest_shifts_reconcile_to_zero() {
+    use rand::{Rng, SeedableRng};
+    let seed: u64 = rand::random();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let p = pit().await;
+    let codes = ["T1", "T2", "T3"];
+    for code in &codes[1..] {
+        create_table(&p.dealer, code);
+    }
+    let mut numbers = (1..).map(|n: i32| n);
+    for (t, code) in codes.iter().enumerate() {
+        // The opener: 10,000 to 60,000 in 1,000 chips and some small ones.
+        let opener = rng.random_range(10..60) * 100_000 + rng.random_range(0..40) * 2_500;
+        p.slip_at(code, "opener", chips_of(opener)).await;
+        p.dealer.sign_on_at(code).await;
+        let (mut tray, mut cash, mut markers) = (opener, 0, 0);
+        for n in 0..rng.random_range(1..6) {
+            match rng.random_range(0..4) {
+                0 => {
+                    let bets = [
+                        rng.random_range(1..=2) * 5_000,
+                        rng.random_range(1..=2) * 5_000,
+                        rng.random_range(1..=2) * 5_000,
+                    ];
+                    let (round, house) = round_with(bets);
+                    let key = format!("prop-{t}-{n:04}");
+                    let (status, body) = record(&p.dealer, code, &key, round).await;
+                    assert_eq!(status, StatusCode::CREATED, "seed {seed}: {body}");
+                    tray += house;
+                }
+                1 => {
+                    let amount = rng.random_range(1..200) * 2_500;
+                    if rng.random_bool(0.8) {
+                        p.buy_in(code, rng.random_range(1..=3), "cash", amount);
+                        cash += amount;
+                    } else {
+                        p.buy_in(code, rng.random_range(1..=3), "marker", amount);
+                        markers += amount;
+                    }
+                    tray -= amount;
+                }
+                2 => {
+                    let thousands = rng.random_range(1..10);
+                    p.cage(code, "fill", numbers.next().unwrap_or(1), thousands);
+                    tray += thousands * 100_000;
+                }
+                _ => {
+                    let thousands = rng.random_range(1..5);
+                    if tray >= thousands * 100_000 {
+                        p.cage(code, "credit", numbers.next().unwrap_or(1), thousands);
+                        tray -= thousands * 100_000;
+                    }
+                }
+            }
+        }
+        p.dealer.sign_off_at(code).await;
+        p.count(code, cash, markers);
+        p.slip_at(code, "closer", chips_of(tray)).await;
+    }
+    let rows = p.rows().await;
+    assert_eq!(rows.len(), 3, "seed {seed}: {rows:?}");
+    for row in rows {
+        assert_eq!(row["variance"], "0.00", "seed {seed}: {row:?}");
+        assert_eq!(row["inventory_win"], row["rounds_win"], "seed {seed}: {row:?}");
+        assert_eq!(row["final"], "true", "seed {seed}: {row:?}");
+    }
+    assert!(investigations_of(&p.dealer).is_empty(), "seed {seed}");
 }
