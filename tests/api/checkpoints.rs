@@ -154,13 +154,13 @@ async fn a_re_hashed_tail_is_found_after_a_checkpoint_and_the_close_refuses() {
     assert_eq!(broken.seq, 6);
     assert_eq!(
         broken.what,
-        format!("hash differs from {} in the seal file", checkpoint.name())
+        format!("hash differs from {} in the seal file", checkpoint.name(app.config.zone()))
     );
     let page = close_is_refused(&app, &supervisor).await;
     assert!(
         page.contains(&format!(
             "{CHAIN} seq 6: the event differs from {} in the seal file",
-            checkpoint.name()
+            checkpoint.name(app.config.zone())
         )),
         "{page}"
     );
@@ -205,7 +205,7 @@ async fn a_forged_event_slipped_in_is_found_after_a_checkpoint_and_the_close_ref
     assert_eq!(broken.seq, 6);
     assert_eq!(
         broken.what,
-        format!("hash differs from {} in the seal file", checkpoint.name())
+        format!("hash differs from {} in the seal file", checkpoint.name(app.config.zone()))
     );
     let page = close_is_refused(&app, &supervisor).await;
     assert!(
@@ -238,14 +238,14 @@ async fn a_cut_tail_is_found_after_a_checkpoint_and_the_close_refuses() {
         broken.what,
         format!(
             "seq 6 missing (named by {} in the seal file; the chain ends at seq 3)",
-            checkpoint.name()
+            checkpoint.name(app.config.zone())
         )
     );
     let page = close_is_refused(&app, &supervisor).await;
     assert!(
         page.contains(&format!(
             "{CHAIN} seq 6: missing: the chain ends at seq 3, before {} in the seal file",
-            checkpoint.name()
+            checkpoint.name(app.config.zone())
         )),
         "{page}"
     );
@@ -296,13 +296,13 @@ async fn the_seal_copy_gets_every_line_and_verification_names_what_only_one_file
     let found = verify_all(&app);
     assert_eq!(
         bad(&found, CHAIN).what,
-        format!("hash differs from {} in the seal copy", checkpoint.name())
+        format!("hash differs from {} in the seal copy", checkpoint.name(app.config.zone()))
     );
     assert!(
         found.seal_problems.iter().any(|p| p.what
             == format!(
                 "{} is in the seal copy but not in the seal file",
-                checkpoint.name()
+                checkpoint.name(app.config.zone())
             )),
         "{:?}",
         found.seal_problems

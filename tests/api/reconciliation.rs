@@ -17,17 +17,17 @@ use crate::helpers::{create_table, location, record, spawn_app, the_round, TestA
 const DENOMINATIONS: [i64; 4] = [2_500, 10_000, 50_000, 100_000];
 
 /// the_round() with these bets (minor units): seat 1 fouls and loses double its bet, seat 2
-/// surrenders half of its, seat 3 wins two hands of three and is paid its bet. What the house
+/// surrenders and pays its bet, seat 3 wins two hands of three and is paid its bet. What the house
 /// wins is worked out here, apart from the engine.
 fn round_with(bets: [i64; 3]) -> (serde_json::Value, i64) {
     let mut round = the_round();
     for (seat, bet) in bets.iter().enumerate() {
         round["seats"][seat]["bet"] = (*bet).into();
     }
-    (round, 2 * bets[0] + bets[1] / 2 - bets[2])
+    (round, 2 * bets[0] + bets[1] - bets[2])
 }
 
-/// PHP 225 a round: 2 × 100 + 100 / 2 − 25.
+/// PHP 275 a round: 2 × 100 + 100 − 25.
 const BETS: [i64; 3] = [10_000, 10_000, 2_500];
 
 /// Chips of `total` (minor units, a multiple of PHP 25) by denomination, largest first.
@@ -203,9 +203,9 @@ impl Pit {
         .unwrap();
     }
 
-    /// The shift: opener PHP 18,000; two rounds (+450); buy-ins PHP 3,000 cash and a
+    /// The shift: opener PHP 18,000; two rounds (+550); buy-ins PHP 3,000 cash and a
     /// PHP 1,000 marker, paid in chips; a fill of PHP 5,000. The tray then holds
-    /// 18,000 − 4,000 + 450 + 5,000 = 19,450.
+    /// 18,000 − 4,000 + 550 + 5,000 = 19,550.
     async fn play(&self) {
         // 40 × 25 + 20 × 100 + 10 × 500 + 10 × 1,000 = 18,000.
         self.slip("opener", [40, 20, 10, 10]).await;
@@ -261,23 +261,23 @@ async fn an_honest_shift_reconciles_to_zero() {
     let p = pit().await;
     p.play().await;
     p.count("T1", 300_000, 100_000);
-    // 19,450 = 19 × 1,000 + 4 × 100 + 2 × 25.
-    p.slip("closer", chips_of(1_945_000)).await;
+    // 19,550 = 19 × 1,000 + 1 × 500 + 2 × 25.
+    p.slip("closer", chips_of(1_955_000)).await;
     let row = p.row().await;
     assert_eq!(row["opener"], "18000.00");
-    assert_eq!(row["closer"], "19450.00");
+    assert_eq!(row["closer"], "19550.00");
     assert_eq!(row["fills"], "5000.00");
     assert_eq!(row["drop"], "4000.00");
     assert_eq!(row["drop_counted"], "true");
     assert_eq!(row["house_result"], Money(2 * round_with(BETS).1).plain_text());
-    assert_eq!(row["house_result"], "450.00");
-    // 19,450 − 18,000 + 0 − 5,000 + 4,000 = 450: the rounds' win.
-    assert_eq!(row["inventory_win"], "450.00");
-    assert_eq!(row["rounds_win"], "450.00");
+    assert_eq!(row["house_result"], "550.00");
+    // 19,550 − 18,000 + 0 − 5,000 + 4,000 = 550: the rounds' win.
+    assert_eq!(row["inventory_win"], "550.00");
+    assert_eq!(row["rounds_win"], "550.00");
     assert_eq!(row["variance"], "0.00");
     assert_eq!(row["flagged"], "false");
     assert_eq!(row["final"], "true");
-    assert_eq!(row["hold_percent"], "11.25");
+    assert_eq!(row["hold_percent"], "13.75");
     assert!(investigations_of(&p.dealer).is_empty());
     let page = p
         .boss
@@ -286,7 +286,60 @@ async fn an_honest_shift_reconciles_to_zero() {
     assert_eq!(page.status(), StatusCode::OK);
     let page = page.text().await.unwrap();
     assert!(page.contains("PHP 4,000.00"), "{page}");
-    assert!(page.contains("11.25 %"), "{page}");
+    assert!(page.contains("13.75 %"), "{page}");
+    // The pit board's tile: the opener, the counted drop, both wins.
+    let (status, board) =
+        crate::helpers::call(&p.boss, reqwest::Method::GET, "/api/v1/pit", None).await;
+    assert_eq!(status, StatusCode::OK);
+    let tile = &board["tables"][0];
+    assert_eq!(
+        tile["accounting_text"],
+        "Opener PHP 18,000.00 · drop PHP 4,000.00 counted"
+    );
+    let win = tile["win_text"].as_str().unwrap();
+    assert!(win.starts_with("Win: inventory PHP +550.00"), "{win}");
+    assert!(win.ends_with("variance PHP 0.00"), "{win}");
+}
+
+/// A round voided after it was dealt: its chips moved, so the win by inventory keeps it while the
+/// win by rounds leaves it out; the variance is that round, and the void is named as its cause.
+#[tokio::test]
+async fn a_void_round_is_out_of_the_rounds_win_and_named_as_a_cause() {
+    let p = pit().await;
+    p.slip("opener", [40, 20, 10, 10]).await;
+    p.dealer.sign_on_at("T1").await;
+    let mut ids = Vec::new();
+    for key in ["void-0001", "void-0002"] {
+        let (round, _) = round_with(BETS);
+        let (status, body) = record(&p.dealer, "T1", key, round).await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        ids.push(body["id"].as_i64().unwrap());
+    }
+    p.dealer.sign_off_at("T1").await;
+    let res = p
+        .boss
+        .post_form(
+            &format!("/review/rounds/{}/void", ids[1]),
+            &[("reason", "wrong_cards"), ("note", "seat 2 misread")],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    p.count("T1", 0, 0);
+    // The tray took both rounds: 18,000 + 550 = 18,550.
+    p.slip("closer", chips_of(1_855_000)).await;
+    let row = p.row().await;
+    assert_eq!(row["house_result"], "275.00");
+    assert_eq!(row["inventory_win"], "550.00");
+    assert_eq!(row["variance"], "275.00");
+    assert!(row["causes"].contains("1 round(s) voided"), "{row:?}");
+    let page = p
+        .boss
+        .get(&format!("/reports/accounting?day={}", p.day))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(page.contains("&amp;void=void"), "{page}");
 }
 
 fn investigations_of(app: &TestApp) -> Vec<(i64, i64)> {
@@ -308,14 +361,22 @@ async fn a_miscounted_closer_is_the_variance_flagged_and_investigated() {
     assert!(row["causes"].contains("no closer yet"), "{row:?}");
     assert!(row["causes"].contains("not counted yet"), "{row:?}");
     p.count("T1", 300_000, 100_000);
-    // Two 1,000 chips short: 17,450.
-    p.slip("closer", chips_of(1_745_000)).await;
+    // Two 1,000 chips short: 17,550.
+    p.slip("closer", chips_of(1_755_000)).await;
     let row = p.row().await;
-    assert_eq!(row["inventory_win"], "-1550.00");
+    assert_eq!(row["inventory_win"], "-1450.00");
     assert_eq!(row["variance"], "-2000.00");
     assert_eq!(row["flagged"], "true");
     // The fixed PHP 1,000 is above 2 % of the PHP 4,000 drop.
     assert_eq!(row["tolerance"], "1000.00");
+    let (_, board) = crate::helpers::call(&p.boss, reqwest::Method::GET, "/api/v1/pit", None).await;
+    let kinds: Vec<&str> = board["tables"][0]["flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["variance"], "{board}");
     let opened = investigations_of(&p.dealer);
     assert_eq!(opened, [(opened[0].0, -200_000)]);
     let events = p.dealer.audit("investigation.opened");
@@ -390,7 +451,7 @@ async fn the_gaming_day_closes_only_when_every_table_has_its_closer() {
         "{page}"
     );
     assert!(page.contains(&format!("/tables/T1/slips?day={}", p.day)), "{page}");
-    p.slip("closer", chips_of(1_945_000)).await;
+    p.slip("closer", chips_of(1_955_000)).await;
     let res = p.boss.post_form(&close, &[("confirm", "yes")]).await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
     assert_eq!(p.dealer.audit("day.closed").len(), 1);
@@ -401,14 +462,14 @@ async fn the_hold_chart_and_a_bad_range_answer_clearly() {
     let p = pit().await;
     p.play().await;
     p.count("T1", 300_000, 100_000);
-    p.slip("closer", chips_of(1_945_000)).await;
+    p.slip("closer", chips_of(1_955_000)).await;
     let res = p
         .boss
         .get(&format!("/reports/accounting/hold.svg?day={}&currency=PHP", p.day))
         .await;
     assert_eq!(res.status(), StatusCode::OK);
     let svg = res.text().await.unwrap();
-    assert!(svg.starts_with("<svg") && svg.contains("T1: hold 11.3 %"), "{svg}");
+    assert!(svg.starts_with("<svg") && svg.contains("T1: hold 13.8 %"), "{svg}");
     let res = p.boss.get("/reports/accounting?day=yesterday").await;
     assert_eq!(res.status(), StatusCode::BAD_REQUEST);
     let res = p
