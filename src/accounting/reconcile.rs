@@ -17,7 +17,9 @@ use crate::db::ids::{InvestigationId, TableId, UserId};
 use crate::db::reconciliation::{self as rows, InvestigationRow, NewInvestigation, TableDayRow};
 use crate::db::users::Role;
 use crate::rules::money::Money;
-use crate::rules::reconciliation::{self as arithmetic, Documents, Drop, Reconciliation, Tolerance};
+use crate::rules::reconciliation::{
+    self as arithmetic, Documents, Drop, Reconciliation, Tolerance,
+};
 
 /// The most gaming days one accounting report covers (as the day's report: a quarter).
 pub const MOST_DAYS: i64 = 92;
@@ -251,7 +253,10 @@ fn causes_of(row: &TableDayRow, open_drafts: &[String], today: NaiveDate) -> Vec
     }
     if day >= today && !open_drafts.is_empty() {
         causes.push(Cause {
-            words: format!("{} round(s) being entered, not confirmed", open_drafts.len()),
+            words: format!(
+                "{} round(s) being entered, not confirmed",
+                open_drafts.len()
+            ),
             link: format!("/tables/{code}"),
         });
     }
@@ -462,23 +467,37 @@ pub async fn report(
         let reach = (from - chrono::Duration::days(ROLLING_DAYS)).min(year_start);
         let rows = rows::table_days(conn, reach, to, table)?;
         let drafts = drafts_of(conn, &rows)?;
-        let all = reconciled(&rows, |d| d >= year_start.min(from), &drafts, settings, today)?;
+        let all = reconciled(
+            &rows,
+            |d| d >= year_start.min(from),
+            &drafts,
+            settings,
+            today,
+        )?;
         let (mut range, mut month, mut year) = (BTreeMap::new(), BTreeMap::new(), BTreeMap::new());
         let mut tables: BTreeMap<(String, String), Totals> = BTreeMap::new();
         for day in &all {
             let currency = day.currency.clone();
             if day.day >= from {
-                range.entry(currency.clone()).or_insert_with(Totals::default).add(day);
+                range
+                    .entry(currency.clone())
+                    .or_insert_with(Totals::default)
+                    .add(day);
                 tables
                     .entry((day.code.clone(), currency.clone()))
                     .or_default()
                     .add(day);
             }
             if day.day >= month_start {
-                month.entry(currency.clone()).or_insert_with(Totals::default).add(day);
+                month
+                    .entry(currency.clone())
+                    .or_insert_with(Totals::default)
+                    .add(day);
             }
             if day.day >= year_start {
-                year.entry(currency).or_insert_with(Totals::default).add(day);
+                year.entry(currency)
+                    .or_insert_with(Totals::default)
+                    .add(day);
             }
         }
         let investigations = rows::investigations_listed(conn, from, to)?
@@ -601,8 +620,8 @@ pub async fn close(
                     "What was found is at most 4,000 characters.".to_owned(),
                 ));
             }
-            let row = rows::investigation(conn, id)?
-                .ok_or(AccountingError::NotFound("investigation"))?;
+            let row =
+                rows::investigation(conn, id)?.ok_or(AccountingError::NotFound("investigation"))?;
             if !rows::closings_of(conn, &[id])?.is_empty() {
                 return Err(AccountingError::Refused(
                     "This investigation is closed already.".to_owned(),
@@ -633,7 +652,9 @@ pub async fn close(
                 },
             )?;
             let mut found = investigations_of(conn, vec![row])?;
-            found.pop().ok_or(AccountingError::NotFound("investigation"))
+            found
+                .pop()
+                .ok_or(AccountingError::NotFound("investigation"))
         })
     })
     .await

@@ -183,7 +183,10 @@ pub fn table_days(
 
 /// The round drafts open at each of these tables now (a draft belongs to no gaming day until it
 /// is settled: the reconciliation lists those of the day being played).
-pub fn open_drafts(conn: &mut PgConnection, tables: &[TableId]) -> QueryResult<Vec<(TableId, String)>> {
+pub fn open_drafts(
+    conn: &mut PgConnection,
+    tables: &[TableId],
+) -> QueryResult<Vec<(TableId, String)>> {
     use crate::db::schema::round_drafts;
     round_drafts::table
         .filter(round_drafts::table_id.eq_any(tables))

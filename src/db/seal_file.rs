@@ -72,7 +72,9 @@ impl Checkpoint {
     pub fn name(&self, zone: Zone) -> String {
         format!(
             "the checkpoint of {} ({zone})",
-            self.at.with_timezone(&zone.offset).format("%Y-%m-%d %H:%M:%S")
+            self.at
+                .with_timezone(&zone.offset)
+                .format("%Y-%m-%d %H:%M:%S")
         )
     }
 }

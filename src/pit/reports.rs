@@ -8,9 +8,9 @@ use std::time::Instant;
 
 use chrono::{FixedOffset, NaiveDate, NaiveTime};
 
+use crate::accounting::reconcile::TableDay;
 use crate::db::audit_log::{Actor, AuditEvent};
 use crate::db::handle::Db;
-use crate::accounting::reconcile::TableDay;
 use crate::db::ids::{ShiftId, TableId};
 use crate::pit::PitError;
 use crate::reports::checks::{Done, Rechecks};

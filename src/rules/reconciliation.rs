@@ -162,7 +162,12 @@ pub fn reconcile(
 /// The statistical check a regulator asks for: a day's hold against the table's hold over the
 /// days before it (win over drop of those days, not an average of percentages). Flagged when
 /// the two differ by more than `band` basis points (400 is ±4 points).
-pub fn hold_out_of_band(day_hold: i64, rolling_win: Money, rolling_drop: Money, band: i64) -> Option<bool> {
+pub fn hold_out_of_band(
+    day_hold: i64,
+    rolling_win: Money,
+    rolling_drop: Money,
+    band: i64,
+) -> Option<bool> {
     let rolling = hold_basis_points(rolling_win, rolling_drop)?;
     Some((day_hold - rolling).abs() > band)
 }
@@ -256,7 +261,10 @@ mod tests {
             ..pending
         };
         let found = reconcile(&no_closer, php(500), Money::ZERO, TOLERANCE).unwrap();
-        assert_eq!((found.inventory_win, found.variance, found.hold), (None, None, None));
+        assert_eq!(
+            (found.inventory_win, found.variance, found.hold),
+            (None, None, None)
+        );
         assert!(!found.flagged && !found.is_final);
     }
 
@@ -266,8 +274,14 @@ mod tests {
         assert_eq!(hold_basis_points(Money(2), Money(3)), Some(6_667));
         assert_eq!(hold_basis_points(Money(-2), Money(3)), Some(-6_667));
         assert_eq!(hold_basis_points(Money(5), Money(0)), None);
-        assert_eq!(hold_out_of_band(2_000, php(150), php(1_000), 400), Some(true));
-        assert_eq!(hold_out_of_band(1_800, php(150), php(1_000), 400), Some(false));
+        assert_eq!(
+            hold_out_of_band(2_000, php(150), php(1_000), 400),
+            Some(true)
+        );
+        assert_eq!(
+            hold_out_of_band(1_800, php(150), php(1_000), 400),
+            Some(false)
+        );
         assert_eq!(hold_out_of_band(1_800, php(150), Money::ZERO, 400), None);
     }
 
@@ -370,6 +384,9 @@ mod tests {
             ..documents
         };
         assert_eq!(inventory_win(&documents), None);
-        assert_eq!(reconcile(&documents, Money::ZERO, Money::ZERO, TOLERANCE), None);
+        assert_eq!(
+            reconcile(&documents, Money::ZERO, Money::ZERO, TOLERANCE),
+            None
+        );
     }
 }

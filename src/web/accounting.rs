@@ -738,4 +738,3 @@ pub async fn explain_slip(
     let done = format!("Explained the difference: {code} takes rounds again");
     slip_answer(&session, &user, &state, &code, saved, &done, HashMap::new())
 }
-

@@ -237,7 +237,13 @@ impl HoldChart {
             .collect::<Vec<HoldBar>>();
         let ticks = ticks(&scale, &tick_values, percent);
         HoldChart {
-            frame: Frame::with_ticks(title, &scale, ticks, bars.is_empty(), "No table-day reconciled"),
+            frame: Frame::with_ticks(
+                title,
+                &scale,
+                ticks,
+                bars.is_empty(),
+                "No table-day reconciled",
+            ),
             bars,
         }
     }

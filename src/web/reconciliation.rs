@@ -77,8 +77,12 @@ impl Query {
             }
             (false, false, false) => (today, today),
             (false, _, _) => {
-                let from = given(&self.from).then(|| parse_day("from", &self.from)).transpose()?;
-                let to = given(&self.to).then(|| parse_day("to", &self.to)).transpose()?;
+                let from = given(&self.from)
+                    .then(|| parse_day("from", &self.from))
+                    .transpose()?;
+                let to = given(&self.to)
+                    .then(|| parse_day("to", &self.to))
+                    .transpose()?;
                 let from = from.or(to).unwrap_or(today);
                 (from, to.unwrap_or(from))
             }
@@ -282,7 +286,10 @@ fn page(
         title: if asked.from == asked.to {
             format!("Table accounting, gaming day {}", asked.from)
         } else {
-            format!("Table accounting, gaming days {} to {}", asked.from, asked.to)
+            format!(
+                "Table accounting, gaming days {} to {}",
+                asked.from, asked.to
+            )
         },
         from: asked.from.to_string(),
         to: asked.to.to_string(),
@@ -315,16 +322,15 @@ fn page(
     }
 }
 
-async fn report_of(
-    state: &AppState,
-    asked: &Asked,
-) -> Result<Report, AppError> {
+async fn report_of(state: &AppState, asked: &Asked) -> Result<Report, AppError> {
     let today = state.config.gaming_day(Utc::now());
     let table = match &asked.table {
         Some(code) => Some(
             crate::accounting::reconcile::table_id(&state.db, code.clone())
                 .await?
-                .ok_or_else(|| AppError::InvalidInput(format!("table: there is no table {code}")))?,
+                .ok_or_else(|| {
+                    AppError::InvalidInput(format!("table: there is no table {code}"))
+                })?,
         ),
         None => None,
     };
@@ -385,7 +391,10 @@ fn csv_of(report: &Report) -> Result<Vec<u8>, csv::Error> {
         "causes",
     ])?;
     let text = |m: Option<Money>| m.map(|m| m.plain_text()).unwrap_or_default();
-    let pct = |bp: Option<i64>| bp.map(|bp| format!("{:.2}", bp as f64 / 100.0)).unwrap_or_default();
+    let pct = |bp: Option<i64>| {
+        bp.map(|bp| format!("{:.2}", bp as f64 / 100.0))
+            .unwrap_or_default()
+    };
     for d in &report.days {
         let r = &d.reconciliation;
         let causes: Vec<&str> = d.causes.iter().map(|c| c.words.as_str()).collect();
@@ -472,14 +481,17 @@ pub async fn hold_chart(
             .filter(|d| d.code == *code)
             .filter_map(|d| d.rolling_hold)
             .collect();
-        let centre = (!rolling.is_empty())
-            .then(|| rolling.iter().sum::<i64>() / rolling.len() as i64);
+        let centre =
+            (!rolling.is_empty()).then(|| rolling.iter().sum::<i64>() / rolling.len() as i64);
         bars.push((code.clone(), hold, centre));
     }
     let title = if asked.from == asked.to {
         format!("Hold by table, gaming day {} ({currency})", asked.from)
     } else {
-        format!("Hold by table, gaming days {} to {} ({currency})", asked.from, asked.to)
+        format!(
+            "Hold by table, gaming days {} to {} ({currency})",
+            asked.from, asked.to
+        )
     };
     let chart = HoldChart::new(title, &bars, report.settings.hold_band);
     Ok(HttpResponse::Ok()

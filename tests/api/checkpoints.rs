@@ -154,7 +154,10 @@ async fn a_re_hashed_tail_is_found_after_a_checkpoint_and_the_close_refuses() {
     assert_eq!(broken.seq, 6);
     assert_eq!(
         broken.what,
-        format!("hash differs from {} in the seal file", checkpoint.name(app.config.zone()))
+        format!(
+            "hash differs from {} in the seal file",
+            checkpoint.name(app.config.zone())
+        )
     );
     let page = close_is_refused(&app, &supervisor).await;
     assert!(
@@ -205,7 +208,10 @@ async fn a_forged_event_slipped_in_is_found_after_a_checkpoint_and_the_close_ref
     assert_eq!(broken.seq, 6);
     assert_eq!(
         broken.what,
-        format!("hash differs from {} in the seal file", checkpoint.name(app.config.zone()))
+        format!(
+            "hash differs from {} in the seal file",
+            checkpoint.name(app.config.zone())
+        )
     );
     let page = close_is_refused(&app, &supervisor).await;
     assert!(
@@ -296,7 +302,10 @@ async fn the_seal_copy_gets_every_line_and_verification_names_what_only_one_file
     let found = verify_all(&app);
     assert_eq!(
         bad(&found, CHAIN).what,
-        format!("hash differs from {} in the seal copy", checkpoint.name(app.config.zone()))
+        format!(
+            "hash differs from {} in the seal copy",
+            checkpoint.name(app.config.zone())
+        )
     );
     assert!(
         found.seal_problems.iter().any(|p| p.what

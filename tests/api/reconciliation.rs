@@ -269,7 +269,10 @@ async fn an_honest_shift_reconciles_to_zero() {
     assert_eq!(row["fills"], "5000.00");
     assert_eq!(row["drop"], "4000.00");
     assert_eq!(row["drop_counted"], "true");
-    assert_eq!(row["house_result"], Money(2 * round_with(BETS).1).plain_text());
+    assert_eq!(
+        row["house_result"],
+        Money(2 * round_with(BETS).1).plain_text()
+    );
     assert_eq!(row["house_result"], "550.00");
     // 19,550 − 18,000 + 0 − 5,000 + 4,000 = 550: the rounds' win.
     assert_eq!(row["inventory_win"], "550.00");
@@ -393,7 +396,10 @@ async fn a_miscounted_closer_is_the_variance_flagged_and_investigated() {
     assert_eq!(res.status(), StatusCode::FORBIDDEN);
     let res = p
         .boss
-        .post_form(&close, &[("findings", "two chips in the float"), ("back", "")])
+        .post_form(
+            &close,
+            &[("findings", "two chips in the float"), ("back", "")],
+        )
         .await;
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
     assert!(res.text().await.unwrap().contains("another pit manager"));
@@ -423,7 +429,10 @@ async fn a_miscounted_closer_is_the_variance_flagged_and_investigated() {
         .text()
         .await
         .unwrap();
-    assert!(page.contains("Two 1,000 chips were under the float tray."), "{page}");
+    assert!(
+        page.contains("Two 1,000 chips were under the float tray."),
+        "{page}"
+    );
     // Closed once.
     let res = other
         .post_form(&close, &[("findings", "again"), ("back", "")])
@@ -450,7 +459,10 @@ async fn the_gaming_day_closes_only_when_every_table_has_its_closer() {
         page.contains("T1: the table took rounds or opened this day and has no closer"),
         "{page}"
     );
-    assert!(page.contains(&format!("/tables/T1/slips?day={}", p.day)), "{page}");
+    assert!(
+        page.contains(&format!("/tables/T1/slips?day={}", p.day)),
+        "{page}"
+    );
     p.slip("closer", chips_of(1_955_000)).await;
     let res = p.boss.post_form(&close, &[("confirm", "yes")]).await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
@@ -465,11 +477,17 @@ async fn the_hold_chart_and_a_bad_range_answer_clearly() {
     p.slip("closer", chips_of(1_955_000)).await;
     let res = p
         .boss
-        .get(&format!("/reports/accounting/hold.svg?day={}&currency=PHP", p.day))
+        .get(&format!(
+            "/reports/accounting/hold.svg?day={}&currency=PHP",
+            p.day
+        ))
         .await;
     assert_eq!(res.status(), StatusCode::OK);
     let svg = res.text().await.unwrap();
-    assert!(svg.starts_with("<svg") && svg.contains("T1: hold 13.8 %"), "{svg}");
+    assert!(
+        svg.starts_with("<svg") && svg.contains("T1: hold 13.8 %"),
+        "{svg}"
+    );
     let res = p.boss.get("/reports/accounting?day=yesterday").await;
     assert_eq!(res.status(), StatusCode::BAD_REQUEST);
     let res = p
@@ -549,7 +567,10 @@ async fn random_honest_shifts_reconcile_to_zero() {
     assert_eq!(rows.len(), 3, "seed {seed}: {rows:?}");
     for row in rows {
         assert_eq!(row["variance"], "0.00", "seed {seed}: {row:?}");
-        assert_eq!(row["inventory_win"], row["rounds_win"], "seed {seed}: {row:?}");
+        assert_eq!(
+            row["inventory_win"], row["rounds_win"],
+            "seed {seed}: {row:?}"
+        );
         assert_eq!(row["final"], "true", "seed {seed}: {row:?}");
     }
     assert!(investigations_of(&p.dealer).is_empty(), "seed {seed}");
