@@ -451,17 +451,26 @@ fn investigations_of(
     Ok(found)
 }
 
-/// The accounting report of gaming days `from` to `to` (of one table, or of every table).
+/// The accounting report of gaming days `from` to `to` (of the table with code `table`, or of
+/// every table).
 pub async fn report(
     db: &Db,
     from: NaiveDate,
     to: NaiveDate,
-    table: Option<TableId>,
+    table: Option<String>,
     settings: Settings,
     today: NaiveDate,
 ) -> Result<Report, AccountingError> {
     check_range(from, to)?;
     db.run(move |conn| {
+        let table = match table {
+            Some(code) => Some(
+                crate::db::accounting::par_table_by_code(conn, &code)?
+                    .ok_or_else(|| AccountingError::Refused(format!("There is no table {code}.")))?
+                    .id,
+            ),
+            None => None,
+        };
         let year_start = NaiveDate::from_ymd_opt(to.year(), 1, 1).unwrap_or(to);
         let month_start = to.with_day(1).unwrap_or(to);
         let reach = (from - chrono::Duration::days(ROLLING_DAYS)).min(year_start);
@@ -658,10 +667,4 @@ pub async fn close(
         })
     })
     .await
-}
-
-/// The id of the table with code `code`, if there is one.
-pub async fn table_id(db: &Db, code: String) -> Result<Option<TableId>, AccountingError> {
-    db.run(move |conn| Ok(crate::db::accounting::par_table_by_code(conn, &code)?.map(|t| t.id)))
-        .await
 }

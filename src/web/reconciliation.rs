@@ -324,21 +324,11 @@ fn page(
 
 async fn report_of(state: &AppState, asked: &Asked) -> Result<Report, AppError> {
     let today = state.config.gaming_day(Utc::now());
-    let table = match &asked.table {
-        Some(code) => Some(
-            crate::accounting::reconcile::table_id(&state.db, code.clone())
-                .await?
-                .ok_or_else(|| {
-                    AppError::InvalidInput(format!("table: there is no table {code}"))
-                })?,
-        ),
-        None => None,
-    };
-    Ok(reconcile::report(
+    reconcile::report(
         &state.db,
         asked.from,
         asked.to,
-        table,
+        asked.table.clone(),
         settings(&state.config),
         today,
     )
@@ -346,7 +336,7 @@ async fn report_of(state: &AppState, asked: &Asked) -> Result<Report, AppError> 
     .map_err(|err| match err {
         AccountingError::Refused(reason) => AppError::InvalidInput(reason),
         other => AppError::from(other),
-    })?)
+    })
 }
 
 #[tracing::instrument(skip_all, fields(user = %user.username))]

@@ -496,6 +496,9 @@ async fn the_hold_chart_and_a_bad_range_answer_clearly() {
         .await;
     assert_eq!(res.status(), StatusCode::BAD_REQUEST);
     assert!(res.text().await.unwrap().contains("at most 92 gaming days"));
+    let res = p.boss.get("/reports/accounting?table=NOPE").await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    assert!(res.text().await.unwrap().contains("There is no table NOPE."));
     let res = p.dealer.get("/reports/accounting").await;
     assert_eq!(res.status(), StatusCode::FORBIDDEN);
 }
