@@ -11,6 +11,7 @@ pub mod cage;
 pub mod canonical_json;
 pub mod checkpoints;
 pub mod days;
+pub mod drop;
 pub mod demo;
 pub mod embedded;
 pub mod export;

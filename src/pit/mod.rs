@@ -59,6 +59,9 @@ pub enum PitError {
     /// A blocking task (a password's hash) ended without an answer.
     #[error("a blocking task failed")]
     Task,
+    /// Table accounting's read beside the table screen (its drop so far).
+    #[error(transparent)]
+    Accounting(#[from] crate::accounting::AccountingError),
 }
 
 impl From<diesel::result::Error> for PitError {
@@ -90,6 +93,7 @@ impl Failure for PitError {
             )
             | PitError::Review(ReviewError::Query(err))
             | PitError::Report(ReportError::Query(err)) => Some(err),
+            PitError::Accounting(err) => err.query_error(),
             _ => None,
         }
     }

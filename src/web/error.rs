@@ -115,6 +115,7 @@ impl From<PitError> for AppError {
             PitError::Report(refused) => AppError::InvalidInput(refused.to_string()),
             // A blocking task that ended without an answer, like a database task: a 500.
             PitError::Task => AppError::Db(DbError::Task),
+            PitError::Accounting(err) => AppError::Accounting(err),
         }
     }
 }
