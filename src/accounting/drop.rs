@@ -165,8 +165,8 @@ fn buy_in_of(
     (row, void): (BuyInRow, Option<BuyInVoidRow>),
     names: &HashMap<UserId, String>,
 ) -> Result<BuyIn, AccountingError> {
-    let seat =
-        u8::try_from(row.seat).map_err(|_| AccountingError::BadStored(format!("buy-in {}", row.id)))?;
+    let seat = u8::try_from(row.seat)
+        .map_err(|_| AccountingError::BadStored(format!("buy-in {}", row.id)))?;
     Ok(BuyIn {
         id: row.id,
         gaming_day: row.gaming_day,
@@ -223,17 +223,18 @@ fn day_of(
     let people = buy_in_rows
         .iter()
         .flat_map(|(b, v)| std::iter::once(b.recorded_by).chain(v.as_ref().map(|v| v.voided_by)))
-        .chain(
-            fee_rows
-                .iter()
-                .flat_map(|(f, v)| std::iter::once(f.recorded_by).chain(v.as_ref().map(|v| v.voided_by))),
-        );
+        .chain(fee_rows.iter().flat_map(|(f, v)| {
+            std::iter::once(f.recorded_by).chain(v.as_ref().map(|v| v.voided_by))
+        }));
     let names = names(conn, people)?;
     let buy_ins = buy_in_rows
         .into_iter()
         .map(|row| buy_in_of(row, &names))
         .collect::<Result<Vec<_>, _>>()?;
-    let fees: Vec<Fee> = fee_rows.into_iter().map(|row| fee_of(row, &names)).collect();
+    let fees: Vec<Fee> = fee_rows
+        .into_iter()
+        .map(|row| fee_of(row, &names))
+        .collect();
     let lines: Vec<BuyInLine> = buy_ins
         .iter()
         .map(|b| BuyInLine {
@@ -523,7 +524,10 @@ pub async fn record_fee(
 /// The reason of a void as typed, refused when there is none.
 fn reason_of(typed: &str, what: &str) -> Result<String, Stop> {
     match typed.trim() {
-        "" => Err(Stop::Field("reason", format!("Say why the {what} is void."))),
+        "" => Err(Stop::Field(
+            "reason",
+            format!("Say why the {what} is void."),
+        )),
         reason => Ok(reason.to_owned()),
     }
 }

@@ -259,8 +259,14 @@ mod tests {
             seat(Game::Banking, "4"),
             Err(SeatError::NoSuchSeat(words)) if words.contains("no seat 4")
         ));
-        assert!(matches!(seat(Game::Points, "0"), Err(SeatError::NoSuchSeat(_))));
-        assert!(matches!(seat(Game::Points, "5"), Err(SeatError::NoSuchSeat(_))));
+        assert!(matches!(
+            seat(Game::Points, "0"),
+            Err(SeatError::NoSuchSeat(_))
+        ));
+        assert!(matches!(
+            seat(Game::Points, "5"),
+            Err(SeatError::NoSuchSeat(_))
+        ));
         assert_eq!(seat(Game::Points, ""), Err(SeatError::Empty));
         assert_eq!(
             seat(Game::Banking, "two"),
@@ -297,7 +303,11 @@ mod tests {
         assert_eq!(t.by_kind.get(&ChipVoucher), Some(&Total(50_000)));
         assert_eq!(
             t.by_seat.into_iter().collect::<Vec<_>>(),
-            vec![(1, Total(2_500_000)), (2, Total(100_000)), (3, Total(50_000))]
+            vec![
+                (1, Total(2_500_000)),
+                (2, Total(100_000)),
+                (3, Total(50_000))
+            ]
         );
         assert_eq!(t.fees, Total(10_000));
         assert_eq!((t.buy_ins, t.fee_count), (4, 1));

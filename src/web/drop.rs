@@ -102,8 +102,10 @@ struct BuyInsPage {
     /// What was typed on a refused record form: (seat, amount, kind), and the fee's amount.
     typed: (String, String, String),
     fee_typed: String,
-    /// The refusal, the field it is about (`""` for none), and which form it answers.
+    /// The refusal, the field it is about (`""` for none), and which form it answers: shown
+    /// beside that form, or above the lists (`top_error`) when the page has no such form.
     error: Option<String>,
+    top_error: Option<String>,
     error_field: &'static str,
     error_form: &'static str,
     buy_ins: Vec<BuyInView>,
@@ -164,6 +166,14 @@ fn page(
         })
         .collect();
     let totals = &day.totals;
+    let is_points = day.table.game == Game::Points;
+    let may_record = records(viewer.role) && day.day == today;
+    let beside_form =
+        may_record && (refusal.form == "buy-in" || (refusal.form == "fee" && is_points));
+    let (error, top_error) = match refusal.error {
+        Some(error) if beside_form => (Some(error), None),
+        other => (None, other),
+    };
     Ok(BuyInsPage {
         nav: session::nav(session, Some(viewer))?,
         code: day.table.code.clone(),
@@ -171,20 +181,17 @@ fn page(
         day: day.day.to_string(),
         previous: day.day.pred_opt().unwrap_or(day.day).to_string(),
         next: day.day.succ_opt().unwrap_or(day.day).to_string(),
-        is_points: day.table.game == Game::Points,
-        may_record: records(viewer.role) && day.day == today,
+        is_points,
+        may_record,
         seats: day.table.seats(),
         kinds: BuyInKind::ALL
             .iter()
             .map(|k| (k.as_str(), k.title()))
             .collect(),
-        typed: (
-            refusal.typed.seat,
-            refusal.typed.amount,
-            refusal.typed.kind,
-        ),
+        typed: (refusal.typed.seat, refusal.typed.amount, refusal.typed.kind),
         fee_typed: refusal.fee_typed,
-        error: refusal.error,
+        error,
+        top_error,
         error_field: refusal.field.unwrap_or(""),
         error_form: refusal.form,
         buy_ins,
@@ -325,14 +332,8 @@ pub async fn record(
         kind: form.kind,
     };
     let day = state.config.gaming_day(Utc::now());
-    let saved = drop::record_buy_in(
-        &state.db,
-        code.clone(),
-        day,
-        typed.clone(),
-        me(&user, &req),
-    )
-    .await?;
+    let saved =
+        drop::record_buy_in(&state.db, code.clone(), day, typed.clone(), me(&user, &req)).await?;
     match saved {
         Saved::Done(buy_in) => {
             session::set_flash(&session, &recorded_words(&buy_in))?;
@@ -384,10 +385,7 @@ pub async fn record_fee(
         Saved::Done(fee) => {
             session::set_flash(
                 &session,
-                &format!(
-                    "Table fee recorded: {}.",
-                    money(fee.amount, &fee.currency)
-                ),
+                &format!("Table fee recorded: {}.", money(fee.amount, &fee.currency)),
             )?;
             Ok(redirect(&back_to(&code, &form.back)))
         }

@@ -100,7 +100,13 @@ async fn a_dealer_records_buy_ins_of_each_kind_and_the_screen_shows_the_drop_so_
     let res = buy_in(&f.dealer, TABLE, "1", "5,000", "cash").await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
     assert_eq!(location(&res), format!("/tables/{TABLE}"));
-    let screen = f.dealer.get(&format!("/tables/{TABLE}")).await.text().await.unwrap();
+    let screen = f
+        .dealer
+        .get(&format!("/tables/{TABLE}"))
+        .await
+        .text()
+        .await
+        .unwrap();
     assert!(
         screen.contains("Buy-in recorded: seat 1, PHP 5,000.00 cash."),
         "{screen}"
@@ -119,7 +125,13 @@ async fn a_dealer_records_buy_ins_of_each_kind_and_the_screen_shows_the_drop_so_
         .await;
     assert_eq!(location(&res), format!("/tables/{TABLE}/buy-ins"));
 
-    let screen = f.dealer.get(&format!("/tables/{TABLE}")).await.text().await.unwrap();
+    let screen = f
+        .dealer
+        .get(&format!("/tables/{TABLE}"))
+        .await
+        .text()
+        .await
+        .unwrap();
     assert!(
         screen.contains(
             "<strong id=\"drop-so-far\">PHP 6,350.50 (cash PHP 5,100.00, non-cash PHP 1,250.50)</strong>"
@@ -147,8 +159,20 @@ async fn a_dealer_records_buy_ins_of_each_kind_and_the_screen_shows_the_drop_so_
         stored,
         vec![
             (1, "cash".to_owned(), 500_000, Some(shift), "PHP".to_owned()),
-            (2, "marker".to_owned(), 100_000, Some(shift), "PHP".to_owned()),
-            (3, "chip_voucher".to_owned(), 25_050, Some(shift), "PHP".to_owned()),
+            (
+                2,
+                "marker".to_owned(),
+                100_000,
+                Some(shift),
+                "PHP".to_owned()
+            ),
+            (
+                3,
+                "chip_voucher".to_owned(),
+                25_050,
+                Some(shift),
+                "PHP".to_owned()
+            ),
             (3, "cash".to_owned(), 10_000, Some(shift), "PHP".to_owned()),
         ]
     );
@@ -166,8 +190,14 @@ async fn a_dealer_records_buy_ins_of_each_kind_and_the_screen_shows_the_drop_so_
     let list = f.supervisor.get(&format!("/tables/{TABLE}/buy-ins")).await;
     assert_eq!(list.status(), StatusCode::OK);
     let html = list.text().await.unwrap();
-    assert!(html.contains("<td class=\"num\" id=\"total-drop\">PHP 6,350.50</td>"), "{html}");
-    assert!(html.contains("<td>Seat 3</td><td class=\"num seat-total\">PHP 350.50</td>"), "{html}");
+    assert!(
+        html.contains("<td class=\"num\" id=\"total-drop\">PHP 6,350.50</td>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<td>Seat 3</td><td class=\"num seat-total\">PHP 350.50</td>"),
+        "{html}"
+    );
     let found = crate::audit_trail::verify_all(&f.app);
     assert!(found.is_intact(), "{found:?}");
 }
@@ -194,11 +224,9 @@ async fn a_seat_the_game_does_not_have_is_refused_naming_the_seat() {
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
     let res = buy_in(&f.supervisor, POINTS, "5", "100", "cash").await;
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
-    assert!(res
-        .text()
-        .await
-        .unwrap()
-        .contains("At a points table there is no seat 5: the points game seats players 1, 2, 3 and 4."));
+    assert!(res.text().await.unwrap().contains(
+        "At a points table there is no seat 5: the points game seats players 1, 2, 3 and 4."
+    ));
     assert_eq!(buy_in_count(&f.app), 1);
     let shift: Option<i64> = buy_ins::table
         .select(buy_ins::shift_id)
@@ -233,7 +261,11 @@ async fn amounts_zero_negative_too_large_or_not_a_number_are_refused_on_the_amou
         );
     }
     let res = buy_in(&f.dealer, TABLE, "2", "10,000,000", "cash").await;
-    assert_eq!(res.status(), StatusCode::SEE_OTHER, "the largest amount is taken");
+    assert_eq!(
+        res.status(),
+        StatusCode::SEE_OTHER,
+        "the largest amount is taken"
+    );
     let res = buy_in(&f.dealer, TABLE, "2", "5", "cheque").await;
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
     assert!(res.text().await.unwrap().contains("data-field=\"kind\""));
@@ -265,17 +297,18 @@ async fn a_dealer_not_on_shift_at_the_table_is_refused() {
     f.dealer.sign_off_at(TABLE).await;
     let res = buy_in(&f.dealer, TABLE, "1", "100", "cash").await;
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
-    assert!(res
-        .text()
-        .await
-        .unwrap()
-        .contains("You are not signed on at DROP-1: sign on at the table first, then record the buy-in."));
+    assert!(res.text().await.unwrap().contains(
+        "You are not signed on at DROP-1: sign on at the table first, then record the buy-in."
+    ));
     assert_eq!(buy_in_count(&f.app), 0);
     // An auditor reads, and records nothing.
     let auditor = f.app.another_browser();
     auditor.signed_in_as(Role::Auditor).await;
     assert_eq!(
-        auditor.get(&format!("/tables/{TABLE}/buy-ins")).await.status(),
+        auditor
+            .get(&format!("/tables/{TABLE}/buy-ins"))
+            .await
+            .status(),
         StatusCode::OK
     );
     assert_eq!(
@@ -301,7 +334,13 @@ async fn a_fee_is_refused_at_a_banking_table_and_recorded_and_voided_at_a_points
 
     f.dealer.sign_off_at(TABLE).await;
     f.dealer.sign_on_at(POINTS).await;
-    let screen = f.dealer.get(&format!("/tables/{POINTS}")).await.text().await.unwrap();
+    let screen = f
+        .dealer
+        .get(&format!("/tables/{POINTS}"))
+        .await
+        .text()
+        .await
+        .unwrap();
     assert!(screen.contains("id=\"fee-form\""), "{screen}");
     assert!(screen.contains("name=\"seat\" value=\"4\""));
     let res = f
@@ -321,9 +360,21 @@ async fn a_fee_is_refused_at_a_banking_table_and_recorded_and_voided_at_a_points
         )
         .await;
     assert_eq!(location(&res), format!("/tables/{POINTS}"));
-    let screen = f.dealer.get(&format!("/tables/{POINTS}")).await.text().await.unwrap();
-    assert!(screen.contains("Table fee recorded: PHP 120.50."), "{screen}");
-    assert!(screen.contains("<strong id=\"fees-so-far\">PHP 120.50</strong>"), "{screen}");
+    let screen = f
+        .dealer
+        .get(&format!("/tables/{POINTS}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        screen.contains("Table fee recorded: PHP 120.50."),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("<strong id=\"fees-so-far\">PHP 120.50</strong>"),
+        "{screen}"
+    );
     let fee: i64 = table_fees::table
         .select(table_fees::id)
         .first(&mut f.app.conn())
@@ -336,7 +387,11 @@ async fn a_fee_is_refused_at_a_banking_table_and_recorded_and_voided_at_a_points
     let void = format!("/tables/{POINTS}/fees/{fee}/void");
     let res = f.supervisor.post_form(&void, &[("reason", " ")]).await;
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
-    assert!(res.text().await.unwrap().contains("Say why the table fee is void."));
+    assert!(res
+        .text()
+        .await
+        .unwrap()
+        .contains("Say why the table fee is void."));
     let res = f
         .supervisor
         .post_form(&void, &[("reason", "typed twice")])
@@ -369,7 +424,10 @@ async fn a_void_needs_a_reason_and_a_pit_manager_who_did_not_record_it_and_leave
         .await
         .unwrap();
     assert!(!html.contains(&format!("action=\"{void}\"")), "{html}");
-    let res = f.supervisor.post_form(&void, &[("reason", "wrong seat")]).await;
+    let res = f
+        .supervisor
+        .post_form(&void, &[("reason", "wrong seat")])
+        .await;
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
     assert!(res
         .text()
@@ -390,7 +448,11 @@ async fn a_void_needs_a_reason_and_a_pit_manager_who_did_not_record_it_and_leave
     assert!(html.contains(&format!("action=\"{void}\"")), "{html}");
     let res = f.other_supervisor.post_form(&void, &[("reason", "")]).await;
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
-    assert!(res.text().await.unwrap().contains("Say why the buy-in is void."));
+    assert!(res
+        .text()
+        .await
+        .unwrap()
+        .contains("Say why the buy-in is void."));
     assert_eq!(count(&f.app, "SELECT count(*) AS n FROM buy_in_voids"), 0);
 
     let res = f
@@ -423,10 +485,24 @@ async fn a_void_needs_a_reason_and_a_pit_manager_who_did_not_record_it_and_leave
         .text()
         .await
         .unwrap();
-    assert!(html.contains(&format!("<tr id=\"buy-in-{theirs}\" class=\"void\">")), "{html}");
+    assert!(
+        html.contains(&format!("<tr id=\"buy-in-{theirs}\" class=\"void\">")),
+        "{html}"
+    );
     assert!(html.contains("<s>PHP 300.00</s>"), "{html}");
-    let screen = f.dealer.get(&format!("/tables/{TABLE}")).await.text().await.unwrap();
-    assert!(screen.contains("<strong id=\"drop-so-far\">PHP 700.00 (cash PHP 700.00, non-cash PHP 0.00)</strong>"), "{screen}");
+    let screen = f
+        .dealer
+        .get(&format!("/tables/{TABLE}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        screen.contains(
+            "<strong id=\"drop-so-far\">PHP 700.00 (cash PHP 700.00, non-cash PHP 0.00)</strong>"
+        ),
+        "{screen}"
+    );
     let events = f.app.audit("buyin.void");
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].chain, format!("table:{}", f.table_id));
@@ -450,7 +526,10 @@ async fn nothing_is_recorded_or_voided_on_a_closed_gaming_day() {
         .post_form(&format!("/days/{today}/close"), &[("confirm", "yes")])
         .await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
-    assert_eq!(count(&f.app, "SELECT count(*) AS n FROM gaming_day_closes"), 1);
+    assert_eq!(
+        count(&f.app, "SELECT count(*) AS n FROM gaming_day_closes"),
+        1
+    );
 
     let closed = format!("The gaming day {today} is closed: nothing more can be recorded for it.");
     let res = buy_in(&f.supervisor, TABLE, "1", "100", "cash").await;
@@ -518,11 +597,17 @@ async fn the_api_records_a_buy_in_and_answers_every_refusal_as_json_naming_the_f
         let (status, body) = call(&f.dealer, Method::POST, &path, Some(sent.clone())).await;
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{sent}: {body}");
         assert_eq!(body["field"], field, "{sent}: {body}");
-        assert!(body["error"].as_str().is_some_and(|e| !e.is_empty()), "{body}");
+        assert!(
+            body["error"].as_str().is_some_and(|e| !e.is_empty()),
+            "{body}"
+        );
     }
     let (status, body) = call(&f.dealer, Method::POST, &path, Some(json!([1, 2]))).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
-    assert!(body["error"].as_str().unwrap().contains("JSON object"), "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("JSON object"),
+        "{body}"
+    );
     let (status, body) = call(
         &f.dealer,
         Method::POST,
@@ -537,7 +622,10 @@ async fn the_api_records_a_buy_in_and_answers_every_refusal_as_json_naming_the_f
     let auditor = f.app.another_browser();
     auditor.signed_in_as(Role::Auditor).await;
     let body = api_list(&auditor, TABLE).await;
-    assert_eq!(body["gaming_day"], json!(f.app.config.gaming_day(Utc::now())));
+    assert_eq!(
+        body["gaming_day"],
+        json!(f.app.config.gaming_day(Utc::now()))
+    );
     assert_eq!(body["buy_ins"].as_array().unwrap().len(), 2);
     assert_eq!(
         body["totals"],
