@@ -275,6 +275,7 @@ fn back_to(code: &str, back: &str) -> String {
 }
 
 /// A refused form: the table's day page with the refusal beside the form, 422.
+#[allow(clippy::too_many_arguments)]
 fn refused(
     session: &Session,
     user: &CurrentUser,
@@ -597,24 +598,22 @@ fn api_refused(reason: &str, field: Option<&str>) -> HttpResponse {
 }
 
 /// A field of the API's buy-in as the form's text: a number's digits, a string as sent, nothing
-/// for none; `Err` names what is wrong with any other JSON.
+/// for none; `Err` says what is wrong with any other JSON, and the field.
 fn text_of(
     body: &serde_json::Map<String, serde_json::Value>,
     field: &'static str,
     numbers: bool,
-) -> Result<String, HttpResponse> {
+) -> Result<String, (String, &'static str)> {
     match body.get(field) {
         None | Some(serde_json::Value::Null) => Ok(String::new()),
         Some(serde_json::Value::String(text)) => Ok(text.clone()),
         Some(serde_json::Value::Number(n)) if numbers => Ok(n.to_string()),
-        Some(_) if field == "amount" => Err(api_refused(
-            "Send the amount as a decimal string in major units, such as \"500\" or \"1250.50\".",
-            Some(field),
+        Some(_) if field == "amount" => Err((
+            "Send the amount as a decimal string in major units, such as \"500\" or \"1250.50\"."
+                .to_owned(),
+            field,
         )),
-        Some(other) => Err(api_refused(
-            &format!("{other} is not a {field}."),
-            Some(field),
-        )),
+        Some(other) => Err((format!("{other} is not a {field}."), field)),
     }
 }
 
@@ -653,7 +652,9 @@ pub async fn api_record(
         text_of(fields, "kind", false),
     ) {
         (Ok(seat), Ok(amount), Ok(kind)) => BuyInForm { seat, amount, kind },
-        (Err(res), _, _) | (_, Err(res), _) | (_, _, Err(res)) => return Ok(res),
+        (Err((reason, field)), _, _)
+        | (_, Err((reason, field)), _)
+        | (_, _, Err((reason, field))) => return Ok(api_refused(&reason, Some(field))),
     };
     let day = state.config.gaming_day(Utc::now());
     match drop::record_buy_in(&state.db, code.clone(), day, form, me(&user, &req)).await? {
