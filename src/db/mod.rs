@@ -12,6 +12,7 @@ pub mod canonical_json;
 pub mod checkpoints;
 pub mod days;
 pub mod demo;
+pub mod drop;
 pub mod embedded;
 pub mod export;
 pub mod handle;

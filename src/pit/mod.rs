@@ -56,11 +56,12 @@ pub enum PitError {
     /// A report asked for over a range it cannot cover.
     #[error(transparent)]
     Report(#[from] ReportError),
-    #[error(transparent)]
-    Accounting(#[from] crate::accounting::AccountingError),
     /// A blocking task (a password's hash) ended without an answer.
     #[error("a blocking task failed")]
     Task,
+    /// Table accounting's reads beside the table screen (its drop so far) and the pit board.
+    #[error(transparent)]
+    Accounting(#[from] crate::accounting::AccountingError),
 }
 
 impl From<diesel::result::Error> for PitError {
@@ -92,6 +93,7 @@ impl Failure for PitError {
             )
             | PitError::Review(ReviewError::Query(err))
             | PitError::Report(ReportError::Query(err)) => Some(err),
+            PitError::Accounting(err) => err.query_error(),
             _ => None,
         }
     }

@@ -3,6 +3,7 @@
 
 use chrono::NaiveDate;
 
+use crate::accounting::drop::{self, TableDay};
 use crate::db::audit_log::Actor;
 use crate::db::handle::Db;
 use crate::db::ids::RoundId;
@@ -12,15 +13,20 @@ use crate::recording::screen::{self, Save, Screen, Stored};
 use crate::recording::Writer;
 use crate::rules::houseway::HouseWayOut;
 
-/// The table's screen: its open round and what is beside it.
+/// The table's screen: its open round and what is beside it, with the table's buy-ins and
+/// fees of gaming day `day` (its drop so far).
 pub async fn show(
     db: &Db,
     code: String,
     writer: Writer,
     day: NaiveDate,
-) -> Result<Screen, PitError> {
-    db.run(move |conn| Ok(screen::show(conn, &code, writer, day)?))
-        .await
+) -> Result<(Screen, TableDay), PitError> {
+    db.run(move |conn| {
+        let screen = screen::show(conn, &code, writer, day)?;
+        let drop = drop::table_day(conn, &code, day)?;
+        Ok((screen, drop))
+    })
+    .await
 }
 
 /// Settles the round of draft `key` at table `code`: its id.
@@ -71,14 +77,20 @@ pub async fn save(db: &Db, typed: Typed) -> Result<Stored, PitError> {
 }
 
 /// Saves the form (with the dealer's hands set by the house way first, if `by_house_way`) and
-/// gives the screen again.
-pub async fn preview(db: &Db, typed: Typed, by_house_way: bool) -> Result<Screen, PitError> {
+/// gives the screen again, with the drop so far as [`show`] does.
+pub async fn preview(
+    db: &Db,
+    typed: Typed,
+    by_house_way: bool,
+) -> Result<(Screen, TableDay), PitError> {
     db.run(move |conn| {
-        if by_house_way {
-            Ok(screen::set_by_house_way(conn, typed.save())?)
+        let screen = if by_house_way {
+            screen::set_by_house_way(conn, typed.save())?
         } else {
-            Ok(screen::preview(conn, typed.save())?)
-        }
+            screen::preview(conn, typed.save())?
+        };
+        let drop = drop::table_day(conn, &typed.code, typed.day)?;
+        Ok((screen, drop))
     })
     .await
 }

@@ -115,6 +115,13 @@ impl Total {
         text
     }
 
+    /// As [`Money::plain_text`]: `1234.50`, without separators (the API's decimal strings).
+    pub fn plain_text(self) -> String {
+        let sign = if self.0 < 0 { "-" } else { "" };
+        let abs = self.0.unsigned_abs();
+        format!("{sign}{}.{:02}", abs / 100, abs % 100)
+    }
+
     /// As [`Money::signed_text`]: `+1,234.50`.
     pub fn signed_text(self) -> String {
         if self.0 > 0 {

@@ -144,6 +144,15 @@ const SLIP_LISTERS: Allow = Allow::Roles(&[
     Role::Count,
 ]);
 
+/// Who records buy-ins and table fees: the dealer on shift (the use-case checks the table), a
+/// pit manager or an administrator at the table's tablet.
+const DROP_WRITERS: Allow = Allow::Roles(&[Role::Dealer, Role::Supervisor, Role::Admin]);
+/// Who reads a table's buy-ins and fees: those who record them, and auditors.
+const DROP_READERS: Allow =
+    Allow::Roles(&[Role::Dealer, Role::Supervisor, Role::Admin, Role::Auditor]);
+/// Who voids a buy-in or a fee: a pit manager or an administrator (never its recorder).
+const DROP_VOIDERS: Allow = Allow::Roles(&[Role::Supervisor, Role::Admin]);
+
 /// Every route of the application and who may use it.
 pub const RULES: &[Rule] = &[
     rule("GET", "/login", Allow::Public),
@@ -196,6 +205,13 @@ pub const RULES: &[Rule] = &[
     rule("GET", "/cage/slips", SLIP_LISTERS),
     rule("GET", "/tables/{code}/cage", SLIP_RECEIVERS),
     rule("POST", "/tables/{code}/cage", SLIP_REQUESTERS),
+    rule("GET", "/tables/{code}/buy-ins", DROP_READERS),
+    rule("POST", "/tables/{code}/buy-ins", DROP_WRITERS),
+    rule("POST", "/tables/{code}/buy-ins/{id}/void", DROP_VOIDERS),
+    rule("POST", "/tables/{code}/fees", DROP_WRITERS),
+    rule("POST", "/tables/{code}/fees/{id}/void", DROP_VOIDERS),
+    rule("GET", "/api/v1/tables/{code}/buy-ins", DROP_READERS),
+    rule("POST", "/api/v1/tables/{code}/buy-ins", DROP_WRITERS),
     rule("GET", "/tables", EVERY_ROLE),
     rule("POST", "/tables/{code}/sign-on", DEALER),
     rule("POST", "/tables/{code}/sign-off", ROUND_WRITERS),

@@ -114,8 +114,8 @@ impl From<PitError> for AppError {
             PitError::Report(ReportError::Query(err)) => AppError::Db(DbError::Query(err)),
             PitError::Report(refused) => AppError::InvalidInput(refused.to_string()),
             // A blocking task that ended without an answer, like a database task: a 500.
-            PitError::Accounting(err) => AppError::Accounting(err),
             PitError::Task => AppError::Db(DbError::Task),
+            PitError::Accounting(err) => AppError::Accounting(err),
         }
     }
 }

@@ -23,6 +23,7 @@ mod cage;
 mod charts;
 mod csrf;
 mod days;
+mod drop;
 pub mod error;
 mod error_answers;
 mod format;
@@ -177,6 +178,19 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
                 web::resource("/tables/{code}/cage")
                     .get(cage::table)
                     .post(cage::request),
+            )
+            .service(
+                web::resource("/tables/{code}/buy-ins")
+                    .get(drop::list)
+                    .post(drop::record),
+            )
+            .service(web::resource("/tables/{code}/buy-ins/{id}/void").post(drop::void_buy_in))
+            .service(web::resource("/tables/{code}/fees").post(drop::record_fee))
+            .service(web::resource("/tables/{code}/fees/{id}/void").post(drop::void_fee))
+            .service(
+                web::resource("/api/v1/tables/{code}/buy-ins")
+                    .get(drop::api_list)
+                    .post(drop::api_record),
             )
             .service(web::resource("/tables").get(tables::list))
             .service(web::resource("/tables/{code}/sign-on").post(tables::sign_on))

@@ -14,6 +14,7 @@ use chrono::{NaiveDate, Utc};
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::accounting::drop::TableDay;
 use crate::config::Zone;
 use crate::db::audit_log::Actor;
 use crate::db::ids::RoundId;
@@ -24,6 +25,7 @@ use crate::recording::form::{self, Fields};
 use crate::recording::screen::{Screen, Stored};
 use crate::recording::write::Settled;
 use crate::recording::{RoundsError, Writer};
+use crate::rules::drop::BuyInKind;
 use crate::rules::game::{Game, GameRules};
 use crate::rules::houseway;
 use crate::rules::money::Money;
@@ -33,6 +35,7 @@ use crate::rules::points::settle::PointsOutcome;
 use crate::rules::points::wire::PointsSettlementOut;
 use crate::rules::settle::{Outcome, Winner};
 use crate::rules::wire::SettlementOut;
+use crate::web::drop;
 use crate::web::error::AppError;
 use crate::web::format::{self, when};
 use crate::web::layout::Nav;
@@ -159,6 +162,30 @@ struct TablePage {
     house_shift: String,
     /// The house way in plain words, with its table's version (beside "Set by house way").
     house_way_words: String,
+    /// The Buy-in panel: the seats of the table's game, the kinds, the drop so far today and,
+    /// at a points table, its fees so far.
+    drop: DropPanel,
+}
+
+/// The table screen's Buy-in panel.
+struct DropPanel {
+    seats: Vec<u8>,
+    kinds: Vec<(&'static str, &'static str)>,
+    so_far: String,
+    fees: String,
+}
+
+fn drop_panel(day: &TableDay) -> DropPanel {
+    let currency = &day.table.currency;
+    DropPanel {
+        seats: day.table.seats(),
+        kinds: BuyInKind::ALL
+            .iter()
+            .map(|k| (k.as_str(), k.title()))
+            .collect(),
+        so_far: drop::drop_line(&day.totals, currency),
+        fees: drop::sum(day.totals.fees, currency),
+    }
 }
 
 /// "Confirm 3 seats, house PHP +800.00?": what the dealer is asked before a round is confirmed;
@@ -226,7 +253,7 @@ struct Shown {
     previewed: bool,
 }
 
-fn page(nav: Nav, screen: Screen, zone: Zone, shown: Shown) -> TablePage {
+fn page(nav: Nav, (screen, day): (Screen, TableDay), zone: Zone, shown: Shown) -> TablePage {
     let Screen { stored, side } = screen;
     // A new round starts with every seat empty: last round's players and bets are one tap
     // away ("Same players and bets"), and a seat nobody sits at blocks nothing.
@@ -300,6 +327,7 @@ fn page(nav: Nav, screen: Screen, zone: Zone, shown: Shown) -> TablePage {
         ),
         house_shift: format::total(side.house.shift, &stored.table.table.currency),
         house_way_words: houseway::description(),
+        drop: drop_panel(&day),
         table: stored.table,
     }
 }
@@ -721,7 +749,7 @@ async fn submit_form(
     let typed = typed(code, &user, actor, day, &submitted, expected);
     let by_house_way = submitted.get("step").map(String::as_str) == Some("house_way");
     let screen = screen::preview(&state.db, typed, by_house_way).await?;
-    let status = if screen.stored.checked.errors.is_empty() {
+    let status = if screen.0.stored.checked.errors.is_empty() {
         StatusCode::OK
     } else {
         StatusCode::UNPROCESSABLE_ENTITY

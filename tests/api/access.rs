@@ -151,6 +151,50 @@ const MATRIX: &[Case] = &[
         &[("kind", "fill"), ("chip_set_version_id", "1")],
         [303, 403, 404, 403, 403, 403, 403],
     ),
+    // Buy-ins and table fees.
+    case(
+        "GET",
+        "/tables/NO-SUCH/buy-ins",
+        &[],
+        [303, 404, 404, 404, 404, 403, 403],
+    ),
+    case(
+        "POST",
+        "/tables/NO-SUCH/buy-ins",
+        &[("seat", "1"), ("amount", "5")],
+        [303, 404, 404, 403, 404, 403, 403],
+    ),
+    case(
+        "POST",
+        "/tables/NO-SUCH/buy-ins/999999/void",
+        &[("reason", "r")],
+        [303, 403, 404, 403, 404, 403, 403],
+    ),
+    case(
+        "POST",
+        "/tables/NO-SUCH/fees",
+        &[("amount", "5")],
+        [303, 404, 404, 403, 404, 403, 403],
+    ),
+    case(
+        "POST",
+        "/tables/NO-SUCH/fees/999999/void",
+        &[("reason", "r")],
+        [303, 403, 404, 403, 404, 403, 403],
+    ),
+    case(
+        "GET",
+        "/api/v1/tables/NO-SUCH/buy-ins",
+        &[],
+        [401, 404, 404, 404, 404, 403, 403],
+    ),
+    // A form is not the API's JSON: refused as unreadable, before the table is looked up.
+    case(
+        "POST",
+        "/api/v1/tables/NO-SUCH/buy-ins",
+        &[("seat", "1")],
+        [401, 400, 400, 403, 400, 403, 403],
+    ),
     case(
         "GET",
         "/audit/exports",
