@@ -130,20 +130,20 @@ impl Pit {
         self.slip_at("T1", kind, chips).await;
     }
 
-    /// A buy-in at seat `seat` of `code`, written as the table's record.
-    fn buy_in(&self, code: &str, seat: i16, kind: &str, amount: i64) {
-        diesel::sql_query(
-            "INSERT INTO buy_ins (table_id, gaming_day, seat, kind, currency, amount, recorded_by) \
-             VALUES ($1, $2, $3, $4, 'PHP', $5, $6)",
+    /// A buy-in at seat `seat` of `code`, recorded by the dealer on shift through the API.
+    async fn buy_in(&self, code: &str, seat: i16, kind: &str, amount: i64) {
+        let (status, body) = crate::helpers::call(
+            &self.dealer,
+            reqwest::Method::POST,
+            &format!("/api/v1/tables/{code}/buy-ins"),
+            Some(serde_json::json!({
+                "seat": seat,
+                "amount": Money(amount).plain_text(),
+                "kind": kind,
+            })),
         )
-        .bind::<diesel::sql_types::BigInt, _>(table_id(&self.dealer, code))
-        .bind::<diesel::sql_types::Date, _>(self.day)
-        .bind::<diesel::sql_types::SmallInt, _>(seat)
-        .bind::<diesel::sql_types::Text, _>(kind)
-        .bind::<diesel::sql_types::BigInt, _>(amount)
-        .bind::<diesel::sql_types::BigInt, _>(user_id(&self.dealer, "dee"))
-        .execute(&mut self.dealer.conn())
-        .unwrap();
+        .await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
     }
 
     /// A fill (or credit) of `thousands` 1,000 chips at `code`, requested, issued and received.
@@ -215,8 +215,8 @@ impl Pit {
             let (status, body) = record(&self.dealer, "T1", key, round).await;
             assert_eq!(status, StatusCode::CREATED, "{body}");
         }
-        self.buy_in("T1", 1, "cash", 300_000);
-        self.buy_in("T1", 2, "marker", 100_000);
+        self.buy_in("T1", 1, "cash", 300_000).await;
+        self.buy_in("T1", 2, "marker", 100_000).await;
         self.cage("T1", "fill", 1, 5);
         self.dealer.sign_off_at("T1").await;
     }
@@ -540,10 +540,10 @@ async fn random_honest_shifts_reconcile_to_zero() {
                 1 => {
                     let amount = rng.random_range(1..200) * 2_500;
                     if rng.random_bool(0.8) {
-                        p.buy_in(code, rng.random_range(1..=3), "cash", amount);
+                        p.buy_in(code, rng.random_range(1..=3), "cash", amount).await;
                         cash += amount;
                     } else {
-                        p.buy_in(code, rng.random_range(1..=3), "marker", amount);
+                        p.buy_in(code, rng.random_range(1..=3), "marker", amount).await;
                         markers += amount;
                     }
                     tray -= amount;
