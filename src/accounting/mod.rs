@@ -5,6 +5,7 @@
 
 pub mod cage;
 pub mod chips;
+pub mod counts;
 pub mod par;
 pub mod signatures;
 pub mod slips;
