@@ -134,6 +134,9 @@ impl Count {
     }
 }
 
+/// A count's notes, cash, markers, total and counters as stored.
+type Stored = (Vec<Option<i64>>, Vec<Option<i64>>, i64, i64, i64, i64, i64);
+
 #[tokio::test]
 async fn a_count_signed_by_two_counters_is_compared_with_the_buy_ins() {
     let c = count().await;
@@ -144,15 +147,7 @@ async fn a_count_signed_by_two_counters_is_compared_with_the_buy_ins() {
     c.buy_in("marker", 1_000, &c.dealer);
     // 4 × 1,000 + 2 × 500 = 5,000 in cash, and the marker: what the table recorded.
     let id = c.signed(&[(1_000, 4), (500, 2)], "1,000").await;
-    let (denominations, notes, cash, markers, total, first, second): (
-        Vec<Option<i64>>,
-        Vec<Option<i64>>,
-        i64,
-        i64,
-        i64,
-        i64,
-        i64,
-    ) = drop_counts::table
+    let (denominations, notes, cash, markers, total, first, second): Stored = drop_counts::table
         .find(id)
         .select((
             drop_counts::note_denominations,
@@ -417,6 +412,8 @@ async fn the_count_of_a_closed_day_is_signed() {
         .get_result(&mut c.app.conn())
         .unwrap();
     assert_eq!(closed, 1, "the day is closed");
+    let home = c.counter.get("/").await.text().await.unwrap();
+    assert!(home.contains(r#"href="/count""#), "{home}");
     // The default day is the latest that has ended: this one.
     let res = c.counter.get("/count").await;
     assert_eq!(res.status(), StatusCode::OK);
