@@ -5,6 +5,7 @@
 
 pub mod cage;
 pub mod chips;
+pub mod counts;
 pub mod drop;
 pub mod par;
 pub mod reconcile;

@@ -42,6 +42,12 @@ impl Capacity {
         title: "a supervisor",
         roles: &[Role::Supervisor, Role::Admin],
     };
+    /// One of the two counters of a table's drop: the count team only.
+    pub const COUNTER: Capacity = Capacity {
+        name: "counter",
+        title: "a counter",
+        roles: &[Role::Count],
+    };
 
     pub fn allows(&self, role: Role) -> bool {
         self.roles.contains(&role)

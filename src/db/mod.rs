@@ -10,6 +10,7 @@ pub mod audit_log;
 pub mod cage;
 pub mod canonical_json;
 pub mod checkpoints;
+pub mod counts;
 pub mod days;
 pub mod demo;
 pub mod drop;

@@ -255,6 +255,82 @@ pub fn gross(differences: &[Difference]) -> Option<Money> {
     })
 }
 
+/// The banknotes of `currency` the count team counts by denomination, smallest first: PHP 20,
+/// 50, 100, 200, 500, 1,000; USD 1, 2, 5, 10, 20, 50, 100. Any other currency has none listed
+/// (its count takes the cash as one total).
+pub fn banknotes(currency: &str) -> Option<Denominations> {
+    let majors: &[i64] = match currency {
+        "PHP" => &[20, 50, 100, 200, 500, 1_000],
+        "USD" => &[1, 2, 5, 10, 20, 50, 100],
+        _ => return None,
+    };
+    // Distinct, above zero and few: always a valid set.
+    Denominations::new(majors.iter().map(|m| Money(m * 100)).collect()).ok()
+}
+
+/// A table's drop by kind: the cash, the markers and the chip vouchers (what the table recorded
+/// as bought in, or what the count team counted in its drop box).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DropByKind {
+    pub cash: Money,
+    pub markers: Money,
+    pub chip_vouchers: Money,
+}
+
+impl DropByKind {
+    /// Cash, markers and chip vouchers together; `None` when too large to hold.
+    pub fn total(&self) -> Option<Money> {
+        self.cash
+            .minor_units()
+            .checked_add(self.markers.minor_units())?
+            .checked_add(self.chip_vouchers.minor_units())
+            .map(Money)
+    }
+
+    /// Markers and chip vouchers: the non-cash drop; `None` when too large to hold.
+    pub fn non_cash(&self) -> Option<Money> {
+        self.markers
+            .minor_units()
+            .checked_add(self.chip_vouchers.minor_units())
+            .map(Money)
+    }
+}
+
+/// The count against what the table recorded: each kind's difference and the total's, counted −
+/// recorded (below zero: the box holds less than the table recorded).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DropComparison {
+    pub recorded: DropByKind,
+    pub counted: DropByKind,
+    pub cash: Money,
+    pub markers: Money,
+    pub chip_vouchers: Money,
+    pub total: Money,
+}
+
+impl DropComparison {
+    /// Whether the count and the table disagree anywhere (a difference of any kind is flagged,
+    /// even when the kinds' differences cancel out in the total).
+    pub fn flagged(&self) -> bool {
+        [self.cash, self.markers, self.chip_vouchers, self.total]
+            .iter()
+            .any(|d| d.minor_units() != 0)
+    }
+}
+
+/// Compares the `counted` drop with the `recorded` buy-ins; `None` when an amount is too large to
+/// hold.
+pub fn compare_drop(recorded: DropByKind, counted: DropByKind) -> Option<DropComparison> {
+    Some(DropComparison {
+        cash: counted.cash.checked_sub(recorded.cash)?,
+        markers: counted.markers.checked_sub(recorded.markers)?,
+        chip_vouchers: counted.chip_vouchers.checked_sub(recorded.chip_vouchers)?,
+        total: counted.total()?.checked_sub(recorded.total()?)?,
+        recorded,
+        counted,
+    })
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -395,5 +471,73 @@ mod tests {
             ]
         );
         assert_eq!(gross(&found), Some(Money(110_000)));
+    }
+
+    #[test]
+    fn banknotes_are_listed_for_php_and_usd_only() {
+        let php = banknotes("PHP").unwrap();
+        assert_eq!(php.to_string(), "20 50 100 200 500 1000");
+        let usd = banknotes("USD").unwrap();
+        assert_eq!(usd.to_string(), "1 2 5 10 20 50 100");
+        assert_eq!(usd.as_slice()[0], Money(100));
+        for other in ["EUR", "HKD", "php", ""] {
+            assert_eq!(banknotes(other), None, "{other:?}");
+        }
+    }
+
+    #[test]
+    fn a_banknote_count_totals_like_a_chip_count() {
+        let notes =
+            Inventory::typed(banknotes("PHP").unwrap(), &["", "2", "", "", "3", "10"]).unwrap();
+        // 100 + 1,500 + 10,000
+        assert_eq!(notes.total(), Money(1_160_000));
+    }
+
+    fn drop(cash: i64, markers: i64, chip_vouchers: i64) -> DropByKind {
+        DropByKind {
+            cash: Money(cash),
+            markers: Money(markers),
+            chip_vouchers: Money(chip_vouchers),
+        }
+    }
+
+    #[test]
+    fn the_count_is_compared_kind_by_kind_counted_minus_recorded() {
+        // (recorded, counted, cash, markers, chip vouchers, total, flagged)
+        let cases = [
+            (drop(0, 0, 0), drop(0, 0, 0), 0, 0, 0, 0, false),
+            (drop(500, 200, 100), drop(500, 200, 100), 0, 0, 0, 0, false),
+            (
+                drop(500, 200, 100),
+                drop(400, 200, 100),
+                -100,
+                0,
+                0,
+                -100,
+                true,
+            ),
+            (drop(500, 0, 0), drop(600, 0, 0), 100, 0, 0, 100, true),
+            // A marker counted as cash: the total agrees, the kinds do not.
+            (drop(500, 200, 0), drop(700, 0, 0), 200, -200, 0, 0, true),
+            (drop(0, 0, 300), drop(0, 0, 0), 0, 0, -300, -300, true),
+        ];
+        for (recorded, counted, cash, markers, vouchers, total, flagged) in cases {
+            let c = compare_drop(recorded, counted).unwrap();
+            assert_eq!(
+                (c.cash, c.markers, c.chip_vouchers, c.total),
+                (Money(cash), Money(markers), Money(vouchers), Money(total)),
+                "{recorded:?} {counted:?}"
+            );
+            assert_eq!(c.flagged(), flagged, "{recorded:?} {counted:?}");
+        }
+        assert_eq!(drop(1, 2, 3).total(), Some(Money(6)));
+        assert_eq!(drop(1, 2, 3).non_cash(), Some(Money(5)));
+    }
+
+    #[test]
+    fn a_drop_too_large_to_hold_is_none() {
+        assert_eq!(drop(i64::MAX, 1, 0).total(), None);
+        assert_eq!(compare_drop(drop(0, 0, 0), drop(i64::MAX, 1, 0)), None);
+        assert_eq!(compare_drop(drop(i64::MAX, 0, 0), drop(-2, 0, 0)), None);
     }
 }

@@ -143,6 +143,14 @@ const SLIP_LISTERS: Allow = Allow::Roles(&[
     Role::Auditor,
     Role::Count,
 ]);
+/// Who reads the count team's pages: the count team, and pit managers, administrators and
+/// auditors.
+const COUNT_READERS: Allow =
+    Allow::Roles(&[Role::Count, Role::Supervisor, Role::Admin, Role::Auditor]);
+/// Who signs a count: the count team.
+const COUNTERS: Allow = Allow::Roles(&[Role::Count]);
+/// Who voids a count: an administrator, or a counter who signed none of it.
+const COUNT_VOIDERS: Allow = Allow::Roles(&[Role::Count, Role::Admin]);
 
 /// Who records buy-ins and table fees: the dealer on shift (the use-case checks the table), a
 /// pit manager or an administrator at the table's tablet.
@@ -203,6 +211,10 @@ pub const RULES: &[Rule] = &[
     rule("POST", "/cage/slips/{id}/print", SLIP_PRINTERS),
     rule("GET", "/cage/prints/{id}", SLIP_READERS),
     rule("GET", "/cage/slips", SLIP_LISTERS),
+    rule("GET", "/count", COUNT_READERS),
+    rule("GET", "/count/{day}/{code}", COUNT_READERS),
+    rule("POST", "/count/{day}/{code}", COUNTERS),
+    rule("POST", "/count/{day}/{code}/{id}/void", COUNT_VOIDERS),
     rule("GET", "/tables/{code}/cage", SLIP_RECEIVERS),
     rule("POST", "/tables/{code}/cage", SLIP_REQUESTERS),
     rule("GET", "/tables/{code}/buy-ins", DROP_READERS),

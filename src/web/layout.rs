@@ -22,6 +22,8 @@ pub struct NavUser {
     pub can_see_cage: bool,
     /// The pit, the cage, auditors and the count team: a gaming day's fills and credits.
     pub can_list_slips: bool,
+    /// The count team, pit managers, administrators and auditors: the count of each drop.
+    pub can_see_count: bool,
 }
 
 /// A one-time message: something done, or something refused (shown as an error, not as the
@@ -82,6 +84,10 @@ impl Nav {
                 can_list_slips: matches!(
                     role,
                     Role::Supervisor | Role::Cashier | Role::Admin | Role::Auditor | Role::Count
+                ),
+                can_see_count: matches!(
+                    role,
+                    Role::Count | Role::Supervisor | Role::Admin | Role::Auditor
                 ),
             }),
             csrf_token,

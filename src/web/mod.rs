@@ -21,6 +21,7 @@ mod audit_words;
 mod auth;
 mod cage;
 mod charts;
+mod counts;
 mod csrf;
 mod days;
 mod drop;
@@ -174,6 +175,13 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
             .service(web::resource("/cage/slips/{id}/print").post(cage::print))
             .service(web::resource("/cage/prints/{id}").get(cage::printed))
             .service(web::resource("/cage/slips").get(cage::day))
+            .service(web::resource("/count").get(counts::day))
+            .service(
+                web::resource("/count/{day}/{code}")
+                    .get(counts::table)
+                    .post(counts::sign),
+            )
+            .service(web::resource("/count/{day}/{code}/{id}/void").post(counts::void))
             .service(
                 web::resource("/tables/{code}/cage")
                     .get(cage::table)

@@ -195,6 +195,26 @@ const MATRIX: &[Case] = &[
         &[("seat", "1")],
         [401, 400, 400, 403, 400, 403, 403],
     ),
+    // The count of the drop.
+    case("GET", "/count", &[], [303, 403, 200, 200, 200, 403, 200]),
+    case(
+        "GET",
+        "/count/2020-01-01/NO-SUCH",
+        &[],
+        [303, 403, 404, 404, 404, 403, 404],
+    ),
+    case(
+        "POST",
+        "/count/2020-01-01/NO-SUCH",
+        &[("second_username", "x"), ("second_password", "y")],
+        [303, 403, 403, 403, 403, 403, 404],
+    ),
+    case(
+        "POST",
+        "/count/2020-01-01/NO-SUCH/999999/void",
+        &[("reason", "r")],
+        [303, 403, 403, 403, 404, 403, 404],
+    ),
     case(
         "GET",
         "/audit/exports",

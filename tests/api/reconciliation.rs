@@ -45,6 +45,8 @@ fn chips_of(total: i64) -> [i64; 4] {
 struct Pit {
     dealer: TestApp,
     boss: TestApp,
+    /// The count team's first counter (`count1`).
+    counter: TestApp,
     chip_set_version: String,
     day: NaiveDate,
 }
@@ -71,10 +73,16 @@ async fn pit() -> Pit {
         boss.sign_in("boss", PASSWORD).await.status(),
         StatusCode::SEE_OTHER
     );
+    let counter = dealer.another_browser();
+    assert_eq!(
+        counter.sign_in("count1", PASSWORD).await.status(),
+        StatusCode::SEE_OTHER
+    );
     let day = dealer.config.gaming_day(Utc::now());
     Pit {
         dealer,
         boss,
+        counter,
         chip_set_version: version.id.0.to_string(),
         day,
     }
@@ -201,6 +209,29 @@ impl Pit {
         .bind::<diesel::sql_types::BigInt, _>(user_id(&self.dealer, "count2"))
         .execute(&mut self.dealer.conn())
         .unwrap();
+    }
+
+    /// The count team's count of T1 on its form: `thousands` PHP 1,000 notes and the markers
+    /// as typed, signed by `count1` and `count2`.
+    async fn count_signed(&self, thousands: i64, markers: &str) {
+        let notes = thousands.to_string();
+        let fields = [
+            ("notes-100000", notes.as_str()),
+            ("markers", markers),
+            ("chip_vouchers", ""),
+            ("second_username", "count2"),
+            ("second_password", PASSWORD),
+        ];
+        let res = self
+            .counter
+            .post_form(&format!("/count/{}/T1", self.day), &fields)
+            .await;
+        assert_eq!(
+            res.status(),
+            StatusCode::SEE_OTHER,
+            "{}",
+            res.text().await.unwrap()
+        );
     }
 
     /// The shift: opener PHP 18,000; two rounds (+550); buy-ins PHP 3,000 cash and a
@@ -363,9 +394,13 @@ async fn a_miscounted_closer_is_the_variance_flagged_and_investigated() {
     assert_eq!(row["final"], "false");
     assert!(row["causes"].contains("no closer yet"), "{row:?}");
     assert!(row["causes"].contains("not counted yet"), "{row:?}");
-    p.count("T1", 300_000, 100_000);
-    // Two 1,000 chips short: 17,550.
+    // Two 1,000 chips short: 17,550. The closer first; the count then makes the day final.
     p.slip("closer", chips_of(1_755_000)).await;
+    assert!(
+        investigations_of(&p.dealer).is_empty(),
+        "not final before the count"
+    );
+    p.count_signed(3, "1000").await;
     let row = p.row().await;
     assert_eq!(row["inventory_win"], "-1450.00");
     assert_eq!(row["variance"], "-2000.00");
@@ -385,7 +420,7 @@ async fn a_miscounted_closer_is_the_variance_flagged_and_investigated() {
     let events = p.dealer.audit("investigation.opened");
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].details["variance"], -200_000);
-    assert_eq!(events[0].actor_name, "dee");
+    assert_eq!(events[0].actor_name, "count1");
 
     let close = format!("/reports/accounting/investigations/{}/close", opened[0].0);
     // The dealer may not; the pit manager who signed the closer may not.
@@ -498,7 +533,11 @@ async fn the_hold_chart_and_a_bad_range_answer_clearly() {
     assert!(res.text().await.unwrap().contains("at most 92 gaming days"));
     let res = p.boss.get("/reports/accounting?table=NOPE").await;
     assert_eq!(res.status(), StatusCode::BAD_REQUEST);
-    assert!(res.text().await.unwrap().contains("There is no table NOPE."));
+    assert!(res
+        .text()
+        .await
+        .unwrap()
+        .contains("There is no table NOPE."));
     let res = p.dealer.get("/reports/accounting").await;
     assert_eq!(res.status(), StatusCode::FORBIDDEN);
 }
@@ -540,10 +579,12 @@ async fn random_honest_shifts_reconcile_to_zero() {
                 1 => {
                     let amount = rng.random_range(1..200) * 2_500;
                     if rng.random_bool(0.8) {
-                        p.buy_in(code, rng.random_range(1..=3), "cash", amount).await;
+                        p.buy_in(code, rng.random_range(1..=3), "cash", amount)
+                            .await;
                         cash += amount;
                     } else {
-                        p.buy_in(code, rng.random_range(1..=3), "marker", amount).await;
+                        p.buy_in(code, rng.random_range(1..=3), "marker", amount)
+                            .await;
                         markers += amount;
                     }
                     tray -= amount;
