@@ -367,6 +367,30 @@ const MATRIX: &[Case] = &[
     ),
     case(
         "GET",
+        "/reports/accounting",
+        &[],
+        [303, 403, 200, 200, 200, 403, 403],
+    ),
+    case(
+        "GET",
+        "/reports/accounting/csv",
+        &[],
+        [303, 403, 200, 200, 200, 403, 403],
+    ),
+    case(
+        "GET",
+        "/reports/accounting/hold.svg",
+        &[],
+        [303, 403, 200, 200, 200, 403, 403],
+    ),
+    case(
+        "POST",
+        "/reports/accounting/investigations/999999/close",
+        &[("findings", "f"), ("back", "")],
+        [303, 403, 404, 403, 404, 403, 403],
+    ),
+    case(
+        "GET",
         "/reports/house-way",
         &[],
         [303, 403, 200, 200, 200, 403, 403],

@@ -564,7 +564,10 @@ async fn the_day_report_counts_points_rounds_measures_and_no_house_result_for_th
         .await
         .unwrap();
     assert!(page.contains(r#"id="points-note""#), "{page}");
-    assert!(page.contains("table accounting: not built yet"), "{page}");
+    assert!(
+        page.contains("kept in table accounting: see Table accounting"),
+        "{page}"
+    );
     assert!(
         page.contains("naturals 1 · pusoys 0 · players won PHP 26.00"),
         "{page}"

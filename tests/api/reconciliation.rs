@@ -373,7 +373,7 @@ async fn a_void_round_is_out_of_the_rounds_win_and_named_as_a_cause() {
         .text()
         .await
         .unwrap();
-    assert!(page.contains("&amp;void=void"), "{page}");
+    assert!(page.contains("&#38;table=1&#38;void=void"), "{page}");
 }
 
 fn investigations_of(app: &TestApp) -> Vec<(i64, i64)> {
