@@ -263,6 +263,9 @@ fn causes_of(row: &TableDayRow, open_drafts: &[String], today: NaiveDate) -> Vec
     causes
 }
 
+/// A table's days with an inventory win, in order, and the running sums of win and drop.
+type RunningSums = (Vec<NaiveDate>, Vec<(i64, i64)>);
+
 /// The table-days of `rows` reconciled, each with its rolling hold from the rows before it
 /// (`rows` must reach back [`ROLLING_DAYS`] before the first day wanted).
 fn reconciled(
@@ -274,7 +277,7 @@ fn reconciled(
 ) -> Result<Vec<TableDay>, AccountingError> {
     // Per table, its days with an inventory win in day order, and the running sums of win and
     // drop over them: a day's 30 days before are two binary searches away.
-    let mut known: HashMap<TableId, (Vec<NaiveDate>, Vec<(i64, i64)>)> = HashMap::new();
+    let mut known: HashMap<TableId, RunningSums> = HashMap::new();
     let mut ordered: Vec<&TableDayRow> = rows.iter().collect();
     ordered.sort_by_key(|r| (r.table_id, r.gaming_day));
     for row in ordered {

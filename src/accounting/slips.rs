@@ -415,6 +415,7 @@ fn check_form(
 /// the table's previous closer; above `limit` it holds the table. Records the slip, both
 /// signatures and `slip.opener` / `slip.closer` on the table's chain, in one transaction.
 /// Answers the new slip's id, or the refusal in words with the page.
+#[allow(clippy::too_many_arguments)]
 pub async fn sign(
     db: &Db,
     params: HashParams,

@@ -350,7 +350,7 @@ mod tests {
                         Move::Round(bets, legal) => {
                             let mut cards = deck.clone();
                             cards.rotate_left(n % 52);
-                            let round = build_round(profile.clone(), &cards, bets, &[false; 3], legal[0]);
+                            let round = build_round(profile, &cards, bets, &[false; 3], legal[0]);
                             let settlement = settle(&round).expect("settles");
                             for seat in settlement.seats() {
                                 tray -= seat.result.minor_units();
