@@ -47,10 +47,8 @@ pub const VOID_SIGNER: Capacity = Capacity {
 /// The roles outside the pit, one of which must sign a void.
 pub const NOT_PIT: [Role; 2] = [Role::Cashier, Role::Admin];
 
-/// The form field of a denomination's count on a request.
-pub fn count_field(denomination: crate::rules::money::Money) -> String {
-    format!("count-{}", denomination.minor_units())
-}
+/// The form field of a denomination's count on a request: the same as on every count grid.
+pub use crate::accounting::par::count_field;
 
 /// A slip's number as printed: `F-2026-00001` (fills), `C-2026-00001` (credits).
 pub fn number_text(kind: Kind, year: i32, number: i32) -> String {

@@ -6,15 +6,17 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use chrono::{Datelike, NaiveDate};
+use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use diesel::PgConnection;
 use serde_json::json;
 
 use crate::accounting::AccountingError;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::handle::Db;
-use crate::db::ids::{InvestigationId, TableId, UserId};
-use crate::db::reconciliation::{self as rows, InvestigationRow, NewInvestigation, TableDayRow};
+use crate::db::ids::{InvestigationId, ShiftId, TableId, UserId};
+use crate::db::reconciliation::{
+    self as rows, InvestigationRow, NewInvestigation, ShiftRow, TableDayRow,
+};
 use crate::db::users::Role;
 use crate::rules::money::Money;
 use crate::rules::reconciliation::{
@@ -117,18 +119,92 @@ impl Totals {
 
     /// The hold of the reconciled days, in basis points.
     pub fn hold(&self) -> Option<i64> {
-        if self.drop <= 0 {
-            return None;
-        }
-        let scaled = self.inventory_win * 10_000;
-        let half = self.drop / 2;
-        let rounded = if scaled >= 0 {
-            (scaled + half) / self.drop
-        } else {
-            (scaled - half) / self.drop
-        };
-        i64::try_from(rounded).ok()
+        arithmetic::hold_of_sums(self.inventory_win, self.drop)
     }
+}
+
+/// One dealer's shift at a table: what was dropped and won by the rounds while they dealt. The
+/// table's chips are counted once a gaming day (opener and closer), so a shift has a win by
+/// inventory only when it was its table's one shift that day.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShiftLine {
+    pub shift: ShiftId,
+    pub code: String,
+    pub currency: String,
+    pub day: NaiveDate,
+    pub dealer: UserId,
+    pub dealer_name: String,
+    pub signed_on_at: DateTime<Utc>,
+    pub signed_off_at: Option<DateTime<Utc>>,
+    /// The buy-ins recorded during the shift (the count is of the table's whole day).
+    pub drop: Money,
+    /// The house result of the shift's rounds (void ones out) and its table fees.
+    pub rounds_win: Money,
+    pub rounds: i64,
+    /// The rounds' win over the shift's drop, in basis points.
+    pub hold: Option<i64>,
+    /// The table's win by inventory that day, when this was its one shift.
+    pub inventory_win: Option<Money>,
+}
+
+/// A dealer's shifts of one currency over the report's days.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DealerTotals {
+    pub shifts: usize,
+    pub rounds: i64,
+    pub drop: i128,
+    pub rounds_win: i128,
+}
+
+impl DealerTotals {
+    fn add(&mut self, line: &ShiftLine) {
+        self.shifts += 1;
+        self.rounds += line.rounds;
+        self.drop += i128::from(line.drop.minor_units());
+        self.rounds_win += i128::from(line.rounds_win.minor_units());
+    }
+
+    /// The rounds' win over the drop of the dealer's shifts, in basis points.
+    pub fn hold(&self) -> Option<i64> {
+        arithmetic::hold_of_sums(self.rounds_win, self.drop)
+    }
+}
+
+fn shift_lines(rows: Vec<ShiftRow>, days: &[TableDay]) -> Result<Vec<ShiftLine>, AccountingError> {
+    let inventory: HashMap<(TableId, NaiveDate), Option<Money>> = days
+        .iter()
+        .map(|d| ((d.table, d.day), d.reconciliation.inventory_win))
+        .collect();
+    rows.into_iter()
+        .map(|row| {
+            let rounds_win = row.house.checked_add(row.fees).map(Money).ok_or_else(|| {
+                AccountingError::BadStored(format!("the win of shift {}", row.shift_id))
+            })?;
+            let drop = Money(row.bought);
+            Ok(ShiftLine {
+                inventory_win: if row.shifts_that_day == 1 {
+                    inventory
+                        .get(&(row.table_id, row.gaming_day))
+                        .copied()
+                        .flatten()
+                } else {
+                    None
+                },
+                hold: arithmetic::hold_basis_points(rounds_win, drop),
+                shift: row.shift_id,
+                code: row.code,
+                currency: row.currency,
+                day: row.gaming_day,
+                dealer: row.dealer_id,
+                dealer_name: row.dealer,
+                signed_on_at: row.signed_on_at,
+                signed_off_at: row.signed_off_at,
+                drop,
+                rounds_win,
+                rounds: row.rounds,
+            })
+        })
+        .collect()
 }
 
 /// An investigation as its page shows it.
@@ -152,6 +228,10 @@ pub struct Report {
     pub year: BTreeMap<String, Totals>,
     /// By table over the range, by currency.
     pub tables: BTreeMap<(String, String), Totals>,
+    /// Every dealer shift of the range, by day, table and time.
+    pub shifts: Vec<ShiftLine>,
+    /// By dealer (name, account, currency).
+    pub dealers: BTreeMap<(String, UserId, String), DealerTotals>,
     /// Investigations of the range, and every one still open.
     pub investigations: Vec<Investigation>,
     pub settings: Settings,
@@ -517,14 +597,25 @@ pub async fn report(
             .filter(|i| table.is_none_or(|t| t == i.table_id))
             .collect();
         let investigations = investigations_of(conn, investigations)?;
+        let days: Vec<TableDay> = all.into_iter().filter(|d| d.day >= from).collect();
+        let shifts = shift_lines(rows::dealer_shifts(conn, from, to, table)?, &days)?;
+        let mut dealers: BTreeMap<(String, UserId, String), DealerTotals> = BTreeMap::new();
+        for line in &shifts {
+            dealers
+                .entry((line.dealer_name.clone(), line.dealer, line.currency.clone()))
+                .or_default()
+                .add(line);
+        }
         Ok(Report {
             from,
             to,
-            days: all.into_iter().filter(|d| d.day >= from).collect(),
+            days,
             range,
             month,
             year,
             tables,
+            shifts,
+            dealers,
             investigations,
             settings,
         })

@@ -5,9 +5,9 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Bool, Date, Nullable, Text};
+use diesel::sql_types::{BigInt, Bool, Date, Nullable, Text, Timestamptz};
 
-use crate::db::ids::{InvestigationId, TableId, UserId};
+use crate::db::ids::{InvestigationId, ShiftId, TableId, UserId};
 use crate::db::schema::{investigation_closings, investigations};
 
 /// Every table-day of gaming days `$1` to `$2` on which anything happened at the table (a round,
@@ -175,6 +175,96 @@ pub fn table_days(
     table: Option<TableId>,
 ) -> QueryResult<Vec<TableDayRow>> {
     diesel::sql_query(TABLE_DAYS)
+        .bind::<Date, _>(from)
+        .bind::<Date, _>(to)
+        .bind::<Nullable<BigInt>, _>(table.map(|t| t.0))
+        .load(conn)
+}
+
+/// Every dealer shift of gaming days `$1` to `$2` (`$3` narrowing to one table when not null),
+/// with what was recorded during it: the buy-ins taken (cash and non-cash, void ones left out),
+/// the points game's fees, the rounds' house result (a void round out, its re-entry in) and the
+/// rounds; and how many shifts its table had that day. Each part reads its table by gaming day,
+/// as [`TABLE_DAYS`] does.
+const DEALER_SHIFTS: &str = "\
+    WITH buys AS ( \
+        SELECT b.shift_id, sum(b.amount) AS bought \
+        FROM buy_ins b \
+        WHERE b.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR b.table_id = $3) \
+          AND b.shift_id IS NOT NULL \
+          AND NOT EXISTS (SELECT 1 FROM buy_in_voids v WHERE v.buy_in_id = b.id) \
+        GROUP BY b.shift_id \
+    ), fees AS ( \
+        SELECT f.shift_id, sum(f.amount) AS fees \
+        FROM table_fees f \
+        WHERE f.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR f.table_id = $3) \
+          AND f.shift_id IS NOT NULL \
+          AND NOT EXISTS (SELECT 1 FROM table_fee_voids v WHERE v.fee_id = f.id) \
+        GROUP BY f.shift_id \
+    ), played AS ( \
+        SELECT f.shift_id, \
+               COALESCE(sum(f.dealer_result) FILTER (WHERE v.round_id IS NULL), 0) AS house, \
+               count(*) FILTER (WHERE v.round_id IS NULL) AS rounds \
+        FROM round_figures f \
+        LEFT JOIN round_voids v ON v.round_id = f.round_id \
+        WHERE f.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR f.table_id = $3) \
+        GROUP BY f.shift_id \
+    ) \
+    SELECT s.id AS shift_id, s.table_id, s.gaming_day, t.code, t.currency, \
+           s.dealer_id, u.display_name AS dealer, s.signed_on_at, s.signed_off_at, \
+           COALESCE(b.bought, 0)::bigint AS bought, COALESCE(fe.fees, 0)::bigint AS fees, \
+           COALESCE(r.house, 0)::bigint AS house, COALESCE(r.rounds, 0)::bigint AS rounds, \
+           count(*) OVER (PARTITION BY s.table_id, s.gaming_day) AS shifts_that_day \
+    FROM dealer_shifts s \
+    JOIN gaming_tables t ON t.id = s.table_id \
+    JOIN users u ON u.id = s.dealer_id \
+    LEFT JOIN buys b ON b.shift_id = s.id \
+    LEFT JOIN fees fe ON fe.shift_id = s.id \
+    LEFT JOIN played r ON r.shift_id = s.id \
+    WHERE s.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR s.table_id = $3) \
+    ORDER BY s.gaming_day, t.code, s.signed_on_at, s.id";
+
+/// One dealer shift as [`DEALER_SHIFTS`] sums it, in minor units of `currency`.
+#[derive(Debug, Clone, PartialEq, Eq, QueryableByName)]
+pub struct ShiftRow {
+    #[diesel(sql_type = BigInt)]
+    pub shift_id: ShiftId,
+    #[diesel(sql_type = BigInt)]
+    pub table_id: TableId,
+    #[diesel(sql_type = Date)]
+    pub gaming_day: NaiveDate,
+    #[diesel(sql_type = Text)]
+    pub code: String,
+    #[diesel(sql_type = Text)]
+    pub currency: String,
+    #[diesel(sql_type = BigInt)]
+    pub dealer_id: UserId,
+    #[diesel(sql_type = Text)]
+    pub dealer: String,
+    #[diesel(sql_type = Timestamptz)]
+    pub signed_on_at: DateTime<Utc>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    pub signed_off_at: Option<DateTime<Utc>>,
+    #[diesel(sql_type = BigInt)]
+    pub bought: i64,
+    #[diesel(sql_type = BigInt)]
+    pub fees: i64,
+    #[diesel(sql_type = BigInt)]
+    pub house: i64,
+    #[diesel(sql_type = BigInt)]
+    pub rounds: i64,
+    #[diesel(sql_type = BigInt)]
+    pub shifts_that_day: i64,
+}
+
+/// The dealer shifts of gaming days `from` to `to` (of one table, or of every table).
+pub fn dealer_shifts(
+    conn: &mut PgConnection,
+    from: NaiveDate,
+    to: NaiveDate,
+    table: Option<TableId>,
+) -> QueryResult<Vec<ShiftRow>> {
+    diesel::sql_query(DEALER_SHIFTS)
         .bind::<Date, _>(from)
         .bind::<Date, _>(to)
         .bind::<Nullable<BigInt>, _>(table.map(|t| t.0))

@@ -76,11 +76,19 @@ pub fn rounds_win(house_result: Money, fees: Money) -> Option<Money> {
 /// Hold: the win as a share of the drop, in hundredths of a percentage point (basis points:
 /// 1,234 is 12.34 %), rounded half away from zero; `None` when nothing was dropped.
 pub fn hold_basis_points(win: Money, drop: Money) -> Option<i64> {
-    let drop = i128::from(drop.minor_units());
+    hold_of_sums(
+        i128::from(win.minor_units()),
+        i128::from(drop.minor_units()),
+    )
+}
+
+/// [`hold_basis_points`] of sums of many days' wins and drops (in minor units), which may not
+/// fit a [`Money`].
+pub fn hold_of_sums(win: i128, drop: i128) -> Option<i64> {
     if drop <= 0 {
         return None;
     }
-    let scaled = i128::from(win.minor_units()) * 10_000;
+    let scaled = win * 10_000;
     let half = drop / 2;
     let rounded = if scaled >= 0 {
         (scaled + half) / drop

@@ -1,7 +1,8 @@
 //! Form bodies and addresses checked at the edge, before any handler sees them: a field, a
 //! path or a query parameter holding a control character (NUL, escape, the C1 range...; tab
 //! and line breaks are text in a form) is refused with 400 naming where it is, so that nothing
-//! half-saves and PostgreSQL never sees a NUL it cannot store.
+//! half-saves and PostgreSQL never sees a NUL it cannot store; and the one reading of a gaming
+//! day typed in a query.
 
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
@@ -9,8 +10,20 @@ use actix_web::http::header;
 use actix_web::middleware::Next;
 use actix_web::web::Bytes;
 use actix_web::Error;
+use chrono::NaiveDate;
 
 use crate::web::error::AppError;
+
+/// A gaming day typed in a query's field `name`, as `YYYY-MM-DD`; anything else is refused in
+/// words that name the field and show what was typed.
+pub fn parse_day(name: &str, text: &str) -> Result<NaiveDate, AppError> {
+    NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d").map_err(|_| {
+        AppError::InvalidInput(format!(
+            "{name} `{}` is not a date: write it as YYYY-MM-DD, e.g. 2026-03-01",
+            text.chars().take(40).collect::<String>()
+        ))
+    })
+}
 
 /// The first field of an `application/x-www-form-urlencoded` body whose name or value holds a
 /// control character, with that character. A body that does not decode has none (the

@@ -11,7 +11,9 @@ use askama::Template;
 use chrono::{NaiveDate, Utc};
 use serde::Deserialize;
 
-use crate::accounting::reconcile::{self, Closer, Investigation, Report, TableDay, Totals};
+use crate::accounting::reconcile::{
+    self, Closer, DealerTotals, Investigation, Report, ShiftLine, TableDay, Totals,
+};
 use crate::accounting::AccountingError;
 use crate::config::{Config, Zone};
 use crate::db::ids::InvestigationId;
@@ -20,6 +22,7 @@ use crate::rules::money::{Money, Total};
 use crate::web::charts::HoldChart;
 use crate::web::error::AppError;
 use crate::web::format::{self, when};
+use crate::web::forms::parse_day;
 use crate::web::layout::Nav;
 use crate::web::respond::{redirect, render};
 use crate::web::session;
@@ -51,15 +54,6 @@ struct Asked {
     from: NaiveDate,
     to: NaiveDate,
     table: Option<String>,
-}
-
-fn parse_day(name: &str, text: &str) -> Result<NaiveDate, AppError> {
-    NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d").map_err(|_| {
-        AppError::InvalidInput(format!(
-            "{name} `{}` is not a date: write it as YYYY-MM-DD, e.g. 2026-03-01",
-            text.chars().take(40).collect::<String>()
-        ))
-    })
 }
 
 impl Query {
@@ -113,6 +107,12 @@ fn percent(basis_points: Option<i64>) -> String {
         }
         None => "–".to_owned(),
     }
+}
+
+/// A difference of two percentages, in basis points, as percentage points: `4.00 points`.
+fn points(basis_points: i64) -> String {
+    let bp = basis_points.unsigned_abs();
+    format!("{}.{:02} percentage points", bp / 100, bp % 100)
 }
 
 fn amount(amount: Option<Money>, currency: &str) -> String {
@@ -205,6 +205,64 @@ fn totals_view(label: &str, currency: &str, t: &Totals) -> TotalsView {
     }
 }
 
+/// A dealer shift as the page shows it.
+pub struct ShiftView {
+    pub day: String,
+    pub code: String,
+    pub dealer: String,
+    pub times: String,
+    pub rounds: i64,
+    pub drop: String,
+    pub rounds_win: String,
+    pub hold: String,
+    pub inventory_win: String,
+}
+
+fn shift_view(s: &ShiftLine, zone: Zone) -> ShiftView {
+    let c = s.currency.as_str();
+    let clock =
+        |at: chrono::DateTime<Utc>| at.with_timezone(&zone.offset).format("%H:%M").to_string();
+    ShiftView {
+        day: s.day.to_string(),
+        code: s.code.clone(),
+        dealer: s.dealer_name.clone(),
+        times: match s.signed_off_at {
+            Some(off) => format!("{}\u{2013}{}", clock(s.signed_on_at), clock(off)),
+            None => format!("{}, on now", clock(s.signed_on_at)),
+        },
+        rounds: s.rounds,
+        drop: format::money(s.drop, c),
+        rounds_win: format::result(s.rounds_win, c),
+        hold: percent(s.hold),
+        inventory_win: s
+            .inventory_win
+            .map_or_else(|| "\u{2013}".to_owned(), |w| format::result(w, c)),
+    }
+}
+
+/// A dealer's shifts over the range, of one currency.
+pub struct DealerView {
+    pub dealer: String,
+    pub currency: String,
+    pub shifts: usize,
+    pub rounds: i64,
+    pub drop: String,
+    pub rounds_win: String,
+    pub hold: String,
+}
+
+fn dealer_view(name: &str, currency: &str, t: &DealerTotals) -> DealerView {
+    DealerView {
+        dealer: name.to_owned(),
+        currency: currency.to_owned(),
+        shifts: t.shifts,
+        rounds: t.rounds,
+        drop: format::total(Total(t.drop), currency),
+        rounds_win: format::total(Total(t.rounds_win), currency),
+        hold: percent(t.hold()),
+    }
+}
+
 pub struct InvestigationView {
     pub id: InvestigationId,
     pub day: String,
@@ -251,6 +309,8 @@ struct AccountingPage {
     days: Vec<DayView>,
     totals: Vec<TotalsView>,
     tables: Vec<TotalsView>,
+    shifts: Vec<ShiftView>,
+    dealers: Vec<DealerView>,
     investigations: Vec<InvestigationView>,
     currencies: Vec<String>,
     may_close: bool,
@@ -302,13 +362,19 @@ fn page(
             tolerance.amount.major_text(),
             percent(Some(tolerance.share_of_drop))
         ),
-        band: percent(Some(report.settings.hold_band)),
+        band: points(report.settings.hold_band),
         days: report.days.iter().map(day_view).collect(),
         totals,
         tables: report
             .tables
             .iter()
             .map(|((code, currency), t)| totals_view(code, currency, t))
+            .collect(),
+        shifts: report.shifts.iter().map(|s| shift_view(s, zone)).collect(),
+        dealers: report
+            .dealers
+            .iter()
+            .map(|((name, _, currency), t)| dealer_view(name, currency, t))
             .collect(),
         investigations: report
             .investigations

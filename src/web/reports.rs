@@ -27,6 +27,7 @@ use crate::rules::money::Money;
 use crate::web::charts::{BarChart, LineChart};
 use crate::web::error::AppError;
 use crate::web::format::{self, when};
+use crate::web::forms::parse_day;
 use crate::web::layout::{Flash, Nav};
 use crate::web::respond::{redirect, render};
 use crate::web::session;
@@ -48,15 +49,6 @@ struct Range {
     from: NaiveDate,
     to: NaiveDate,
     currency: Option<String>,
-}
-
-fn parse_day(name: &str, text: &str) -> Result<NaiveDate, AppError> {
-    NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d").map_err(|_| {
-        AppError::InvalidInput(format!(
-            "{name} `{}` is not a date: write it as YYYY-MM-DD, e.g. 2026-03-01",
-            text.chars().take(40).collect::<String>()
-        ))
-    })
 }
 
 async fn range(req: &HttpRequest, state: &AppState) -> Result<Range, AppError> {

@@ -321,6 +321,19 @@ async fn an_honest_shift_reconciles_to_zero() {
     let page = page.text().await.unwrap();
     assert!(page.contains("PHP 4,000.00"), "{page}");
     assert!(page.contains("13.75 %"), "{page}");
+    // By dealer shift: the shift was the table's only one that day, so its win by inventory is
+    // the table's; its drop is the buy-ins recorded while it lasted.
+    let shifts = section(&page, "id=\"shifts\"");
+    assert!(shifts.contains("dee Test"), "{shifts}");
+    assert!(
+        shifts.contains(
+            "<td class=\"amount\">PHP 4,000.00</td><td class=\"amount\">PHP +550.00</td>\
+             <td class=\"amount\">13.75 %</td><td class=\"amount\">PHP +550.00</td>"
+        ),
+        "{shifts}"
+    );
+    let dealers = section(&page, "id=\"dealers\"");
+    assert!(dealers.contains("dee Test"), "{dealers}");
     // The pit board's tile: the opener, the counted drop, both wins.
     let (status, board) =
         crate::helpers::call(&p.boss, reqwest::Method::GET, "/api/v1/pit", None).await;
@@ -618,4 +631,15 @@ async fn random_honest_shifts_reconcile_to_zero() {
         assert_eq!(row["final"], "true", "seed {seed}: {row:?}");
     }
     assert!(investigations_of(&p.dealer).is_empty(), "seed {seed}");
+}
+
+/// The page's `<section ...>` whose opening tag holds `marker`, up to its end.
+fn section<'a>(page: &'a str, marker: &str) -> &'a str {
+    let start = page
+        .find(marker)
+        .unwrap_or_else(|| panic!("no section {marker}"));
+    let end = page[start..]
+        .find("</section>")
+        .map_or(page.len(), |e| start + e);
+    &page[start..end]
 }

@@ -1,0 +1,1 @@
+DROP INDEX dealer_shifts_by_day;
