@@ -21,8 +21,10 @@ pub struct DemoAccount {
     pub password: &'static str,
 }
 
-/// The demo accounts: one per role, two dealers. Their passwords meet the policy.
-pub const ACCOUNTS: [DemoAccount; 7] = [
+/// The demo accounts: one per role, two dealers, two pit managers (whoever requests a fill may
+/// not sign its receipt) and two counters (a count is signed by two).
+/// Their passwords meet the policy.
+pub const ACCOUNTS: [DemoAccount; 9] = [
     DemoAccount {
         username: "admin",
         display_name: "Ada Administrator",
@@ -64,6 +66,18 @@ pub const ACCOUNTS: [DemoAccount; 7] = [
         display_name: "Cora Counter",
         role: Role::Count,
         password: "demo-counter-pit",
+    },
+    DemoAccount {
+        username: "supervisor2",
+        display_name: "Flor Supervisor",
+        role: Role::Supervisor,
+        password: "demo-supervisor2-pit",
+    },
+    DemoAccount {
+        username: "counter2",
+        display_name: "Colin Counter",
+        role: Role::Count,
+        password: "demo-counter2-pit",
     },
 ];
 

@@ -389,6 +389,61 @@ async fn a_void_round_is_out_of_the_rounds_win_and_named_as_a_cause() {
     assert!(page.contains("&#38;table=1&#38;void=void"), "{page}");
 }
 
+/// Two shifts at a table in one day: each has the drop recorded while it lasted and the win of
+/// its rounds; neither gets a share of the day's win by inventory (the chips were counted once,
+/// for the day); the dealer's line sums both.
+#[tokio::test]
+async fn each_shift_has_its_drop_and_rounds_and_no_share_of_the_count() {
+    let p = pit().await;
+    p.slip("opener", [40, 20, 10, 10]).await;
+    for (key, seat, kind, amount) in [
+        ("shift-0001", 1, "cash", 300_000),
+        ("shift-0002", 2, "marker", 100_000),
+    ] {
+        p.dealer.sign_on_at("T1").await;
+        let (round, _) = round_with(BETS);
+        let (status, body) = record(&p.dealer, "T1", key, round).await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        p.buy_in("T1", seat, kind, amount).await;
+        p.dealer.sign_off_at("T1").await;
+    }
+    p.count("T1", 300_000, 100_000);
+    // 18,000 − 4,000 + 550 = 14,550 = 14 × 1,000 + 1 × 500 + 2 × 25.
+    p.slip("closer", chips_of(1_455_000)).await;
+    let row = p.row().await;
+    assert_eq!(row["inventory_win"], "550.00");
+    assert_eq!(row["variance"], "0.00");
+    let page = p
+        .boss
+        .get(&format!("/reports/accounting?day={}", p.day))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let shifts = section(&page, "id=\"shifts\"");
+    assert_eq!(shifts.matches("<tr><th scope=\"row\">").count(), 2, "{shifts}");
+    for drop in ["PHP 3,000.00", "PHP 1,000.00"] {
+        let line = format!(
+            "<td class=\"amount\">{drop}</td><td class=\"amount\">PHP +275.00</td>"
+        );
+        assert!(shifts.contains(&line), "{line} in {shifts}");
+    }
+    assert_eq!(
+        shifts.matches("<td class=\"amount\">\u{2013}</td></tr>").count(),
+        2,
+        "no shift has a win by inventory: {shifts}"
+    );
+    let dealers = section(&page, "id=\"dealers\"");
+    assert!(
+        dealers.contains(
+            "<td class=\"amount\">2</td><td class=\"amount\">2</td>\
+             <td class=\"amount\">PHP 4,000.00</td><td class=\"amount\">PHP +550.00</td>\
+             <td class=\"amount\">13.75 %</td>"
+        ),
+        "{dealers}"
+    );
+}
+
 fn investigations_of(app: &TestApp) -> Vec<(i64, i64)> {
     investigations::table
         .select((investigations::id, investigations::variance))
