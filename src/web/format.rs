@@ -27,6 +27,12 @@ pub fn total(amount: Total, currency: &str) -> String {
     format!("{currency} {}", amount.signed_text())
 }
 
+/// A sum of amounts that are not results (a drop), written as [`money`] writes one: no sign
+/// before a positive sum.
+pub fn sum(amount: Total, currency: &str) -> String {
+    format!("{currency} {}", amount.major_text())
+}
+
 /// A time typed in the casino's local time `zone` as a `datetime-local` field sends it
 /// (`2026-03-01T18:00`, or with a space), in UTC; `None` if it is not such a time.
 pub fn typed_local_time(typed: &str, zone: Zone) -> Option<DateTime<Utc>> {

@@ -195,7 +195,7 @@ fn totals_view(label: &str, currency: &str, t: &Totals) -> TotalsView {
         currency: currency.to_owned(),
         table_days: t.table_days,
         reconciled: t.reconciled,
-        drop: format::total(Total(t.drop), currency),
+        drop: format::sum(Total(t.drop), currency),
         inventory_win: format::total(Total(t.inventory_win), currency),
         hold: percent(t.hold()),
         rounds_win: format::total(Total(t.rounds_win), currency),
@@ -257,7 +257,7 @@ fn dealer_view(name: &str, currency: &str, t: &DealerTotals) -> DealerView {
         currency: currency.to_owned(),
         shifts: t.shifts,
         rounds: t.rounds,
-        drop: format::total(Total(t.drop), currency),
+        drop: format::sum(Total(t.drop), currency),
         rounds_win: format::total(Total(t.rounds_win), currency),
         hold: percent(t.hold()),
     }
