@@ -1128,3 +1128,395 @@ impl Checker for AccountingCheck {
         }
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use chrono::{FixedOffset, NaiveTime, TimeZone};
+    use csv::StringRecord;
+
+    use super::super::check::Problem;
+    use super::super::{QueryRecord, Source, AMOUNTS, FORMAT};
+    use super::*;
+
+    const DAY: &str = "2026-11-20";
+    /// PHP 25, 100, 500, 1,000.
+    const CHIPS: [i64; 4] = [2_500, 10_000, 50_000, 100_000];
+
+    fn day() -> NaiveDate {
+        DAY.parse().unwrap()
+    }
+
+    fn at(minute: u32) -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 11, 20, 3, minute, 0).unwrap()
+    }
+
+    fn chips() -> Vec<Option<i64>> {
+        CHIPS.iter().copied().map(Some).collect()
+    }
+
+    fn counts(counts: [i64; 4]) -> Vec<Option<i64>> {
+        counts.iter().copied().map(Some).collect()
+    }
+
+    fn slip(id: i64, kind: &str, n: [i64; 4], total: i64, void: bool) -> db::InventorySlipLine {
+        db::InventorySlipLine {
+            id,
+            kind: kind.to_owned(),
+            gaming_day: day(),
+            table_code: "T1".to_owned(),
+            currency: "PHP".to_owned(),
+            shift_id: None,
+            denominations: chips(),
+            counts: counts(n),
+            total,
+            dealer: "dee".to_owned(),
+            supervisor: "boss".to_owned(),
+            created_at: at(id as u32),
+            explanation: None,
+            explained_by: None,
+            explained_at: None,
+            void_reason: void.then(|| "miscounted".to_owned()),
+            voided_by: void.then(|| "boss2".to_owned()),
+            voided_at: void.then(|| at(40)),
+        }
+    }
+
+    fn cage(id: i64, kind: &str, thousands: i64, steps: &[&str]) -> db::CageSlipLine {
+        let steps: Vec<serde_json::Value> = steps
+            .iter()
+            .map(|step| {
+                serde_json::json!({"step": step, "signed_by": "boss",
+                    "second_signed_by": null, "reason": null, "at": "2026-11-20T11:30:00+08:00"})
+            })
+            .collect();
+        db::CageSlipLine {
+            id,
+            kind: kind.to_owned(),
+            year: 2026,
+            number: 1,
+            gaming_day: day(),
+            table_code: "T1".to_owned(),
+            currency: "PHP".to_owned(),
+            denominations: chips(),
+            counts: counts([0, 0, 0, thousands]),
+            total: thousands * 100_000,
+            created_at: at(10),
+            steps: serde_json::to_string(&steps).unwrap(),
+        }
+    }
+
+    fn buy_in(id: i64, kind: &str, amount: i64, void: bool) -> db::DropLine {
+        db::DropLine {
+            id,
+            gaming_day: day(),
+            table_code: "T1".to_owned(),
+            currency: "PHP".to_owned(),
+            shift_id: Some(1),
+            seat: Some(2),
+            kind: kind.to_owned(),
+            amount,
+            recorded_by: "dee".to_owned(),
+            created_at: at(20),
+            void_reason: void.then(|| "wrong seat".to_owned()),
+            voided_by: void.then(|| "boss".to_owned()),
+            voided_at: void.then(|| at(21)),
+        }
+    }
+
+    /// The scripted shift of tests/api/reconciliation.rs: opener PHP 18,000, a fill of
+    /// PHP 5,000 (a credit requested and voided), buy-ins PHP 3,000 cash and a PHP 1,000
+    /// marker (a third voided), counted as recorded, the closer PHP 19,550 (a first closer of
+    /// PHP 10,000, miscounted, voided): win by inventory PHP 550, the rounds' too.
+    fn export() -> (Manifest, Vec<u8>) {
+        let clock = Clock {
+            utc_offset: FixedOffset::east_opt(8 * 3600).unwrap(),
+            gaming_day_start: NaiveTime::from_hms_opt(6, 0, 0).unwrap(),
+        };
+        let manifest = Manifest {
+            format: FORMAT.to_owned(),
+            kind: super::super::Kind::Accounting,
+            query: QueryRecord {
+                from: day(),
+                to: day(),
+                table: None,
+                window_from: "2026-11-19T22:00:00.000000Z".to_owned(),
+                window_to: "2026-11-20T22:00:00.000000Z".to_owned(),
+            },
+            utc_offset: "+08:00".to_owned(),
+            gaming_day_start: "06:00".to_owned(),
+            exported_at: "2026-11-21T00:00:00.000000Z".to_owned(),
+            source: Source::primary(),
+            columns: Vec::new(),
+            rows: 0,
+            data_sha256: String::new(),
+            column_sha256: Vec::new(),
+            column_crc32: Vec::new(),
+            chains: Vec::new(),
+            day_seals: Vec::new(),
+            profiles: BTreeMap::new(),
+            amounts: AMOUNTS.to_owned(),
+            tables: BTreeMap::new(),
+        };
+        let mut out = Vec::new();
+        {
+            let mut rows = Rows {
+                writer: TableWriter::new(Format::Csv, COLUMNS, &mut out).unwrap(),
+                fields: Vec::new(),
+                clock,
+            };
+            rows.inventory_slip(slip(1, "opener", [40, 20, 10, 10], 1_800_000, false))
+                .unwrap();
+            rows.inventory_slip(slip(6, "closer", [2, 0, 1, 19], 1_955_000, false))
+                .unwrap();
+            rows.inventory_slip(slip(9, "closer", [0, 0, 0, 10], 1_000_000, true))
+                .unwrap();
+            rows.cage_slip(cage(7, "fill", 5, &["requested", "issued", "received"]))
+                .unwrap();
+            rows.cage_slip(cage(8, "credit", 1, &["requested", "void"]))
+                .unwrap();
+            rows.drop_line(buy_in(3, "cash", 300_000, false)).unwrap();
+            rows.drop_line(buy_in(4, "marker", 100_000, false)).unwrap();
+            rows.drop_line(buy_in(5, "cash", 50_000, true)).unwrap();
+            rows.count(db::CountLine {
+                id: 2,
+                gaming_day: day(),
+                table_code: "T1".to_owned(),
+                currency: "PHP".to_owned(),
+                note_denominations: vec![Some(100_000)],
+                note_counts: vec![Some(3)],
+                cash: 300_000,
+                markers: 100_000,
+                chip_vouchers: 0,
+                total: 400_000,
+                first_counter: "count1".to_owned(),
+                second_counter: "count2".to_owned(),
+                created_at: at(50),
+                void_reason: None,
+                voided_by: None,
+                voided_at: None,
+            })
+            .unwrap();
+            rows.table_day(&TableDayRow {
+                table_id: TableId(1),
+                gaming_day: day(),
+                code: "T1".to_owned(),
+                currency: "PHP".to_owned(),
+                points_game: false,
+                opener: Some(1_800_000),
+                closer: Some(1_955_000),
+                held: false,
+                fills: 500_000,
+                credits: 0,
+                cage_open: 0,
+                bought_cash: 300_000,
+                bought_non_cash: 100_000,
+                counted: Some(400_000),
+                counted_cash: Some(300_000),
+                counted_non_cash: Some(100_000),
+                fees: 0,
+                house: 55_000,
+                rounds: 2,
+                void_rounds: 0,
+                pending: 0,
+            })
+            .unwrap();
+            rows.writer.finish(manifest.clone()).unwrap();
+        }
+        let text = String::from_utf8(out.clone()).unwrap();
+        let manifest_line = text.lines().last().unwrap();
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(manifest_line.as_bytes());
+        let record = reader.records().next().unwrap().unwrap();
+        (serde_json::from_str(&record[1]).unwrap(), out)
+    }
+
+    /// The file's data rows.
+    fn records(file: &[u8]) -> Vec<StringRecord> {
+        let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(file);
+        let mut rows: Vec<StringRecord> = reader.records().map(Result::unwrap).collect();
+        rows.pop(); // the manifest
+        rows
+    }
+
+    /// What the accounting check (only) finds in `rows`.
+    fn check(manifest: &Manifest, rows: &[StringRecord]) -> Vec<Problem> {
+        let mut problems = Problems::new(manifest.columns.clone());
+        let mut checker = AccountingCheck::new(manifest);
+        for (i, row) in rows.iter().enumerate() {
+            checker.row(Row::new(i as u64 + 1, row.clone()), &mut problems);
+        }
+        checker.finish(&mut problems);
+        problems.found
+    }
+
+    fn column(name: &str) -> usize {
+        1 + COLUMNS.iter().position(|c| c.0 == name).unwrap()
+    }
+
+    /// The row number (from 1) of the first row whose columns hold these values.
+    fn find(rows: &[StringRecord], wanted: &[(&str, &str)]) -> usize {
+        1 + rows
+            .iter()
+            .position(|r| wanted.iter().all(|(c, v)| &r[column(c)] == *v))
+            .unwrap()
+    }
+
+    fn set(rows: &mut [StringRecord], row: usize, name: &str, value: &str) {
+        let mut fields: Vec<String> = rows[row - 1].iter().map(str::to_owned).collect();
+        fields[column(name)] = value.to_owned();
+        rows[row - 1] = StringRecord::from(fields);
+    }
+
+    fn named(problems: &[Problem], row: usize, field: &str) -> bool {
+        problems
+            .iter()
+            .any(|p| p.row == Some(row as u64) && p.field.as_deref() == Some(field))
+    }
+
+    #[test]
+    fn the_untouched_file_is_intact_and_its_table_day_reconciles() {
+        let (_, file) = export();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("accounting.csv");
+        std::fs::write(&path, &file).unwrap();
+        let verified = super::super::verify(&path).unwrap();
+        assert!(verified.problems.is_empty(), "{:?}", verified.problems);
+        assert!(verified.notes.is_empty(), "{:?}", verified.notes);
+        let rows = records(&file);
+        assert_eq!(verified.rows, rows.len() as u64);
+        let day = &rows[find(&rows, &[("document", "table_day")]) - 1];
+        for (name, value) in [
+            ("opener", "1800000"),
+            ("closer", "1955000"),
+            ("fills", "500000"),
+            ("credits", "0"),
+            ("drop", "400000"),
+            ("drop_counted", "true"),
+            ("inventory_win", "55000"),
+            ("rounds_win", "55000"),
+            ("variance", "0"),
+            ("hold_percent", "13.75"),
+            ("state", "final"),
+        ] {
+            assert_eq!(&day[column(name)], value, "{name}");
+        }
+        let fill = &rows[find(&rows, &[("document", "fill"), ("line", "received")]) - 1];
+        assert_eq!(&fill[column("slip_number")], "F-2026-00001");
+        assert_eq!(&fill[column("state")], "received");
+        assert_eq!(
+            &fill[column("at_local")],
+            "2026-11-20 11:30:00.000000 +08:00"
+        );
+    }
+
+    #[test]
+    fn a_changed_amount_is_named_against_its_count_and_its_documents_total() {
+        let (manifest, file) = export();
+        let mut rows = records(&file);
+        let line = find(
+            &rows,
+            &[
+                ("document", "closer"),
+                ("document_id", "6"),
+                ("denomination", "100000"),
+            ],
+        );
+        let first = find(&rows, &[("document", "closer"), ("document_id", "6")]);
+        set(&mut rows, line, "amount", "1800000");
+        let problems = check(&manifest, &rows);
+        assert!(named(&problems, line, "amount"), "{problems:?}");
+        assert!(named(&problems, first, "total"), "{problems:?}");
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        // A count changed with its amount still adds up to the total no longer.
+        let mut rows = records(&file);
+        set(&mut rows, line, "count", "18");
+        set(&mut rows, line, "amount", "1800000");
+        let problems = check(&manifest, &rows);
+        assert!(named(&problems, first, "total"), "{problems:?}");
+        assert_eq!(problems.len(), 1, "{problems:?}");
+    }
+
+    #[test]
+    fn a_changed_total_is_named_and_so_is_the_table_days_figure_it_feeds() {
+        let (manifest, file) = export();
+        let mut rows = records(&file);
+        let day = find(&rows, &[("document", "table_day")]);
+        let lines: Vec<usize> = (1..=rows.len())
+            .filter(|&n| &rows[n - 1][column("document")] == "fill")
+            .collect();
+        for &n in &lines {
+            set(&mut rows, n, "total", "600000");
+        }
+        let problems = check(&manifest, &rows);
+        assert!(named(&problems, lines[0], "total"), "{problems:?}");
+        for field in ["fills", "inventory_win", "variance", "hold_percent"] {
+            assert!(named(&problems, day, field), "{field}: {problems:?}");
+        }
+        // One row of a document with another total than its first row's.
+        let mut rows = records(&file);
+        set(&mut rows, lines[1], "total", "600000");
+        let problems = check(&manifest, &rows);
+        assert!(named(&problems, lines[1], "total"), "{problems:?}");
+    }
+
+    #[test]
+    fn each_table_day_figure_follows_from_the_documents() {
+        let (manifest, file) = export();
+        let day = find(&records(&file), &[("document", "table_day")]);
+        for (field, value) in [
+            ("opener", "1700000"),
+            ("closer", "1000000"),
+            ("drop", "450000"),
+            ("inventory_win", "65000"),
+            ("rounds_win", "0"),
+            ("variance", "10000"),
+            ("hold_percent", "16.25"),
+            ("drop_counted", "false"),
+            ("state", "pending"),
+        ] {
+            let mut rows = records(&file);
+            set(&mut rows, day, field, value);
+            let problems = check(&manifest, &rows);
+            assert!(named(&problems, day, field), "{field}: {problems:?}");
+            assert_eq!(problems.len(), 1, "{field}: {problems:?}");
+        }
+        // The house result is the rounds': changed, the rounds' win and variance follow it.
+        let mut rows = records(&file);
+        set(&mut rows, day, "house_result", "60000");
+        let problems = check(&manifest, &rows);
+        assert!(named(&problems, day, "rounds_win"), "{problems:?}");
+        assert!(named(&problems, day, "variance"), "{problems:?}");
+    }
+
+    #[test]
+    fn a_void_document_counts_for_nothing_and_its_void_is_its_state() {
+        let (manifest, file) = export();
+        let rows = records(&file);
+        let day = find(&rows, &[("document", "table_day")]);
+        // The voided closer without its void row: it stands, and it is the day's last.
+        let void = find(&rows, &[("document", "closer"), ("line", "void")]);
+        let mut unvoided: Vec<StringRecord> = rows.clone();
+        unvoided.remove(void - 1);
+        for n in 1..=unvoided.len() {
+            if &unvoided[n - 1][column("document_id")] == "9" {
+                set(&mut unvoided, n, "state", "signed");
+            }
+        }
+        let problems = check(&manifest, &unvoided);
+        assert!(named(&problems, day - 1, "closer"), "{problems:?}");
+        assert!(named(&problems, day - 1, "inventory_win"), "{problems:?}");
+        // A state that is not what its rows make it.
+        let mut rows = rows;
+        let credit = find(&rows, &[("document", "credit")]);
+        let credit_lines: Vec<usize> = (credit..=rows.len())
+            .take_while(|&n| &rows[n - 1][column("document")] == "credit")
+            .collect();
+        for &n in &credit_lines {
+            set(&mut rows, n, "state", "received");
+        }
+        let problems = check(&manifest, &rows);
+        assert!(named(&problems, credit, "state"), "{problems:?}");
+    }
+}
