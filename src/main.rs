@@ -64,8 +64,9 @@ enum ServiceCommand {
     User(UserCommand),
     /// Create the demo accounts (safe to run again).
     SeedDemo,
-    /// Export rounds (one row per place), audit events or the gaming-day report's lines of a
-    /// range of gaming days, ending with a manifest line (docs/exports.md).
+    /// Export rounds (one row per place), audit events, the gaming-day report's lines or table
+    /// accounting's documents (a row per line, and each table-day's reconciliation) of a range
+    /// of gaming days, ending with a manifest line (docs/exports.md).
     Export {
         #[arg(value_enum)]
         kind: ExportKind,
@@ -128,6 +129,7 @@ enum ExportKind {
     Rounds,
     Events,
     Report,
+    Accounting,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -319,6 +321,7 @@ fn run_service_command(command: ServiceCommand) -> anyhow::Result<ExitCode> {
                     ExportKind::Rounds => Kind::Rounds,
                     ExportKind::Events => Kind::Events,
                     ExportKind::Report => Kind::Report,
+                    ExportKind::Accounting => Kind::Accounting,
                 },
                 from,
                 to,

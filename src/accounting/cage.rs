@@ -50,14 +50,8 @@ pub const NOT_PIT: [Role; 2] = [Role::Cashier, Role::Admin];
 /// The form field of a denomination's count on a request: the same as on every count grid.
 pub use crate::accounting::par::count_field;
 
-/// A slip's number as printed: `F-2026-00001` (fills), `C-2026-00001` (credits).
-pub fn number_text(kind: Kind, year: i32, number: i32) -> String {
-    let letter = match kind {
-        Kind::Fill => 'F',
-        Kind::Credit => 'C',
-    };
-    format!("{letter}-{year}-{number:05}")
-}
+/// A slip's number as printed (also in the accounting export, which reads `db` only).
+pub use crate::db::cage::number_text;
 
 /// One signed step of a slip.
 #[derive(Debug, Clone, PartialEq)]

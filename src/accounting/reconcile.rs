@@ -19,9 +19,7 @@ use crate::db::reconciliation::{
 };
 use crate::db::users::Role;
 use crate::rules::money::Money;
-use crate::rules::reconciliation::{
-    self as arithmetic, Documents, Drop, Reconciliation, Tolerance,
-};
+use crate::rules::reconciliation::{self as arithmetic, Documents, Reconciliation, Tolerance};
 
 /// The most gaming days one accounting report covers (as the day's report: a quarter).
 pub const MOST_DAYS: i64 = 92;
@@ -253,21 +251,6 @@ pub fn check_range(from: NaiveDate, to: NaiveDate) -> Result<(), AccountingError
     Ok(())
 }
 
-fn documents_of(row: &TableDayRow) -> Documents {
-    Documents {
-        opener: row.opener.map(Money),
-        closer: row.closer.map(Money),
-        fills: Money(row.fills),
-        credits: Money(row.credits),
-        drop: match row.counted {
-            Some(counted) => Drop::Counted(Money(counted)),
-            None => Drop::Pending {
-                recorded: Money(row.bought_cash.saturating_add(row.bought_non_cash)),
-            },
-        },
-    }
-}
-
 fn money(currency: &str, amount: Money) -> String {
     format!("{currency} {}", amount.major_text())
 }
@@ -361,7 +344,7 @@ fn reconciled(
     let mut ordered: Vec<&TableDayRow> = rows.iter().collect();
     ordered.sort_by_key(|r| (r.table_id, r.gaming_day));
     for row in ordered {
-        let documents = documents_of(row);
+        let documents = row.documents();
         if let Some(win) = arithmetic::inventory_win(&documents) {
             let (days, sums) = known.entry(row.table_id).or_default();
             let (win_before, drop_before) = sums.last().copied().unwrap_or((0, 0));
@@ -390,7 +373,7 @@ fn reconciled(
     };
     let mut days = Vec::new();
     for row in rows.iter().filter(|r| wanted(r.gaming_day)) {
-        let documents = documents_of(row);
+        let documents = row.documents();
         let reconciliation = arithmetic::reconcile(
             &documents,
             Money(row.house),

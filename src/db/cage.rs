@@ -70,6 +70,15 @@ impl TryFrom<String> for Kind {
     }
 }
 
+/// A slip's number as printed: `F-2026-00001` (fills), `C-2026-00001` (credits).
+pub fn number_text(kind: Kind, year: i32, number: i32) -> String {
+    let letter = match kind {
+        Kind::Fill => 'F',
+        Kind::Credit => 'C',
+    };
+    format!("{letter}-{year}-{number:05}")
+}
+
 /// A step of a slip's life, in order; a void may follow any step but a void.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Step {

@@ -8,7 +8,9 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Bool, Bytea, Date, Int4, Jsonb, Nullable, Text, Timestamptz};
+use diesel::sql_types::{
+    Array, BigInt, Bool, Bytea, Date, Int4, Jsonb, Nullable, Text, Timestamptz,
+};
 
 use crate::db::audit_log::JsonText;
 use crate::db::prepared::Sql;
@@ -329,4 +331,318 @@ pub fn primary_position(conn: &mut PgConnection) -> QueryResult<(String, i64)> {
     )
     .get_result(conn)?;
     Ok((p.lsn, p.lsn_bytes))
+}
+
+/// Every inventory slip (opener, closer) of the range, with its denominations (of the chip set
+/// version it was counted against) and counts, its signers, its explanation and its void; in
+/// order of gaming day, table and id.
+const INVENTORY_SLIPS: &str = "\
+    SELECT s.id, s.kind, s.gaming_day, t.code AS table_code, cs.currency, s.shift_id, \
+           v.denominations, s.counts, s.total, d.username AS dealer, \
+           su.username AS supervisor, s.created_at, \
+           e.explanation, eu.username AS explained_by, e.written_at AS explained_at, \
+           sv.reason AS void_reason, vu.username AS voided_by, sv.voided_at \
+    FROM inventory_slips s \
+    JOIN gaming_tables t ON t.id = s.table_id \
+    JOIN chip_set_versions v ON v.id = s.chip_set_version_id \
+    JOIN chip_sets cs ON cs.id = v.chip_set_id \
+    JOIN users d ON d.id = s.dealer_id \
+    JOIN users su ON su.id = s.supervisor_id \
+    LEFT JOIN opener_explanations e ON e.slip_id = s.id \
+    LEFT JOIN users eu ON eu.id = e.written_by \
+    LEFT JOIN inventory_slip_voids sv ON sv.slip_id = s.id \
+    LEFT JOIN users vu ON vu.id = sv.voided_by \
+    WHERE s.gaming_day BETWEEN $1 AND $2 AND ($3::text IS NULL OR t.code = $3) \
+    ORDER BY s.gaming_day, t.code, s.id";
+
+/// An opener or closer as the accounting export reads it (`denominations` and `counts` in
+/// the same order).
+#[derive(Debug, QueryableByName)]
+pub struct InventorySlipLine {
+    #[diesel(sql_type = BigInt)]
+    pub id: i64,
+    #[diesel(sql_type = Text)]
+    pub kind: String,
+    #[diesel(sql_type = Date)]
+    pub gaming_day: NaiveDate,
+    #[diesel(sql_type = Text)]
+    pub table_code: String,
+    #[diesel(sql_type = Text)]
+    pub currency: String,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    pub shift_id: Option<i64>,
+    #[diesel(sql_type = Array<Nullable<BigInt>>)]
+    pub denominations: Vec<Option<i64>>,
+    #[diesel(sql_type = Array<Nullable<BigInt>>)]
+    pub counts: Vec<Option<i64>>,
+    #[diesel(sql_type = BigInt)]
+    pub total: i64,
+    #[diesel(sql_type = Text)]
+    pub dealer: String,
+    #[diesel(sql_type = Text)]
+    pub supervisor: String,
+    #[diesel(sql_type = Timestamptz)]
+    pub created_at: DateTime<Utc>,
+    #[diesel(sql_type = Nullable<Text>)]
+    pub explanation: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    pub explained_by: Option<String>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    pub explained_at: Option<DateTime<Utc>>,
+    #[diesel(sql_type = Nullable<Text>)]
+    pub void_reason: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    pub voided_by: Option<String>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    pub voided_at: Option<DateTime<Utc>>,
+}
+
+/// Every fill and credit of the range with its denominations and counts, and its steps (a JSON
+/// array of [`CageStep`]s in the order they were signed); in order of gaming day, table, kind
+/// and number.
+const CAGE_SLIPS: &str = "\
+    SELECT c.id, c.kind, c.year, c.number, c.gaming_day, t.code AS table_code, cs.currency, \
+           v.denominations, c.counts, c.total, c.created_at, \
+           COALESCE((SELECT json_agg(json_build_object( \
+                'step', st.step, 'signed_by', u.username, 'second_signed_by', u2.username, \
+                'reason', st.reason, 'at', st.at) ORDER BY st.id) \
+            FROM cage_slip_steps st \
+            JOIN users u ON u.id = st.signed_by \
+            LEFT JOIN users u2 ON u2.id = st.second_signed_by \
+            WHERE st.slip_id = c.id), '[]')::text AS steps \
+    FROM cage_slips c \
+    JOIN gaming_tables t ON t.id = c.table_id \
+    JOIN chip_set_versions v ON v.id = c.chip_set_version_id \
+    JOIN chip_sets cs ON cs.id = v.chip_set_id \
+    WHERE c.gaming_day BETWEEN $1 AND $2 AND ($3::text IS NULL OR t.code = $3) \
+    ORDER BY c.gaming_day, t.code, c.kind, c.year, c.number";
+
+/// A fill or credit as the accounting export reads it.
+#[derive(Debug, QueryableByName)]
+pub struct CageSlipLine {
+    #[diesel(sql_type = BigInt)]
+    pub id: i64,
+    #[diesel(sql_type = Text)]
+    pub kind: String,
+    #[diesel(sql_type = Int4)]
+    pub year: i32,
+    #[diesel(sql_type = Int4)]
+    pub number: i32,
+    #[diesel(sql_type = Date)]
+    pub gaming_day: NaiveDate,
+    #[diesel(sql_type = Text)]
+    pub table_code: String,
+    #[diesel(sql_type = Text)]
+    pub currency: String,
+    #[diesel(sql_type = Array<Nullable<BigInt>>)]
+    pub denominations: Vec<Option<i64>>,
+    #[diesel(sql_type = Array<Nullable<BigInt>>)]
+    pub counts: Vec<Option<i64>>,
+    #[diesel(sql_type = BigInt)]
+    pub total: i64,
+    #[diesel(sql_type = Timestamptz)]
+    pub created_at: DateTime<Utc>,
+    /// A JSON array of [`CageStep`]s.
+    #[diesel(sql_type = Text)]
+    pub steps: String,
+}
+
+/// One signed step of a fill or credit, as [`CageSlipLine::steps`] holds it.
+#[derive(Debug, serde::Deserialize)]
+pub struct CageStep {
+    pub step: String,
+    pub signed_by: String,
+    pub second_signed_by: Option<String>,
+    pub reason: Option<String>,
+    pub at: DateTime<chrono::FixedOffset>,
+}
+
+/// Every buy-in of the range with its void; in order of gaming day, table and id.
+const BUY_INS: &str = "\
+    SELECT b.id, b.gaming_day, t.code AS table_code, b.currency, b.shift_id, \
+           b.seat::bigint AS seat, b.kind, b.amount, u.username AS recorded_by, b.created_at, \
+           v.reason AS void_reason, vu.username AS voided_by, v.voided_at \
+    FROM buy_ins b \
+    JOIN gaming_tables t ON t.id = b.table_id \
+    JOIN users u ON u.id = b.recorded_by \
+    LEFT JOIN buy_in_voids v ON v.buy_in_id = b.id \
+    LEFT JOIN users vu ON vu.id = v.voided_by \
+    WHERE b.gaming_day BETWEEN $1 AND $2 AND ($3::text IS NULL OR t.code = $3) \
+    ORDER BY b.gaming_day, t.code, b.id";
+
+/// Every points-game table fee of the range with its void (no seat, kind `fee`); in order of
+/// gaming day, table and id.
+const TABLE_FEES: &str = "\
+    SELECT f.id, f.gaming_day, t.code AS table_code, f.currency, f.shift_id, \
+           NULL::bigint AS seat, 'fee' AS kind, f.amount, u.username AS recorded_by, \
+           f.created_at, v.reason AS void_reason, vu.username AS voided_by, v.voided_at \
+    FROM table_fees f \
+    JOIN gaming_tables t ON t.id = f.table_id \
+    JOIN users u ON u.id = f.recorded_by \
+    LEFT JOIN table_fee_voids v ON v.fee_id = f.id \
+    LEFT JOIN users vu ON vu.id = v.voided_by \
+    WHERE f.gaming_day BETWEEN $1 AND $2 AND ($3::text IS NULL OR t.code = $3) \
+    ORDER BY f.gaming_day, t.code, f.id";
+
+/// A buy-in or a table fee as the accounting export reads it.
+#[derive(Debug, QueryableByName)]
+pub struct DropLine {
+    #[diesel(sql_type = BigInt)]
+    pub id: i64,
+    #[diesel(sql_type = Date)]
+    pub gaming_day: NaiveDate,
+    #[diesel(sql_type = Text)]
+    pub table_code: String,
+    #[diesel(sql_type = Text)]
+    pub currency: String,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    pub shift_id: Option<i64>,
+    /// A buy-in's seat; none for a fee.
+    #[diesel(sql_type = Nullable<BigInt>)]
+    pub seat: Option<i64>,
+    /// A buy-in's kind (`cash`, `marker`, `chip_voucher`), or `fee`.
+    #[diesel(sql_type = Text)]
+    pub kind: String,
+    #[diesel(sql_type = BigInt)]
+    pub amount: i64,
+    #[diesel(sql_type = Text)]
+    pub recorded_by: String,
+    #[diesel(sql_type = Timestamptz)]
+    pub created_at: DateTime<Utc>,
+    #[diesel(sql_type = Nullable<Text>)]
+    pub void_reason: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    pub voided_by: Option<String>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    pub voided_at: Option<DateTime<Utc>>,
+}
+
+/// Every count of the drop of the range with its banknote lines, its counters and its void; in
+/// order of gaming day, table and id.
+const DROP_COUNTS: &str = "\
+    SELECT c.id, c.gaming_day, t.code AS table_code, c.currency, c.note_denominations, \
+           c.note_counts, c.cash, c.markers, c.chip_vouchers, c.total, \
+           u1.username AS first_counter, u2.username AS second_counter, c.created_at, \
+           v.reason AS void_reason, vu.username AS voided_by, v.voided_at \
+    FROM drop_counts c \
+    JOIN gaming_tables t ON t.id = c.table_id \
+    JOIN users u1 ON u1.id = c.first_counter \
+    JOIN users u2 ON u2.id = c.second_counter \
+    LEFT JOIN drop_count_voids v ON v.count_id = c.id \
+    LEFT JOIN users vu ON vu.id = v.voided_by \
+    WHERE c.gaming_day BETWEEN $1 AND $2 AND ($3::text IS NULL OR t.code = $3) \
+    ORDER BY c.gaming_day, t.code, c.id";
+
+/// A count of the drop as the accounting export reads it (`note_denominations` and
+/// `note_counts` in the same order; none where the currency has no banknotes listed).
+#[derive(Debug, QueryableByName)]
+pub struct CountLine {
+    #[diesel(sql_type = BigInt)]
+    pub id: i64,
+    #[diesel(sql_type = Date)]
+    pub gaming_day: NaiveDate,
+    #[diesel(sql_type = Text)]
+    pub table_code: String,
+    #[diesel(sql_type = Text)]
+    pub currency: String,
+    #[diesel(sql_type = Array<Nullable<BigInt>>)]
+    pub note_denominations: Vec<Option<i64>>,
+    #[diesel(sql_type = Array<Nullable<BigInt>>)]
+    pub note_counts: Vec<Option<i64>>,
+    #[diesel(sql_type = BigInt)]
+    pub cash: i64,
+    #[diesel(sql_type = BigInt)]
+    pub markers: i64,
+    #[diesel(sql_type = BigInt)]
+    pub chip_vouchers: i64,
+    #[diesel(sql_type = BigInt)]
+    pub total: i64,
+    #[diesel(sql_type = Text)]
+    pub first_counter: String,
+    #[diesel(sql_type = Text)]
+    pub second_counter: String,
+    #[diesel(sql_type = Timestamptz)]
+    pub created_at: DateTime<Utc>,
+    #[diesel(sql_type = Nullable<Text>)]
+    pub void_reason: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    pub voided_by: Option<String>,
+    #[diesel(sql_type = Nullable<Timestamptz>)]
+    pub voided_at: Option<DateTime<Utc>>,
+}
+
+/// Streams the rows of `text` (one of the accounting export's reads) for gaming days `from`
+/// to `to` of table code `table` (or every table) to `each`.
+fn each_in_range<T, E>(
+    conn: &mut PgConnection,
+    text: &'static str,
+    from: NaiveDate,
+    to: NaiveDate,
+    table: Option<&str>,
+    mut each: impl FnMut(T) -> Result<(), E>,
+) -> Result<(), E>
+where
+    T: QueryableByName<diesel::pg::Pg> + 'static,
+    E: From<diesel::result::Error>,
+{
+    let query = Sql::new(text)
+        .bind::<Date, _>(from)
+        .bind::<Date, _>(to)
+        .bind::<Nullable<Text>, _>(table);
+    stream(conn, query, &mut each)
+}
+
+/// The openers and closers of the range, one at a time, to `each`.
+pub fn each_inventory_slip<E: From<diesel::result::Error>>(
+    conn: &mut PgConnection,
+    from: NaiveDate,
+    to: NaiveDate,
+    table: Option<&str>,
+    each: impl FnMut(InventorySlipLine) -> Result<(), E>,
+) -> Result<(), E> {
+    each_in_range(conn, INVENTORY_SLIPS, from, to, table, each)
+}
+
+/// The fills and credits of the range, one at a time, to `each`.
+pub fn each_cage_slip<E: From<diesel::result::Error>>(
+    conn: &mut PgConnection,
+    from: NaiveDate,
+    to: NaiveDate,
+    table: Option<&str>,
+    each: impl FnMut(CageSlipLine) -> Result<(), E>,
+) -> Result<(), E> {
+    each_in_range(conn, CAGE_SLIPS, from, to, table, each)
+}
+
+/// The buy-ins of the range, one at a time, to `each`.
+pub fn each_buy_in<E: From<diesel::result::Error>>(
+    conn: &mut PgConnection,
+    from: NaiveDate,
+    to: NaiveDate,
+    table: Option<&str>,
+    each: impl FnMut(DropLine) -> Result<(), E>,
+) -> Result<(), E> {
+    each_in_range(conn, BUY_INS, from, to, table, each)
+}
+
+/// The table fees of the range, one at a time, to `each`.
+pub fn each_table_fee<E: From<diesel::result::Error>>(
+    conn: &mut PgConnection,
+    from: NaiveDate,
+    to: NaiveDate,
+    table: Option<&str>,
+    each: impl FnMut(DropLine) -> Result<(), E>,
+) -> Result<(), E> {
+    each_in_range(conn, TABLE_FEES, from, to, table, each)
+}
+
+/// The counts of the drop of the range, one at a time, to `each`.
+pub fn each_drop_count<E: From<diesel::result::Error>>(
+    conn: &mut PgConnection,
+    from: NaiveDate,
+    to: NaiveDate,
+    table: Option<&str>,
+    each: impl FnMut(CountLine) -> Result<(), E>,
+) -> Result<(), E> {
+    each_in_range(conn, DROP_COUNTS, from, to, table, each)
 }

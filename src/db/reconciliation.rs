@@ -9,6 +9,8 @@ use diesel::sql_types::{BigInt, Bool, Date, Nullable, Text, Timestamptz};
 
 use crate::db::ids::{InvestigationId, ShiftId, TableId, UserId};
 use crate::db::schema::{investigation_closings, investigations};
+use crate::rules::money::Money;
+use crate::rules::reconciliation::{Documents, Drop};
 
 /// Every table-day of gaming days `$1` to `$2` on which anything happened at the table (a round,
 /// an inventory slip, a fill or credit, a buy-in, a fee, a count), `$3` narrowing to one table
@@ -165,6 +167,25 @@ pub struct TableDayRow {
     pub void_rounds: i64,
     #[diesel(sql_type = BigInt)]
     pub pending: i64,
+}
+
+impl TableDayRow {
+    /// What the day's documents say, as the reconciliation reads them: the drop is the count
+    /// when there is one, else the buy-ins recorded (cash and non-cash) while it is pending.
+    pub fn documents(&self) -> Documents {
+        Documents {
+            opener: self.opener.map(Money),
+            closer: self.closer.map(Money),
+            fills: Money(self.fills),
+            credits: Money(self.credits),
+            drop: match self.counted {
+                Some(counted) => Drop::Counted(Money(counted)),
+                None => Drop::Pending {
+                    recorded: Money(self.bought_cash.saturating_add(self.bought_non_cash)),
+                },
+            },
+        }
+    }
 }
 
 /// The table-days of gaming days `from` to `to` (of one table, or of every table).

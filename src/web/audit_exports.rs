@@ -116,8 +116,12 @@ fn parse(form: &ExportForm) -> Result<(Query, Format), Box<ExportErrors>> {
         "rounds" => Some(Kind::Rounds),
         "events" => Some(Kind::Events),
         "report" => Some(Kind::Report),
+        "accounting" => Some(Kind::Accounting),
         _ => {
-            errors.kind = Some("Choose rounds, audit events or the gaming-day report.".to_owned());
+            errors.kind = Some(
+                "Choose rounds, audit events, the gaming-day report or the accounting documents."
+                    .to_owned(),
+            );
             None
         }
     };

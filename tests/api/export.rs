@@ -26,7 +26,7 @@ async fn rounds_at(app: &TestApp, code: &str, rounds: usize) {
     }
 }
 
-fn scratch(name: &str) -> PathBuf {
+pub(crate) fn scratch(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
         "export-{}-{}",
         std::process::id(),
@@ -37,7 +37,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 /// Exports `kind` of today's gaming day (and the days either side) into a file.
-pub fn export_to(app: &TestApp, kind: Kind, format: Format, table: Option<&str>) -> PathBuf {
+pub(crate) fn export_to(app: &TestApp, kind: Kind, format: Format, table: Option<&str>) -> PathBuf {
     let today = app.config.gaming_day(chrono::Utc::now());
     let query = Query {
         kind,
@@ -66,12 +66,12 @@ fn clock(app: &TestApp) -> Clock {
     }
 }
 
-fn problems(path: &Path) -> Vec<Problem> {
+pub(crate) fn problems(path: &Path) -> Vec<Problem> {
     export::verify(path).unwrap().problems
 }
 
 /// The file's lines; the data rows are `1..len - 1` (CSV: after the header), the manifest last.
-fn lines(path: &Path) -> Vec<String> {
+pub(crate) fn lines(path: &Path) -> Vec<String> {
     std::fs::read_to_string(path)
         .unwrap()
         .lines()
@@ -79,7 +79,7 @@ fn lines(path: &Path) -> Vec<String> {
         .collect()
 }
 
-fn write_lines(path: &Path, lines: &[String]) -> PathBuf {
+pub(crate) fn write_lines(path: &Path, lines: &[String]) -> PathBuf {
     let out = path.with_extension(format!(
         "{}.edited",
         path.extension().unwrap().to_string_lossy()
@@ -89,7 +89,7 @@ fn write_lines(path: &Path, lines: &[String]) -> PathBuf {
 }
 
 /// A CSV line with one field replaced.
-fn csv_edit(line: &str, field: usize, value: &str) -> String {
+pub(crate) fn csv_edit(line: &str, field: usize, value: &str) -> String {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .from_reader(line.as_bytes());
@@ -104,7 +104,7 @@ fn csv_edit(line: &str, field: usize, value: &str) -> String {
         .to_owned()
 }
 
-fn column(path: &Path, name: &str) -> usize {
+pub(crate) fn column(path: &Path, name: &str) -> usize {
     let verified = export::verify(path).unwrap();
     verified
         .manifest
@@ -114,7 +114,12 @@ fn column(path: &Path, name: &str) -> usize {
         .unwrap()
 }
 
-fn says(problems: &[Problem], row: Option<u64>, field: Option<&str>, words: &str) -> bool {
+pub(crate) fn says(
+    problems: &[Problem],
+    row: Option<u64>,
+    field: Option<&str>,
+    words: &str,
+) -> bool {
     problems
         .iter()
         .any(|p| p.row == row && p.field.as_deref() == field && p.message.contains(words))
@@ -489,7 +494,9 @@ async fn an_auditor_downloads_an_export_that_verifies_and_a_bad_range_is_refused
     assert_eq!(res.status(), StatusCode::BAD_REQUEST);
     let page = res.text().await.unwrap();
     assert!(
-        page.contains("Choose rounds, audit events or the gaming-day report"),
+        page.contains(
+            "Choose rounds, audit events, the gaming-day report or the accounting documents"
+        ),
         "{page}"
     );
     assert!(page.contains("is not a date"), "{page}");

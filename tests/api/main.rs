@@ -13,6 +13,7 @@ mod counts;
 mod drop;
 mod durability;
 mod export;
+mod export_accounting;
 mod forms;
 mod headers;
 mod helpers;

@@ -31,7 +31,7 @@ fn round_with(bets: [i64; 3]) -> (serde_json::Value, i64) {
 const BETS: [i64; 3] = [10_000, 10_000, 2_500];
 
 /// Chips of `total` (minor units, a multiple of PHP 25) by denomination, largest first.
-fn chips_of(total: i64) -> [i64; 4] {
+pub(crate) fn chips_of(total: i64) -> [i64; 4] {
     let mut left = total;
     let mut counts = [0; 4];
     for (i, d) in DENOMINATIONS.iter().enumerate().rev() {
@@ -42,16 +42,16 @@ fn chips_of(total: i64) -> [i64; 4] {
     counts
 }
 
-struct Pit {
-    dealer: TestApp,
-    boss: TestApp,
+pub(crate) struct Pit {
+    pub(crate) dealer: TestApp,
+    pub(crate) boss: TestApp,
     /// The count team's first counter (`count1`).
-    counter: TestApp,
-    chip_set_version: String,
-    day: NaiveDate,
+    pub(crate) counter: TestApp,
+    pub(crate) chip_set_version: String,
+    pub(crate) day: NaiveDate,
 }
 
-async fn pit() -> Pit {
+pub(crate) async fn pit() -> Pit {
     let dealer = spawn_app().await;
     create_table(&dealer, "T1");
     let conn = &mut dealer.conn();
@@ -134,7 +134,7 @@ impl Pit {
         assert_eq!(location(&res), format!("/tables/{code}/slips"));
     }
 
-    async fn slip(&self, kind: &str, chips: [i64; 4]) {
+    pub(crate) async fn slip(&self, kind: &str, chips: [i64; 4]) {
         self.slip_at("T1", kind, chips).await;
     }
 
@@ -194,7 +194,7 @@ impl Pit {
     }
 
     /// The count team's count of `code`: cash and markers.
-    fn count(&self, code: &str, cash: i64, markers: i64) {
+    pub(crate) fn count(&self, code: &str, cash: i64, markers: i64) {
         diesel::sql_query(
             "INSERT INTO drop_counts (table_id, gaming_day, currency, note_denominations, \
                  note_counts, cash, markers, chip_vouchers, total, first_counter, second_counter) \
@@ -237,7 +237,7 @@ impl Pit {
     /// The shift: opener PHP 18,000; two rounds (+550); buy-ins PHP 3,000 cash and a
     /// PHP 1,000 marker, paid in chips; a fill of PHP 5,000. The tray then holds
     /// 18,000 − 4,000 + 550 + 5,000 = 19,550.
-    async fn play(&self) {
+    pub(crate) async fn play(&self) {
         // 40 × 25 + 20 × 100 + 10 × 500 + 10 × 1,000 = 18,000.
         self.slip("opener", [40, 20, 10, 10]).await;
         self.dealer.sign_on_at("T1").await;

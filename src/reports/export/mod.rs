@@ -1,5 +1,5 @@
-//! Exports that verify offline: settled rounds (one row per place), audit events and the
-//! gaming-day report's lines, as CSV or JSON Lines, streamed from one database snapshot and
+//! Exports that verify offline: settled rounds (one row per place), audit events, the
+//! gaming-day report's lines and table accounting's documents, as CSV or JSON Lines, streamed from one database snapshot and
 //! ended by a manifest (the file's last line) that states the query, the row count, the
 //! SHA-256 of the data, the CRC-32 of each column, the chain heads and day seals that cover the
 //! range, and where a read replica stood.
@@ -16,6 +16,7 @@
 //!
 //! `data_sha256` is the SHA-256 of every byte before the trailer line.
 
+mod accounting;
 mod check;
 mod events;
 mod report;
@@ -46,6 +47,8 @@ pub enum Kind {
     Events,
     /// The gaming-day report's lines (the whole range, each day, table, dealer and shift).
     Report,
+    /// Table accounting's documents, a row per line, and each table-day's reconciliation.
+    Accounting,
 }
 
 impl Kind {
@@ -54,6 +57,7 @@ impl Kind {
             Kind::Rounds => "rounds",
             Kind::Events => "events",
             Kind::Report => "report",
+            Kind::Accounting => "accounting",
         }
     }
 }
@@ -449,6 +453,7 @@ pub fn export(
             Kind::Rounds => rounds::export(conn, query, clock, format, out, manifest),
             Kind::Events => events::export(conn, query, clock, window, format, out, manifest),
             Kind::Report => report::export(conn, query, clock, format, out, manifest),
+            Kind::Accounting => accounting::export(conn, query, clock, format, out, manifest),
         }
     })
 }

@@ -3,8 +3,9 @@
 //! each column's sum, the SHA-256 of all the data and the row count, and what the kind of
 //! export can prove of itself (events: every hash and link against the manifest's chain
 //! positions; rounds: every round settled again by the engine; report: every line's shares
-//! follow from its figures and each section adds up to the total). Every problem names its row
-//! and field.
+//! follow from its figures and each section adds up to the total; accounting: every
+//! document's lines add up to its total and each table-day's win, variance and hold follow
+//! from its documents). Every problem names its row and field.
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
@@ -18,13 +19,14 @@ use sha2::{Digest, Sha256};
 
 use crate::db::seal_file::SealCopy;
 
+use super::accounting::AccountingCheck;
 use super::check::{Checker, Problem, Problems, Row};
 use super::events::EventsCheck;
 use super::report::ReportCheck;
 use super::rounds::RoundsCheck;
 use super::seals::{check_manifest, Sealed, Seals};
 use super::table::{ColumnKind, ColumnSums, Sums, MANIFEST_MARK, ROW};
-use super::{events, report, rounds, Clock, Kind, Manifest, FORMATS_READ};
+use super::{accounting, events, report, rounds, Clock, Kind, Manifest, FORMATS_READ};
 
 /// A file that could be read to its end.
 #[derive(Debug)]
@@ -100,6 +102,7 @@ pub fn verify_against(path: &Path, seals: Option<&[SealCopy]>) -> Result<Verifie
         Kind::Rounds => rounds::COLUMNS,
         Kind::Events => events::COLUMNS,
         Kind::Report => report::COLUMNS,
+        Kind::Accounting => accounting::COLUMNS,
     };
     let sum = super::sums(&manifest.format);
     let mut kinds = vec![(ROW, ColumnKind::Int)];
@@ -133,7 +136,8 @@ pub fn verify_against(path: &Path, seals: Option<&[SealCopy]>) -> Result<Verifie
             Seals::Given(Sealed::of(copies))
         }
         None => {
-            if manifest.kind != Kind::Report {
+            // A report or accounting export holds no events: nothing of it is sealed.
+            if !matches!(manifest.kind, Kind::Report | Kind::Accounting) {
                 problems.note(
                     "not checked against the seals: no seal file given (--seals FILE)".to_owned(),
                 );
@@ -145,6 +149,7 @@ pub fn verify_against(path: &Path, seals: Option<&[SealCopy]>) -> Result<Verifie
         Kind::Rounds => Box::new(RoundsCheck::new(&manifest, clock, sealed)),
         Kind::Events => Box::new(EventsCheck::new(&manifest, clock, sealed)),
         Kind::Report => Box::new(ReportCheck::new(&manifest)),
+        Kind::Accounting => Box::new(AccountingCheck::new(&manifest)),
     };
     file.seek(SeekFrom::Start(0)).map_err(io)?;
     let mut data = HashingReader {
