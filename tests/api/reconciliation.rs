@@ -421,15 +421,19 @@ async fn each_shift_has_its_drop_and_rounds_and_no_share_of_the_count() {
         .await
         .unwrap();
     let shifts = section(&page, "id=\"shifts\"");
-    assert_eq!(shifts.matches("<tr><th scope=\"row\">").count(), 2, "{shifts}");
+    assert_eq!(
+        shifts.matches("<tr><th scope=\"row\">").count(),
+        2,
+        "{shifts}"
+    );
     for drop in ["PHP 3,000.00", "PHP 1,000.00"] {
-        let line = format!(
-            "<td class=\"amount\">{drop}</td><td class=\"amount\">PHP +275.00</td>"
-        );
+        let line = format!("<td class=\"amount\">{drop}</td><td class=\"amount\">PHP +275.00</td>");
         assert!(shifts.contains(&line), "{line} in {shifts}");
     }
     assert_eq!(
-        shifts.matches("<td class=\"amount\">\u{2013}</td></tr>").count(),
+        shifts
+            .matches("<td class=\"amount\">\u{2013}</td></tr>")
+            .count(),
         2,
         "no shift has a win by inventory: {shifts}"
     );
