@@ -217,6 +217,10 @@ enum DbCommand {
         /// The same seed deals the same cards.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Only write the table accounting (openers, buy-ins, fills, credits, closers, counts)
+        /// of the generated tables' days that have none, e.g. for a history generated before.
+        #[arg(long)]
+        accounting_only: bool,
     },
 }
 
@@ -345,6 +349,7 @@ fn run_service_command(command: ServiceCommand) -> anyhow::Result<ExitCode> {
                 tables,
                 shifts_per_day,
                 seed,
+                accounting_only,
             } => pusoy_pit::cli::generate::generate(
                 &config,
                 pusoy_pit::cli::generate::Request {
@@ -353,6 +358,7 @@ fn run_service_command(command: ServiceCommand) -> anyhow::Result<ExitCode> {
                     tables,
                     shifts_per_day,
                     seed,
+                    accounting_only,
                 },
             ),
         },
