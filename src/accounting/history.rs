@@ -647,7 +647,9 @@ fn simulate(
         }
         players -= round.dealer_result;
         tray += round.dealer_result;
-        if busy_until.is_some_and(|until| until > round.settled_at) {
+        let last = std::ptr::eq(round, &rounds[rounds.len() - 1]);
+        // A fill in flight is awaited, but the day never ends with the chips below none.
+        if busy_until.is_some_and(|until| until > round.settled_at) && !(last && tray < 0) {
             continue;
         }
         let off = shifts[shift].signed_off_at.ok_or_else(|| unsound("an open shift"))?;
@@ -662,9 +664,6 @@ fn simulate(
             continue;
         };
         let total = value_of(&table.denominations, &counts).ok_or_else(|| unsound("a fill"))?;
-        if total <= 0 {
-            continue;
-        }
         // Its steps a few minutes apart, all before the dealer signs off.
         let gap = (off - round.settled_at).min(Duration::seconds(160));
         let requested = round.settled_at + gap / 4;
