@@ -43,8 +43,8 @@ use crate::accounting::reconcile::{self, Settings};
 use crate::accounting::AccountingError;
 use crate::db::accounting as slips_db;
 use crate::db::accounting_history::{
-    self as rows, BuyInInsert, CageSlipInsert, CountInsert, Documents, ExplanationInsert,
-    RoundRow, Sequence, ShiftRow, SlipInsert, StepInsert,
+    self as rows, BuyInInsert, CageSlipInsert, CountInsert, Documents, ExplanationInsert, RoundRow,
+    Sequence, ShiftRow, SlipInsert, StepInsert,
 };
 use crate::db::audit_log::{self, Actor, ChainHead, NewAuditEvent, SealedEvent};
 use crate::db::cage::Kind as CageKind;
@@ -148,8 +148,8 @@ pub fn prepare(
 ) -> Result<(), AccountingError> {
     conn.transaction(|conn| {
         for &id in tables {
-            let table = slips_db::lock_par_table(conn, id)?
-                .ok_or(AccountingError::NotFound("table"))?;
+            let table =
+                slips_db::lock_par_table(conn, id)?.ok_or(AccountingError::NotFound("table"))?;
             let version = match slips_db::latest_chip_set_version_of(conn, &table.currency)? {
                 Some(version) => version,
                 None => {
@@ -160,12 +160,16 @@ pub fn prepare(
                         slips_db::insert_chip_set_version(conn, set.id, 1, &denominations, None)?;
                     audit_log::append(
                         conn,
-                        &NewAuditEvent::system(actor, "chips.create", format!("chip_set:{}", set.id))
-                            .details(json!({
-                                "currency": set.currency,
-                                "version": 1,
-                                "denominations": denominations,
-                            })),
+                        &NewAuditEvent::system(
+                            actor,
+                            "chips.create",
+                            format!("chip_set:{}", set.id),
+                        )
+                        .details(json!({
+                            "currency": set.currency,
+                            "version": 1,
+                            "denominations": denominations,
+                        })),
                     )?;
                     row
                 }
@@ -444,17 +448,29 @@ fn write_day(
             .find(|t| t.id == table_id)
             .ok_or(AccountingError::NotFound("table"))?;
         let ids = Ids {
-            opener: slip_ids.next().ok_or(AccountingError::NotFound("slip id"))?,
-            closer: slip_ids.next().ok_or(AccountingError::NotFound("slip id"))?,
-            count: count_ids.next().ok_or(AccountingError::NotFound("count id"))?,
+            opener: slip_ids
+                .next()
+                .ok_or(AccountingError::NotFound("slip id"))?,
+            closer: slip_ids
+                .next()
+                .ok_or(AccountingError::NotFound("slip id"))?,
+            count: count_ids
+                .next()
+                .ok_or(AccountingError::NotFound("count id"))?,
         };
         let mut buy_ins = Vec::new();
         for _ in &simulation.buy_ins {
-            buy_ins.push(buy_in_ids.next().ok_or(AccountingError::NotFound("buy-in id"))?);
+            buy_ins.push(
+                buy_in_ids
+                    .next()
+                    .ok_or(AccountingError::NotFound("buy-in id"))?,
+            );
         }
         let mut cage = Vec::new();
         for slip in &simulation.cage {
-            let id = cage_ids.next().ok_or(AccountingError::NotFound("slip id"))?;
+            let id = cage_ids
+                .next()
+                .ok_or(AccountingError::NotFound("slip id"))?;
             let number = numbers
                 .get_mut(slip.kind.as_str())
                 .ok_or(AccountingError::NotFound("slip number"))?;
@@ -465,14 +481,7 @@ fn write_day(
             miscounted.push(table.id);
         }
         record(
-            &mut sheet,
-            plan,
-            table,
-            &shifts,
-            simulation,
-            &ids,
-            &buy_ins,
-            &cage,
+            &mut sheet, plan, table, &shifts, simulation, &ids, &buy_ins, &cage,
         )?;
     }
     rows::insert_documents(conn, &sheet.documents)?;
@@ -509,7 +518,10 @@ fn write_day(
 
 /// Seals the day's events on their chains, each chain's in the order they happened, after its
 /// head (locked until the day's transaction ends), and appends them; answers how many.
-fn seal_and_append(conn: &mut PgConnection, mut events: Vec<Pending>) -> Result<u64, AccountingError> {
+fn seal_and_append(
+    conn: &mut PgConnection,
+    mut events: Vec<Pending>,
+) -> Result<u64, AccountingError> {
     // Stable: events at the same moment keep the order they were made in.
     events.sort_by(|a, b| a.chain.cmp(&b.chain).then(a.at.cmp(&b.at)));
     let mut count = 0;
@@ -628,7 +640,8 @@ fn simulate(
         let need = (round.handle * COVER_BETS).max(round.dealer_result);
         while players < need {
             let short = need - players;
-            let amount = (short + step - 1) / step * step + step * rng.random_range(0..=BUY_IN_EXTRA_STEPS);
+            let amount =
+                (short + step - 1) / step * step + step * rng.random_range(0..=BUY_IN_EXTRA_STEPS);
             let amount = amount.min(crate::rules::drop::LARGEST.minor_units());
             let kind = match rng.random_range(0..100) {
                 0..=3 => BuyInKind::Marker,
@@ -652,7 +665,9 @@ fn simulate(
         if busy_until.is_some_and(|until| until > round.settled_at) && !(last && tray < 0) {
             continue;
         }
-        let off = shifts[shift].signed_off_at.ok_or_else(|| unsound("an open shift"))?;
+        let off = shifts[shift]
+            .signed_off_at
+            .ok_or_else(|| unsound("an open shift"))?;
         let (kind, amount) = if tray * 100 < par * FILL_BELOW {
             (CageKind::Fill, par - tray)
         } else if tray * 100 > par * CREDIT_ABOVE {
@@ -722,7 +737,9 @@ fn value_of(denominations: &Denominations, counts: &[i64]) -> Option<i64> {
         .as_slice()
         .iter()
         .zip(counts)
-        .try_fold(0_i64, |sum, (d, &n)| sum.checked_add(d.minor_units().checked_mul(n)?))
+        .try_fold(0_i64, |sum, (d, &n)| {
+            sum.checked_add(d.minor_units().checked_mul(n)?)
+        })
 }
 
 /// `amount` in chips, largest first: rounded up to what the smallest chip allows for a fill
@@ -770,7 +787,12 @@ fn in_notes(currency: &str, cash: i64) -> Option<(Vec<i64>, Vec<i64>)> {
         counts[i] = left / d.minor_units();
         left -= counts[i] * d.minor_units();
     }
-    (left == 0).then(|| (notes.as_slice().iter().map(|d| d.minor_units()).collect(), counts))
+    (left == 0).then(|| {
+        (
+            notes.as_slice().iter().map(|d| d.minor_units()).collect(),
+            counts,
+        )
+    })
 }
 
 fn lines_json(inventory: &Inventory, only_chips: bool) -> Vec<Value> {
@@ -1000,11 +1022,27 @@ fn record(
             });
         }
         let both = |sheet: &mut Day<'_>, at, actor: Actor, action, details: Value| {
-            for chain in [audit_log::table_chain(table.id), crate::accounting::cage::CAGE_CHAIN.to_owned()] {
-                sheet.event(chain, table.id, at, actor.clone(), action, target.clone(), details.clone());
+            for chain in [
+                audit_log::table_chain(table.id),
+                crate::accounting::cage::CAGE_CHAIN.to_owned(),
+            ] {
+                sheet.event(
+                    chain,
+                    table.id,
+                    at,
+                    actor.clone(),
+                    action,
+                    target.clone(),
+                    details.clone(),
+                );
             }
         };
-        sheet.signatures(table.id, slip.requested, &target, &[(requester, "supervisor", Role::Supervisor)]);
+        sheet.signatures(
+            table.id,
+            slip.requested,
+            &target,
+            &[(requester, "supervisor", Role::Supervisor)],
+        );
         both(
             sheet,
             slip.requested,
@@ -1020,13 +1058,27 @@ fn record(
             }),
         );
         let brief = json!({"kind": slip.kind.as_str(), "number": number_text, "total": slip.total});
-        sheet.signatures(table.id, slip.issued, &target, &[(cashier, "cashier", Role::Cashier)]);
-        both(sheet, slip.issued, cashier.actor(), "cage.issued", brief.clone());
+        sheet.signatures(
+            table.id,
+            slip.issued,
+            &target,
+            &[(cashier, "cashier", Role::Cashier)],
+        );
+        both(
+            sheet,
+            slip.issued,
+            cashier.actor(),
+            "cage.issued",
+            brief.clone(),
+        );
         sheet.signatures(
             table.id,
             slip.received,
             &target,
-            &[(&dealer, "dealer", Role::Dealer), (witness, "supervisor", Role::Supervisor)],
+            &[
+                (&dealer, "dealer", Role::Dealer),
+                (witness, "supervisor", Role::Supervisor),
+            ],
         );
         both(sheet, slip.received, dealer.actor(), "cage.received", brief);
     }
@@ -1037,7 +1089,12 @@ fn record(
         .ok_or_else(|| AccountingError::BadStored("an open shift".to_owned()))?;
     let mut counted = simulation.closer.clone();
     if let Some(chip) = simulation.missed {
-        if let Some(i) = table.denominations.as_slice().iter().position(|&d| d == chip) {
+        if let Some(i) = table
+            .denominations
+            .as_slice()
+            .iter()
+            .position(|&d| d == chip)
+        {
             counted[i] -= 1;
         }
     }

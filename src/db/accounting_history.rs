@@ -152,7 +152,11 @@ impl Sequence {
 
 /// `count` new ids of `sequence`, so that the events naming the documents can be sealed before
 /// the documents are written.
-pub fn next_ids(conn: &mut PgConnection, sequence: Sequence, count: usize) -> QueryResult<Vec<i64>> {
+pub fn next_ids(
+    conn: &mut PgConnection,
+    sequence: Sequence,
+    count: usize,
+) -> QueryResult<Vec<i64>> {
     if count == 0 {
         return Ok(Vec::new());
     }
@@ -351,7 +355,11 @@ pub fn last_closer(
         .optional()
         .map(|found| {
             found.map(|(id, version, counts)| {
-                (id, version, counts.into_iter().map(|c| c.unwrap_or(0)).collect())
+                (
+                    id,
+                    version,
+                    counts.into_iter().map(|c| c.unwrap_or(0)).collect(),
+                )
             })
         })
 }

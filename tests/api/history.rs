@@ -140,7 +140,10 @@ async fn generated_accounting_reconciles_every_table_day_but_the_deliberate_misc
     let app = spawn_app().await;
     let mut conn = app.conn();
     let yesterday = app.config.gaming_day(Utc::now()) - Duration::days(1);
-    let days: Vec<NaiveDate> = (0..6).rev().map(|n| yesterday - Duration::days(n)).collect();
+    let days: Vec<NaiveDate> = (0..6)
+        .rev()
+        .map(|n| yesterday - Duration::days(n))
+        .collect();
     let mut plan = plan_at(&app, &mut conn, days.clone());
     plan.rounds_per_shift = 40;
     history::generate(&mut conn, &plan, |_| {}).unwrap();
@@ -152,11 +155,20 @@ async fn generated_accounting_reconciles_every_table_day_but_the_deliberate_misc
         .iter()
         .map(|m| Money(m * 100))
         .collect();
-    let version = chips::insert_chip_set_version(&mut conn, set.id, 1, &denominations, None)
-        .unwrap();
+    let version =
+        chips::insert_chip_set_version(&mut conn, set.id, 1, &denominations, None).unwrap();
     let par = [40, 20, 4, 1, 1, 0];
     for &table in &ids {
-        chips::insert_par(&mut conn, table, 1, version.id, &par, Money(1_100_000), None).unwrap();
+        chips::insert_par(
+            &mut conn,
+            table,
+            1,
+            version.id,
+            &par,
+            Money(1_100_000),
+            None,
+        )
+        .unwrap();
     }
     let person = |name: &str, role: Role| {
         let user = app.create_user(name, role, PASSWORD);
@@ -214,7 +226,13 @@ async fn generated_accounting_reconciles_every_table_day_but_the_deliberate_misc
     let headers = reader.headers().unwrap().clone();
     let rows: Vec<std::collections::HashMap<String, String>> = reader
         .records()
-        .map(|r| headers.iter().map(str::to_owned).zip(r.unwrap().iter().map(str::to_owned)).collect())
+        .map(|r| {
+            headers
+                .iter()
+                .map(str::to_owned)
+                .zip(r.unwrap().iter().map(str::to_owned))
+                .collect()
+        })
         .collect();
     assert_eq!(rows.len(), 12, "{text}");
     let codes: std::collections::HashMap<_, _> = plan
@@ -244,8 +262,15 @@ async fn generated_accounting_reconciles_every_table_day_but_the_deliberate_misc
     let opened: i64 = investigations::table.count().get_result(&mut conn).unwrap();
     assert_eq!(opened, written.miscounts.len() as i64);
     // The opener after a miscounted day finds the chip again: held, then explained.
-    let explained: i64 = opener_explanations::table.count().get_result(&mut conn).unwrap();
-    let followed = written.miscounts.iter().filter(|(_, d)| *d < yesterday).count();
+    let explained: i64 = opener_explanations::table
+        .count()
+        .get_result(&mut conn)
+        .unwrap();
+    let followed = written
+        .miscounts
+        .iter()
+        .filter(|(_, d)| *d < yesterday)
+        .count();
     assert_eq!(explained, followed as i64);
     for chain in ids
         .iter()
@@ -253,7 +278,10 @@ async fn generated_accounting_reconciles_every_table_day_but_the_deliberate_misc
         .chain(["cage".to_owned()])
     {
         let check = audit_log::verify_chain(&mut conn, &chain).unwrap();
-        assert!(matches!(check, ChainCheck::Intact { .. }), "{chain}: {check:?}");
+        assert!(
+            matches!(check, ChainCheck::Intact { .. }),
+            "{chain}: {check:?}"
+        );
     }
     // Written once: a second run finds nothing left to write.
     let again = accounting::generate(&mut conn, &accounting_plan, |_, _| {}).unwrap();
