@@ -219,6 +219,10 @@ enum DbCommand {
         /// The same seed deals the same cards.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Only write the table accounting (openers, buy-ins, fills, credits, closers, counts)
+        /// of the generated tables' days that have none, e.g. for a history generated before.
+        #[arg(long)]
+        accounting_only: bool,
     },
 }
 
@@ -348,6 +352,7 @@ fn run_service_command(command: ServiceCommand) -> anyhow::Result<ExitCode> {
                 tables,
                 shifts_per_day,
                 seed,
+                accounting_only,
             } => pusoy_pit::cli::generate::generate(
                 &config,
                 pusoy_pit::cli::generate::Request {
@@ -356,6 +361,8 @@ fn run_service_command(command: ServiceCommand) -> anyhow::Result<ExitCode> {
                     tables,
                     shifts_per_day,
                     seed,
+                    accounting: true,
+                    accounting_only,
                 },
             ),
         },

@@ -7,6 +7,7 @@ pub mod cage;
 pub mod chips;
 pub mod counts;
 pub mod drop;
+pub mod history;
 pub mod par;
 pub mod reconcile;
 pub mod signatures;

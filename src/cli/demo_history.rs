@@ -18,6 +18,9 @@ pub const DEMO_HISTORY: Request = Request {
     tables: 3,
     shifts_per_day: 2,
     seed: 14,
+    // Not yet: the browser tests do not walk the generated tables' accounting pages.
+    accounting: false,
+    accounting_only: false,
 };
 
 /// Writes the demo's history unless the generated tables have rounds already; says whether it

@@ -2,23 +2,28 @@
 //! generated dealers (`gen-dealer-001`...: accounts nobody can sign in to, their password random
 //! and thrown away), over the gaming days before today's: data to try the pit manager's and the
 //! auditor's sides with, and to measure them at scale (a million rounds over 60 days and 40
-//! tables: `db generate --rounds 1000000 --days 60 --tables 40`). See
-//! [`crate::recording::history`].
+//! tables: `db generate --rounds 1000000 --days 60 --tables 40`), with its table accounting
+//! (openers, buy-ins, fills and credits, closers, counts, signed by generated supervisors,
+//! cashiers and counters: [`crate::accounting::history`]); `--accounting-only` writes that
+//! accounting for a history generated before. See [`crate::recording::history`].
 
 use std::time::Instant;
 
 use anyhow::{bail, Context};
-use chrono::{Duration, Utc};
+use chrono::{Datelike, Duration, Utc};
 use diesel::prelude::*;
 use rand::distr::{Alphanumeric, SampleString};
 
+use crate::accounting::history::{self as accounting_history, Person, Staff};
+use crate::accounting::reconcile::Settings;
 use crate::cli::service::connect;
 use crate::config::Config;
 use crate::db::audit_log::Actor;
+use crate::db::ids::TableId;
 use crate::db::profiles;
 use crate::db::schema::rounds;
 use crate::db::tables::{self, TableInput};
-use crate::db::users::{self, NewUser, Role};
+use crate::db::users::{self, NewUser, Role, User};
 use crate::password;
 use crate::recording::history::{self, Dealer, Plan};
 use crate::rules::game::GameRules;
@@ -32,6 +37,11 @@ pub struct Request {
     pub tables: u32,
     pub shifts_per_day: u32,
     pub seed: u64,
+    /// Write each generated table-day's accounting too (openers, buy-ins, fills and credits,
+    /// closers, counts), after its rounds.
+    pub accounting: bool,
+    /// Write only the table accounting of the generated tables' history already there.
+    pub accounting_only: bool,
 }
 
 const PROFILE: &str = "Generated history";
@@ -87,44 +97,90 @@ pub fn generate(config: &Config, request: Request) -> anyhow::Result<()> {
                 .with_context(|| format!("table {code} is missing"))?,
         );
     }
-    let needed = request.tables * request.shifts_per_day;
-    let mut dealers = Vec::new();
     let mut password_hash = None;
-    for n in 1..=needed {
-        let username = format!("gen-dealer-{n:03}");
-        let user = match users::find_by_username(conn, &username)? {
-            Some(user) => user,
+    let mut account = |conn: &mut PgConnection, role: Role, n: u32| -> anyhow::Result<User> {
+        let (name, title) = match role {
+            Role::Supervisor => ("supervisor", "Supervisor"),
+            Role::Cashier => ("cashier", "Cashier"),
+            Role::Count => ("counter", "Counter"),
+            _ => ("dealer", "Dealer"),
+        };
+        let username = format!("gen-{name}-{n:03}");
+        if let Some(user) = users::find_by_username(conn, &username)? {
+            return Ok(user);
+        }
+        let hash = match &password_hash {
+            Some(hash) => String::clone(hash),
             None => {
-                let hash = match &password_hash {
-                    Some(hash) => String::clone(hash),
-                    None => {
-                        let secret = Alphanumeric.sample_string(&mut rand::rng(), 40);
-                        password_hash
-                            .insert(password::hash(&secret, config.password_hash)?)
-                            .clone()
-                    }
-                };
-                let new = NewUser {
-                    username: username.clone(),
-                    display_name: format!("Generated Dealer {n}"),
-                    role: Role::Dealer,
-                    password_hash: hash,
-                    must_change_password: true,
-                };
-                users::create(conn, &new, &actor)?
+                let secret = Alphanumeric.sample_string(&mut rand::rng(), 40);
+                password_hash
+                    .insert(password::hash(&secret, config.password_hash)?)
+                    .clone()
             }
         };
+        let new = NewUser {
+            username: username.clone(),
+            display_name: format!("Generated {title} {n}"),
+            role,
+            password_hash: hash,
+            must_change_password: true,
+        };
+        Ok(users::create(conn, &new, &actor)?)
+    };
+    let person = |user: User| Person {
+        id: user.id,
+        username: user.username,
+    };
+    let ids: Vec<TableId> = playing.iter().map(|t| t.table.id).collect();
+    let today = config.gaming_day(Utc::now());
+    let accounting = if request.accounting || request.accounting_only {
+        let staff = Staff {
+            supervisors: (1..=2 * request.shifts_per_day)
+                .map(|n| account(conn, Role::Supervisor, n).map(person))
+                .collect::<anyhow::Result<_>>()?,
+            cashiers: (1..=2)
+                .map(|n| account(conn, Role::Cashier, n).map(person))
+                .collect::<anyhow::Result<_>>()?,
+            counters: [
+                person(account(conn, Role::Count, 1)?),
+                person(account(conn, Role::Count, 2)?),
+            ],
+        };
+        accounting_history::prepare(conn, &ids, &actor)?;
+        Some(accounting_history::Plan {
+            tables: ids.clone(),
+            staff,
+            seed: request.seed,
+            before: today,
+            settings: Settings {
+                tolerance: config.variance_tolerance,
+                hold_band: config.hold_band,
+            },
+            opener_limit: config.opener_difference_limit,
+            miscount_one_in: accounting_history::MISCOUNT_ONE_IN,
+        })
+    } else {
+        None
+    };
+    if request.accounting_only {
+        return match &accounting {
+            Some(plan) => write_accounting(conn, plan),
+            None => Ok(()),
+        };
+    }
+    let needed = request.tables * request.shifts_per_day;
+    let mut dealers = Vec::new();
+    for n in 1..=needed {
+        let user = account(conn, Role::Dealer, n)?;
         dealers.push(Dealer {
             id: user.id,
             username: user.username,
         });
     }
-    let today = config.gaming_day(Utc::now());
     let days: Vec<_> = (1..=i64::from(request.days))
         .rev()
         .map(|back| today - Duration::days(back))
         .collect();
-    let ids: Vec<_> = playing.iter().map(|t| t.table.id).collect();
     let taken: i64 = rounds::table
         .filter(rounds::table_id.eq_any(&ids))
         .filter(rounds::gaming_day.between(days[0], today))
@@ -172,5 +228,41 @@ pub fn generate(config: &Config, request: Request) -> anyhow::Result<()> {
         plan.days[plan.days.len() - 1],
         written.rounds as f64 / seconds
     );
+    match &accounting {
+        Some(plan) => write_accounting(conn, plan),
+        None => Ok(()),
+    }
+}
+
+/// Writes the table accounting of every generated table-day that has none yet, and says how
+/// fast and what it wrote.
+fn write_accounting(
+    conn: &mut PgConnection,
+    plan: &accounting_history::Plan,
+) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let written = accounting_history::generate(conn, plan, |day, w| {
+        if w.table_days > 0 && day.day() == 1 {
+            eprintln!("accounting: {day}, {} table-days", w.table_days);
+        }
+    })?;
+    let seconds = started.elapsed().as_secs_f64();
+    println!(
+        "accounting of {} table-days in {seconds:.1} s: {} openers and closers, {} buy-ins, {} \
+         fills, {} credits, {} counts, {} audit events; {} table-days miscounted by a chip ({} \
+         investigations opened)",
+        written.table_days,
+        written.slips,
+        written.buy_ins,
+        written.fills,
+        written.credits,
+        written.counts,
+        written.events,
+        written.miscounts.len(),
+        written.investigations,
+    );
+    for (table, day) in &written.miscounts {
+        println!("miscounted: table {table}, {day}");
+    }
     Ok(())
 }

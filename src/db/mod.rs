@@ -4,6 +4,7 @@
 //! recorded).
 
 pub mod accounting;
+pub mod accounting_history;
 pub mod api_tokens;
 pub mod audit_copy;
 pub mod audit_log;

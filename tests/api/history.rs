@@ -124,3 +124,166 @@ async fn history_needs_a_dealer_for_every_table_and_shift_of_a_day() {
     let written: i64 = rounds::table.count().get_result(&mut conn).unwrap();
     assert_eq!(written, 0);
 }
+
+/// The generated history's table accounting ([`pusoy_pit::accounting::history`]) on a small
+/// history, with a small par (so that fills and credits are called for) and many miscounts:
+/// the app's own reconciliation finds every table-day at zero variance, final, but the
+/// miscounted ones, which are flagged by the chip missed, each with its investigation.
+#[tokio::test]
+async fn generated_accounting_reconciles_every_table_day_but_the_deliberate_miscounts() {
+    use pusoy_pit::accounting::history::{self as accounting, Person, Staff};
+    use pusoy_pit::accounting::reconcile::Settings;
+    use pusoy_pit::db::accounting as chips;
+    use pusoy_pit::db::schema::{investigations, opener_explanations};
+    use pusoy_pit::rules::money::Money;
+
+    let app = spawn_app().await;
+    let mut conn = app.conn();
+    let yesterday = app.config.gaming_day(Utc::now()) - Duration::days(1);
+    let days: Vec<NaiveDate> = (0..6)
+        .rev()
+        .map(|n| yesterday - Duration::days(n))
+        .collect();
+    let mut plan = plan_at(&app, &mut conn, days.clone());
+    plan.rounds_per_shift = 40;
+    history::generate(&mut conn, &plan, |_| {}).unwrap();
+    let ids: Vec<_> = plan.tables.iter().map(|t| t.table.id).collect();
+    // A chip set and a small par (PHP 11,000.00): the buy-ins soon call for fills, and the
+    // house's wins for credits.
+    let set = chips::insert_chip_set(&mut conn, "PHP").unwrap();
+    let denominations: Vec<Money> = accounting::CHIP_SET_MAJOR
+        .iter()
+        .map(|m| Money(m * 100))
+        .collect();
+    let version =
+        chips::insert_chip_set_version(&mut conn, set.id, 1, &denominations, None).unwrap();
+    let par = [40, 20, 4, 1, 1, 0];
+    for &table in &ids {
+        chips::insert_par(
+            &mut conn,
+            table,
+            1,
+            version.id,
+            &par,
+            Money(1_100_000),
+            None,
+        )
+        .unwrap();
+    }
+    let person = |name: &str, role: Role| {
+        let user = app.create_user(name, role, PASSWORD);
+        Person {
+            id: user.id,
+            username: user.username,
+        }
+    };
+    let staff = Staff {
+        supervisors: (1..=4)
+            .map(|n| person(&format!("gen-super{n}"), Role::Supervisor))
+            .collect(),
+        cashiers: vec![person("gen-cashier", Role::Cashier)],
+        counters: [
+            person("gen-counter1", Role::Count),
+            person("gen-counter2", Role::Count),
+        ],
+    };
+    let actor = audit_log::Actor::system("test");
+    accounting::prepare(&mut conn, &ids, &actor).unwrap();
+    let accounting_plan = accounting::Plan {
+        tables: ids.clone(),
+        staff,
+        seed: 3,
+        before: app.config.gaming_day(Utc::now()),
+        settings: Settings {
+            tolerance: app.config.variance_tolerance,
+            hold_band: app.config.hold_band,
+        },
+        opener_limit: app.config.opener_difference_limit,
+        miscount_one_in: 4,
+    };
+
+    let written = accounting::generate(&mut conn, &accounting_plan, |_, _| {}).unwrap();
+
+    assert_eq!(written.table_days, 12);
+    assert_eq!(written.slips, 24);
+    assert_eq!(written.counts, 12);
+    assert!(written.fills > 0 && written.credits > 0, "{written:?}");
+    assert!(!written.miscounts.is_empty(), "{written:?}");
+    assert_eq!(written.investigations, written.miscounts.len() as u64);
+    // The reconciliation, as the accounting report's CSV shows it.
+    let boss = app.another_browser();
+    boss.create_user("boss", Role::Supervisor, PASSWORD);
+    boss.sign_in("boss", PASSWORD).await;
+    let res = boss
+        .get(&format!(
+            "/reports/accounting/csv?from={}&to={}",
+            days[0], yesterday
+        ))
+        .await;
+    assert_eq!(res.status(), reqwest::StatusCode::OK);
+    let text = res.text().await.unwrap();
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let headers = reader.headers().unwrap().clone();
+    let rows: Vec<std::collections::HashMap<String, String>> = reader
+        .records()
+        .map(|r| {
+            headers
+                .iter()
+                .map(str::to_owned)
+                .zip(r.unwrap().iter().map(str::to_owned))
+                .collect()
+        })
+        .collect();
+    assert_eq!(rows.len(), 12, "{text}");
+    let codes: std::collections::HashMap<_, _> = plan
+        .tables
+        .iter()
+        .map(|t| (t.table.id, t.table.code.clone()))
+        .collect();
+    for row in &rows {
+        let miscounted = written
+            .miscounts
+            .iter()
+            .any(|(t, d)| codes[t] == row["table"] && d.to_string() == row["gaming_day"]);
+        assert_eq!(row["final"], "true", "{row:?}");
+        assert_eq!(row["drop_counted"], "true", "{row:?}");
+        if miscounted {
+            assert_eq!(row["flagged"], "true", "{row:?}");
+            let variance: f64 = row["variance"].parse().unwrap();
+            assert!(
+                [-5_000.0, -10_000.0].contains(&variance),
+                "short by one chip above the tolerance: {row:?}"
+            );
+        } else {
+            assert_eq!(row["variance"], "0.00", "{row:?}");
+            assert_eq!(row["flagged"], "false", "{row:?}");
+        }
+    }
+    let opened: i64 = investigations::table.count().get_result(&mut conn).unwrap();
+    assert_eq!(opened, written.miscounts.len() as i64);
+    // The opener after a miscounted day finds the chip again: held, then explained.
+    let explained: i64 = opener_explanations::table
+        .count()
+        .get_result(&mut conn)
+        .unwrap();
+    let followed = written
+        .miscounts
+        .iter()
+        .filter(|(_, d)| *d < yesterday)
+        .count();
+    assert_eq!(explained, followed as i64);
+    for chain in ids
+        .iter()
+        .map(|&t| audit_log::table_chain(t))
+        .chain(["cage".to_owned()])
+    {
+        let check = audit_log::verify_chain(&mut conn, &chain).unwrap();
+        assert!(
+            matches!(check, ChainCheck::Intact { .. }),
+            "{chain}: {check:?}"
+        );
+    }
+    // Written once: a second run finds nothing left to write.
+    let again = accounting::generate(&mut conn, &accounting_plan, |_, _| {}).unwrap();
+    assert_eq!(again.table_days, 0);
+}
