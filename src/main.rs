@@ -223,6 +223,11 @@ enum DbCommand {
         /// of the generated tables' days that have none, e.g. for a history generated before.
         #[arg(long)]
         accounting_only: bool,
+        /// Close the generated gaming days but the last, as the pit closes each morning
+        /// (sealed, its rounds summed), as a generated supervisor; with --accounting-only, those
+        /// of the history generated before.
+        #[arg(long)]
+        close_days: bool,
     },
 }
 
@@ -353,6 +358,7 @@ fn run_service_command(command: ServiceCommand) -> anyhow::Result<ExitCode> {
                 shifts_per_day,
                 seed,
                 accounting_only,
+                close_days,
             } => pusoy_pit::cli::generate::generate(
                 &config,
                 pusoy_pit::cli::generate::Request {
@@ -363,6 +369,7 @@ fn run_service_command(command: ServiceCommand) -> anyhow::Result<ExitCode> {
                     seed,
                     accounting: true,
                     accounting_only,
+                    close_days,
                 },
             ),
         },

@@ -21,6 +21,8 @@ pub const DEMO_HISTORY: Request = Request {
     // Not yet: the browser tests do not walk the generated tables' accounting pages.
     accounting: false,
     accounting_only: false,
+    // The demo's days stay open: its pit pages show rounds to approve and void.
+    close_days: false,
 };
 
 /// Writes the demo's history unless the generated tables have rounds already; says whether it

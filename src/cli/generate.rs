@@ -19,12 +19,15 @@ use crate::accounting::reconcile::Settings;
 use crate::cli::service::connect;
 use crate::config::Config;
 use crate::db::audit_log::Actor;
+use crate::db::days;
 use crate::db::ids::TableId;
 use crate::db::profiles;
 use crate::db::schema::rounds;
+use crate::db::seal_file::SealFiles;
 use crate::db::tables::{self, TableInput};
 use crate::db::users::{self, NewUser, Role, User};
 use crate::password;
+use crate::pit::days as pit_days;
 use crate::recording::history::{self, Dealer, Plan};
 use crate::rules::game::GameRules;
 use crate::rules::profile::RuleProfile;
@@ -42,6 +45,9 @@ pub struct Request {
     pub accounting: bool,
     /// Write only the table accounting of the generated tables' history already there.
     pub accounting_only: bool,
+    /// Close every generated gaming day (needs the accounting: a day closes when every table
+    /// that played has its closer).
+    pub close_days: bool,
 }
 
 const PROFILE: &str = "Generated history";
@@ -162,11 +168,17 @@ pub fn generate(config: &Config, request: Request) -> anyhow::Result<()> {
     } else {
         None
     };
+    if request.close_days && accounting.is_none() {
+        bail!("--close-days needs the accounting (a day closes when every table has its closer)");
+    }
     if request.accounting_only {
-        return match &accounting {
-            Some(plan) => write_accounting(conn, plan),
-            None => Ok(()),
-        };
+        if let Some(plan) = &accounting {
+            write_accounting(conn, plan)?;
+            if request.close_days {
+                close_days(conn, config, plan)?;
+            }
+        }
+        return Ok(());
     }
     let needed = request.tables * request.shifts_per_day;
     let mut dealers = Vec::new();
@@ -228,10 +240,55 @@ pub fn generate(config: &Config, request: Request) -> anyhow::Result<()> {
         plan.days[plan.days.len() - 1],
         written.rounds as f64 / seconds
     );
-    match &accounting {
-        Some(plan) => write_accounting(conn, plan),
-        None => Ok(()),
+    if let Some(plan) = &accounting {
+        write_accounting(conn, plan)?;
+        if request.close_days {
+            close_days(conn, config, plan)?;
+        }
     }
+    Ok(())
+}
+
+/// Closes every gaming day of the generated tables that is not closed, oldest first, each in its
+/// transaction, as the plan's first supervisor, as the pit would
+/// ([`crate::pit::days::close_generated`]): refused (and said) while anything keeps it open. The
+/// last generated day (yesterday's) is left open: served as in BENCHMARKS.md, it is the day
+/// being played.
+fn close_days(
+    conn: &mut PgConnection,
+    config: &Config,
+    plan: &accounting_history::Plan,
+) -> anyhow::Result<()> {
+    let closer = plan
+        .staff
+        .supervisors
+        .first()
+        .context("no generated supervisor to close the days")?;
+    let seals = SealFiles::of(config);
+    let started = Instant::now();
+    let last = plan.before - Duration::days(1);
+    let days = days::unclosed_days(conn, &plan.tables, last)?;
+    for &day in &days {
+        let closed = conn.transaction(|conn| {
+            pit_days::close_generated(
+                conn,
+                config,
+                day,
+                Utc::now(),
+                (closer.id, &closer.username),
+                &seals,
+            )
+        })?;
+        if let Err(refused) = closed {
+            bail!("{refused}");
+        }
+    }
+    println!(
+        "closed {} gaming days in {:.1} s",
+        days.len(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
 }
 
 /// Writes the table accounting of every generated table-day that has none yet, and says how

@@ -216,3 +216,23 @@ pub fn all_closes(conn: &mut PgConnection) -> QueryResult<Vec<DayClose>> {
         .select(DayClose::as_select())
         .load(conn)
 }
+
+/// The gaming days before `before` with a dealer shift at any of `tables`, not closed, oldest
+/// first.
+pub fn unclosed_days(
+    conn: &mut PgConnection,
+    tables: &[crate::db::ids::TableId],
+    before: NaiveDate,
+) -> QueryResult<Vec<NaiveDate>> {
+    dealer_shifts::table
+        .filter(dealer_shifts::table_id.eq_any(tables))
+        .filter(dealer_shifts::gaming_day.lt(before))
+        .filter(diesel::dsl::not(diesel::dsl::exists(
+            gaming_day_closes::table
+                .filter(gaming_day_closes::gaming_day.eq(dealer_shifts::gaming_day)),
+        )))
+        .select(dealer_shifts::gaming_day)
+        .distinct()
+        .order(dealer_shifts::gaming_day)
+        .load(conn)
+}

@@ -12,6 +12,17 @@ use crate::db::schema::{investigation_closings, investigations};
 use crate::rules::money::Money;
 use crate::rules::reconciliation::{Documents, Drop};
 
+/// The gaming days `$1` to `$2` not closed (`open_days`): the days whose rounds are summed one
+/// by one, a closed day's being read from `closed_day_round_sums`.
+macro_rules! open_days {
+    () => {
+        "open_days AS ( \
+            SELECT d::date AS gaming_day FROM generate_series($1::date, $2::date, '1 day') d \
+            WHERE NOT EXISTS (SELECT 1 FROM gaming_day_closes c WHERE c.gaming_day = d::date) \
+        ), "
+    };
+}
+
 /// Every table-day of gaming days `$1` to `$2` on which anything happened at the table (a round,
 /// an inventory slip, a fill or credit, a buy-in, a fee, a count), `$3` narrowing to one table
 /// when not null, with what each kind of record adds up to (void records left out):
@@ -23,11 +34,36 @@ use crate::rules::reconciliation::{Documents, Drop};
 ///   those waiting for approval; the points game's fees.
 ///
 /// Each part reads its own table by gaming day (each has an index that starts with it), so the
-/// cost follows the days asked for, not the history.
-const TABLE_DAYS: &str = "\
-    WITH days AS ( \
-        SELECT table_id, gaming_day FROM round_figures \
-            WHERE gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR table_id = $3) \
+/// cost follows the days asked for, not the history. The rounds of a closed gaming day are read
+/// from their sums (`closed_day_round_sums`, one row a shift, written by the close: nothing is
+/// recorded for a closed day after it); only the days still open are summed round by round.
+const TABLE_DAYS: &str = concat!(
+    "WITH ",
+    open_days!(),
+    "played AS ( \
+        SELECT s.table_id, s.gaming_day, sum(s.house) AS house, sum(s.rounds) AS rounds, \
+               sum(s.void_rounds) AS void_rounds, bool_or(s.points_game) AS points_game, \
+               sum(s.pending) AS pending \
+        FROM closed_day_round_sums s \
+        WHERE s.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR s.table_id = $3) \
+        GROUP BY s.table_id, s.gaming_day \
+        UNION ALL \
+        SELECT live.* FROM open_days o CROSS JOIN LATERAL ( \
+            SELECT f.table_id, f.gaming_day, \
+                   COALESCE(sum(f.dealer_result) FILTER (WHERE v.round_id IS NULL), 0), \
+                   count(*) FILTER (WHERE v.round_id IS NULL), \
+                   count(*) FILTER (WHERE v.round_id IS NOT NULL), \
+                   bool_or(f.points_game), \
+                   count(*) FILTER (WHERE f.needs_approval AND a.round_id IS NULL \
+                                      AND v.round_id IS NULL) \
+            FROM round_figures f \
+            LEFT JOIN round_voids v ON v.round_id = f.round_id \
+            LEFT JOIN round_approvals a ON a.round_id = f.round_id \
+            WHERE f.gaming_day = o.gaming_day AND ($3::bigint IS NULL OR f.table_id = $3) \
+            GROUP BY f.table_id, f.gaming_day \
+        ) live \
+    ), days AS ( \
+        SELECT table_id, gaming_day FROM played \
         UNION SELECT table_id, gaming_day FROM inventory_slips \
             WHERE gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR table_id = $3) \
         UNION SELECT table_id, gaming_day FROM cage_slips \
@@ -84,19 +120,6 @@ const TABLE_DAYS: &str = "\
         WHERE d.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR d.table_id = $3) \
           AND NOT EXISTS (SELECT 1 FROM drop_count_voids v WHERE v.count_id = d.id) \
         ORDER BY d.table_id, d.gaming_day, d.id DESC \
-    ), played AS ( \
-        SELECT f.table_id, f.gaming_day, \
-               COALESCE(sum(f.dealer_result) FILTER (WHERE v.round_id IS NULL), 0) AS house, \
-               count(*) FILTER (WHERE v.round_id IS NULL) AS rounds, \
-               count(*) FILTER (WHERE v.round_id IS NOT NULL) AS void_rounds, \
-               bool_or(f.points_game) AS points_game, \
-               count(*) FILTER (WHERE f.needs_approval AND a.round_id IS NULL \
-                                  AND v.round_id IS NULL) AS pending \
-        FROM round_figures f \
-        LEFT JOIN round_voids v ON v.round_id = f.round_id \
-        LEFT JOIN round_approvals a ON a.round_id = f.round_id \
-        WHERE f.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR f.table_id = $3) \
-        GROUP BY f.table_id, f.gaming_day \
     ) \
     SELECT d.table_id, d.gaming_day, t.code, t.currency, \
            COALESCE(r.points_game, false) AS points_game, \
@@ -118,7 +141,8 @@ const TABLE_DAYS: &str = "\
     LEFT JOIN fees fe USING (table_id, gaming_day) \
     LEFT JOIN counted n USING (table_id, gaming_day) \
     LEFT JOIN played r USING (table_id, gaming_day) \
-    ORDER BY d.gaming_day, t.code";
+    ORDER BY d.gaming_day, t.code"
+);
 
 /// One table's gaming day as [`TABLE_DAYS`] sums it, in minor units of `currency`.
 #[derive(Debug, Clone, PartialEq, Eq, QueryableByName)]
@@ -206,9 +230,9 @@ pub fn table_days(
 /// with what was recorded during it: the buy-ins taken (cash and non-cash, void ones left out),
 /// the points game's fees, the rounds' house result (a void round out, its re-entry in) and the
 /// rounds; and how many shifts its table had that day. Each part reads its table by gaming day,
-/// as [`TABLE_DAYS`] does.
-const DEALER_SHIFTS: &str = "\
-    WITH buys AS ( \
+/// and a closed day's rounds from their sums, as [`TABLE_DAYS`] does.
+const DEALER_SHIFTS: &str = concat!(
+    "WITH buys AS ( \
         SELECT b.shift_id, sum(b.amount) AS bought \
         FROM buy_ins b \
         WHERE b.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR b.table_id = $3) \
@@ -222,14 +246,24 @@ const DEALER_SHIFTS: &str = "\
           AND f.shift_id IS NOT NULL \
           AND NOT EXISTS (SELECT 1 FROM table_fee_voids v WHERE v.fee_id = f.id) \
         GROUP BY f.shift_id \
-    ), played AS ( \
-        SELECT f.shift_id, \
-               COALESCE(sum(f.dealer_result) FILTER (WHERE v.round_id IS NULL), 0) AS house, \
-               count(*) FILTER (WHERE v.round_id IS NULL) AS rounds \
-        FROM round_figures f \
-        LEFT JOIN round_voids v ON v.round_id = f.round_id \
-        WHERE f.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR f.table_id = $3) \
-        GROUP BY f.shift_id \
+    ), ",
+    open_days!(),
+    "played AS ( \
+        SELECT shift_id, sum(house) AS house, sum(rounds) AS rounds FROM ( \
+            SELECT s.shift_id, s.house, s.rounds \
+            FROM closed_day_round_sums s \
+            WHERE s.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR s.table_id = $3) \
+            UNION ALL \
+            SELECT live.* FROM open_days o CROSS JOIN LATERAL ( \
+                SELECT f.shift_id, \
+                       COALESCE(sum(f.dealer_result) FILTER (WHERE v.round_id IS NULL), 0), \
+                       count(*) FILTER (WHERE v.round_id IS NULL) \
+                FROM round_figures f \
+                LEFT JOIN round_voids v ON v.round_id = f.round_id \
+                WHERE f.gaming_day = o.gaming_day AND ($3::bigint IS NULL OR f.table_id = $3) \
+                GROUP BY f.shift_id \
+            ) live \
+        ) by_day GROUP BY shift_id \
     ) \
     SELECT s.id AS shift_id, s.table_id, s.gaming_day, t.code, t.currency, \
            s.dealer_id, u.display_name AS dealer, s.signed_on_at, s.signed_off_at, \
@@ -243,7 +277,8 @@ const DEALER_SHIFTS: &str = "\
     LEFT JOIN fees fe ON fe.shift_id = s.id \
     LEFT JOIN played r ON r.shift_id = s.id \
     WHERE s.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR s.table_id = $3) \
-    ORDER BY s.gaming_day, t.code, s.signed_on_at, s.id";
+    ORDER BY s.gaming_day, t.code, s.signed_on_at, s.id"
+);
 
 /// One dealer shift as [`DEALER_SHIFTS`] sums it, in minor units of `currency`.
 #[derive(Debug, Clone, PartialEq, Eq, QueryableByName)]

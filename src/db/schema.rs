@@ -130,6 +130,19 @@ diesel::table! {
 }
 
 diesel::table! {
+    closed_day_round_sums (gaming_day, table_id, shift_id) {
+        gaming_day -> Date,
+        table_id -> Int8,
+        shift_id -> Int8,
+        house -> Int8,
+        rounds -> Int8,
+        void_rounds -> Int8,
+        pending -> Int8,
+        points_game -> Bool,
+    }
+}
+
+diesel::table! {
     dealer_shifts (id) {
         id -> Int8,
         table_id -> Int8,
@@ -461,6 +474,9 @@ diesel::joinable!(cage_slips -> chip_set_versions (chip_set_version_id));
 diesel::joinable!(cage_slips -> gaming_tables (table_id));
 diesel::joinable!(chip_set_versions -> chip_sets (chip_set_id));
 diesel::joinable!(chip_set_versions -> users (created_by));
+diesel::joinable!(closed_day_round_sums -> dealer_shifts (shift_id));
+diesel::joinable!(closed_day_round_sums -> gaming_day_closes (gaming_day));
+diesel::joinable!(closed_day_round_sums -> gaming_tables (table_id));
 diesel::joinable!(dealer_shifts -> gaming_tables (table_id));
 diesel::joinable!(dealer_shifts -> users (dealer_id));
 diesel::joinable!(drop_count_voids -> drop_counts (count_id));
@@ -519,6 +535,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     cage_slips,
     chip_set_versions,
     chip_sets,
+    closed_day_round_sums,
     dealer_shifts,
     drop_count_voids,
     drop_counts,

@@ -11,6 +11,7 @@ use crate::db::audit_log::Actor;
 use crate::db::checkpoints::{self, CheckpointError, Disagreement};
 use crate::db::days::{self, DayClose, SealError};
 use crate::db::handle::Db;
+use crate::db::ids::UserId;
 use crate::db::seal_file::{SealFileError, SealFiles};
 use crate::db::users::{self, User};
 use crate::pit::{PitError, Refusable};
@@ -192,6 +193,62 @@ fn list(items: &[impl ToString]) -> String {
         .join("; ")
 }
 
+/// Closes gaming day `day`, which has ended, as `closed_by` (`actor`), in the caller's
+/// transaction: holds the day's tables ([`days::lock_day_tables`]), refuses it when it is closed
+/// already or anything keeps it open ([`blockers`]), checks the last checkpoints and seals it.
+fn close_ended(
+    conn: &mut PgConnection,
+    zone: Zone,
+    day: NaiveDate,
+    closed_by: UserId,
+    actor: &Actor,
+    seals: &SealFiles,
+) -> Result<DayClose, CloseError> {
+    days::lock_day_tables(conn)?;
+    if days::find_close(conn, day)?.is_some() {
+        return Err(CloseError::AlreadyClosed { day });
+    }
+    let blockers = blockers(conn, day, zone)?;
+    if !blockers.is_empty() {
+        return Err(CloseError::Blocked { day, blockers });
+    }
+    checkpoints::check_last(conn, seals).map_err(CloseError::checkpoints(day))?;
+    let (close, _) = days::seal_day(conn, day, closed_by, actor, seals)?;
+    Ok(close)
+}
+
+/// Closes gaming day `day` for `db generate --close-days`, as `closer` (a generated supervisor),
+/// in the caller's transaction, as the pit closes it: refused while anything keeps it open or
+/// before it has ended at `now` (the refusal in words).
+pub fn close_generated(
+    conn: &mut PgConnection,
+    config: &Config,
+    day: NaiveDate,
+    now: DateTime<Utc>,
+    (closer, username): (UserId, &str),
+    seals: &SealFiles,
+) -> Result<Result<DayClose, String>, diesel::result::Error> {
+    if now < config.gaming_day_end(day) {
+        return Ok(Err(CloseError::NotEnded {
+            day,
+            until: local(config.gaming_day_end(day), config.zone()),
+        }
+        .to_string()));
+    }
+    match close_ended(
+        conn,
+        config.zone(),
+        day,
+        closer,
+        &Actor::user(closer, username, None),
+        seals,
+    ) {
+        Ok(close) => Ok(Ok(close)),
+        Err(CloseError::Query(err)) => Err(err),
+        Err(refused) => Ok(Err(refused.to_string())),
+    }
+}
+
 /// Closes gaming day `day` at `now` and appends its seal to the seal files. Refused before the
 /// day has ended, when it is closed already, while anything keeps it open ([`blockers`]), when
 /// its trail disagrees with the last checkpoints, or when its seal cannot be copied (logged,
@@ -207,31 +264,22 @@ pub async fn close(
 ) -> Result<Refusable<DayClose>, PitError> {
     let zone = config.zone();
     let ends_at = config.gaming_day_end(day);
-    let decided = match actor.user_id {
-        None => Err(CloseError::NotAUser),
-        Some(_) if now < ends_at => Err(CloseError::NotEnded {
-            day,
-            until: local(ends_at, zone),
-        }),
-        Some(closed_by) => {
-            db.run(move |conn| {
-                Ok::<_, PitError>(conn.transaction(|conn| {
-                    days::lock_day_tables(conn)?;
-                    if days::find_close(conn, day)?.is_some() {
-                        return Err(CloseError::AlreadyClosed { day });
-                    }
-                    let blockers = blockers(conn, day, zone)?;
-                    if !blockers.is_empty() {
-                        return Err(CloseError::Blocked { day, blockers });
-                    }
-                    checkpoints::check_last(conn, &seals).map_err(CloseError::checkpoints(day))?;
-                    let (close, _) = days::seal_day(conn, day, closed_by, &actor, &seals)?;
-                    Ok(close)
-                }))
-            })
-            .await?
-        }
-    };
+    let decided =
+        match actor.user_id {
+            None => Err(CloseError::NotAUser),
+            Some(_) if now < ends_at => Err(CloseError::NotEnded {
+                day,
+                until: local(ends_at, zone),
+            }),
+            Some(closed_by) => {
+                db.run(move |conn| {
+                    Ok::<_, PitError>(conn.transaction(|conn| {
+                        close_ended(conn, zone, day, closed_by, &actor, &seals)
+                    }))
+                })
+                .await?
+            }
+        };
     match decided {
         Ok(close) => Ok(Ok(close)),
         Err(CloseError::Query(err)) => Err(PitError::from(err)),

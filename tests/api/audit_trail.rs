@@ -1082,6 +1082,23 @@ async fn the_production_role_may_only_append_to_and_read_the_trail() {
         )
     })
     .unwrap();
+    // The close wrote the day's round sums (as the owner: its trigger); the role reads them
+    // and may not write them.
+    assert_eq!(
+        count(&app, "SELECT count(*) AS n FROM closed_day_round_sums"),
+        1
+    );
+    for sql in [
+        "INSERT INTO closed_day_round_sums SELECT * FROM closed_day_round_sums",
+        "UPDATE closed_day_round_sums SET house = 0",
+        "DELETE FROM closed_day_round_sums",
+    ] {
+        let err = diesel::sql_query(sql)
+            .execute(&mut conn)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("permission denied"), "{sql}: {err}");
+    }
     drop(conn);
     assert!(verify_all(&app).seal_problems.is_empty());
     for seals in [&app.config.seal_file, &as_role.config.seal_file] {

@@ -214,14 +214,17 @@ async fn generated_accounting_reconciles_every_table_day_but_the_deliberate_misc
     let boss = app.another_browser();
     boss.create_user("boss", Role::Supervisor, PASSWORD);
     boss.sign_in("boss", PASSWORD).await;
-    let res = boss
-        .get(&format!(
-            "/reports/accounting/csv?from={}&to={}",
-            days[0], yesterday
-        ))
-        .await;
-    assert_eq!(res.status(), reqwest::StatusCode::OK);
-    let text = res.text().await.unwrap();
+    let report = || async {
+        let res = boss
+            .get(&format!(
+                "/reports/accounting/csv?from={}&to={}",
+                days[0], yesterday
+            ))
+            .await;
+        assert_eq!(res.status(), reqwest::StatusCode::OK);
+        res.text().await.unwrap()
+    };
+    let text = report().await;
     let mut reader = csv::Reader::from_reader(text.as_bytes());
     let headers = reader.headers().unwrap().clone();
     let rows: Vec<std::collections::HashMap<String, String>> = reader
@@ -286,4 +289,32 @@ async fn generated_accounting_reconciles_every_table_day_but_the_deliberate_misc
     // Written once: a second run finds nothing left to write.
     let again = accounting::generate(&mut conn, &accounting_plan, |_, _| {}).unwrap();
     assert_eq!(again.table_days, 0);
+
+    // Each day closed as the pit closes it (`db generate --close-days`): its rounds are then
+    // read from the sums its close wrote, one row a shift, and the report reads the same.
+    let closer = &accounting_plan.staff.supervisors[0];
+    let seals = pusoy_pit::db::seal_file::SealFiles::of(&app.config);
+    let open = pusoy_pit::db::days::unclosed_days(&mut conn, &ids, accounting_plan.before).unwrap();
+    assert_eq!(open, days);
+    for &day in &days {
+        conn.transaction(|conn| {
+            pusoy_pit::pit::days::close_generated(
+                conn,
+                &app.config,
+                day,
+                Utc::now(),
+                (closer.id, &closer.username),
+                &seals,
+            )
+        })
+        .unwrap()
+        .unwrap();
+    }
+    let summed: i64 = pusoy_pit::db::schema::closed_day_round_sums::table
+        .count()
+        .get_result(&mut conn)
+        .unwrap();
+    assert_eq!(summed, 6 * 2 * i64::from(plan.shifts_per_day));
+    assert_eq!(report().await, text);
+    let _ = std::fs::remove_file(&app.config.seal_file);
 }

@@ -138,6 +138,36 @@ impl Pit {
         self.slip_at("T1", kind, chips).await;
     }
 
+    /// A round at T1 with [`BETS`] (the house wins PHP 275), recorded by the dealer: its id.
+    async fn round(&self, key: &str) -> i64 {
+        let (round, _) = round_with(BETS);
+        let (status, body) = record(&self.dealer, "T1", key, round).await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        body["id"].as_i64().unwrap()
+    }
+
+    /// The accounting report of the day, as the pit manager reads it.
+    async fn page(&self) -> String {
+        self.boss
+            .get(&format!("/reports/accounting?day={}", self.day))
+            .await
+            .text()
+            .await
+            .unwrap()
+    }
+
+    /// Round `id` voided by the pit manager (wrong cards).
+    async fn void(&self, id: i64) {
+        let res = self
+            .boss
+            .post_form(
+                &format!("/review/rounds/{id}/void"),
+                &[("reason", "wrong_cards"), ("note", "seat 2 misread")],
+            )
+            .await;
+        assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    }
+
     /// A buy-in at seat `seat` of `code`, recorded by the dealer on shift through the API.
     async fn buy_in(&self, code: &str, seat: i16, kind: &str, amount: i64) {
         let (status, body) = crate::helpers::call(
@@ -242,9 +272,7 @@ impl Pit {
         self.slip("opener", [40, 20, 10, 10]).await;
         self.dealer.sign_on_at("T1").await;
         for key in ["recon-0001", "recon-0002"] {
-            let (round, _) = round_with(BETS);
-            let (status, body) = record(&self.dealer, "T1", key, round).await;
-            assert_eq!(status, StatusCode::CREATED, "{body}");
+            self.round(key).await;
         }
         self.buy_in("T1", 1, "cash", 300_000).await;
         self.buy_in("T1", 2, "marker", 100_000).await;
@@ -355,22 +383,10 @@ async fn a_void_round_is_out_of_the_rounds_win_and_named_as_a_cause() {
     let p = pit().await;
     p.slip("opener", [40, 20, 10, 10]).await;
     p.dealer.sign_on_at("T1").await;
-    let mut ids = Vec::new();
-    for key in ["void-0001", "void-0002"] {
-        let (round, _) = round_with(BETS);
-        let (status, body) = record(&p.dealer, "T1", key, round).await;
-        assert_eq!(status, StatusCode::CREATED, "{body}");
-        ids.push(body["id"].as_i64().unwrap());
-    }
+    p.round("void-0001").await;
+    let voided = p.round("void-0002").await;
     p.dealer.sign_off_at("T1").await;
-    let res = p
-        .boss
-        .post_form(
-            &format!("/review/rounds/{}/void", ids[1]),
-            &[("reason", "wrong_cards"), ("note", "seat 2 misread")],
-        )
-        .await;
-    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    p.void(voided).await;
     p.count("T1", 0, 0);
     // The tray took both rounds: 18,000 + 550 = 18,550.
     p.slip("closer", chips_of(1_855_000)).await;
@@ -379,13 +395,7 @@ async fn a_void_round_is_out_of_the_rounds_win_and_named_as_a_cause() {
     assert_eq!(row["inventory_win"], "550.00");
     assert_eq!(row["variance"], "275.00");
     assert!(row["causes"].contains("1 round(s) voided"), "{row:?}");
-    let page = p
-        .boss
-        .get(&format!("/reports/accounting?day={}", p.day))
-        .await
-        .text()
-        .await
-        .unwrap();
+    let page = p.page().await;
     assert!(page.contains("&#38;table=1&#38;void=void"), "{page}");
 }
 
@@ -401,9 +411,7 @@ async fn each_shift_has_its_drop_and_rounds_and_no_share_of_the_count() {
         ("shift-0002", 2, "marker", 100_000),
     ] {
         p.dealer.sign_on_at("T1").await;
-        let (round, _) = round_with(BETS);
-        let (status, body) = record(&p.dealer, "T1", key, round).await;
-        assert_eq!(status, StatusCode::CREATED, "{body}");
+        p.round(key).await;
         p.buy_in("T1", seat, kind, amount).await;
         p.dealer.sign_off_at("T1").await;
     }
@@ -413,13 +421,7 @@ async fn each_shift_has_its_drop_and_rounds_and_no_share_of_the_count() {
     let row = p.row().await;
     assert_eq!(row["inventory_win"], "550.00");
     assert_eq!(row["variance"], "0.00");
-    let page = p
-        .boss
-        .get(&format!("/reports/accounting?day={}", p.day))
-        .await
-        .text()
-        .await
-        .unwrap();
+    let page = p.page().await;
     let shifts = section(&page, "id=\"shifts\"");
     assert_eq!(
         shifts.matches("<tr><th scope=\"row\">").count(),
@@ -690,6 +692,84 @@ async fn random_honest_shifts_reconcile_to_zero() {
         assert_eq!(row["final"], "true", "seed {seed}: {row:?}");
     }
     assert!(investigations_of(&p.dealer).is_empty(), "seed {seed}");
+}
+
+/// The shifts of a closed day are read from the sums its close wrote (`closed_day_round_sums`),
+/// not round by round: the report reads the same before and after the close, a void round out of
+/// its shift's win and each shift its own rounds; the sums are one row a shift, and never change.
+#[tokio::test]
+async fn a_closed_day_reads_the_same_from_the_sums_its_close_wrote() {
+    let p = pit().await;
+    p.slip("opener", [40, 20, 10, 10]).await;
+    let mut ids = Vec::new();
+    for (shift, seat, kind, amount) in [(1, 1, "cash", 300_000), (2, 2, "marker", 100_000)] {
+        p.dealer.sign_on_at("T1").await;
+        for n in 1..=2 {
+            ids.push(p.round(&format!("sums-{shift}-{n:04}")).await);
+        }
+        p.buy_in("T1", seat, kind, amount).await;
+        p.dealer.sign_off_at("T1").await;
+    }
+    p.void(ids[1]).await;
+    p.count("T1", 300_000, 100_000);
+    // The tray took all four rounds: 18,000 − 4,000 + 4 × 275 = 15,100.
+    p.slip("closer", chips_of(1_510_000)).await;
+    let report = || async {
+        let page = p.page().await;
+        (
+            p.row().await,
+            section(&page, "id=\"shifts\"").to_owned(),
+            section(&page, "id=\"dealers\"").to_owned(),
+        )
+    };
+    let open = report().await;
+    assert_eq!(open.0["house_result"], "825.00");
+    assert_eq!(open.0["variance"], "275.00");
+    assert!(
+        open.1.contains("PHP +275.00") && open.1.contains("PHP +550.00"),
+        "{}",
+        open.1
+    );
+
+    p.dealer.end_today();
+    let res = p
+        .boss
+        .post_form(&format!("/days/{}/close", p.day), &[("confirm", "yes")])
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    assert_eq!(p.dealer.audit("day.closed").len(), 1);
+    let sums: Vec<(i64, i64, i64)> = diesel::sql_query(
+        "SELECT house, rounds, void_rounds FROM closed_day_round_sums \
+         WHERE gaming_day = $1 ORDER BY shift_id",
+    )
+    .bind::<diesel::sql_types::Date, _>(p.day)
+    .load::<Sums>(&mut p.dealer.conn())
+    .unwrap()
+    .into_iter()
+    .map(|s| (s.house, s.rounds, s.void_rounds))
+    .collect();
+    assert_eq!(sums, [(27_500, 1, 1), (55_000, 2, 0)]);
+    assert_eq!(report().await, open);
+    for sql in [
+        "UPDATE closed_day_round_sums SET house = 0",
+        "DELETE FROM closed_day_round_sums",
+    ] {
+        let err = diesel::sql_query(sql)
+            .execute(&mut p.dealer.conn())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("immutable"), "{sql}: {err}");
+    }
+}
+
+#[derive(QueryableByName)]
+struct Sums {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    house: i64,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    rounds: i64,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    void_rounds: i64,
 }
 
 /// The page's `<section ...>` whose opening tag holds `marker`, up to its end.
