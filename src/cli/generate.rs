@@ -249,8 +249,8 @@ pub fn generate(config: &Config, request: Request) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Closes every gaming day of the generated tables that is not closed, oldest first, each in its
-/// transaction, as the plan's first supervisor, as the pit would
+/// Closes every gaming day of the generated tables that is not closed, oldest first, each in a
+/// transaction of its own, as the plan's first supervisor, as the pit would
 /// ([`crate::pit::days::close_generated`]): refused (and said) while anything keeps it open. The
 /// last generated day (yesterday's) is left open: served as in BENCHMARKS.md, it is the day
 /// being played.
@@ -269,16 +269,14 @@ fn close_days(
     let last = plan.before - Duration::days(1);
     let days = days::unclosed_days(conn, &plan.tables, last)?;
     for &day in &days {
-        let closed = conn.transaction(|conn| {
-            pit_days::close_generated(
-                conn,
-                config,
-                day,
-                Utc::now(),
-                (closer.id, &closer.username),
-                &seals,
-            )
-        })?;
+        let closed = pit_days::close_generated(
+            conn,
+            config,
+            day,
+            Utc::now(),
+            (closer.id, &closer.username),
+            &seals,
+        )?;
         if let Err(refused) = closed {
             bail!("{refused}");
         }

@@ -218,8 +218,8 @@ fn close_ended(
 }
 
 /// Closes gaming day `day` for `db generate --close-days`, as `closer` (a generated supervisor),
-/// in the caller's transaction, as the pit closes it: refused while anything keeps it open or
-/// before it has ended at `now` (the refusal in words).
+/// in a transaction of its own, as the pit closes it: refused (in words, nothing written) while
+/// anything keeps it open or before it has ended at `now`.
 pub fn close_generated(
     conn: &mut PgConnection,
     config: &Config,
@@ -235,14 +235,8 @@ pub fn close_generated(
         }
         .to_string()));
     }
-    match close_ended(
-        conn,
-        config.zone(),
-        day,
-        closer,
-        &Actor::user(closer, username, None),
-        seals,
-    ) {
+    let actor = Actor::user(closer, username, None);
+    match conn.transaction(|conn| close_ended(conn, config.zone(), day, closer, &actor, seals)) {
         Ok(close) => Ok(Ok(close)),
         Err(CloseError::Query(err)) => Err(err),
         Err(refused) => Ok(Err(refused.to_string())),

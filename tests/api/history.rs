@@ -297,16 +297,14 @@ async fn generated_accounting_reconciles_every_table_day_but_the_deliberate_misc
     let open = pusoy_pit::db::days::unclosed_days(&mut conn, &ids, accounting_plan.before).unwrap();
     assert_eq!(open, days);
     for &day in &days {
-        conn.transaction(|conn| {
-            pusoy_pit::pit::days::close_generated(
-                conn,
-                &app.config,
-                day,
-                Utc::now(),
-                (closer.id, &closer.username),
-                &seals,
-            )
-        })
+        pusoy_pit::pit::days::close_generated(
+            &mut conn,
+            &app.config,
+            day,
+            Utc::now(),
+            (closer.id, &closer.username),
+            &seals,
+        )
         .unwrap()
         .unwrap();
     }
