@@ -35,6 +35,8 @@ GRANT SELECT, INSERT ON cage_slip_steps, cage_slip_prints TO :"app_role";
 -- never changed (triggers refuse it too).
 REVOKE UPDATE, DELETE ON buy_ins, buy_in_voids, table_fees, table_fee_voids, drop_counts,
     drop_count_voids, investigations, investigation_closings FROM :"app_role";
--- A closed day's round sums are written by the close's trigger as the owner: the app reads them.
-REVOKE ALL ON closed_day_round_sums FROM :"app_role";
-GRANT SELECT ON closed_day_round_sums TO :"app_role";
+-- A closed day's sums are written by the close's triggers as the owner: the app reads them.
+REVOKE ALL ON closed_day_round_sums, closed_day_drop_sums FROM :"app_role";
+GRANT SELECT ON closed_day_round_sums, closed_day_drop_sums TO :"app_role";
+-- The close's lock of a day's tables, taken as the owner (migration 2026-12-07-000002).
+GRANT EXECUTE ON FUNCTION lock_gaming_day_tables() TO :"app_role";

@@ -1,6 +1,6 @@
 //! Gaming days and their close: a closed gaming day records nothing more (rounds, shifts,
-//! approvals, voids, re-entries). The database refuses such an insert with a trigger (its message
-//! starts [`CLOSED_DAY_MESSAGE`]); callers check first with [`find_close`] to answer with a clear
+//! approvals, voids, re-entries, buy-ins, fees and their voids). The database refuses such an
+//! insert with a trigger (its message starts [`CLOSED_DAY_MESSAGE`]); callers check first with [`find_close`] to answer with a clear
 //! message, and recognise the trigger's refusal with [`is_closed_day_refusal`].
 
 use chrono::{DateTime, NaiveDate, Utc};
@@ -126,9 +126,13 @@ pub fn open_drafts(conn: &mut PgConnection, day: NaiveDate) -> QueryResult<Vec<O
 /// The tables that record a gaming day's work. The close holds them in SHARE mode: it waits for
 /// every transaction already writing one of them to end, and every write that comes after
 /// waits for the close to commit and then meets the closed-day trigger. So no round, shift,
-/// approval, void or re-entry of the day can slip in between the close's checks and its seal.
-const LOCK_DAY_TABLES: &str = "LOCK TABLE dealer_shifts, round_drafts, rounds, round_approvals, \
-     round_voids, round_reentries IN SHARE MODE";
+/// approval, void, re-entry, buy-in or fee (or void of one) of the day can slip in between the
+/// close's checks and its seal, and the sums the close writes of the day's rounds, buy-ins and
+/// fees (`closed_day_round_sums`, `closed_day_drop_sums`) stay true. (No transaction writes a
+/// buy-in or fee together with a round, so the order of the list makes no deadlock.) The lock is
+/// taken by the database function `lock_gaming_day_tables`, as the schema's owner: the app's own
+/// role may not take SHARE mode on the buy-in and fee tables, which it may not update.
+const LOCK_DAY_TABLES: &str = "SELECT lock_gaming_day_tables()";
 
 /// Holds the tables of a gaming day's work until the caller's transaction ends
 /// ([`LOCK_DAY_TABLES`]).

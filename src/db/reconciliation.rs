@@ -62,16 +62,42 @@ const TABLE_DAYS: &str = concat!(
             WHERE f.gaming_day = o.gaming_day AND ($3::bigint IS NULL OR f.table_id = $3) \
             GROUP BY f.table_id, f.gaming_day \
         ) live \
+    ), recorded AS ( \
+        SELECT table_id, gaming_day, sum(cash) AS cash, sum(non_cash) AS non_cash, \
+               sum(fees) AS fees \
+        FROM ( \
+            SELECT s.table_id, s.gaming_day, s.cash, s.non_cash, s.fees \
+            FROM closed_day_drop_sums s \
+            WHERE s.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR s.table_id = $3) \
+            UNION ALL \
+            SELECT live.* FROM open_days o CROSS JOIN LATERAL ( \
+                SELECT b.table_id, b.gaming_day, \
+                       COALESCE(sum(b.amount) FILTER ( \
+                           WHERE b.kind = 'cash' AND v.buy_in_id IS NULL), 0), \
+                       COALESCE(sum(b.amount) FILTER ( \
+                           WHERE b.kind <> 'cash' AND v.buy_in_id IS NULL), 0), \
+                       0 \
+                FROM buy_ins b LEFT JOIN buy_in_voids v ON v.buy_in_id = b.id \
+                WHERE b.gaming_day = o.gaming_day AND ($3::bigint IS NULL OR b.table_id = $3) \
+                GROUP BY b.table_id, b.gaming_day \
+            ) live \
+            UNION ALL \
+            SELECT live.* FROM open_days o CROSS JOIN LATERAL ( \
+                SELECT f.table_id, f.gaming_day, 0, 0, \
+                       COALESCE(sum(f.amount) FILTER (WHERE v.fee_id IS NULL), 0) \
+                FROM table_fees f LEFT JOIN table_fee_voids v ON v.fee_id = f.id \
+                WHERE f.gaming_day = o.gaming_day AND ($3::bigint IS NULL OR f.table_id = $3) \
+                GROUP BY f.table_id, f.gaming_day \
+            ) live \
+        ) parts \
+        GROUP BY table_id, gaming_day \
     ), days AS ( \
         SELECT table_id, gaming_day FROM played \
         UNION SELECT table_id, gaming_day FROM inventory_slips \
             WHERE gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR table_id = $3) \
         UNION SELECT table_id, gaming_day FROM cage_slips \
             WHERE gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR table_id = $3) \
-        UNION SELECT table_id, gaming_day FROM buy_ins \
-            WHERE gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR table_id = $3) \
-        UNION SELECT table_id, gaming_day FROM table_fees \
-            WHERE gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR table_id = $3) \
+        UNION SELECT table_id, gaming_day FROM recorded \
         UNION SELECT table_id, gaming_day FROM drop_counts \
             WHERE gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR table_id = $3) \
     ), slips AS ( \
@@ -98,20 +124,6 @@ const TABLE_DAYS: &str = concat!(
         WHERE c.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR c.table_id = $3) \
           AND NOT st.void \
         GROUP BY c.table_id, c.gaming_day \
-    ), buys AS ( \
-        SELECT b.table_id, b.gaming_day, \
-               COALESCE(sum(b.amount) FILTER (WHERE b.kind = 'cash'), 0) AS cash, \
-               COALESCE(sum(b.amount) FILTER (WHERE b.kind <> 'cash'), 0) AS non_cash \
-        FROM buy_ins b \
-        WHERE b.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR b.table_id = $3) \
-          AND NOT EXISTS (SELECT 1 FROM buy_in_voids v WHERE v.buy_in_id = b.id) \
-        GROUP BY b.table_id, b.gaming_day \
-    ), fees AS ( \
-        SELECT f.table_id, f.gaming_day, sum(f.amount) AS fees \
-        FROM table_fees f \
-        WHERE f.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR f.table_id = $3) \
-          AND NOT EXISTS (SELECT 1 FROM table_fee_voids v WHERE v.fee_id = f.id) \
-        GROUP BY f.table_id, f.gaming_day \
     ), counted AS ( \
         SELECT DISTINCT ON (d.table_id, d.gaming_day) d.table_id, d.gaming_day, \
                d.id AS count_id, d.total AS counted, d.cash AS counted_cash, \
@@ -129,7 +141,7 @@ const TABLE_DAYS: &str = concat!(
            COALESCE(b.cash, 0)::bigint AS bought_cash, \
            COALESCE(b.non_cash, 0)::bigint AS bought_non_cash, \
            n.counted, n.counted_cash, n.counted_non_cash, \
-           COALESCE(fe.fees, 0)::bigint AS fees, \
+           COALESCE(b.fees, 0)::bigint AS fees, \
            COALESCE(r.house, 0)::bigint AS house, COALESCE(r.rounds, 0)::bigint AS rounds, \
            COALESCE(r.void_rounds, 0)::bigint AS void_rounds, \
            COALESCE(r.pending, 0)::bigint AS pending \
@@ -137,8 +149,7 @@ const TABLE_DAYS: &str = concat!(
     JOIN gaming_tables t ON t.id = d.table_id \
     LEFT JOIN slips s USING (table_id, gaming_day) \
     LEFT JOIN cage c USING (table_id, gaming_day) \
-    LEFT JOIN buys b USING (table_id, gaming_day) \
-    LEFT JOIN fees fe USING (table_id, gaming_day) \
+    LEFT JOIN recorded b USING (table_id, gaming_day) \
     LEFT JOIN counted n USING (table_id, gaming_day) \
     LEFT JOIN played r USING (table_id, gaming_day) \
     ORDER BY d.gaming_day, t.code"
@@ -232,23 +243,34 @@ pub fn table_days(
 /// rounds; and how many shifts its table had that day. Each part reads its table by gaming day,
 /// and a closed day's rounds from their sums, as [`TABLE_DAYS`] does.
 const DEALER_SHIFTS: &str = concat!(
-    "WITH buys AS ( \
-        SELECT b.shift_id, sum(b.amount) AS bought \
-        FROM buy_ins b \
-        WHERE b.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR b.table_id = $3) \
-          AND b.shift_id IS NOT NULL \
-          AND NOT EXISTS (SELECT 1 FROM buy_in_voids v WHERE v.buy_in_id = b.id) \
-        GROUP BY b.shift_id \
-    ), fees AS ( \
-        SELECT f.shift_id, sum(f.amount) AS fees \
-        FROM table_fees f \
-        WHERE f.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR f.table_id = $3) \
-          AND f.shift_id IS NOT NULL \
-          AND NOT EXISTS (SELECT 1 FROM table_fee_voids v WHERE v.fee_id = f.id) \
-        GROUP BY f.shift_id \
-    ), ",
+    "WITH ",
     open_days!(),
-    "played AS ( \
+    "recorded AS ( \
+        SELECT shift_id, sum(bought) AS bought, sum(fees) AS fees FROM ( \
+            SELECT s.shift_id, s.cash + s.non_cash AS bought, s.fees \
+            FROM closed_day_drop_sums s \
+            WHERE s.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR s.table_id = $3) \
+              AND s.shift_id IS NOT NULL \
+            UNION ALL \
+            SELECT live.* FROM open_days o CROSS JOIN LATERAL ( \
+                SELECT b.shift_id, COALESCE(sum(b.amount) FILTER (WHERE v.buy_in_id IS NULL), 0), \
+                       0 \
+                FROM buy_ins b LEFT JOIN buy_in_voids v ON v.buy_in_id = b.id \
+                WHERE b.gaming_day = o.gaming_day AND ($3::bigint IS NULL OR b.table_id = $3) \
+                  AND b.shift_id IS NOT NULL \
+                GROUP BY b.shift_id \
+            ) live \
+            UNION ALL \
+            SELECT live.* FROM open_days o CROSS JOIN LATERAL ( \
+                SELECT f.shift_id, 0, COALESCE(sum(f.amount) FILTER (WHERE v.fee_id IS NULL), 0) \
+                FROM table_fees f LEFT JOIN table_fee_voids v ON v.fee_id = f.id \
+                WHERE f.gaming_day = o.gaming_day AND ($3::bigint IS NULL OR f.table_id = $3) \
+                  AND f.shift_id IS NOT NULL \
+                GROUP BY f.shift_id \
+            ) live \
+        ) parts \
+        GROUP BY shift_id \
+    ), played AS ( \
         SELECT shift_id, sum(house) AS house, sum(rounds) AS rounds FROM ( \
             SELECT s.shift_id, s.house, s.rounds \
             FROM closed_day_round_sums s \
@@ -267,14 +289,13 @@ const DEALER_SHIFTS: &str = concat!(
     ) \
     SELECT s.id AS shift_id, s.table_id, s.gaming_day, t.code, t.currency, \
            s.dealer_id, u.display_name AS dealer, s.signed_on_at, s.signed_off_at, \
-           COALESCE(b.bought, 0)::bigint AS bought, COALESCE(fe.fees, 0)::bigint AS fees, \
+           COALESCE(b.bought, 0)::bigint AS bought, COALESCE(b.fees, 0)::bigint AS fees, \
            COALESCE(r.house, 0)::bigint AS house, COALESCE(r.rounds, 0)::bigint AS rounds, \
            count(*) OVER (PARTITION BY s.table_id, s.gaming_day) AS shifts_that_day \
     FROM dealer_shifts s \
     JOIN gaming_tables t ON t.id = s.table_id \
     JOIN users u ON u.id = s.dealer_id \
-    LEFT JOIN buys b ON b.shift_id = s.id \
-    LEFT JOIN fees fe ON fe.shift_id = s.id \
+    LEFT JOIN recorded b ON b.shift_id = s.id \
     LEFT JOIN played r ON r.shift_id = s.id \
     WHERE s.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR s.table_id = $3) \
     ORDER BY s.gaming_day, t.code, s.signed_on_at, s.id"

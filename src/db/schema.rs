@@ -130,6 +130,18 @@ diesel::table! {
 }
 
 diesel::table! {
+    closed_day_drop_sums (id) {
+        id -> Int8,
+        gaming_day -> Date,
+        table_id -> Int8,
+        shift_id -> Nullable<Int8>,
+        cash -> Int8,
+        non_cash -> Int8,
+        fees -> Int8,
+    }
+}
+
+diesel::table! {
     closed_day_round_sums (gaming_day, table_id, shift_id) {
         gaming_day -> Date,
         table_id -> Int8,
@@ -474,6 +486,9 @@ diesel::joinable!(cage_slips -> chip_set_versions (chip_set_version_id));
 diesel::joinable!(cage_slips -> gaming_tables (table_id));
 diesel::joinable!(chip_set_versions -> chip_sets (chip_set_id));
 diesel::joinable!(chip_set_versions -> users (created_by));
+diesel::joinable!(closed_day_drop_sums -> dealer_shifts (shift_id));
+diesel::joinable!(closed_day_drop_sums -> gaming_day_closes (gaming_day));
+diesel::joinable!(closed_day_drop_sums -> gaming_tables (table_id));
 diesel::joinable!(closed_day_round_sums -> dealer_shifts (shift_id));
 diesel::joinable!(closed_day_round_sums -> gaming_day_closes (gaming_day));
 diesel::joinable!(closed_day_round_sums -> gaming_tables (table_id));
@@ -535,6 +550,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     cage_slips,
     chip_set_versions,
     chip_sets,
+    closed_day_drop_sums,
     closed_day_round_sums,
     dealer_shifts,
     drop_count_voids,

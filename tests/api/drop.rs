@@ -551,6 +551,23 @@ async fn nothing_is_recorded_or_voided_on_a_closed_gaming_day() {
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(buy_in_count(&f.app), 1);
     assert_eq!(count(&f.app, "SELECT count(*) AS n FROM buy_in_voids"), 0);
+    // Underneath the app, the database refuses the void too: the close summed the day's drop
+    // (closed_day_drop_sums), and that sum stays true.
+    let err = diesel::sql_query(
+        "INSERT INTO buy_in_voids (buy_in_id, reason, voided_by) \
+         SELECT id, 'late', recorded_by FROM buy_ins",
+    )
+    .execute(&mut f.app.conn())
+    .unwrap_err()
+    .to_string();
+    assert!(err.starts_with("gaming day closed:"), "{err}");
+    assert_eq!(
+        count(
+            &f.app,
+            "SELECT sum(cash)::bigint AS n FROM closed_day_drop_sums"
+        ),
+        70_000
+    );
 }
 
 #[tokio::test]

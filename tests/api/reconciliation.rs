@@ -88,6 +88,15 @@ pub(crate) async fn pit() -> Pit {
     }
 }
 
+fn last_buy_in(app: &TestApp) -> i64 {
+    use pusoy_pit::db::schema::buy_ins;
+    buy_ins::table
+        .select(diesel::dsl::max(buy_ins::id))
+        .first::<Option<i64>>(&mut app.conn())
+        .unwrap()
+        .unwrap()
+}
+
 fn user_id(app: &TestApp, username: &str) -> i64 {
     use pusoy_pit::db::schema::users;
     users::table
@@ -711,6 +720,18 @@ async fn a_closed_day_reads_the_same_from_the_sums_its_close_wrote() {
         p.dealer.sign_off_at("T1").await;
     }
     p.void(ids[1]).await;
+    // A buy-in recorded and voided: it counts for nothing, open or closed.
+    p.dealer.sign_on_at("T1").await;
+    p.buy_in("T1", 3, "cash", 200_000).await;
+    p.dealer.sign_off_at("T1").await;
+    let res = p
+        .boss
+        .post_form(
+            &format!("/tables/T1/buy-ins/{}/void", last_buy_in(&p.dealer)),
+            &[("reason", "wrong table")],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
     p.count("T1", 300_000, 100_000);
     // The tray took all four rounds: 18,000 − 4,000 + 4 × 275 = 15,100.
     p.slip("closer", chips_of(1_510_000)).await;
@@ -749,10 +770,26 @@ async fn a_closed_day_reads_the_same_from_the_sums_its_close_wrote() {
     .map(|s| (s.house, s.rounds, s.void_rounds))
     .collect();
     assert_eq!(sums, [(27_500, 1, 1), (55_000, 2, 0)]);
+    let drops: Vec<(i64, i64)> = diesel::sql_query(
+        "SELECT cash, non_cash FROM closed_day_drop_sums WHERE gaming_day = $1 ORDER BY shift_id",
+    )
+    .bind::<diesel::sql_types::Date, _>(p.day)
+    .load::<DropSums>(&mut p.dealer.conn())
+    .unwrap()
+    .into_iter()
+    .map(|s| (s.cash, s.non_cash))
+    .collect();
+    assert_eq!(
+        drops,
+        [(300_000, 0), (0, 100_000), (0, 0)],
+        "the third shift's is void"
+    );
     assert_eq!(report().await, open);
     for sql in [
         "UPDATE closed_day_round_sums SET house = 0",
         "DELETE FROM closed_day_round_sums",
+        "UPDATE closed_day_drop_sums SET cash = 0",
+        "DELETE FROM closed_day_drop_sums",
     ] {
         let err = diesel::sql_query(sql)
             .execute(&mut p.dealer.conn())
@@ -760,6 +797,14 @@ async fn a_closed_day_reads_the_same_from_the_sums_its_close_wrote() {
             .to_string();
         assert!(err.contains("immutable"), "{sql}: {err}");
     }
+}
+
+#[derive(QueryableByName)]
+struct DropSums {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    cash: i64,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    non_cash: i64,
 }
 
 #[derive(QueryableByName)]
