@@ -1,7 +1,8 @@
 //! Gaming days and their close: a closed gaming day records nothing more (rounds, shifts,
 //! approvals, voids, re-entries, buy-ins, fees and their voids). The database refuses such an
-//! insert with a trigger (its message starts [`CLOSED_DAY_MESSAGE`]); callers check first with [`find_close`] to answer with a clear
-//! message, and recognise the trigger's refusal with [`is_closed_day_refusal`].
+//! insert with a trigger (its message starts [`CLOSED_DAY_MESSAGE`]); callers check first with
+//! [`find_close`] to answer with a clear message, and recognise the trigger's refusal with
+//! [`is_closed_day_refusal`].
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::pg::PgConnection;

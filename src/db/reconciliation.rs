@@ -12,8 +12,9 @@ use crate::db::schema::{investigation_closings, investigations};
 use crate::rules::money::Money;
 use crate::rules::reconciliation::{Documents, Drop};
 
-/// The gaming days `$1` to `$2` not closed (`open_days`): the days whose rounds are summed one
-/// by one, a closed day's being read from `closed_day_round_sums`.
+/// The gaming days `$1` to `$2` not closed (`open_days`): the days whose rounds, buy-ins and fees
+/// are summed one by one, a closed day's being read from the sums its close wrote
+/// (`closed_day_round_sums`, `closed_day_drop_sums`).
 macro_rules! open_days {
     () => {
         "open_days AS ( \
@@ -34,9 +35,10 @@ macro_rules! open_days {
 ///   those waiting for approval; the points game's fees.
 ///
 /// Each part reads its own table by gaming day (each has an index that starts with it), so the
-/// cost follows the days asked for, not the history. The rounds of a closed gaming day are read
-/// from their sums (`closed_day_round_sums`, one row a shift, written by the close: nothing is
-/// recorded for a closed day after it); only the days still open are summed round by round.
+/// cost follows the days asked for, not the history. The rounds, buy-ins and fees of a closed
+/// gaming day are read from their sums (`closed_day_round_sums`, `closed_day_drop_sums`, one row
+/// a shift, written by the close: nothing is recorded for a closed day after it); only the days
+/// still open are summed record by record, one index probe a day.
 const TABLE_DAYS: &str = concat!(
     "WITH ",
     open_days!(),
@@ -241,7 +243,7 @@ pub fn table_days(
 /// with what was recorded during it: the buy-ins taken (cash and non-cash, void ones left out),
 /// the points game's fees, the rounds' house result (a void round out, its re-entry in) and the
 /// rounds; and how many shifts its table had that day. Each part reads its table by gaming day,
-/// and a closed day's rounds from their sums, as [`TABLE_DAYS`] does.
+/// and a closed day's rounds, buy-ins and fees from their sums, as [`TABLE_DAYS`] does.
 const DEALER_SHIFTS: &str = concat!(
     "WITH ",
     open_days!(),
