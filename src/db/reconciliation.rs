@@ -232,7 +232,22 @@ pub fn table_days(
     to: NaiveDate,
     table: Option<TableId>,
 ) -> QueryResult<Vec<TableDayRow>> {
-    diesel::sql_query(TABLE_DAYS)
+    load_range(conn, TABLE_DAYS, from, to, table)
+}
+
+/// Statement `sql` over gaming days `$1` = `from` to `$2` = `to`, `$3` narrowing to `table`
+/// when given: the shape [`TABLE_DAYS`] and [`DEALER_SHIFTS`] share.
+fn load_range<T>(
+    conn: &mut PgConnection,
+    sql: &'static str,
+    from: NaiveDate,
+    to: NaiveDate,
+    table: Option<TableId>,
+) -> QueryResult<Vec<T>>
+where
+    T: QueryableByName<diesel::pg::Pg> + 'static,
+{
+    diesel::sql_query(sql)
         .bind::<Date, _>(from)
         .bind::<Date, _>(to)
         .bind::<Nullable<BigInt>, _>(table.map(|t| t.0))
@@ -343,11 +358,7 @@ pub fn dealer_shifts(
     to: NaiveDate,
     table: Option<TableId>,
 ) -> QueryResult<Vec<ShiftRow>> {
-    diesel::sql_query(DEALER_SHIFTS)
-        .bind::<Date, _>(from)
-        .bind::<Date, _>(to)
-        .bind::<Nullable<BigInt>, _>(table.map(|t| t.0))
-        .load(conn)
+    load_range(conn, DEALER_SHIFTS, from, to, table)
 }
 
 /// The round drafts open at each of these tables now (a draft belongs to no gaming day until it

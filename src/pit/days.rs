@@ -217,6 +217,16 @@ fn close_ended(
     Ok(close)
 }
 
+/// The close's refusal of `day` at `now`, before the day has ended (at the next day's start);
+/// none once it has.
+fn not_ended(config: &Config, day: NaiveDate, now: DateTime<Utc>) -> Option<CloseError> {
+    let ends_at = config.gaming_day_end(day);
+    (now < ends_at).then(|| CloseError::NotEnded {
+        day,
+        until: local(ends_at, config.zone()),
+    })
+}
+
 /// Closes gaming day `day` for `db generate --close-days`, as `closer` (a generated supervisor),
 /// in a transaction of its own, as the pit closes it: refused (in words, nothing written) while
 /// anything keeps it open or before it has ended at `now`.
@@ -228,12 +238,8 @@ pub fn close_generated(
     (closer, username): (UserId, &str),
     seals: &SealFiles,
 ) -> Result<Result<DayClose, String>, diesel::result::Error> {
-    if now < config.gaming_day_end(day) {
-        return Ok(Err(CloseError::NotEnded {
-            day,
-            until: local(config.gaming_day_end(day), config.zone()),
-        }
-        .to_string()));
+    if let Some(refused) = not_ended(config, day, now) {
+        return Ok(Err(refused.to_string()));
     }
     let actor = Actor::user(closer, username, None);
     match conn.transaction(|conn| close_ended(conn, config.zone(), day, closer, &actor, seals)) {
@@ -257,15 +263,11 @@ pub async fn close(
     seals: SealFiles,
 ) -> Result<Refusable<DayClose>, PitError> {
     let zone = config.zone();
-    let ends_at = config.gaming_day_end(day);
     let decided =
-        match actor.user_id {
-            None => Err(CloseError::NotAUser),
-            Some(_) if now < ends_at => Err(CloseError::NotEnded {
-                day,
-                until: local(ends_at, zone),
-            }),
-            Some(closed_by) => {
+        match (actor.user_id, not_ended(config, day, now)) {
+            (None, _) => Err(CloseError::NotAUser),
+            (Some(_), Some(refused)) => Err(refused),
+            (Some(closed_by), None) => {
                 db.run(move |conn| {
                     Ok::<_, PitError>(conn.transaction(|conn| {
                         close_ended(conn, zone, day, closed_by, &actor, &seals)
