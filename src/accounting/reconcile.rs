@@ -15,11 +15,13 @@ use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::handle::Db;
 use crate::db::ids::{InvestigationId, ShiftId, TableId, UserId};
 use crate::db::reconciliation::{
-    self as rows, InvestigationRow, NewInvestigation, ShiftRow, TableDayRow,
+    self as rows, ChipEventRow, InvestigationRow, NewInvestigation, ShiftRow, TableDayRow,
 };
 use crate::db::users::Role;
 use crate::rules::money::Money;
-use crate::rules::reconciliation::{self as arithmetic, Documents, Reconciliation, Tolerance};
+use crate::rules::reconciliation::{
+    self as arithmetic, ChipEvent, Documents, Reconciliation, ShiftSpan, Tolerance,
+};
 
 /// The most gaming days one accounting report covers (as the day's report: a quarter).
 pub const MOST_DAYS: i64 = 92;
@@ -121,9 +123,10 @@ impl Totals {
     }
 }
 
-/// One dealer's shift at a table: what was dropped and won by the rounds while they dealt. The
-/// table's chips are counted once a gaming day (opener and closer), so a shift has a win by
-/// inventory only when it was its table's one shift that day.
+/// One dealer's shift at a table: what was dropped and won by the rounds while they dealt. A
+/// table's chips are counted at its opener and its closer: a shift has a win by inventory when
+/// it was its table's one shift that day, or when the table was counted at its start and end
+/// (a closer and an opener at each dealer change, as a casino that counts per shift does).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShiftLine {
     pub shift: ShiftId,
@@ -141,7 +144,8 @@ pub struct ShiftLine {
     pub rounds: i64,
     /// The rounds' win over the shift's drop, in basis points.
     pub hold: Option<i64>,
-    /// The table's win by inventory that day, when this was its one shift.
+    /// The shift's win by inventory: its table's day's when it was the day's one shift, its own
+    /// when the table was counted at its start and end.
     pub inventory_win: Option<Money>,
 }
 
@@ -168,11 +172,19 @@ impl DealerTotals {
     }
 }
 
-fn shift_lines(rows: Vec<ShiftRow>, days: &[TableDay]) -> Result<Vec<ShiftLine>, AccountingError> {
+/// The dealer shifts `rows` as the report lists them. A shift's win by inventory is its
+/// table's day's when it was the day's one shift; else its own when the table was counted at
+/// its start and its end (`events`, [`arithmetic::shift_inventory_wins`]); else none.
+fn shift_lines(
+    rows: Vec<ShiftRow>,
+    days: &[TableDay],
+    events: &[ChipEventRow],
+) -> Result<Vec<ShiftLine>, AccountingError> {
     let inventory: HashMap<(TableId, NaiveDate), Option<Money>> = days
         .iter()
         .map(|d| ((d.table, d.day), d.reconciliation.inventory_win))
         .collect();
+    let by_shift = shift_wins(&rows, events)?;
     rows.into_iter()
         .map(|row| {
             let rounds_win = row.house.checked_add(row.fees).map(Money).ok_or_else(|| {
@@ -186,7 +198,7 @@ fn shift_lines(rows: Vec<ShiftRow>, days: &[TableDay]) -> Result<Vec<ShiftLine>,
                         .copied()
                         .flatten()
                 } else {
-                    None
+                    by_shift.get(&row.shift_id).copied()
                 },
                 hold: arithmetic::hold_basis_points(rounds_win, drop),
                 shift: row.shift_id,
@@ -203,6 +215,60 @@ fn shift_lines(rows: Vec<ShiftRow>, days: &[TableDay]) -> Result<Vec<ShiftLine>,
             })
         })
         .collect()
+}
+
+/// The wins by inventory of the shifts of the table-days counted per shift, by shift.
+fn shift_wins(
+    rows: &[ShiftRow],
+    events: &[ChipEventRow],
+) -> Result<HashMap<ShiftId, Money>, AccountingError> {
+    let mut by_day: BTreeMap<(TableId, NaiveDate), Vec<(DateTime<Utc>, ChipEvent)>> =
+        BTreeMap::new();
+    for row in events {
+        let total = Money(row.total);
+        let event = match row.kind.as_str() {
+            "opener" => ChipEvent::Opener(total),
+            "closer" => ChipEvent::Closer(total),
+            "fill" => ChipEvent::Fill(total),
+            "credit" => ChipEvent::Credit(total),
+            other => {
+                return Err(AccountingError::BadStored(format!(
+                    "a document of kind {other:?} at table {}",
+                    row.table_id
+                )))
+            }
+        };
+        by_day
+            .entry((row.table_id, row.gaming_day))
+            .or_default()
+            .push((row.at, event));
+    }
+    let mut shifts_of: HashMap<(TableId, NaiveDate), Vec<&ShiftRow>> = HashMap::new();
+    for row in rows {
+        let day = (row.table_id, row.gaming_day);
+        if by_day.contains_key(&day) {
+            shifts_of.entry(day).or_default().push(row);
+        }
+    }
+    let mut wins = HashMap::new();
+    for (day, events) in &by_day {
+        let shifts = shifts_of.remove(day).unwrap_or_default();
+        let spans: Vec<ShiftSpan<DateTime<Utc>>> = shifts
+            .iter()
+            .map(|r| ShiftSpan {
+                on: r.signed_on_at,
+                off: r.signed_off_at,
+                drop: Money(r.bought),
+            })
+            .collect();
+        let found = arithmetic::shift_inventory_wins(events, &spans);
+        for (shift, win) in shifts.iter().zip(found) {
+            if let Some(win) = win {
+                wins.insert(shift.shift_id, win);
+            }
+        }
+    }
+    Ok(wins)
 }
 
 /// An investigation as its page shows it.
@@ -459,19 +525,89 @@ pub fn table_day(
         .next())
 }
 
+/// A table's rounds of one gaming day as the pit board summed them (its own statement reads
+/// them once; the board's accounting takes them from there rather than summing them again).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DayRounds {
+    pub table: TableId,
+    pub code: String,
+    pub currency: String,
+    pub points_game: bool,
+    /// The house result of the rounds not void, in minor units.
+    pub house: i64,
+    pub rounds: i64,
+    pub void_rounds: i64,
+    /// Rounds of the day waiting for approval, not void.
+    pub pending: i64,
+}
+
 /// Every table's accounting of gaming day `day` as the pit board shows it, by table (a table
-/// with nothing recorded that day is absent). No rolling hold: the board reads one day only.
+/// with nothing recorded that day is absent), its rounds' figures `played` (every table's, as
+/// the board summed them). No rolling hold: the board reads one day only.
 pub fn board_lines(
     conn: &mut PgConnection,
     day: NaiveDate,
+    played: &[DayRounds],
     settings: Settings,
 ) -> Result<HashMap<TableId, TableDay>, AccountingError> {
-    let rows = rows::table_days(conn, day, day, None)?;
+    let rows = with_rounds(rows::document_days(conn, day)?, day, played);
     let drafts = drafts_of(conn, &rows)?;
     Ok(reconciled(&rows, |d| d == day, &drafts, settings, day)?
         .into_iter()
         .map(|d| (d.table, d))
         .collect())
+}
+
+/// The table-days of gaming day `day` with their documents (`documents`, rounds' figures zero),
+/// given the rounds' figures of `played`: as `rows::table_days` reads that day, a table that
+/// only dealt rounds included.
+fn with_rounds(
+    mut documents: Vec<TableDayRow>,
+    day: NaiveDate,
+    played: &[DayRounds],
+) -> Vec<TableDayRow> {
+    for table in played {
+        if table.rounds == 0 && table.void_rounds == 0 {
+            continue;
+        }
+        let at = match documents.iter().position(|r| r.table_id == table.table) {
+            Some(at) => at,
+            None => {
+                documents.push(TableDayRow {
+                    table_id: table.table,
+                    gaming_day: day,
+                    code: table.code.clone(),
+                    currency: table.currency.clone(),
+                    points_game: false,
+                    opener: None,
+                    closer: None,
+                    held: false,
+                    fills: 0,
+                    credits: 0,
+                    cage_open: 0,
+                    bought_cash: 0,
+                    bought_non_cash: 0,
+                    counted: None,
+                    counted_cash: None,
+                    counted_non_cash: None,
+                    fees: 0,
+                    house: 0,
+                    rounds: 0,
+                    void_rounds: 0,
+                    pending: 0,
+                });
+                documents.len() - 1
+            }
+        };
+        let row = &mut documents[at];
+        row.points_game = table.points_game;
+        row.house = table.house;
+        row.rounds = table.rounds;
+        row.void_rounds = table.void_rounds;
+        row.pending = table.pending;
+    }
+    documents.sort_by(|a, b| a.code.cmp(&b.code));
+    documents
 }
 
 fn investigations_of(
@@ -581,7 +717,11 @@ pub async fn report(
             .collect();
         let investigations = investigations_of(conn, investigations)?;
         let days: Vec<TableDay> = all.into_iter().filter(|d| d.day >= from).collect();
-        let shifts = shift_lines(rows::dealer_shifts(conn, from, to, table)?, &days)?;
+        let shifts = shift_lines(
+            rows::dealer_shifts(conn, from, to, table)?,
+            &days,
+            &rows::chip_events(conn, from, to, table)?,
+        )?;
         let mut dealers: BTreeMap<(String, UserId, String), DealerTotals> = BTreeMap::new();
         for line in &shifts {
             dealers

@@ -24,26 +24,11 @@ macro_rules! open_days {
     };
 }
 
-/// Every table-day of gaming days `$1` to `$2` on which anything happened at the table (a round,
-/// an inventory slip, a fill or credit, a buy-in, a fee, a count), `$3` narrowing to one table
-/// when not null, with what each kind of record adds up to (void records left out):
-/// - the opener: the day's first opener not void; the closer: its last closer not void;
-///   whether an opener of the day holds the table, unexplained;
-/// - fills and credits received, and those requested or issued but not received;
-/// - buy-ins recorded, cash and non-cash; the count team's count (the last not void);
-/// - the rounds' house result (a void round out, its re-entry in), the rounds, the void ones,
-///   those waiting for approval; the points game's fees.
-///
-/// Each part reads its own table by gaming day (each has an index that starts with it), so the
-/// cost follows the days asked for, not the history. The rounds, buy-ins and fees of a closed
-/// gaming day are read from their sums (`closed_day_round_sums`, `closed_day_drop_sums`, one row
-/// a shift, written by the close: nothing is recorded for a closed day after it); only the days
-/// still open are summed record by record, one index probe a day.
-const TABLE_DAYS: &str = concat!(
-    "WITH ",
-    open_days!(),
-    "played AS ( \
-        SELECT s.table_id, s.gaming_day, sum(s.house) AS house, sum(s.rounds) AS rounds, \
+/// The rounds' part of [`TABLE_DAYS`] (`played`): by table-day, the house result, the rounds,
+/// the void ones, whether any was of the points game, those waiting for approval.
+macro_rules! played_by_rounds {
+    () => {
+        "SELECT s.table_id, s.gaming_day, sum(s.house) AS house, sum(s.rounds) AS rounds, \
                sum(s.void_rounds) AS void_rounds, bool_or(s.points_game) AS points_game, \
                sum(s.pending) AS pending \
         FROM closed_day_round_sums s \
@@ -63,8 +48,19 @@ const TABLE_DAYS: &str = concat!(
             LEFT JOIN round_approvals a ON a.round_id = f.round_id \
             WHERE f.gaming_day = o.gaming_day AND ($3::bigint IS NULL OR f.table_id = $3) \
             GROUP BY f.table_id, f.gaming_day \
-        ) live \
-    ), recorded AS ( \
+        ) live"
+    };
+}
+
+/// [`TABLE_DAYS`]'s text around its rounds' part `$played` (a statement with its columns).
+macro_rules! table_days {
+    ($played:expr) => {
+        concat!(
+            "WITH ",
+            open_days!(),
+            "played AS (",
+            $played,
+            "), recorded AS ( \
         SELECT table_id, gaming_day, sum(cash) AS cash, sum(non_cash) AS non_cash, \
                sum(fees) AS fees \
         FROM ( \
@@ -155,6 +151,33 @@ const TABLE_DAYS: &str = concat!(
     LEFT JOIN counted n USING (table_id, gaming_day) \
     LEFT JOIN played r USING (table_id, gaming_day) \
     ORDER BY d.gaming_day, t.code"
+        )
+    };
+}
+
+/// Every table-day of gaming days `$1` to `$2` on which anything happened at the table (a round,
+/// an inventory slip, a fill or credit, a buy-in, a fee, a count), `$3` narrowing to one table
+/// when not null, with what each kind of record adds up to (void records left out):
+/// - the opener: the day's first opener not void; the closer: its last closer not void;
+///   whether an opener of the day holds the table, unexplained;
+/// - fills and credits received, and those requested or issued but not received;
+/// - buy-ins recorded, cash and non-cash; the count team's count (the last not void);
+/// - the rounds' house result (a void round out, its re-entry in), the rounds, the void ones,
+///   those waiting for approval; the points game's fees.
+///
+/// Each part reads its own table by gaming day (each has an index that starts with it), so the
+/// cost follows the days asked for, not the history. The rounds, buy-ins and fees of a closed
+/// gaming day are read from their sums (`closed_day_round_sums`, `closed_day_drop_sums`, one row
+/// a shift, written by the close: nothing is recorded for a closed day after it); only the days
+/// still open are summed record by record, one index probe a day.
+const TABLE_DAYS: &str = table_days!(played_by_rounds!());
+
+/// [`TABLE_DAYS`] without the rounds: every table-day with a document, a buy-in or a fee, its
+/// rounds' figures zero (`points_game` false), for a caller that has summed the rounds already
+/// (the pit board, from its own statement).
+const DOCUMENT_DAYS: &str = table_days!(
+    "SELECT NULL::bigint AS table_id, NULL::date AS gaming_day, 0 AS house, 0 AS rounds, \
+            0 AS void_rounds, false AS points_game, 0 AS pending WHERE false"
 );
 
 /// One table's gaming day as [`TABLE_DAYS`] sums it, in minor units of `currency`.
@@ -235,8 +258,14 @@ pub fn table_days(
     load_range(conn, TABLE_DAYS, from, to, table)
 }
 
+/// The table-days of gaming day `day` as [`DOCUMENT_DAYS`] reads them: their documents, buy-ins
+/// and fees, no rounds.
+pub fn document_days(conn: &mut PgConnection, day: NaiveDate) -> QueryResult<Vec<TableDayRow>> {
+    load_range(conn, DOCUMENT_DAYS, day, day, None)
+}
+
 /// Statement `sql` over gaming days `$1` = `from` to `$2` = `to`, `$3` narrowing to `table`
-/// when given: the shape [`TABLE_DAYS`] and [`DEALER_SHIFTS`] share.
+/// when given: the shape the range statements of this module share.
 fn load_range<T>(
     conn: &mut PgConnection,
     sql: &'static str,
@@ -359,6 +388,54 @@ pub fn dealer_shifts(
     table: Option<TableId>,
 ) -> QueryResult<Vec<ShiftRow>> {
     load_range(conn, DEALER_SHIFTS, from, to, table)
+}
+
+/// What moved the chips of each table-day of gaming days `$1` to `$2` (`$3` narrowing to one
+/// table when not null) whose table counted them more than once that day (more than one closer
+/// not void: counted at each dealer change): its openers and closers not void, at their signing,
+/// and its fills and credits received and not void, at their receipt.
+const CHIP_EVENTS: &str = "\
+    WITH counted_per_shift AS ( \
+        SELECT s.table_id, s.gaming_day FROM inventory_slips s \
+        WHERE s.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR s.table_id = $3) \
+          AND s.kind = 'closer' \
+          AND NOT EXISTS (SELECT 1 FROM inventory_slip_voids v WHERE v.slip_id = s.id) \
+        GROUP BY s.table_id, s.gaming_day HAVING count(*) > 1 \
+    ) \
+    SELECT s.table_id, s.gaming_day, s.kind, s.total, s.created_at AS at \
+    FROM inventory_slips s JOIN counted_per_shift USING (table_id, gaming_day) \
+    WHERE NOT EXISTS (SELECT 1 FROM inventory_slip_voids v WHERE v.slip_id = s.id) \
+    UNION ALL \
+    SELECT c.table_id, c.gaming_day, c.kind, c.total, r.at \
+    FROM cage_slips c JOIN counted_per_shift USING (table_id, gaming_day) \
+    JOIN cage_slip_steps r ON r.slip_id = c.id AND r.step = 'received' \
+    WHERE NOT EXISTS (SELECT 1 FROM cage_slip_steps x WHERE x.slip_id = c.id AND x.step = 'void') \
+    ORDER BY 1, 2, 5";
+
+/// An opener, closer, fill or credit as [`CHIP_EVENTS`] reads it (`kind` as stored).
+#[derive(Debug, Clone, PartialEq, Eq, QueryableByName)]
+pub struct ChipEventRow {
+    #[diesel(sql_type = BigInt)]
+    pub table_id: TableId,
+    #[diesel(sql_type = Date)]
+    pub gaming_day: NaiveDate,
+    #[diesel(sql_type = Text)]
+    pub kind: String,
+    #[diesel(sql_type = BigInt)]
+    pub total: i64,
+    #[diesel(sql_type = Timestamptz)]
+    pub at: DateTime<Utc>,
+}
+
+/// The chip events of the table-days of gaming days `from` to `to` counted per shift (of one
+/// table, or of every table).
+pub fn chip_events(
+    conn: &mut PgConnection,
+    from: NaiveDate,
+    to: NaiveDate,
+    table: Option<TableId>,
+) -> QueryResult<Vec<ChipEventRow>> {
+    load_range(conn, CHIP_EVENTS, from, to, table)
 }
 
 /// The round drafts open at each of these tables now (a draft belongs to no gaming day until it

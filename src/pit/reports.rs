@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use chrono::{FixedOffset, NaiveDate, NaiveTime};
 
-use crate::accounting::reconcile::TableDay;
+use crate::accounting::reconcile::{DayRounds, TableDay};
 use crate::db::audit_log::{Actor, AuditEvent};
 use crate::db::handle::Db;
 use crate::db::ids::{ShiftId, TableId};
@@ -60,7 +60,8 @@ pub async fn shift_rounds(db: &Db, id: ShiftId) -> Result<Option<ShiftRounds>, P
 }
 
 /// The live pit board of gaming day `day` at `now`, with each table's accounting of the day
-/// (opener, drop so far, fills and credits in transit, the two wins once closed).
+/// (opener, drop so far, fills and credits in transit, the two wins once closed), the day's
+/// rounds read once, by the board's statement.
 pub async fn board(
     db: &Db,
     day: NaiveDate,
@@ -70,7 +71,21 @@ pub async fn board(
 ) -> Result<(Board, HashMap<TableId, TableDay>), PitError> {
     db.run(move |conn| {
         let board = pit::board(conn, day, now, rules)?;
-        let accounting = crate::accounting::reconcile::board_lines(conn, day, settings)?;
+        let played: Vec<DayRounds> = board
+            .tables
+            .iter()
+            .map(|(row, _)| DayRounds {
+                table: row.table_id,
+                code: row.code.clone(),
+                currency: row.currency.clone(),
+                points_game: row.points_game,
+                house: row.day_house.minor_units(),
+                rounds: row.day_rounds,
+                void_rounds: row.day_void_rounds,
+                pending: row.day_pending,
+            })
+            .collect();
+        let accounting = crate::accounting::reconcile::board_lines(conn, day, &played, settings)?;
         Ok((board, accounting))
     })
     .await

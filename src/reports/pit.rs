@@ -8,7 +8,7 @@
 
 use chrono::{DateTime, NaiveDate, TimeDelta, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Date, Nullable, Text, Timestamptz};
+use diesel::sql_types::{BigInt, Bool, Date, Nullable, Text, Timestamptz};
 
 use crate::db::ids::{ShiftId, TableId};
 use crate::db::prepared::Sql;
@@ -16,15 +16,18 @@ use crate::rules::money::Money;
 
 /// Every table by code, with (`$1`: today's gaming day): its open shift and dealer, its open
 /// draft's start, the count and house result of the shift's and of the day's rounds that are
-/// not voided, how many of those the dealer fouled, the time of the shift's latest round (voided
-/// or not: it was dealt), and the table's rounds pending approval (any day).
+/// not voided, how many of those the dealer fouled, the day's voided rounds, the time of the
+/// shift's latest round (voided or not: it was dealt), the table's rounds pending approval (any
+/// day, and today's), and whether the table plays the points game (its rule profile version's
+/// `game`, which the banking game's options leave out).
 ///
 /// Written to be read from indexes, not from the rounds' rows (each round's row is wide: its
 /// places): counts and sums come from the key on table, day and number (which carries each
 /// round's shift and dealer result), less those of the voided rounds (few, found through
 /// `round_voids`); the dealer's fouls from the partial index of rounds whose dealer fouled; the
 /// pending rounds from the partial index of rounds needing approval. A shift's rounds are on
-/// its gaming day or later. Only the shift's latest round is read, for its time.
+/// its gaming day or later. Only the shift's latest round is read, for its time: found through
+/// the key first (newest first, the first of the shift), then read by it.
 const BOARD: &str = "\
     SELECT t.id AS table_id, t.code, t.name, t.currency, \
            s.id AS shift_id, s.signed_on_at, u.display_name AS dealer_name, \
@@ -33,15 +36,14 @@ const BOARD: &str = "\
            COALESCE(sr.house - sv.house, 0)::bigint AS shift_house, \
            COALESCE(sf.fouls, 0) AS shift_dealer_fouls, \
            dr.rounds - dv.rounds AS day_rounds, (dr.house - dv.house)::bigint AS day_house, \
-           df.fouls AS day_dealer_fouls, \
+           df.fouls AS day_dealer_fouls, dv.rounds AS day_void_rounds, \
            (SELECT r.settled_at FROM rounds r \
-            WHERE r.table_id = t.id AND r.gaming_day >= s.gaming_day AND r.shift_id = s.id \
-            ORDER BY r.gaming_day DESC, r.round_no DESC LIMIT 1) AS last_round_at, \
-           (SELECT count(*) FROM rounds r \
-            WHERE r.table_id = t.id AND r.needs_approval \
-              AND NOT EXISTS (SELECT 1 FROM round_approvals a WHERE a.round_id = r.id) \
-              AND NOT EXISTS (SELECT 1 FROM round_voids v WHERE v.round_id = r.id)) AS pending \
+            WHERE r.table_id = t.id AND r.gaming_day = lr.gaming_day \
+              AND r.round_no = lr.round_no) AS last_round_at, \
+           p.pending, p.day_pending, \
+           COALESCE(pv.options ->> 'game' = 'points', false) AS points_game \
     FROM gaming_tables t \
+    JOIN rule_profile_versions pv ON pv.id = t.profile_version_id \
     LEFT JOIN dealer_shifts s ON s.table_id = t.id AND s.signed_off_at IS NULL \
     LEFT JOIN users u ON u.id = s.dealer_id \
     LEFT JOIN round_drafts d ON d.table_id = t.id \
@@ -61,6 +63,11 @@ const BOARD: &str = "\
           AND (r.places -> 0 ->> 'fouled')::boolean \
           AND NOT EXISTS (SELECT 1 FROM round_voids v WHERE v.round_id = r.id) \
     ) sf ON s.id IS NOT NULL \
+    LEFT JOIN LATERAL ( \
+        SELECT r.gaming_day, r.round_no FROM rounds r \
+        WHERE r.table_id = t.id AND r.gaming_day >= s.gaming_day AND r.shift_id = s.id \
+        ORDER BY r.gaming_day DESC, r.round_no DESC LIMIT 1 \
+    ) lr ON s.id IS NOT NULL \
     CROSS JOIN LATERAL ( \
         SELECT count(*) AS rounds, COALESCE(sum(r.dealer_result), 0) AS house FROM rounds r \
         WHERE r.table_id = t.id AND r.gaming_day = $1 \
@@ -76,6 +83,13 @@ const BOARD: &str = "\
           AND (r.places -> 0 ->> 'fouled')::boolean \
           AND NOT EXISTS (SELECT 1 FROM round_voids v WHERE v.round_id = r.id) \
     ) df \
+    CROSS JOIN LATERAL ( \
+        SELECT count(*) AS pending, count(*) FILTER (WHERE r.gaming_day = $1) AS day_pending \
+        FROM rounds r \
+        WHERE r.table_id = t.id AND r.needs_approval \
+          AND NOT EXISTS (SELECT 1 FROM round_approvals a WHERE a.round_id = r.id) \
+          AND NOT EXISTS (SELECT 1 FROM round_voids v WHERE v.round_id = r.id) \
+    ) p \
     ORDER BY t.code";
 
 /// A table as the board reads it.
@@ -109,10 +123,17 @@ pub struct BoardRow {
     pub day_house: Money,
     #[diesel(sql_type = BigInt)]
     pub day_dealer_fouls: i64,
+    #[diesel(sql_type = BigInt)]
+    pub day_void_rounds: i64,
     #[diesel(sql_type = Nullable<Timestamptz>)]
     pub last_round_at: Option<DateTime<Utc>>,
+    /// Rounds waiting for approval, of any day and of today.
     #[diesel(sql_type = BigInt)]
     pub pending: i64,
+    #[diesel(sql_type = BigInt)]
+    pub day_pending: i64,
+    #[diesel(sql_type = Bool)]
+    pub points_game: bool,
 }
 
 /// What a pit manager should look at on a table.
@@ -258,8 +279,11 @@ mod tests {
             day_rounds: 0,
             day_house: Money::ZERO,
             day_dealer_fouls: 0,
+            day_void_rounds: 0,
             last_round_at: None,
             pending: 0,
+            day_pending: 0,
+            points_game: false,
         }
     }
 

@@ -180,6 +180,115 @@ pub fn hold_out_of_band(
     Some((day_hold - rolling).abs() > band)
 }
 
+/// What happened to a table's chips at a moment of its day, for the wins by shift: a count
+/// (opener, closer) or chips moved (a fill or a credit received), not void.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChipEvent {
+    Opener(Money),
+    Closer(Money),
+    Fill(Money),
+    Credit(Money),
+}
+
+/// A dealer's shift at the table: from `on` to `off` (still on: `None`), with the buy-ins
+/// recorded while it lasted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShiftSpan<T> {
+    pub on: T,
+    pub off: Option<T>,
+    pub drop: Money,
+}
+
+/// Each shift's win by inventory, where the table counted its chips per shift (docs/rules.md is
+/// silent; docs/accounting.md, "By dealer shift and by dealer"): the table's day cut by its
+/// counts into **spans**, an opener to the next closer, with the fills and credits received
+/// within it. A shift has a win when it is the only shift that overlaps its span and overlaps
+/// no other: closer − opener + credits − fills + the buy-ins of the shift (the count team
+/// counts the day's drop box, not the shift's). `events` and `shifts` are one table-day's, in
+/// any order; the answer is by shift, in the order given.
+pub fn shift_inventory_wins<T: Ord + Copy>(
+    events: &[(T, ChipEvent)],
+    shifts: &[ShiftSpan<T>],
+) -> Vec<Option<Money>> {
+    /// An opener to its closer: when, and the documents (`None` where a sum does not fit).
+    struct Span<T> {
+        start: T,
+        end: T,
+        documents: Option<Documents>,
+    }
+    let mut events = events.to_vec();
+    events.sort_by_key(|(at, _)| *at);
+    let mut spans = Vec::new();
+    let mut open: Option<(T, Option<Documents>)> = None;
+    for (at, event) in events {
+        let documents = open.as_mut().map(|(_, documents)| documents);
+        match (event, documents) {
+            (ChipEvent::Opener(total), _) => {
+                let documents = Documents {
+                    opener: Some(total),
+                    closer: None,
+                    fills: Money::ZERO,
+                    credits: Money::ZERO,
+                    drop: Drop::Pending {
+                        recorded: Money::ZERO,
+                    },
+                };
+                open = Some((at, Some(documents)));
+            }
+            (ChipEvent::Fill(amount), Some(documents)) => {
+                *documents = documents.and_then(|d| {
+                    Some(Documents {
+                        fills: add(d.fills, amount)?,
+                        ..d
+                    })
+                });
+            }
+            (ChipEvent::Credit(amount), Some(documents)) => {
+                *documents = documents.and_then(|d| {
+                    Some(Documents {
+                        credits: add(d.credits, amount)?,
+                        ..d
+                    })
+                });
+            }
+            (ChipEvent::Closer(total), Some(_)) => {
+                if let Some((start, documents)) = open.take() {
+                    spans.push(Span {
+                        start,
+                        end: at,
+                        documents: documents.map(|d| Documents {
+                            closer: Some(total),
+                            ..d
+                        }),
+                    });
+                }
+            }
+            (_, None) => {}
+        }
+    }
+    let overlaps = |shift: &ShiftSpan<T>, span: &Span<T>| {
+        shift.on < span.end && shift.off.is_none_or(|off| off > span.start)
+    };
+    shifts
+        .iter()
+        .map(|shift| {
+            let mine: Vec<&Span<T>> = spans.iter().filter(|span| overlaps(shift, span)).collect();
+            let [span] = mine.as_slice() else {
+                return None;
+            };
+            if shifts.iter().filter(|s| overlaps(s, span)).count() != 1 {
+                return None;
+            }
+            inventory_win(&Documents {
+                drop: Drop::Pending {
+                    recorded: shift.drop,
+                },
+                ..span.documents?
+            })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -381,6 +490,101 @@ mod tests {
                 prop_assert!(!found.flagged);
                 prop_assert!(found.is_final);
             }
+        }
+    }
+
+    #[test]
+    fn a_shift_counted_at_its_start_and_end_has_its_own_win() {
+        use ChipEvent::{Closer, Credit, Fill, Opener};
+        let shift = |on: i64, off: Option<i64>, drop: i64| ShiftSpan {
+            on,
+            off,
+            drop: php(drop),
+        };
+        // 18,000 at the start; the first dealer's players buy 3,000 of chips, the house wins 275,
+        // a fill of 1,000 comes: 16,275 at the change. The second's buy 1,000, the house wins 275
+        // and 500 goes back to the cage: 15,050.
+        let events = [
+            (10, Opener(php(18_000))),
+            (25, Fill(php(1_000))),
+            (40, Closer(php(16_275))),
+            (45, Opener(php(16_275))),
+            (60, Credit(php(500))),
+            (80, Closer(php(15_050))),
+            // After the last closer: in no span.
+            (90, Fill(php(5_000))),
+        ];
+        let shifts = [shift(12, Some(38), 3_000), shift(44, Some(78), 1_000)];
+        assert_eq!(
+            shift_inventory_wins(&events, &shifts),
+            [Some(php(275)), Some(php(275))]
+        );
+        // The order they come in does not matter.
+        let mut backwards = events;
+        backwards.reverse();
+        assert_eq!(
+            shift_inventory_wins(&backwards, &shifts),
+            [Some(php(275)), Some(php(275))]
+        );
+        // Counted once a day: the day's span has two shifts, neither has a win of its own.
+        let daily = [(10, Opener(php(18_000))), (80, Closer(php(15_050)))];
+        assert_eq!(shift_inventory_wins(&daily, &shifts), [None, None]);
+        // A shift across a count (the dealer stayed on through it) shares two spans.
+        let through = [shift(12, None, 4_000)];
+        assert_eq!(shift_inventory_wins(&events, &through), [None]);
+        // An opener with no closer yet is no span.
+        assert_eq!(
+            shift_inventory_wins(&events[..4], &shifts),
+            [Some(php(275)), None]
+        );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// Shifts one after another, the chips counted at each change: whatever each shift's
+        /// buy-ins, fills, credits and house result, its win by inventory is its house result.
+        #[test]
+        fn each_shift_counted_alone_wins_what_its_rounds_won(
+            opener in 1_000_000i64..5_000_000,
+            shifts in proptest::collection::vec(
+                (
+                    proptest::collection::vec(1i64..500_000, 0..4),
+                    proptest::collection::vec(1i64..500_000, 0..3),
+                    proptest::collection::vec(1i64..200_000, 0..3),
+                    -300_000i64..300_000,
+                ),
+                1..5,
+            ),
+        ) {
+            let (mut tray, mut at) = (opener, 0i64);
+            let (mut events, mut spans, mut house) = (Vec::new(), Vec::new(), Vec::new());
+            for (buy_ins, fills, credits, result) in &shifts {
+                at += 1;
+                events.push((at, ChipEvent::Opener(Money(tray))));
+                at += 1;
+                let on = at;
+                for amount in buy_ins {
+                    tray -= amount;
+                }
+                for amount in fills {
+                    at += 1;
+                    tray += amount;
+                    events.push((at, ChipEvent::Fill(Money(*amount))));
+                }
+                for amount in credits {
+                    at += 1;
+                    tray -= amount;
+                    events.push((at, ChipEvent::Credit(Money(*amount))));
+                }
+                tray += result;
+                at += 1;
+                spans.push(ShiftSpan { on, off: Some(at), drop: Money(buy_ins.iter().sum()) });
+                at += 1;
+                events.push((at, ChipEvent::Closer(Money(tray))));
+                house.push(Some(Money(*result)));
+            }
+            proptest::prop_assert_eq!(shift_inventory_wins(&events, &spans), house);
         }
     }
 

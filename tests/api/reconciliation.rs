@@ -459,6 +459,47 @@ async fn each_shift_has_its_drop_and_rounds_and_no_share_of_the_count() {
     );
 }
 
+#[tokio::test]
+async fn a_table_counted_at_each_dealer_change_has_a_win_by_inventory_per_shift() {
+    let p = pit().await;
+    // 18,000 at the start; each shift's players buy chips, the house wins 275 a round, and the
+    // chips are counted when the dealer leaves and again before the next deals.
+    let mut tray = 1_800_000;
+    p.slip("opener", chips_of(tray)).await;
+    for (n, (key, seat, kind, amount)) in [
+        ("per-shift-0001", 1, "cash", 300_000),
+        ("per-shift-0002", 2, "marker", 100_000),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        if n > 0 {
+            p.slip("opener", chips_of(tray)).await;
+        }
+        p.dealer.sign_on_at("T1").await;
+        p.round(key).await;
+        p.buy_in("T1", seat, kind, amount).await;
+        p.dealer.sign_off_at("T1").await;
+        tray = tray - amount + 27_500;
+        p.slip("closer", chips_of(tray)).await;
+    }
+    p.count("T1", 300_000, 100_000);
+    // The day: its first opener and its last closer, as when counted once.
+    let row = p.row().await;
+    assert_eq!(row["inventory_win"], "550.00");
+    assert_eq!(row["variance"], "0.00");
+    let page = p.page().await;
+    let shifts = section(&page, "id=\"shifts\"");
+    // Each shift: its drop, its rounds' win and hold, and its own win by inventory.
+    for (drop, hold) in [("PHP 3,000.00", "9.17 %"), ("PHP 1,000.00", "27.50 %")] {
+        let line = format!(
+            "<td class=\"amount\">{drop}</td><td class=\"amount\">PHP +275.00</td>\
+             <td class=\"amount\">{hold}</td><td class=\"amount\">PHP +275.00</td></tr>"
+        );
+        assert!(shifts.contains(&line), "{line} in {shifts}");
+    }
+}
+
 fn investigations_of(app: &TestApp) -> Vec<(i64, i64)> {
     investigations::table
         .select((investigations::id, investigations::variance))

@@ -1,0 +1,1 @@
+DROP INDEX inventory_slips_by_day;
