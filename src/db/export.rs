@@ -334,15 +334,20 @@ pub fn primary_position(conn: &mut PgConnection) -> QueryResult<(String, i64)> {
 }
 
 /// Every inventory slip (opener, closer) of the range, with its denominations (of the chip set
-/// version it was counted against) and counts, its signers, its explanation and its void; in
-/// order of gaming day, table and id.
+/// version it was counted against) and counts, its signers, its explanation and its void, and
+/// for an opener the previous closer it was checked against (its denominations and counts) and
+/// the limit it was held above; in order of gaming day, table and id.
 const INVENTORY_SLIPS: &str = "\
     SELECT s.id, s.kind, s.gaming_day, t.code AS table_code, cs.currency, s.shift_id, \
            v.denominations, s.counts, s.total, d.username AS dealer, \
            su.username AS supervisor, s.created_at, \
            e.explanation, eu.username AS explained_by, e.written_at AS explained_at, \
-           sv.reason AS void_reason, vu.username AS voided_by, sv.voided_at \
+           sv.reason AS void_reason, vu.username AS voided_by, sv.voided_at, \
+           s.previous_closer_id, pv.denominations AS previous_denominations, \
+           pc.counts AS previous_counts, s.difference_limit, s.held \
     FROM inventory_slips s \
+    LEFT JOIN inventory_slips pc ON pc.id = s.previous_closer_id \
+    LEFT JOIN chip_set_versions pv ON pv.id = pc.chip_set_version_id \
     JOIN gaming_tables t ON t.id = s.table_id \
     JOIN chip_set_versions v ON v.id = s.chip_set_version_id \
     JOIN chip_sets cs ON cs.id = v.chip_set_id \
@@ -395,11 +400,22 @@ pub struct InventorySlipLine {
     pub voided_by: Option<String>,
     #[diesel(sql_type = Nullable<Timestamptz>)]
     pub voided_at: Option<DateTime<Utc>>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    pub previous_closer_id: Option<i64>,
+    #[diesel(sql_type = Nullable<Array<Nullable<BigInt>>>)]
+    pub previous_denominations: Option<Vec<Option<i64>>>,
+    #[diesel(sql_type = Nullable<Array<Nullable<BigInt>>>)]
+    pub previous_counts: Option<Vec<Option<i64>>>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    pub difference_limit: Option<i64>,
+    #[diesel(sql_type = Bool)]
+    pub held: bool,
 }
 
-/// Every fill and credit of the range with its denominations and counts, and its steps (a JSON
-/// array of [`CageStep`]s in the order they were signed); in order of gaming day, table, kind
-/// and number.
+/// Every fill and credit of the range with its denominations and counts, its steps (a JSON
+/// array of [`CageStep`]s in the order they were signed) and its prints (of [`CagePrint`]s,
+/// the first the original, each later one a reprint); in order of gaming day, table, kind and
+/// number.
 const CAGE_SLIPS: &str = "\
     SELECT c.id, c.kind, c.year, c.number, c.gaming_day, t.code AS table_code, cs.currency, \
            v.denominations, c.counts, c.total, c.created_at, \
@@ -409,7 +425,11 @@ const CAGE_SLIPS: &str = "\
             FROM cage_slip_steps st \
             JOIN users u ON u.id = st.signed_by \
             LEFT JOIN users u2 ON u2.id = st.second_signed_by \
-            WHERE st.slip_id = c.id), '[]')::text AS steps \
+            WHERE st.slip_id = c.id), '[]')::text AS steps, \
+           COALESCE((SELECT json_agg(json_build_object( \
+                'copy', p.copy_number, 'printed_by', u.username, 'at', p.at) ORDER BY p.id) \
+            FROM cage_slip_prints p JOIN users u ON u.id = p.printed_by \
+            WHERE p.slip_id = c.id), '[]')::text AS prints \
     FROM cage_slips c \
     JOIN gaming_tables t ON t.id = c.table_id \
     JOIN chip_set_versions v ON v.id = c.chip_set_version_id \
@@ -445,6 +465,17 @@ pub struct CageSlipLine {
     /// A JSON array of [`CageStep`]s.
     #[diesel(sql_type = Text)]
     pub steps: String,
+    /// A JSON array of [`CagePrint`]s.
+    #[diesel(sql_type = Text)]
+    pub prints: String,
+}
+
+/// One print of a fill or credit, as [`CageSlipLine::prints`] holds it.
+#[derive(Debug, serde::Deserialize)]
+pub struct CagePrint {
+    pub copy: i32,
+    pub printed_by: String,
+    pub at: DateTime<chrono::FixedOffset>,
 }
 
 /// One signed step of a fill or credit, as [`CageSlipLine::steps`] holds it.

@@ -38,6 +38,18 @@ async fn an_accounting_day_exports_verifies_and_an_edited_amount_is_named() {
     p.play().await;
     p.count("T1", 300_000, 100_000);
     p.slip("closer", chips_of(1_955_000)).await;
+    // The chips counted again for the next dealer: two 500s where a 1,000 was (held).
+    assert_eq!(chips_of(1_955_000), [2, 0, 1, 19]);
+    p.slip("opener", [2, 0, 3, 18]).await;
+    // The fill printed at the cage, then printed again.
+    use diesel::RunQueryDsl;
+    diesel::sql_query(
+        "INSERT INTO cage_slip_prints (slip_id, copy_number, printed_by) \
+         SELECT c.id, n, u.id FROM cage_slips c, users u, generate_series(1, 2) n \
+         WHERE u.username = 'cash' ORDER BY n",
+    )
+    .execute(&mut p.dealer.conn())
+    .unwrap();
 
     let path = export_to(&p.dealer, Kind::Accounting, Format::Csv, Some("T1"));
     let verified = export::verify(&path).unwrap();
@@ -77,7 +89,9 @@ async fn an_accounting_day_exports_verifies_and_an_edited_amount_is_named() {
     // The fill's steps, each signed, with the slip's number and total.
     let steps: Vec<(&str, &str, &str)> = rows
         .iter()
-        .filter(|r| r["document"] == "fill" && r["denomination"].is_empty())
+        .filter(|r| {
+            r["document"] == "fill" && ["requested", "issued", "received"].contains(&&*r["line"])
+        })
         .map(|r| {
             assert_eq!(r["slip_number"], "F-2026-00001");
             assert_eq!(r["total"], "500000");
@@ -96,10 +110,48 @@ async fn an_accounting_day_exports_verifies_and_an_edited_amount_is_named() {
             ("received", "dee", "boss2")
         ]
     );
-    // The opener's lines, by denomination, signed by the dealer and the supervisor.
+    // The second opener's differences from the closer, and the fill's prints.
+    let closer = rows.iter().find(|r| r["document"] == "closer").unwrap();
+    let differences: Vec<(&str, &str, &str, &str)> = rows
+        .iter()
+        .filter(|r| r["line"] == "difference")
+        .map(|r| {
+            (
+                r["denomination"].as_str(),
+                r["count"].as_str(),
+                r["amount"].as_str(),
+                r["reference_id"].as_str(),
+            )
+        })
+        .collect();
+    let id = closer["document_id"].as_str();
+    assert_eq!(
+        differences,
+        [
+            ("50000", "2", "100000", id),
+            ("100000", "-1", "-100000", id)
+        ]
+    );
+    let prints: Vec<(&str, &str, &str)> = rows
+        .iter()
+        .filter(|r| r["document"] == "fill" && r["line"].ends_with("printed"))
+        .map(|r| {
+            (
+                r["line"].as_str(),
+                r["count"].as_str(),
+                r["signed_by"].as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        prints,
+        [("printed", "1", "cash"), ("reprinted", "2", "cash")]
+    );
+    // The first opener's lines, by denomination, signed by the dealer and the supervisor.
+    let first_opener = rows.iter().find(|r| r["document"] == "opener").unwrap();
     let opener: Vec<(&str, &str, &str)> = rows
         .iter()
-        .filter(|r| r["document"] == "opener")
+        .filter(|r| r["document"] == "opener" && r["document_id"] == first_opener["document_id"])
         .map(|r| {
             assert_eq!(
                 (r["signed_by"].as_str(), r["second_signed_by"].as_str()),

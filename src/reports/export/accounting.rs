@@ -18,7 +18,7 @@
 //! Amounts are in the currency's minor units. What is held in memory while writing is one
 //! document; while checking, one document and the sums of each table-day.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io::Write;
 
 use chrono::{DateTime, NaiveDate, Utc};
@@ -27,6 +27,7 @@ use diesel::PgConnection;
 use crate::db::export as db;
 use crate::db::ids::TableId;
 use crate::db::reconciliation::{self as reconciliation, TableDayRow};
+use crate::rules::accounting::{differences, Denominations, Difference, Inventory};
 use crate::rules::money::Money;
 use crate::rules::reconciliation::{self as arithmetic, Documents, Drop};
 
@@ -69,7 +70,12 @@ pub const COLUMNS: &[(&str, ColumnKind)] = &[
     ("rounds_win", Int),
     ("variance", Int),
     ("hold_percent", Text),
+    ("reference_id", Int),
 ];
+
+/// How many of [`COLUMNS`] an export written before `reference_id` has (its openers without
+/// their differences, its fills and credits without their prints).
+pub const BEFORE_REFERENCE: usize = 31;
 
 /// Where each column is in a row (`row` is 0).
 mod at {
@@ -97,6 +103,7 @@ mod at {
     pub const ROUNDS_WIN: usize = 29;
     pub const VARIANCE: usize = 30;
     pub const HOLD_PERCENT: usize = 31;
+    pub const REFERENCE_ID: usize = 32;
 }
 
 /// The kinds of document, as the `document` column names them.
@@ -118,15 +125,25 @@ fn value_line_of(line: &str) -> Option<&'static [&'static str]> {
     }
 }
 
-/// The lines that carry no amount (a step, a void, an explanation), and their documents.
+/// The lines that carry no amount (a step, a print, a void, an explanation), and their
+/// documents.
 fn record_line_of(line: &str) -> Option<&'static [&'static str]> {
     match line {
-        "requested" | "issued" | "received" => Some(&["fill", "credit"]),
+        "requested" | "issued" | "received" | PRINTED | REPRINTED => Some(&["fill", "credit"]),
         "void" => Some(&DOCUMENTS),
         "explanation" => Some(&["opener"]),
         _ => None,
     }
 }
+
+/// A fill's or credit's first print (`count`: its copy number, 1), and each later one.
+const PRINTED: &str = "printed";
+const REPRINTED: &str = "reprinted";
+
+/// An opener's line for one denomination whose count differs from the previous closer's
+/// (`reference_id`): `count` is the opener's less the closer's, `amount` that many chips' value.
+/// Not part of the opener's total.
+const DIFFERENCE: &str = "difference";
 
 /// A line whose amount is a count of a denomination.
 fn is_denominated(line: &str) -> bool {
@@ -140,6 +157,33 @@ fn hold_text(basis_points: Option<i64>) -> Option<String> {
         let abs = bp.unsigned_abs();
         format!("{sign}{}.{:02}", abs / 100, abs % 100)
     })
+}
+
+/// An opener's differences from the previous closer it was checked against, found as the
+/// opener's check found them (`rules::accounting::differences`); none for a closer or for an
+/// opener with no closer before it.
+fn differences_of(slip: &db::InventorySlipLine) -> Result<Vec<Difference>, ExportError> {
+    let (Some(denominations), Some(counts)) = (&slip.previous_denominations, &slip.previous_counts)
+    else {
+        return Ok(Vec::new());
+    };
+    let inventory = |denominations: &[Option<i64>], counts: &[Option<i64>]| {
+        let amounts: Vec<Money> = denominations
+            .iter()
+            .map(|d| d.map(Money))
+            .collect::<Option<_>>()?;
+        let counts: Vec<i64> = counts.iter().copied().collect::<Option<_>>()?;
+        Inventory::new(Denominations::new(amounts).ok()?, counts).ok()
+    };
+    let bad = || {
+        ExportError::Stored(format!(
+            "inventory slip {} or the closer it was checked against does not read",
+            slip.id
+        ))
+    };
+    let before = inventory(denominations, counts).ok_or_else(bad)?;
+    let after = inventory(&slip.denominations, &slip.counts).ok_or_else(bad)?;
+    differences(&before, &after).ok_or_else(bad)
 }
 
 /// What every row of one document repeats.
@@ -167,6 +211,7 @@ struct DocLine<'a> {
     second_signed_by: Option<&'a str>,
     at: Option<DateTime<Utc>>,
     note: Option<&'a str>,
+    reference: Option<i64>,
 }
 
 /// The rows being written, with the casino's clock for local times.
@@ -202,6 +247,8 @@ impl<W: Write> Rows<W> {
             Field::opt_text(line.note),
         ]);
         // A document's row has no table-day figures.
+        fields.resize(at::REFERENCE_ID - 1, Field::Null);
+        fields.push(Field::opt_int(line.reference));
         fields.resize(COLUMNS.len(), Field::Null);
         self.writer.write(fields)
     }
@@ -300,6 +347,19 @@ impl<W: Write> Rows<W> {
                 ..DocLine::default()
             },
         )?;
+        for difference in differences_of(&slip)? {
+            self.line(
+                &doc,
+                DocLine {
+                    line: DIFFERENCE,
+                    denomination: Some(difference.denomination.minor_units()),
+                    count: Some(difference.after.saturating_sub(difference.before)),
+                    amount: Some(difference.amount.minor_units()),
+                    reference: slip.previous_closer_id,
+                    ..DocLine::default()
+                },
+            )?;
+        }
         if let Some(explanation) = &slip.explanation {
             self.line(
                 &doc,
@@ -377,6 +437,24 @@ impl<W: Write> Rows<W> {
                     second_signed_by: step.second_signed_by.as_deref(),
                     at: Some(step.at.with_timezone(&Utc)),
                     note: step.reason.as_deref(),
+                    ..DocLine::default()
+                },
+            )?;
+        }
+        let prints: Vec<db::CagePrint> = serde_json::from_str(&slip.prints).map_err(|e| {
+            ExportError::Stored(format!(
+                "the prints of cage slip {} do not read: {e}",
+                slip.id
+            ))
+        })?;
+        for print in &prints {
+            self.line(
+                &doc,
+                DocLine {
+                    line: if print.copy > 1 { REPRINTED } else { PRINTED },
+                    count: Some(i64::from(print.copy)),
+                    signed_by: Some(&print.printed_by),
+                    at: Some(print.at.with_timezone(&Utc)),
                     ..DocLine::default()
                 },
             )?;
@@ -518,6 +596,7 @@ impl<W: Write> Rows<W> {
             Field::opt_int(variance),
             Field::opt_text(hold_text(hold)),
         ]);
+        fields.resize(COLUMNS.len(), Field::Null);
         self.writer.write(fields)
     }
 }
@@ -588,8 +667,14 @@ struct Reading {
     /// The sum of its lines' amounts, and how many there are.
     lines: i128,
     value_lines: usize,
-    /// Its lines without an amount (steps, void, explanation), in file order.
+    /// Its lines without an amount (steps, prints, void, explanation), in file order.
     records: Vec<String>,
+    /// Its chips by denomination (an opener's or closer's), its differences from the closer
+    /// it names (an opener's), and its prints' copy numbers (a fill's or credit's).
+    chips: BTreeMap<i64, i64>,
+    differences: BTreeMap<i64, i64>,
+    reference: Option<i64>,
+    copies: Vec<Option<i64>>,
     /// A line could not be read: its sum is not checked.
     unreadable: bool,
 }
@@ -624,6 +709,8 @@ pub(super) struct AccountingCheck {
     /// The table-days with any document (void ones too).
     documented: BTreeSet<(String, NaiveDate)>,
     days: Vec<DayRow>,
+    /// The chips of each closer read, by id: an opener's differences name one.
+    closers: HashMap<i64, BTreeMap<i64, i64>>,
 }
 
 /// A whole number in `column` of `row`, `None` when empty; a problem when it does not read.
@@ -637,6 +724,64 @@ fn int_at(row: &Row, column: usize, problems: &mut Problems) -> Result<Option<i6
     })
 }
 
+/// An opener's difference line: a denomination, a count other than zero (either sign), that
+/// many chips' value, and the closer it was compared with.
+fn difference_line(reading: &mut Reading, row: &Row, problems: &mut Problems) {
+    if reading.document != "opener" {
+        problems.at(
+            row,
+            at::LINE,
+            format!("a {} has no {DIFFERENCE} line", reading.document),
+        );
+        return;
+    }
+    let (Ok(denomination), Ok(count), Ok(amount), Ok(reference)) = (
+        int_at(row, at::DENOMINATION, problems),
+        int_at(row, at::COUNT, problems),
+        int_at(row, at::AMOUNT, problems),
+        int_at(row, at::REFERENCE_ID, problems),
+    ) else {
+        return;
+    };
+    let (Some(denomination), Some(count), Some(amount), Some(reference)) =
+        (denomination, count, amount, reference)
+    else {
+        problems.at(
+            row,
+            at::LINE,
+            format!("a {DIFFERENCE} line has a denomination, a count, an amount and the closer"),
+        );
+        return;
+    };
+    if denomination <= 0 {
+        problems.at(
+            row,
+            at::DENOMINATION,
+            format!("{denomination} is not a denomination"),
+        );
+    }
+    if count == 0 {
+        problems.at(row, at::COUNT, "a difference of no chips".to_owned());
+    }
+    let times = i128::from(count) * i128::from(denomination);
+    if times != i128::from(amount) {
+        problems.at(
+            row,
+            at::AMOUNT,
+            format!("{count} × {denomination} is {times}, the line says {amount}"),
+        );
+    }
+    if reading.reference.is_some_and(|r| r != reference) {
+        problems.at(
+            row,
+            at::REFERENCE_ID,
+            format!("an opener is checked against one closer, not {reference} too"),
+        );
+    }
+    reading.reference = Some(reference);
+    reading.differences.insert(denomination, count);
+}
+
 impl AccountingCheck {
     pub(super) fn new(manifest: &Manifest) -> AccountingCheck {
         AccountingCheck {
@@ -648,6 +793,7 @@ impl AccountingCheck {
             sums: BTreeMap::new(),
             documented: BTreeSet::new(),
             days: Vec::new(),
+            closers: HashMap::new(),
         }
     }
 
@@ -719,6 +865,10 @@ impl AccountingCheck {
             lines: 0,
             value_lines: 0,
             records: Vec::new(),
+            chips: BTreeMap::new(),
+            differences: BTreeMap::new(),
+            reference: None,
+            copies: Vec::new(),
             unreadable,
         });
     }
@@ -776,6 +926,9 @@ impl AccountingCheck {
                 };
                 match (denomination, count) {
                     (Some(denomination), Some(count)) if denomination > 0 && count >= 0 => {
+                        if line == "chips" {
+                            reading.chips.insert(denomination, count);
+                        }
                         let times = i128::from(count) * i128::from(denomination);
                         if times != i128::from(amount) {
                             problems.at(
@@ -803,12 +956,19 @@ impl AccountingCheck {
                     (_, None) => problems.at(row, at::COUNT, format!("a {line} line has a count")),
                 }
             }
+        } else if line == DIFFERENCE {
+            difference_line(reading, row, problems);
         } else if let Some(documents) = record_line_of(line) {
             if !documents.contains(&document) {
                 problems.at(row, at::LINE, format!("a {document} has no {line} line"));
             }
             if !row.text(at::AMOUNT).is_empty() {
                 problems.at(row, at::AMOUNT, format!("a {line} line has no amount"));
+            }
+            if line == PRINTED || line == REPRINTED {
+                reading
+                    .copies
+                    .push(int_at(row, at::COUNT, problems).ok().flatten());
             }
             reading.records.push(line.to_owned());
         } else {
@@ -856,8 +1016,33 @@ impl AccountingCheck {
                     .records
                     .iter()
                     .map(String::as_str)
-                    .filter(|r| *r != "void")
+                    .filter(|r| !matches!(*r, "void" | PRINTED | REPRINTED))
                     .collect();
+                let numbered = (1..).map(Some);
+                if !reading
+                    .copies
+                    .iter()
+                    .copied()
+                    .eq(numbered.take(reading.copies.len()))
+                {
+                    problems.found.push(at_first(
+                        at::COUNT,
+                        format!(
+                            "the prints of {what} are copies {:?}: 1, 2, 3... in order",
+                            reading.copies
+                        ),
+                    ));
+                }
+                let printed = reading
+                    .records
+                    .iter()
+                    .filter(|r| matches!(r.as_str(), PRINTED | REPRINTED));
+                if printed.enumerate().any(|(i, r)| (r == PRINTED) != (i == 0)) {
+                    problems.found.push(at_first(
+                        at::LINE,
+                        format!("{what}'s first print is printed, each later one reprinted"),
+                    ));
+                }
                 let in_order = ["requested", "issued", "received"];
                 if !in_order.starts_with(&steps) || steps.is_empty() {
                     problems.found.push(at_first(
@@ -890,6 +1075,13 @@ impl AccountingCheck {
                 .push(at_first(at::LINE, format!("{what} is voided twice")));
         }
         self.done.insert((reading.document.clone(), reading.id));
+        match reading.document.as_str() {
+            "closer" => {
+                self.closers.insert(reading.id, reading.chips.clone());
+            }
+            "opener" => self.check_differences(&reading, &what, problems),
+            _ => {}
+        }
         let (Some(key), Some(total), false) = (reading.table_day, reading.total, void) else {
             return;
         };
@@ -911,6 +1103,40 @@ impl AccountingCheck {
             "buy_in" => sums.bought = sums.bought.saturating_add(total),
             "fee" => sums.fees = sums.fees.saturating_add(total),
             _ => {}
+        }
+    }
+
+    /// An opener's differences against its chips and those of the closer they name, when that
+    /// closer is in the file: each denomination whose count differs, by how many, and no other.
+    fn check_differences(&self, reading: &Reading, what: &str, problems: &mut Problems) {
+        let Some(reference) = reading.reference else {
+            return;
+        };
+        let Some(closer) = self.closers.get(&reference) else {
+            problems.note(format!(
+                "the differences of {what} name closer {reference}, which is not in the file: \
+                 not checked"
+            ));
+            return;
+        };
+        let mut expected = BTreeMap::new();
+        for denomination in closer.keys().chain(reading.chips.keys()) {
+            let count = |chips: &BTreeMap<i64, i64>| chips.get(denomination).copied().unwrap_or(0);
+            let by = count(&reading.chips).saturating_sub(count(closer));
+            if by != 0 {
+                expected.insert(*denomination, by);
+            }
+        }
+        if expected != reading.differences {
+            problems.found.push(super::check::Problem {
+                row: Some(reading.first_row),
+                field: Some(COLUMNS[at::REFERENCE_ID - 1].0.to_owned()),
+                message: format!(
+                    "{what} against closer {reference} differs by {expected:?} (denomination: \
+                     chips), its difference lines say {:?}",
+                    reading.differences
+                ),
+            });
         }
     }
 
@@ -1179,6 +1405,11 @@ mod tests {
             void_reason: void.then(|| "miscounted".to_owned()),
             voided_by: void.then(|| "boss2".to_owned()),
             voided_at: void.then(|| at(40)),
+            previous_closer_id: None,
+            previous_denominations: None,
+            previous_counts: None,
+            difference_limit: None,
+            held: false,
         }
     }
 
@@ -1203,6 +1434,7 @@ mod tests {
             total: thousands * 100_000,
             created_at: at(10),
             steps: serde_json::to_string(&steps).unwrap(),
+            prints: "[]".to_owned(),
         }
     }
 
@@ -1271,8 +1503,25 @@ mod tests {
                 .unwrap();
             rows.inventory_slip(slip(9, "closer", [0, 0, 0, 10], 1_000_000, true))
                 .unwrap();
-            rows.cage_slip(cage(7, "fill", 5, &["requested", "issued", "received"]))
-                .unwrap();
+            // The chips counted again for a new dealer: two 500s over and a 1,000 short of the
+            // closer, the same total (PHP 2,000 that does not match).
+            rows.inventory_slip(db::InventorySlipLine {
+                previous_closer_id: Some(6),
+                previous_denominations: Some(chips()),
+                previous_counts: Some(counts([2, 0, 1, 19])),
+                difference_limit: Some(100_000),
+                held: true,
+                ..slip(10, "opener", [2, 0, 3, 18], 1_955_000, false)
+            })
+            .unwrap();
+            // Printed at the cage, and again.
+            let prints = r#"[{"copy": 1, "printed_by": "cash", "at": "2026-11-20T11:20:00+08:00"},
+                {"copy": 2, "printed_by": "cash", "at": "2026-11-20T11:25:00+08:00"}]"#;
+            rows.cage_slip(db::CageSlipLine {
+                prints: prints.to_owned(),
+                ..cage(7, "fill", 5, &["requested", "issued", "received"])
+            })
+            .unwrap();
             rows.cage_slip(cage(8, "credit", 1, &["requested", "void"]))
                 .unwrap();
             rows.drop_line(buy_in(3, "cash", 300_000, false)).unwrap();
@@ -1412,6 +1661,82 @@ mod tests {
     }
 
     #[test]
+    fn an_openers_differences_follow_from_it_and_the_closer_before_it() {
+        let (manifest, file) = export();
+        let rows = records(&file);
+        let differences: Vec<(&str, &str, &str, &str)> = rows
+            .iter()
+            .filter(|r| &r[column("line")] == "difference")
+            .map(|r| {
+                (
+                    &r[column("denomination")],
+                    &r[column("count")],
+                    &r[column("amount")],
+                    &r[column("reference_id")],
+                )
+            })
+            .collect();
+        assert_eq!(
+            differences,
+            [
+                ("50000", "2", "100000", "6"),
+                ("100000", "-1", "-100000", "6")
+            ]
+        );
+        // A difference made to agree with itself but not with the counts.
+        let mut changed = rows.clone();
+        let line = find(
+            &changed,
+            &[("line", "difference"), ("denomination", "50000")],
+        );
+        set(&mut changed, line, "count", "3");
+        set(&mut changed, line, "amount", "150000");
+        let problems = check(&manifest, &changed);
+        let opener = find(&changed, &[("document", "opener"), ("document_id", "10")]);
+        assert!(named(&problems, opener, "reference_id"), "{problems:?}");
+        // One left out.
+        let mut changed = rows.clone();
+        changed.remove(line - 1);
+        assert!(
+            named(&check(&manifest, &changed), opener, "reference_id"),
+            "a difference left out"
+        );
+        // Its own arithmetic.
+        let mut changed = rows;
+        set(&mut changed, line, "amount", "90000");
+        assert!(named(&check(&manifest, &changed), line, "amount"));
+    }
+
+    #[test]
+    fn a_slips_prints_are_numbered_and_only_the_first_is_the_original() {
+        let (manifest, file) = export();
+        let rows = records(&file);
+        let printed: Vec<(&str, &str, &str)> = rows
+            .iter()
+            .filter(|r| r[column("line")].contains("printed"))
+            .map(|r| {
+                (
+                    &r[column("line")],
+                    &r[column("count")],
+                    &r[column("signed_by")],
+                )
+            })
+            .collect();
+        assert_eq!(
+            printed,
+            [("printed", "1", "cash"), ("reprinted", "2", "cash")]
+        );
+        let fill = find(&rows, &[("document", "fill")]);
+        let reprint = find(&rows, &[("line", "reprinted")]);
+        let mut changed = rows.clone();
+        set(&mut changed, reprint, "count", "3");
+        assert!(named(&check(&manifest, &changed), fill, "count"));
+        let mut changed = rows;
+        set(&mut changed, reprint, "line", "printed");
+        assert!(named(&check(&manifest, &changed), fill, "line"));
+    }
+
+    #[test]
     fn a_changed_amount_is_named_against_its_count_and_its_documents_total() {
         let (manifest, file) = export();
         let mut rows = records(&file);
@@ -1429,13 +1754,16 @@ mod tests {
         assert!(named(&problems, line, "amount"), "{problems:?}");
         assert!(named(&problems, first, "total"), "{problems:?}");
         assert_eq!(problems.len(), 2, "{problems:?}");
-        // A count changed with its amount still adds up to the total no longer.
+        // A count changed with its amount still adds up to the total no longer, and the
+        // opener counted after that closer no longer differs from it as its lines say.
         let mut rows = records(&file);
         set(&mut rows, line, "count", "18");
         set(&mut rows, line, "amount", "1800000");
         let problems = check(&manifest, &rows);
         assert!(named(&problems, first, "total"), "{problems:?}");
-        assert_eq!(problems.len(), 1, "{problems:?}");
+        let opener = find(&rows, &[("document", "opener"), ("document_id", "10")]);
+        assert!(named(&problems, opener, "reference_id"), "{problems:?}");
+        assert_eq!(problems.len(), 2, "{problems:?}");
     }
 
     #[test]
