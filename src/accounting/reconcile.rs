@@ -217,13 +217,15 @@ fn shift_lines(
         .collect()
 }
 
+/// A table's chip events of one gaming day, each at its time.
+type DayEvents = Vec<(DateTime<Utc>, ChipEvent)>;
+
 /// The wins by inventory of the shifts of the table-days counted per shift, by shift.
 fn shift_wins(
     rows: &[ShiftRow],
     events: &[ChipEventRow],
 ) -> Result<HashMap<ShiftId, Money>, AccountingError> {
-    let mut by_day: BTreeMap<(TableId, NaiveDate), Vec<(DateTime<Utc>, ChipEvent)>> =
-        BTreeMap::new();
+    let mut by_day: BTreeMap<(TableId, NaiveDate), DayEvents> = BTreeMap::new();
     for row in events {
         let total = Money(row.total);
         let event = match row.kind.as_str() {

@@ -1,5 +1,6 @@
 //! The demo's past: a few gaming days of settled rounds at three generated tables (GEN-01 to
-//! GEN-03, by [`generate`]), so that a new user's reports and charts have something to show.
+//! GEN-03, by [`generate`]) with their table accounting (openers, buy-ins, fills, counts,
+//! closers), so that a new user's reports, charts and accounting have something to show.
 //! Written once: skipped when the generated tables already have rounds. Past days only, so
 //! today's tables (and the browser tests' dealers on them) are left alone.
 
@@ -18,8 +19,7 @@ pub const DEMO_HISTORY: Request = Request {
     tables: 3,
     shifts_per_day: 2,
     seed: 14,
-    // Not yet: the browser tests do not walk the generated tables' accounting pages.
-    accounting: false,
+    accounting: true,
     accounting_only: false,
     // The demo's days stay open: its pit pages show rounds to approve and void.
     close_days: false,

@@ -381,9 +381,21 @@ pub fn insert_explanation(
 }
 
 /// The table's opener that holds it (its difference from the previous closer above the limit,
-/// unexplained), if its newest standing slip is one. Read by every new round there.
+/// unexplained), if its newest standing slip is one. Read by every new round there: one
+/// statement diesel keeps prepared (not [`last_standing_slip`]'s, which is built per call), and
+/// a second only for a held opener.
 pub fn held_opener(conn: &mut PgConnection, table: TableId) -> QueryResult<Option<SlipRow>> {
-    let Some(last) = last_standing_slip(conn, table, None)? else {
+    let last = inventory_slips::table
+        .filter(inventory_slips::table_id.eq(table))
+        .filter(diesel::dsl::not(diesel::dsl::exists(
+            inventory_slip_voids::table
+                .filter(inventory_slip_voids::slip_id.eq(inventory_slips::id)),
+        )))
+        .order(inventory_slips::id.desc())
+        .select(SlipRow::as_select())
+        .first(conn)
+        .optional()?;
+    let Some(last) = last else {
         return Ok(None);
     };
     if last.kind != "opener" || !last.held {

@@ -199,8 +199,8 @@ pub struct ShiftSpan<T> {
     pub drop: Money,
 }
 
-/// Each shift's win by inventory, where the table counted its chips per shift (docs/rules.md is
-/// silent; docs/accounting.md, "By dealer shift and by dealer"): the table's day cut by its
+/// Each shift's win by inventory, where the table counted its chips per shift
+/// (docs/accounting.md, "By dealer shift and by dealer"): the table's day cut by its
 /// counts into **spans**, an opener to the next closer, with the fills and credits received
 /// within it. A shift has a win when it is the only shift that overlaps its span and overlaps
 /// no other: closer − opener + credits − fills + the buy-ins of the shift (the count team
