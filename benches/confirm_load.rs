@@ -20,7 +20,11 @@
 //!
 //! `cargo bench --bench confirm_load -- [--flow whole|draft|both] [--clients 32] [--seconds 20]
 //! [--rate rounds-per-second] [--warmup 3] [--workers 2] [--pool connections] [--timeline]
-//! [--instances 1]`
+//! [--instances 1] [--buy-ins per-second]`
+//!
+//! `--buy-ins R` also records R buy-ins a second (one more client, open loop, at the tables in
+//! turn, each through the API with the table dealer's token) while the rounds are confirmed, and
+//! prints their latency: table accounting's writes under the confirm load.
 //!
 //! `--instances N` serves N app instances on the one database (each its own workers, pool and
 //! memory, as N `serve` processes would be), client `i` sending to instance `i % N`.
@@ -63,6 +67,9 @@ struct Options {
     timeline: bool,
     /// App instances on the one database.
     instances: usize,
+    /// Buy-ins recorded a second while the rounds are confirmed (at the tables in turn, one
+    /// client, open loop); 0 for none.
+    buy_ins: u64,
     /// The process id of this checkout's PostgreSQL server (its postmaster).
     postmaster: u32,
 }
@@ -79,6 +86,7 @@ fn options() -> Result<Options> {
         warmup: 3,
         timeline: false,
         instances: 1,
+        buy_ins: 0,
         postmaster: 0,
     };
     let mut args = std::env::args().skip(1);
@@ -98,6 +106,7 @@ fn options() -> Result<Options> {
             "--warmup" => options.warmup = value()?,
             "--timeline" => options.timeline = true,
             "--instances" => options.instances = usize::try_from(value()?)?.max(1),
+            "--buy-ins" => options.buy_ins = value()?,
             "--flow" => {
                 options.flows = match args.next().as_deref() {
                     Some("whole") => vec![Flow::Whole],
@@ -445,6 +454,41 @@ struct Run {
     started: Vec<Instant>,
     cycle: Vec<Duration>,
     errors: Vec<String>,
+    /// Each buy-in's latency (`--buy-ins`).
+    buy_ins: Vec<Duration>,
+}
+
+/// Records buy-ins at `rate` a second (open loop: a late answer makes the next late, counted
+/// from when it was due) at `tables` in turn (code, dealer's token) until `until`: each one's
+/// latency, and the errors.
+async fn buy_ins(
+    address: String,
+    tables: Vec<(String, String)>,
+    rate: u64,
+    until: Instant,
+) -> (Vec<Duration>, Vec<String>) {
+    let client = reqwest::Client::new();
+    let interval = Duration::from_secs_f64(1.0 / rate.max(1) as f64);
+    let first = Instant::now();
+    let (mut latencies, mut errors) = (Vec::new(), Vec::new());
+    for n in 0_u32.. {
+        let due = first + interval * n;
+        if due >= until || tables.is_empty() {
+            break;
+        }
+        tokio::time::sleep_until(due.into()).await;
+        let (code, token) = &tables[n as usize % tables.len()];
+        let body = json!({ "seat": 1 + n % 3, "amount": "500", "kind": "cash" });
+        let req = client
+            .post(format!("{address}/api/v1/tables/{code}/buy-ins"))
+            .bearer_auth(token)
+            .json(&body);
+        match send(&client, req, 201).await {
+            Ok(_) => latencies.push(due.elapsed()),
+            Err(err) => errors.push(err.to_string()),
+        }
+    }
+    (latencies, errors)
 }
 
 /// Every client sending rounds at once for `seconds`; the round keys start with `run`.
@@ -478,6 +522,19 @@ async fn clients_run(
             tokio::spawn(drive(flow, run, address, code, token, pace, until))
         })
         .collect();
+    let side = (options.buy_ins > 0).then(|| {
+        let tables = seeded
+            .tables
+            .iter()
+            .map(|(code, _, token)| (code.clone(), token.clone()))
+            .collect();
+        tokio::spawn(buy_ins(
+            addresses[0].clone(),
+            tables,
+            options.buy_ins,
+            until,
+        ))
+    });
     let mut confirmed = 0;
     let mut confirm = Vec::new();
     let mut started = Vec::new();
@@ -491,12 +548,19 @@ async fn clients_run(
         cycle.extend(report.cycle);
         errors.extend(report.errors);
     }
+    let mut bought = Vec::new();
+    if let Some(side) = side {
+        let (latencies, failed) = side.await?;
+        bought = latencies;
+        errors.extend(failed);
+    }
     Ok(Run {
         confirmed,
         confirm,
         started,
         cycle,
         errors,
+        buy_ins: bought,
     })
 }
 
@@ -540,6 +604,7 @@ async fn run_flow(
         started,
         cycle,
         errors,
+        buy_ins,
     } = clients_run(flow, "load", addresses, seeded, options, options.seconds).await?;
     if options.timeline {
         timeline(start, &started, &confirm);
@@ -567,6 +632,9 @@ async fn run_flow(
             summary("confirm request", confirm);
             summary("open+put+confirm", cycle);
         }
+    }
+    if options.buy_ins > 0 {
+        summary("buy-in POST", buy_ins);
     }
     if let Some(first) = errors.first() {
         println!("errors                 {} (first: {first})", errors.len());
