@@ -12,11 +12,14 @@
 //!   and their amount;
 //! - `cash`, `marker`, `chip_voucher`: a buy-in of that kind, or a count's cash (as one total
 //!   where the currency has no banknotes listed) and its non-cash items; `fee`: a table fee;
-//! - `requested`, `issued`, `received`: a signed step of a fill or credit; `void`: the void of
-//!   any document (its reason in `note`); `explanation`: an opener's explanation.
+//! - `requested`, `issued`, `received`: a signed step of a fill or credit; `printed`,
+//!   `reprinted`: its prints (`count`: the copy number); `void`: the void of any document (its
+//!   reason in `note`); `explanation`: an opener's explanation;
+//! - `difference`: an opener's count of a denomination less that of the closer it was checked
+//!   against (`reference_id`), and its value (not part of the opener's total).
 //!
 //! Amounts are in the currency's minor units. What is held in memory while writing is one
-//! document; while checking, one document and the sums of each table-day.
+//! document; while checking, one document, the sums of each table-day and each closer's chips.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io::Write;
