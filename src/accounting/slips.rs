@@ -268,6 +268,23 @@ fn table_by_code(conn: &mut PgConnection, code: &str) -> Result<ParTable, Accoun
     rows::par_table_by_code(conn, code)?.ok_or(AccountingError::NotFound("table"))
 }
 
+/// The count form of table `code`'s opener, in the caller's connection, when the table needs
+/// one (its newest slip not void is not an opener: none yet, or a closer), for the table
+/// screen; `None` when its opener stands. Reads one row when it does.
+pub fn opener_form(
+    conn: &mut PgConnection,
+    code: &str,
+    day: NaiveDate,
+    limit: Money,
+) -> Result<Option<SlipsPage>, AccountingError> {
+    let table = table_by_code(conn, code)?;
+    let newest = rows::newest_standing_slip(conn, table.id)?;
+    if newest.is_some_and(|s| s.kind == Kind::Opener.as_str()) {
+        return Ok(None);
+    }
+    Ok(Some(page(conn, table, day, limit)?))
+}
+
 /// A table's slips of one gaming day.
 pub async fn show(
     db: &Db,

@@ -380,12 +380,13 @@ pub fn insert_explanation(
         .get_result(conn)
 }
 
-/// The table's opener that holds it (its difference from the previous closer above the limit,
-/// unexplained), if its newest standing slip is one. Read by every new round there: one
-/// statement diesel keeps prepared (not [`last_standing_slip`]'s, which is built per call), and
-/// a second only for a held opener.
-pub fn held_opener(conn: &mut PgConnection, table: TableId) -> QueryResult<Option<SlipRow>> {
-    let last = inventory_slips::table
+/// The table's newest slip that is not void, as [`last_standing_slip`] without a kind, in one
+/// statement diesel keeps prepared (read by every new round and every table screen).
+pub fn newest_standing_slip(
+    conn: &mut PgConnection,
+    table: TableId,
+) -> QueryResult<Option<SlipRow>> {
+    inventory_slips::table
         .filter(inventory_slips::table_id.eq(table))
         .filter(diesel::dsl::not(diesel::dsl::exists(
             inventory_slip_voids::table
@@ -394,8 +395,14 @@ pub fn held_opener(conn: &mut PgConnection, table: TableId) -> QueryResult<Optio
         .order(inventory_slips::id.desc())
         .select(SlipRow::as_select())
         .first(conn)
-        .optional()?;
-    let Some(last) = last else {
+        .optional()
+}
+
+/// The table's opener that holds it (its difference from the previous closer above the limit,
+/// unexplained), if its newest standing slip is one. Read by every new round there: one
+/// prepared statement ([`newest_standing_slip`]), a second only for a held opener.
+pub fn held_opener(conn: &mut PgConnection, table: TableId) -> QueryResult<Option<SlipRow>> {
+    let Some(last) = newest_standing_slip(conn, table)? else {
         return Ok(None);
     };
     if last.kind != "opener" || !last.held {

@@ -4,6 +4,7 @@
 use chrono::NaiveDate;
 
 use crate::accounting::drop::{self, TableDay};
+use crate::accounting::slips::{self, SlipsPage};
 use crate::db::audit_log::Actor;
 use crate::db::handle::Db;
 use crate::db::ids::RoundId;
@@ -12,19 +13,23 @@ use crate::recording::form::Fields;
 use crate::recording::screen::{self, Save, Screen, Stored};
 use crate::recording::Writer;
 use crate::rules::houseway::HouseWayOut;
+use crate::rules::money::Money;
 
 /// The table's screen: its open round and what is beside it, with the table's buy-ins and
-/// fees of gaming day `day` (its drop so far).
+/// fees of gaming day `day` (its drop so far), and the opener's count form while the table
+/// has no opener standing (`limit`: the opener's difference that holds the table).
 pub async fn show(
     db: &Db,
     code: String,
     writer: Writer,
     day: NaiveDate,
-) -> Result<(Screen, TableDay), PitError> {
+    limit: Money,
+) -> Result<(Screen, TableDay, Option<SlipsPage>), PitError> {
     db.run(move |conn| {
         let screen = screen::show(conn, &code, writer, day)?;
         let drop = drop::table_day(conn, &code, day)?;
-        Ok((screen, drop))
+        let opener = slips::opener_form(conn, &code, day, limit)?;
+        Ok((screen, drop, opener))
     })
     .await
 }

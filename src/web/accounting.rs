@@ -430,21 +430,85 @@ struct SlipsView {
     currency: String,
     day: String,
     slips: Vec<SlipView>,
-    /// Whether the viewer counts and signs slips, and as whom the second person signs.
+    /// Whether the viewer counts and signs slips.
     may_sign: bool,
-    second_signs_as: &'static str,
     may_decide: bool,
     next: &'static str,
-    chip_set: Option<(i64, i32)>,
-    fields: Vec<CountField>,
-    par_total: Option<String>,
-    /// What keeps a closer from being signed, with where to go.
-    dealer_on_shift: Option<String>,
-    open_round: bool,
+    form: CountFormView,
     held: Option<i64>,
     limit: String,
-    second_username: String,
-    error: Option<String>,
+}
+
+/// The count form of an opener or closer (`templates/slip_form.html`), on the slips page or
+/// the table screen.
+pub struct CountFormView {
+    pub code: String,
+    pub currency: String,
+    pub next: &'static str,
+    pub chip_set: Option<(i64, i32)>,
+    pub fields: Vec<CountField>,
+    pub par_total: Option<String>,
+    /// What keeps a closer from being signed, with where to go.
+    pub dealer_on_shift: Option<String>,
+    pub open_round: bool,
+    /// As whom the second person signs.
+    pub second_signs_as: &'static str,
+    pub second_username: String,
+    pub error: Option<String>,
+    /// Where a signed slip goes back to: `screen` (the table screen) or `slips`.
+    pub back: &'static str,
+}
+
+/// The count form of `page` for `viewer`, with what was typed and the refusal, if any.
+pub fn count_form_view(
+    viewer: &CurrentUser,
+    page: &SlipsPage,
+    typed: Option<&(HashMap<String, String>, String)>,
+    back: &'static str,
+) -> CountFormView {
+    let amount = |m: crate::rules::money::Money| m.major_text();
+    let fields = page
+        .chip_set
+        .as_ref()
+        .map(|set| {
+            set.denominations
+                .as_slice()
+                .iter()
+                .map(|&d| {
+                    let name = count_field(d);
+                    CountField {
+                        value: typed
+                            .and_then(|(t, _)| t.get(&name).cloned())
+                            .unwrap_or_default(),
+                        par: page.par.as_ref().map_or(0, |p| p.count_of(d)),
+                        minor: d.minor_units(),
+                        denomination: amount(d),
+                        name,
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    CountFormView {
+        code: page.table.code.clone(),
+        currency: page.table.currency.clone(),
+        next: page.next.as_str(),
+        chip_set: page.chip_set.as_ref().map(|s| (s.id.0, s.version)),
+        fields,
+        par_total: page.par.as_ref().map(|p| amount(p.total())),
+        dealer_on_shift: page.dealer_on_shift.clone(),
+        open_round: page.open_round.is_some(),
+        second_signs_as: if viewer.role == Role::Dealer {
+            "the supervisor"
+        } else {
+            "the dealer"
+        },
+        second_username: typed
+            .and_then(|(t, _)| t.get("second_username").cloned())
+            .unwrap_or_default(),
+        error: typed.map(|(_, reason)| reason.clone()),
+        back,
+    }
 }
 
 fn slips_view(
@@ -500,33 +564,7 @@ fn slips_view(
                 && viewer.id != s.supervisor.id,
         })
         .collect();
-    let fields = page
-        .chip_set
-        .as_ref()
-        .map(|set| {
-            set.denominations
-                .as_slice()
-                .iter()
-                .map(|&d| {
-                    let name = count_field(d);
-                    CountField {
-                        value: typed
-                            .as_ref()
-                            .and_then(|(t, _)| t.get(&name).cloned())
-                            .unwrap_or_default(),
-                        par: page.par.as_ref().map_or(0, |p| p.count_of(d)),
-                        minor: d.minor_units(),
-                        denomination: amount(d),
-                        name,
-                    }
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let second_username = typed
-        .as_ref()
-        .and_then(|(t, _)| t.get("second_username").cloned())
-        .unwrap_or_default();
+    let form = count_form_view(viewer, &page, typed.as_ref(), "slips");
     Ok(SlipsView {
         nav: session::nav(session, Some(viewer))?,
         code: page.table.code.clone(),
@@ -534,22 +572,11 @@ fn slips_view(
         day: page.day.to_string(),
         slips,
         may_sign: matches!(viewer.role, Role::Dealer | Role::Supervisor | Role::Admin),
-        second_signs_as: if viewer.role == Role::Dealer {
-            "the supervisor"
-        } else {
-            "the dealer"
-        },
         may_decide: matches!(viewer.role, Role::Supervisor | Role::Admin),
         next: page.next.as_str(),
-        chip_set: page.chip_set.as_ref().map(|s| (s.id.0, s.version)),
-        fields,
-        par_total: page.par.as_ref().map(|p| amount(p.total())),
-        dealer_on_shift: page.dealer_on_shift.clone(),
-        open_round: page.open_round.is_some(),
+        form,
         held: page.held.map(|s| s.0),
         limit: amount(page.limit),
-        second_username,
-        error: typed.map(|(_, reason)| reason),
         currency,
     })
 }
@@ -598,8 +625,8 @@ pub async fn table_slips(
     render(StatusCode::OK, &view)
 }
 
-/// Answers a slip form's use-case: back to the slips page with a word, or the page again
-/// with the refusal.
+/// Answers a slip form's use-case: back to the slips page (the table screen, for a form sent
+/// from there: `back=screen`) with a word, or the slips page again with the refusal.
 fn slip_answer(
     session: &Session,
     user: &CurrentUser,
@@ -612,6 +639,9 @@ fn slip_answer(
     match saved {
         Saved::Done(id) => {
             session::set_flash(session, &format!("{done} (slip {id})."))?;
+            if typed.get("back").map(String::as_str) == Some("screen") {
+                return Ok(redirect(&format!("/tables/{code}")));
+            }
             Ok(redirect(&format!("/tables/{code}/slips")))
         }
         Saved::Refused { reason, page } => {

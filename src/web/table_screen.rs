@@ -35,6 +35,7 @@ use crate::rules::points::settle::PointsOutcome;
 use crate::rules::points::wire::PointsSettlementOut;
 use crate::rules::settle::{Outcome, Winner};
 use crate::rules::wire::SettlementOut;
+use crate::web::accounting::{count_form_view, CountFormView};
 use crate::web::drop;
 use crate::web::error::AppError;
 use crate::web::format::{self, when};
@@ -165,6 +166,9 @@ struct TablePage {
     /// The Buy-in panel: the seats of the table's game, the kinds, the drop so far today and,
     /// at a points table, its fees so far.
     drop: DropPanel,
+    /// The opener's count form, while the table has no opener standing (shown to whoever may
+    /// sign one: a dealer or a pit manager at the table).
+    opener: Option<CountFormView>,
 }
 
 /// The table screen's Buy-in panel.
@@ -253,7 +257,13 @@ struct Shown {
     previewed: bool,
 }
 
-fn page(nav: Nav, (screen, day): (Screen, TableDay), zone: Zone, shown: Shown) -> TablePage {
+fn page(
+    nav: Nav,
+    (screen, day): (Screen, TableDay),
+    zone: Zone,
+    shown: Shown,
+    opener: Option<CountFormView>,
+) -> TablePage {
     let Screen { stored, side } = screen;
     // A new round starts with every seat empty: last round's players and bets are one tap
     // away ("Same players and bets"), and a seat nobody sits at blocks nothing.
@@ -328,6 +338,7 @@ fn page(nav: Nav, (screen, day): (Screen, TableDay), zone: Zone, shown: Shown) -
         house_shift: format::total(side.house.shift, &stored.table.table.currency),
         house_way_words: houseway::description(),
         drop: drop_panel(&day),
+        opener,
         table: stored.table,
     }
 }
@@ -696,10 +707,12 @@ async fn show_page(
     let code = path.into_inner();
     let day = state.config.gaming_day(Utc::now());
     let nav = session::nav(&session, Some(&user))?;
-    let screen = screen::show(&state.db, code, writer(&user), day).await?;
+    let limit = state.config.opener_difference_limit;
+    let (screen, drop, opener) = screen::show(&state.db, code, writer(&user), day, limit).await?;
+    let opener = opener.map(|page| count_form_view(&user, &page, None, "screen"));
     render(
         StatusCode::OK,
-        &page(nav, screen, state.config.zone(), shown),
+        &page(nav, (screen, drop), state.config.zone(), shown, opener),
     )
 }
 
@@ -758,7 +771,7 @@ async fn submit_form(
         settled: None,
         previewed: true,
     };
-    render(status, &page(nav, screen, state.config.zone(), shown))
+    render(status, &page(nav, screen, state.config.zone(), shown, None))
 }
 
 /// `POST /tables/{code}/round/check`: saves the form as typed (opening the table's round on

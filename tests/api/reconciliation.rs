@@ -500,6 +500,43 @@ async fn a_table_counted_at_each_dealer_change_has_a_win_by_inventory_per_shift(
     }
 }
 
+#[tokio::test]
+async fn the_table_screen_offers_the_openers_count_until_one_stands() {
+    let p = pit().await;
+    p.dealer.sign_on_at("T1").await;
+    let screen = p.dealer.get("/tables/T1").await.text().await.unwrap();
+    let count = section(&screen, "id=\"count\"");
+    assert!(count.contains("Count the opener"), "{count}");
+    assert!(count.contains("action=\"/tables/T1/slips\""), "{count}");
+    assert!(count.contains("name=\"back\" value=\"screen\""), "{count}");
+    assert!(count.contains("name=\"count-100000\""), "{count}");
+    // Signed from the screen, back to the screen, which no longer asks for it.
+    let counts: Vec<(String, String)> = DENOMINATIONS
+        .iter()
+        .zip(chips_of(1_800_000))
+        .map(|(d, n)| (format!("count-{d}"), n.to_string()))
+        .collect();
+    let mut fields: Vec<(&str, &str)> = vec![
+        ("kind", "opener"),
+        ("chip_set_version_id", &p.chip_set_version),
+        ("second_username", "boss"),
+        ("second_password", PASSWORD),
+        ("back", "screen"),
+    ];
+    fields.extend(counts.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    let res = p.dealer.post_form("/tables/T1/slips", &fields).await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&res), "/tables/T1");
+    let screen = p.dealer.get("/tables/T1").await.text().await.unwrap();
+    assert!(!screen.contains("id=\"count\""), "{screen}");
+    // After a closer the next dealer's screen asks for the opener again.
+    p.dealer.sign_off_at("T1").await;
+    p.slip("closer", chips_of(1_800_000)).await;
+    p.dealer.sign_on_at("T1").await;
+    let screen = p.dealer.get("/tables/T1").await.text().await.unwrap();
+    assert!(screen.contains("Count the opener"), "{screen}");
+}
+
 fn investigations_of(app: &TestApp) -> Vec<(i64, i64)> {
     investigations::table
         .select((investigations::id, investigations::variance))
