@@ -270,7 +270,8 @@ fn table_by_code(conn: &mut PgConnection, code: &str) -> Result<ParTable, Accoun
 
 /// The count form of table `code`'s opener, in the caller's connection, when the table needs
 /// one (its newest slip not void is not an opener: none yet, or a closer), for the table
-/// screen; `None` when its opener stands. Reads one row when it does.
+/// screen; `None` when its opener stands (one row read), or when its currency has no chip set
+/// (a casino not keeping its table accounting here is not asked).
 pub fn opener_form(
     conn: &mut PgConnection,
     code: &str,
@@ -282,7 +283,8 @@ pub fn opener_form(
     if newest.is_some_and(|s| s.kind == Kind::Opener.as_str()) {
         return Ok(None);
     }
-    Ok(Some(page(conn, table, day, limit)?))
+    let page = page(conn, table, day, limit)?;
+    Ok(page.chip_set.is_some().then_some(page))
 }
 
 /// A table's slips of one gaming day.

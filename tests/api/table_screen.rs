@@ -88,6 +88,11 @@ async fn the_page_shows_the_table_its_rules_and_the_round_form() {
     assert!(html.contains("data-check-url=\"/tables/T-PAGE/round/check\""));
     assert!(html.contains("<script type=\"module\" src=\"/static/table.js\"></script>"));
     assert!(html.contains("name=\"seat3_front\""));
+    // No chip set for its currency: table accounting is not kept here, no opener is asked for.
+    assert!(
+        !html.contains("id=\"count\""),
+        "no opener's count without a chip set"
+    );
     // Every module table.js imports, and every module those import, is served as JavaScript.
     let mut todo = vec!["table.js".to_string()];
     let mut served = std::collections::BTreeSet::new();
