@@ -40,3 +40,6 @@ REVOKE ALL ON closed_day_round_sums, closed_day_drop_sums FROM :"app_role";
 GRANT SELECT ON closed_day_round_sums, closed_day_drop_sums TO :"app_role";
 -- The close's lock of a day's tables, taken as the owner (migration 2026-12-07-000002).
 GRANT EXECUTE ON FUNCTION lock_gaming_day_tables() TO :"app_role";
+-- A closed day's table-days, written by the close's trigger as the owner: the app reads them.
+REVOKE ALL ON closed_table_days FROM :"app_role";
+GRANT SELECT ON closed_table_days TO :"app_role";

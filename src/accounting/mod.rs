@@ -37,8 +37,14 @@ pub enum AccountingError {
 }
 
 impl From<diesel::result::Error> for AccountingError {
+    /// A database error; the database's refusal of a document on a closed gaming day (its
+    /// triggers: a slip, void, explanation or fill or credit step of a closed day) in the app's
+    /// words, as a refusal, should a use-case not have checked first.
     fn from(err: diesel::result::Error) -> Self {
-        AccountingError::Db(DbError::Query(err))
+        match crate::db::days::closed_day_refused(&err) {
+            Some(day) => AccountingError::Refused(crate::db::days::closed_day_message(day)),
+            None => AccountingError::Db(DbError::Query(err)),
+        }
     }
 }
 

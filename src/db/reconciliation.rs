@@ -12,9 +12,10 @@ use crate::db::schema::{investigation_closings, investigations};
 use crate::rules::money::Money;
 use crate::rules::reconciliation::{Documents, Drop};
 
-/// The gaming days `$1` to `$2` not closed (`open_days`): the days whose rounds, buy-ins and fees
-/// are summed one by one, a closed day's being read from the sums its close wrote
-/// (`closed_day_round_sums`, `closed_day_drop_sums`).
+/// The gaming days `$1` to `$2` not closed (`open_days`): the days whose records are summed one
+/// by one, a closed day's table-days being read from the row its close wrote
+/// (`closed_table_days`) and its shifts from their sums (`closed_day_round_sums`,
+/// `closed_day_drop_sums`).
 macro_rules! open_days {
     () => {
         "open_days AS ( \
@@ -24,25 +25,19 @@ macro_rules! open_days {
     };
 }
 
-/// The rounds' part of [`TABLE_DAYS`] (`played`): by table-day, the house result, the rounds,
-/// the void ones, whether any was of the points game, those waiting for approval.
+/// The rounds' part of [`TABLE_DAYS`] (`played`): by table-day of the open days, the house
+/// result, the rounds, the void ones, whether any was of the points game, those waiting for
+/// approval.
 macro_rules! played_by_rounds {
     () => {
-        "SELECT s.table_id, s.gaming_day, sum(s.house) AS house, sum(s.rounds) AS rounds, \
-               sum(s.void_rounds) AS void_rounds, bool_or(s.points_game) AS points_game, \
-               sum(s.pending) AS pending \
-        FROM closed_day_round_sums s \
-        WHERE s.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR s.table_id = $3) \
-        GROUP BY s.table_id, s.gaming_day \
-        UNION ALL \
-        SELECT live.* FROM open_days o CROSS JOIN LATERAL ( \
+        "SELECT live.* FROM open_days o CROSS JOIN LATERAL ( \
             SELECT f.table_id, f.gaming_day, \
-                   COALESCE(sum(f.dealer_result) FILTER (WHERE v.round_id IS NULL), 0), \
-                   count(*) FILTER (WHERE v.round_id IS NULL), \
-                   count(*) FILTER (WHERE v.round_id IS NOT NULL), \
-                   bool_or(f.points_game), \
+                   COALESCE(sum(f.dealer_result) FILTER (WHERE v.round_id IS NULL), 0) AS house, \
+                   count(*) FILTER (WHERE v.round_id IS NULL) AS rounds, \
+                   count(*) FILTER (WHERE v.round_id IS NOT NULL) AS void_rounds, \
+                   bool_or(f.points_game) AS points_game, \
                    count(*) FILTER (WHERE f.needs_approval AND a.round_id IS NULL \
-                                      AND v.round_id IS NULL) \
+                                      AND v.round_id IS NULL) AS pending \
             FROM round_figures f \
             LEFT JOIN round_voids v ON v.round_id = f.round_id \
             LEFT JOIN round_approvals a ON a.round_id = f.round_id \
@@ -53,6 +48,9 @@ macro_rules! played_by_rounds {
 }
 
 /// [`TABLE_DAYS`]'s text around its rounds' part `$played` (a statement with its columns).
+/// An open day's table-days are summed from their records, one index probe a day and kind of
+/// record; a closed day's are its close's rows, with the count (which often comes after the
+/// close) read as it is.
 macro_rules! table_days {
     ($played:expr) => {
         concat!(
@@ -64,17 +62,13 @@ macro_rules! table_days {
         SELECT table_id, gaming_day, sum(cash) AS cash, sum(non_cash) AS non_cash, \
                sum(fees) AS fees \
         FROM ( \
-            SELECT s.table_id, s.gaming_day, s.cash, s.non_cash, s.fees \
-            FROM closed_day_drop_sums s \
-            WHERE s.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR s.table_id = $3) \
-            UNION ALL \
             SELECT live.* FROM open_days o CROSS JOIN LATERAL ( \
                 SELECT b.table_id, b.gaming_day, \
                        COALESCE(sum(b.amount) FILTER ( \
-                           WHERE b.kind = 'cash' AND v.buy_in_id IS NULL), 0), \
+                           WHERE b.kind = 'cash' AND v.buy_in_id IS NULL), 0) AS cash, \
                        COALESCE(sum(b.amount) FILTER ( \
-                           WHERE b.kind <> 'cash' AND v.buy_in_id IS NULL), 0), \
-                       0 \
+                           WHERE b.kind <> 'cash' AND v.buy_in_id IS NULL), 0) AS non_cash, \
+                       0 AS fees \
                 FROM buy_ins b LEFT JOIN buy_in_voids v ON v.buy_in_id = b.id \
                 WHERE b.gaming_day = o.gaming_day AND ($3::bigint IS NULL OR b.table_id = $3) \
                 GROUP BY b.table_id, b.gaming_day \
@@ -89,39 +83,12 @@ macro_rules! table_days {
             ) live \
         ) parts \
         GROUP BY table_id, gaming_day \
-    ), days AS ( \
-        SELECT table_id, gaming_day FROM played \
-        UNION SELECT table_id, gaming_day FROM inventory_slips \
-            WHERE gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR table_id = $3) \
-        UNION SELECT table_id, gaming_day FROM cage_slips \
-            WHERE gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR table_id = $3) \
-        UNION SELECT table_id, gaming_day FROM recorded \
-        UNION SELECT table_id, gaming_day FROM drop_counts \
-            WHERE gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR table_id = $3) \
-    ), slips AS ( \
-        SELECT s.table_id, s.gaming_day, \
-               (array_agg(s.total ORDER BY s.id) FILTER (WHERE s.kind = 'opener'))[1] AS opener, \
-               (array_agg(s.total ORDER BY s.id DESC) FILTER (WHERE s.kind = 'closer'))[1] \
-                   AS closer, \
-               bool_or(s.held AND NOT EXISTS ( \
-                   SELECT 1 FROM opener_explanations e WHERE e.slip_id = s.id)) AS held \
-        FROM inventory_slips s \
-        WHERE s.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR s.table_id = $3) \
-          AND NOT EXISTS (SELECT 1 FROM inventory_slip_voids v WHERE v.slip_id = s.id) \
-        GROUP BY s.table_id, s.gaming_day \
-    ), cage AS ( \
-        SELECT c.table_id, c.gaming_day, \
-               COALESCE(sum(c.total) FILTER (WHERE c.kind = 'fill' AND st.received), 0) AS fills, \
-               COALESCE(sum(c.total) FILTER (WHERE c.kind = 'credit' AND st.received), 0) \
-                   AS credits, \
-               count(*) FILTER (WHERE NOT st.received) AS cage_open \
-        FROM cage_slips c \
-        CROSS JOIN LATERAL ( \
-            SELECT bool_or(step = 'received') AS received, bool_or(step = 'void') AS void \
-            FROM cage_slip_steps WHERE slip_id = c.id) st \
-        WHERE c.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR c.table_id = $3) \
-          AND NOT st.void \
-        GROUP BY c.table_id, c.gaming_day \
+    ), open_slips AS ( \
+        SELECT s.* FROM open_days o JOIN inventory_slips s ON s.gaming_day = o.gaming_day \
+        WHERE $3::bigint IS NULL OR s.table_id = $3 \
+    ), open_cage_slips AS ( \
+        SELECT c.* FROM open_days o JOIN cage_slips c ON c.gaming_day = o.gaming_day \
+        WHERE $3::bigint IS NULL OR c.table_id = $3 \
     ), counted AS ( \
         SELECT DISTINCT ON (d.table_id, d.gaming_day) d.table_id, d.gaming_day, \
                d.id AS count_id, d.total AS counted, d.cash AS counted_cash, \
@@ -130,26 +97,67 @@ macro_rules! table_days {
         WHERE d.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR d.table_id = $3) \
           AND NOT EXISTS (SELECT 1 FROM drop_count_voids v WHERE v.count_id = d.id) \
         ORDER BY d.table_id, d.gaming_day, d.id DESC \
+    ), days AS ( \
+        SELECT table_id, gaming_day FROM played \
+        UNION SELECT table_id, gaming_day FROM open_slips \
+        UNION SELECT table_id, gaming_day FROM open_cage_slips \
+        UNION SELECT table_id, gaming_day FROM recorded \
+        UNION SELECT n.table_id, n.gaming_day FROM counted n \
+            WHERE NOT EXISTS (SELECT 1 FROM closed_table_days c \
+                              WHERE c.gaming_day = n.gaming_day AND c.table_id = n.table_id) \
+    ), slips AS ( \
+        SELECT s.table_id, s.gaming_day, \
+               (array_agg(s.total ORDER BY s.id) FILTER (WHERE s.kind = 'opener'))[1] AS opener, \
+               (array_agg(s.total ORDER BY s.id DESC) FILTER (WHERE s.kind = 'closer'))[1] \
+                   AS closer, \
+               bool_or(s.held AND NOT EXISTS ( \
+                   SELECT 1 FROM opener_explanations e WHERE e.slip_id = s.id)) AS held \
+        FROM open_slips s \
+        WHERE NOT EXISTS (SELECT 1 FROM inventory_slip_voids v WHERE v.slip_id = s.id) \
+        GROUP BY s.table_id, s.gaming_day \
+    ), cage AS ( \
+        SELECT c.table_id, c.gaming_day, \
+               COALESCE(sum(c.total) FILTER (WHERE c.kind = 'fill' AND st.received), 0) AS fills, \
+               COALESCE(sum(c.total) FILTER (WHERE c.kind = 'credit' AND st.received), 0) \
+                   AS credits, \
+               count(*) FILTER (WHERE NOT st.received) AS cage_open \
+        FROM open_cage_slips c \
+        CROSS JOIN LATERAL ( \
+            SELECT bool_or(step = 'received') AS received, bool_or(step = 'void') AS void \
+            FROM cage_slip_steps WHERE slip_id = c.id) st \
+        WHERE NOT st.void \
+        GROUP BY c.table_id, c.gaming_day \
+    ), table_days AS ( \
+        SELECT d.table_id, d.gaming_day, COALESCE(r.points_game, false) AS points_game, \
+               s.opener, s.closer, COALESCE(s.held, false) AS held, \
+               COALESCE(c.fills, 0)::bigint AS fills, COALESCE(c.credits, 0)::bigint AS credits, \
+               COALESCE(c.cage_open, 0)::bigint AS cage_open, \
+               COALESCE(b.cash, 0)::bigint AS bought_cash, \
+               COALESCE(b.non_cash, 0)::bigint AS bought_non_cash, \
+               COALESCE(b.fees, 0)::bigint AS fees, \
+               COALESCE(r.house, 0)::bigint AS house, COALESCE(r.rounds, 0)::bigint AS rounds, \
+               COALESCE(r.void_rounds, 0)::bigint AS void_rounds, \
+               COALESCE(r.pending, 0)::bigint AS pending \
+        FROM days d \
+        LEFT JOIN slips s USING (table_id, gaming_day) \
+        LEFT JOIN cage c USING (table_id, gaming_day) \
+        LEFT JOIN recorded b USING (table_id, gaming_day) \
+        LEFT JOIN played r USING (table_id, gaming_day) \
+        UNION ALL \
+        SELECT table_id, gaming_day, points_game, opener, closer, held, fills, credits, \
+               cage_open, bought_cash, bought_non_cash, fees, house, rounds, void_rounds, \
+               pending \
+        FROM closed_table_days \
+        WHERE gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR table_id = $3) \
     ) \
-    SELECT d.table_id, d.gaming_day, t.code, t.currency, \
-           COALESCE(r.points_game, false) AS points_game, \
-           s.opener, s.closer, COALESCE(s.held, false) AS held, \
-           COALESCE(c.fills, 0)::bigint AS fills, COALESCE(c.credits, 0)::bigint AS credits, \
-           COALESCE(c.cage_open, 0)::bigint AS cage_open, \
-           COALESCE(b.cash, 0)::bigint AS bought_cash, \
-           COALESCE(b.non_cash, 0)::bigint AS bought_non_cash, \
+    SELECT d.table_id, d.gaming_day, t.code, t.currency, d.points_game, \
+           d.opener, d.closer, d.held, d.fills, d.credits, d.cage_open, \
+           d.bought_cash, d.bought_non_cash, \
            n.counted, n.counted_cash, n.counted_non_cash, \
-           COALESCE(b.fees, 0)::bigint AS fees, \
-           COALESCE(r.house, 0)::bigint AS house, COALESCE(r.rounds, 0)::bigint AS rounds, \
-           COALESCE(r.void_rounds, 0)::bigint AS void_rounds, \
-           COALESCE(r.pending, 0)::bigint AS pending \
-    FROM days d \
+           d.fees, d.house, d.rounds, d.void_rounds, d.pending \
+    FROM table_days d \
     JOIN gaming_tables t ON t.id = d.table_id \
-    LEFT JOIN slips s USING (table_id, gaming_day) \
-    LEFT JOIN cage c USING (table_id, gaming_day) \
-    LEFT JOIN recorded b USING (table_id, gaming_day) \
     LEFT JOIN counted n USING (table_id, gaming_day) \
-    LEFT JOIN played r USING (table_id, gaming_day) \
     ORDER BY d.gaming_day, t.code"
         )
     };
@@ -165,16 +173,15 @@ macro_rules! table_days {
 /// - the rounds' house result (a void round out, its re-entry in), the rounds, the void ones,
 ///   those waiting for approval; the points game's fees.
 ///
-/// Each part reads its own table by gaming day (each has an index that starts with it), so the
-/// cost follows the days asked for, not the history. The rounds, buy-ins and fees of a closed
-/// gaming day are read from their sums (`closed_day_round_sums`, `closed_day_drop_sums`, one row
-/// a shift, written by the close: nothing is recorded for a closed day after it); only the days
-/// still open are summed record by record, one index probe a day.
+/// A closed gaming day is read from the rows its close wrote (`closed_table_days`, one a
+/// table-day: nothing is recorded, voided or signed for a closed day after it), its count as it
+/// is; only the days still open are summed record by record, each kind of record by one index
+/// probe a day. So the cost follows the table-days asked for, not the records behind them.
 const TABLE_DAYS: &str = table_days!(played_by_rounds!());
 
-/// [`TABLE_DAYS`] without the rounds: every table-day with a document, a buy-in or a fee, its
-/// rounds' figures zero (`points_game` false), for a caller that has summed the rounds already
-/// (the pit board, from its own statement).
+/// [`TABLE_DAYS`] without the open days' rounds: every table-day with a document, a buy-in or a
+/// fee, an open day's rounds' figures zero (`points_game` false), for a caller that has summed
+/// them already (the pit board, from its own statement).
 const DOCUMENT_DAYS: &str = table_days!(
     "SELECT NULL::bigint AS table_id, NULL::date AS gaming_day, 0 AS house, 0 AS rounds, \
             0 AS void_rounds, false AS points_game, 0 AS pending WHERE false"
@@ -286,8 +293,11 @@ where
 /// Every dealer shift of gaming days `$1` to `$2` (`$3` narrowing to one table when not null),
 /// with what was recorded during it: the buy-ins taken (cash and non-cash, void ones left out),
 /// the points game's fees, the rounds' house result (a void round out, its re-entry in) and the
-/// rounds; and how many shifts its table had that day. Each part reads its table by gaming day,
-/// and a closed day's rounds, buy-ins and fees from their sums, as [`TABLE_DAYS`] does.
+/// rounds; and how many shifts its table had that day. Each part reads its table by gaming day:
+/// a closed day's rounds are its shift's sum (`closed_day_round_sums`, by its key), its buy-ins
+/// and fees their sums (`closed_day_drop_sums`: a shift that began before the gaming day's end
+/// may have taken buy-ins on the next, so these are summed by shift over the range); an open
+/// day's are summed record by record.
 const DEALER_SHIFTS: &str = concat!(
     "WITH ",
     open_days!(),
@@ -317,31 +327,29 @@ const DEALER_SHIFTS: &str = concat!(
         ) parts \
         GROUP BY shift_id \
     ), played AS ( \
-        SELECT shift_id, sum(house) AS house, sum(rounds) AS rounds FROM ( \
-            SELECT s.shift_id, s.house, s.rounds \
-            FROM closed_day_round_sums s \
-            WHERE s.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR s.table_id = $3) \
-            UNION ALL \
-            SELECT live.* FROM open_days o CROSS JOIN LATERAL ( \
-                SELECT f.shift_id, \
-                       COALESCE(sum(f.dealer_result) FILTER (WHERE v.round_id IS NULL), 0), \
-                       count(*) FILTER (WHERE v.round_id IS NULL) \
-                FROM round_figures f \
-                LEFT JOIN round_voids v ON v.round_id = f.round_id \
-                WHERE f.gaming_day = o.gaming_day AND ($3::bigint IS NULL OR f.table_id = $3) \
-                GROUP BY f.shift_id \
-            ) live \
-        ) by_day GROUP BY shift_id \
+        SELECT live.* FROM open_days o CROSS JOIN LATERAL ( \
+            SELECT f.shift_id, \
+                   COALESCE(sum(f.dealer_result) FILTER (WHERE v.round_id IS NULL), 0) AS house, \
+                   count(*) FILTER (WHERE v.round_id IS NULL) AS rounds \
+            FROM round_figures f \
+            LEFT JOIN round_voids v ON v.round_id = f.round_id \
+            WHERE f.gaming_day = o.gaming_day AND ($3::bigint IS NULL OR f.table_id = $3) \
+            GROUP BY f.shift_id \
+        ) live \
     ) \
     SELECT s.id AS shift_id, s.table_id, s.gaming_day, t.code, t.currency, \
            s.dealer_id, u.display_name AS dealer, s.signed_on_at, s.signed_off_at, \
            COALESCE(b.bought, 0)::bigint AS bought, COALESCE(b.fees, 0)::bigint AS fees, \
-           COALESCE(r.house, 0)::bigint AS house, COALESCE(r.rounds, 0)::bigint AS rounds, \
+           COALESCE(c.house, r.house, 0)::bigint AS house, \
+           COALESCE(c.rounds, r.rounds, 0)::bigint AS rounds, \
            count(*) OVER (PARTITION BY s.table_id, s.gaming_day) AS shifts_that_day \
     FROM dealer_shifts s \
     JOIN gaming_tables t ON t.id = s.table_id \
     JOIN users u ON u.id = s.dealer_id \
     LEFT JOIN recorded b ON b.shift_id = s.id \
+    LEFT JOIN closed_day_round_sums c \
+        ON c.gaming_day = s.gaming_day AND c.table_id = s.table_id AND c.shift_id = s.id \
+       AND c.gaming_day BETWEEN $1 AND $2 \
     LEFT JOIN played r ON r.shift_id = s.id \
     WHERE s.gaming_day BETWEEN $1 AND $2 AND ($3::bigint IS NULL OR s.table_id = $3) \
     ORDER BY s.gaming_day, t.code, s.signed_on_at, s.id"
@@ -601,6 +609,45 @@ pub fn worked_at(
 pub struct MissingCloser {
     #[diesel(sql_type = Text)]
     pub table_code: String,
+}
+
+/// A fill or credit of a gaming day requested or issued, neither received nor void.
+#[derive(Debug, Clone, PartialEq, Eq, QueryableByName)]
+pub struct UnreceivedSlip {
+    #[diesel(sql_type = BigInt)]
+    pub id: i64,
+    #[diesel(sql_type = Text)]
+    pub table_code: String,
+    #[diesel(sql_type = Text)]
+    pub kind: String,
+    #[diesel(sql_type = diesel::sql_types::Integer)]
+    pub year: i32,
+    #[diesel(sql_type = diesel::sql_types::Integer)]
+    pub number: i32,
+    /// Its last step: `requested` or `issued`.
+    #[diesel(sql_type = Text)]
+    pub step: String,
+}
+
+/// The fills and credits of gaming day `day` neither received nor void, by table code and
+/// number.
+pub fn unreceived_slips(
+    conn: &mut PgConnection,
+    day: NaiveDate,
+) -> QueryResult<Vec<UnreceivedSlip>> {
+    diesel::sql_query(
+        "SELECT c.id, t.code AS table_code, c.kind, c.year, c.number, \
+                CASE WHEN bool_or(st.step = 'issued') THEN 'issued' ELSE 'requested' END AS step \
+         FROM cage_slips c \
+         JOIN gaming_tables t ON t.id = c.table_id \
+         JOIN cage_slip_steps st ON st.slip_id = c.id \
+         WHERE c.gaming_day = $1 \
+         GROUP BY c.id, t.code \
+         HAVING NOT bool_or(st.step IN ('received', 'void')) \
+         ORDER BY t.code, c.kind, c.year, c.number",
+    )
+    .bind::<Date, _>(day)
+    .load(conn)
 }
 
 /// The tables that took rounds or had an opener on gaming day `day` and have no closer of that

@@ -155,6 +155,27 @@ diesel::table! {
 }
 
 diesel::table! {
+    closed_table_days (gaming_day, table_id) {
+        gaming_day -> Date,
+        table_id -> Int8,
+        points_game -> Bool,
+        opener -> Nullable<Int8>,
+        closer -> Nullable<Int8>,
+        held -> Bool,
+        fills -> Int8,
+        credits -> Int8,
+        cage_open -> Int8,
+        bought_cash -> Int8,
+        bought_non_cash -> Int8,
+        fees -> Int8,
+        house -> Int8,
+        rounds -> Int8,
+        void_rounds -> Int8,
+        pending -> Int8,
+    }
+}
+
+diesel::table! {
     dealer_shifts (id) {
         id -> Int8,
         table_id -> Int8,
@@ -492,6 +513,8 @@ diesel::joinable!(closed_day_drop_sums -> gaming_tables (table_id));
 diesel::joinable!(closed_day_round_sums -> dealer_shifts (shift_id));
 diesel::joinable!(closed_day_round_sums -> gaming_day_closes (gaming_day));
 diesel::joinable!(closed_day_round_sums -> gaming_tables (table_id));
+diesel::joinable!(closed_table_days -> gaming_day_closes (gaming_day));
+diesel::joinable!(closed_table_days -> gaming_tables (table_id));
 diesel::joinable!(dealer_shifts -> gaming_tables (table_id));
 diesel::joinable!(dealer_shifts -> users (dealer_id));
 diesel::joinable!(drop_count_voids -> drop_counts (count_id));
@@ -552,6 +575,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     chip_sets,
     closed_day_drop_sums,
     closed_day_round_sums,
+    closed_table_days,
     dealer_shifts,
     drop_count_voids,
     drop_counts,

@@ -40,7 +40,8 @@ impl std::fmt::Display for Blocker {
 /// What keeps `day` open now, table by table in code order (nothing: it may close). Each kind
 /// of open business adds its own blockers here: a dealer still on a shift of the day or an
 /// earlier one (they could still record rounds on it), a round being entered on a shift of the
-/// day.
+/// day, a table without its closer, a fill or credit not received (once closed, the day's
+/// documents are final: it could no longer be received or voided).
 fn blockers(
     conn: &mut PgConnection,
     day: NaiveDate,
@@ -79,6 +80,22 @@ fn blockers(
                 table_code: m.table_code,
             }),
     );
+    for slip in crate::db::reconciliation::unreceived_slips(conn, day)? {
+        // A stored kind the database's check admits; an unknown one is named as stored.
+        let number = match slip.kind.parse::<crate::db::cage::Kind>() {
+            Ok(kind) => crate::db::cage::number_text(kind, slip.year, slip.number),
+            Err(_) => format!("{} {}-{}", slip.kind, slip.year, slip.number),
+        };
+        blockers.push(Blocker {
+            link: format!("/cage/slips/{}", slip.id),
+            words: format!(
+                "{} {number} is {} and not received: receive it at the table or void it \
+                 (the day's documents are final once it closes)",
+                slip.kind, slip.step
+            ),
+            table_code: slip.table_code,
+        });
+    }
     // Stable: within a table, the kinds keep the order above.
     blockers.sort_by(|a, b| a.table_code.cmp(&b.table_code));
     Ok(blockers)

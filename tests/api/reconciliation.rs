@@ -195,6 +195,12 @@ impl Pit {
 
     /// A fill (or credit) of `thousands` 1,000 chips at `code`, requested, issued and received.
     fn cage(&self, code: &str, kind: &str, number: i32, thousands: i64) {
+        self.cage_until(code, kind, number, thousands, "received");
+    }
+
+    /// A fill (or credit) of `thousands` 1,000 chips at `code`, taken through its steps up to
+    /// `last` (`requested`, `issued` or `received`): its id.
+    fn cage_until(&self, code: &str, kind: &str, number: i32, thousands: i64, last: &str) -> i64 {
         let conn = &mut self.dealer.conn();
         let version: i64 = self.chip_set_version.parse().unwrap();
         let id: i64 = diesel::sql_query(
@@ -229,7 +235,11 @@ impl Pit {
             )
             .execute(conn)
             .unwrap();
+            if step == last {
+                break;
+            }
         }
+        id
     }
 
     /// The count team's count of `code`: cash and markers.
@@ -660,9 +670,161 @@ async fn the_gaming_day_closes_only_when_every_table_has_its_closer() {
         "{page}"
     );
     p.slip("closer", chips_of(1_955_000)).await;
+    // A credit requested and not received: once closed, the day's documents are
+    // final, and it could be neither received nor voided.
+    let credit = p.cage_until("T1", "credit", 1, 1, "requested");
+    let res = p.boss.post_form(&close, &[("confirm", "yes")]).await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    assert!(p.dealer.audit("day.closed").is_empty());
+    let page = p
+        .boss
+        .get(&format!("/days/{}", p.day))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("T1: credit C-2026-00001 is requested and not received"),
+        "{page}"
+    );
+    assert!(page.contains(&format!("/cage/slips/{credit}")), "{page}");
+    diesel::sql_query(
+        "INSERT INTO cage_slip_steps (slip_id, step, signed_by, second_signed_by, reason) \
+         VALUES ($1, 'void', $2, $3, 'not needed')",
+    )
+    .bind::<diesel::sql_types::BigInt, _>(credit)
+    .bind::<diesel::sql_types::BigInt, _>(user_id(&p.dealer, "cash"))
+    .bind::<diesel::sql_types::BigInt, _>(user_id(&p.dealer, "boss2"))
+    .execute(&mut p.dealer.conn())
+    .unwrap();
     let res = p.boss.post_form(&close, &[("confirm", "yes")]).await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
     assert_eq!(p.dealer.audit("day.closed").len(), 1);
+}
+
+/// A closed day's documents are final: its close wrote each table-day's figures, which
+/// stay true because no slip, void, explanation or fill or credit step is written for that
+/// day afterwards (the app answers why; the database refuses underneath).
+#[tokio::test]
+async fn a_closed_days_documents_are_final() {
+    let p = pit().await;
+    p.play().await;
+    p.slip("closer", chips_of(1_955_000)).await;
+    p.dealer.end_today();
+    let res = p
+        .boss
+        .post_form(&format!("/days/{}/close", p.day), &[("confirm", "yes")])
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let closed = p.row().await;
+    assert_eq!(closed["variance"], "0.00", "{closed:?}");
+    assert_eq!(closed["drop_counted"], "false", "{closed:?}");
+    let conn = &mut p.dealer.conn();
+    let figures: Vec<(i64, i64, i64)> = diesel::sql_query(
+        "SELECT fills, closer, rounds FROM closed_table_days WHERE gaming_day = $1",
+    )
+    .bind::<diesel::sql_types::Date, _>(p.day)
+    .load::<TableDayFigures>(conn)
+    .unwrap()
+    .into_iter()
+    .map(|f| (f.fills, f.closer, f.rounds))
+    .collect();
+    assert_eq!(figures, [(500_000, 1_955_000, 2)]);
+
+    // Voiding the closer: refused, in words, and nothing written.
+    let closer: i64 =
+        diesel::sql_query("SELECT max(id) AS id FROM inventory_slips WHERE kind = 'closer'")
+            .get_result::<Id>(conn)
+            .unwrap()
+            .id;
+    let boss2 = p.dealer.another_browser();
+    assert_eq!(
+        boss2.sign_in("boss2", PASSWORD).await.status(),
+        StatusCode::SEE_OTHER
+    );
+    let res = boss2
+        .post_form(
+            &format!("/tables/T1/slips/{closer}/void"),
+            &[("text", "recounted")],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let body = res.text().await.unwrap();
+    assert!(
+        body.contains(&format!("The gaming day {} is closed", p.day)),
+        "{body}"
+    );
+    assert!(p.dealer.audit("slip.void").is_empty());
+    // Underneath, the database refuses each kind of document of the closed day.
+    p.dealer.create_user("adm", Role::Admin, PASSWORD);
+    let fill: i64 = diesel::sql_query("SELECT max(id) AS id FROM cage_slips")
+        .get_result::<Id>(conn)
+        .unwrap()
+        .id;
+    for (sql, id) in [
+        (
+            "INSERT INTO inventory_slip_voids (slip_id, reason, voided_by) \
+             SELECT $1, 'late', id FROM users WHERE username = 'boss2'",
+            closer,
+        ),
+        (
+            "INSERT INTO opener_explanations (slip_id, explanation, written_by) \
+             SELECT $1, 'late', id FROM users WHERE username = 'boss2'",
+            closer,
+        ),
+        (
+            "INSERT INTO cage_slip_steps (slip_id, step, signed_by, second_signed_by, reason) \
+             SELECT $1, 'void', c.id, b.id, 'late' FROM users c, users b \
+             WHERE c.username = 'adm' AND b.username = 'count1'",
+            fill,
+        ),
+        (
+            "INSERT INTO inventory_slips (table_id, kind, gaming_day, chip_set_version_id, \
+                 counts, total, dealer_id, supervisor_id) \
+             SELECT s.table_id, 'closer', s.gaming_day, s.chip_set_version_id, s.counts, \
+                 s.total, s.dealer_id, s.supervisor_id FROM inventory_slips s WHERE s.id = $1",
+            closer,
+        ),
+    ] {
+        let err = diesel::sql_query(sql)
+            .bind::<diesel::sql_types::BigInt, _>(id)
+            .execute(conn)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("gaming day closed:"), "{sql}: {err}");
+    }
+    assert_eq!(p.row().await, closed);
+    for sql in [
+        "UPDATE closed_table_days SET fills = 0",
+        "DELETE FROM closed_table_days",
+    ] {
+        let err = diesel::sql_query(sql)
+            .execute(conn)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("immutable"), "{sql}: {err}");
+    }
+    // The count comes after the close, and is read as it is.
+    p.count("T1", 300_000, 100_000);
+    let counted = p.row().await;
+    assert_eq!(
+        (
+            counted["drop_counted"].as_str(),
+            counted["variance"].as_str()
+        ),
+        ("true", "0.00"),
+        "{counted:?}"
+    );
+}
+
+#[derive(QueryableByName)]
+struct TableDayFigures {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    fills: i64,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    closer: i64,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    rounds: i64,
 }
 
 #[tokio::test]
