@@ -79,6 +79,12 @@ impl TableDay {
     pub fn drop(&self) -> Money {
         self.documents.drop.amount()
     }
+
+    /// Whether someone should look at this table-day: its two wins differ or are not final (it
+    /// has causes listed), its variance is flagged, or its hold is outside the band.
+    pub fn needs_attention(&self) -> bool {
+        !self.causes.is_empty() || self.reconciliation.flagged || self.hold_flagged
+    }
 }
 
 /// The sum of many table-days of one currency: drop and win by inventory over the days whose

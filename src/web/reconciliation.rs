@@ -307,9 +307,14 @@ struct AccountingPage {
     tolerance: String,
     band: String,
     days: Vec<DayView>,
+    /// Over several days and every table, only the table-days that need attention are listed:
+    /// how many of how many.
+    days_note: Option<String>,
     totals: Vec<TotalsView>,
     tables: Vec<TotalsView>,
     shifts: Vec<ShiftView>,
+    /// Over several days and every table, the shifts are each table's report's: how many.
+    shifts_note: Option<String>,
     dealers: Vec<DealerView>,
     investigations: Vec<InvestigationView>,
     currencies: Vec<String>,
@@ -336,6 +341,31 @@ fn page(
             totals.push(totals_view("Year to date", currency, y));
         }
     }
+    // A range of days over every table would list thousands of lines (a month of 40 tables:
+    // 1,200 table-days, 3,600 shifts): the page lists the table-days that need attention and
+    // links each table's report for the rest; the CSV has every table-day.
+    let summary = asked.from != asked.to && asked.table.is_none();
+    let days: Vec<DayView> = report
+        .days
+        .iter()
+        .filter(|d| !summary || d.needs_attention())
+        .map(day_view)
+        .collect();
+    let days_note = summary.then(|| {
+        format!(
+            "{} of {} table-days listed: those whose wins differ or are not final, or that are \
+             flagged. Every table-day of a table: its report (by table, below); of all tables: \
+             the CSV.",
+            days.len(),
+            report.days.len()
+        )
+    });
+    let shifts_note = (summary && !report.shifts.is_empty()).then(|| {
+        format!(
+            "{} dealer shifts: each table's report (by table, below) lists its own.",
+            report.shifts.len()
+        )
+    });
     let tolerance = report.settings.tolerance;
     let (refusal, findings) = match refusal {
         Some((reason, findings)) => (Some(reason), findings),
@@ -363,14 +393,20 @@ fn page(
             percent(Some(tolerance.share_of_drop))
         ),
         band: points(report.settings.hold_band),
-        days: report.days.iter().map(day_view).collect(),
+        days,
+        days_note,
         totals,
         tables: report
             .tables
             .iter()
             .map(|((code, currency), t)| totals_view(code, currency, t))
             .collect(),
-        shifts: report.shifts.iter().map(|s| shift_view(s, zone)).collect(),
+        shifts: if summary {
+            Vec::new()
+        } else {
+            report.shifts.iter().map(|s| shift_view(s, zone)).collect()
+        },
+        shifts_note,
         dealers: report
             .dealers
             .iter()

@@ -702,6 +702,48 @@ async fn the_gaming_day_closes_only_when_every_table_has_its_closer() {
     assert_eq!(p.dealer.audit("day.closed").len(), 1);
 }
 
+/// Over several days and every table, the page lists only the table-days that need attention
+/// (and no shift), saying how many it left to each table's report, which lists them all.
+#[tokio::test]
+async fn a_range_over_every_table_lists_what_needs_attention() {
+    let p = pit().await;
+    p.play().await;
+    p.slip("closer", chips_of(1_955_000)).await;
+    let range = format!(
+        "/reports/accounting?from={}&to={}",
+        p.day - chrono::Duration::days(1),
+        p.day
+    );
+    let line = format!("id=\"day-{}-T1\"", p.day);
+    let boss = &p.boss;
+    let read = |path: String| async move { boss.get(&path).await.text().await.unwrap() };
+    // The count is pending: not final, listed.
+    let page = read(range.clone()).await;
+    assert!(page.contains("1 of 1 table-days listed"), "{page}");
+    assert!(page.contains(&line), "{page}");
+    assert!(page.contains("1 dealer shifts: each table"), "{page}");
+    assert!(
+        page.contains(&format!("{}&amp;table=T1", range.replace('&', "&amp;"))),
+        "{page}"
+    );
+    // Counted, it reconciles to zero and is final: left to the table's report.
+    p.count("T1", 300_000, 100_000);
+    let page = read(range.clone()).await;
+    assert!(page.contains("0 of 1 table-days listed"), "{page}");
+    assert!(!page.contains(&line), "{page}");
+    assert!(
+        page.contains("Every table-day reconciles and is final."),
+        "{page}"
+    );
+    let page = read(format!("{range}&table=T1")).await;
+    assert!(page.contains(&line), "{page}");
+    assert!(
+        !page.contains("days-note") && !page.contains("shifts-note"),
+        "{page}"
+    );
+    assert!(section(&page, "id=\"shifts\"").contains(&p.day.to_string()));
+}
+
 /// A closed day's documents are final: its close wrote each table-day's figures, which
 /// stay true because no slip, void, explanation or fill or credit step is written for that
 /// day afterwards (the app answers why; the database refuses underneath).
