@@ -93,8 +93,9 @@ fn postmaster_pid(layout: &Layout) -> Result<String> {
 
 /// The primary's machine dies: its postmaster killed with SIGKILL (its backends follow when they
 /// notice; nothing is shut down cleanly). Once it is dead (gone, or a zombie nobody reaps in a
-/// container), its `postmaster.pid` goes too, so that nothing takes the dead server for a
-/// running one.
+/// container), its `postmaster.pid` goes too, and its socket's lock file (which names the same
+/// pid: a zombie's pid still answers, and the server rebuilt here would refuse to start on the
+/// socket), so that nothing takes the dead server for a running one.
 fn kill_postmaster(layout: &Layout) -> Result<()> {
     let pid = postmaster_pid(layout)?;
     let status = Command::new("kill").args(["-KILL", &pid]).status()?;
@@ -114,6 +115,17 @@ fn kill_postmaster(layout: &Layout) -> Result<()> {
         std::thread::sleep(Duration::from_millis(10));
     }
     std::fs::remove_file(layout.data_dir().join("postmaster.pid"))?;
+    if let Some(base) = layout.data_dir().parent() {
+        if let Ok(entries) = std::fs::read_dir(base.join("pg-socket")) {
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                if name.starts_with(".s.PGSQL.") && name.ends_with(".lock") {
+                    std::fs::remove_file(entry.path())?;
+                }
+            }
+        }
+    }
     Ok(())
 }
 

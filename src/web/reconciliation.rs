@@ -361,10 +361,9 @@ fn page(
         )
     });
     let shifts_note = (summary && !report.shifts.is_empty()).then(|| {
-        format!(
-            "{} dealer shifts: each table's report (by table, below) lists its own.",
-            report.shifts.len()
-        )
+        let n = report.shifts.len();
+        let plural = if n == 1 { "" } else { "s" };
+        format!("{n} dealer shift{plural}: each table's report (by table, below) lists its own.")
     });
     let tolerance = report.settings.tolerance;
     let (refusal, findings) = match refusal {

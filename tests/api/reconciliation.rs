@@ -155,6 +155,11 @@ impl Pit {
         body["id"].as_i64().unwrap()
     }
 
+    /// Page `path` as the pit manager reads it.
+    async fn read(&self, path: &str) -> String {
+        self.boss.get(path).await.text().await.unwrap()
+    }
+
     /// The accounting report of the day, as the pit manager reads it.
     async fn page(&self) -> String {
         self.boss
@@ -654,13 +659,7 @@ async fn the_gaming_day_closes_only_when_every_table_has_its_closer() {
     let close = format!("/days/{}/close", p.day);
     let res = p.boss.post_form(&close, &[("confirm", "yes")]).await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
-    let page = p
-        .boss
-        .get(&format!("/days/{}", p.day))
-        .await
-        .text()
-        .await
-        .unwrap();
+    let page = p.read(&format!("/days/{}", p.day)).await;
     assert!(
         page.contains("T1: the table took rounds or opened this day and has no closer"),
         "{page}"
@@ -676,13 +675,7 @@ async fn the_gaming_day_closes_only_when_every_table_has_its_closer() {
     let res = p.boss.post_form(&close, &[("confirm", "yes")]).await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
     assert!(p.dealer.audit("day.closed").is_empty());
-    let page = p
-        .boss
-        .get(&format!("/days/{}", p.day))
-        .await
-        .text()
-        .await
-        .unwrap();
+    let page = p.read(&format!("/days/{}", p.day)).await;
     assert!(
         page.contains("T1: credit C-2026-00001 is requested and not received"),
         "{page}"
@@ -715,27 +708,25 @@ async fn a_range_over_every_table_lists_what_needs_attention() {
         p.day
     );
     let line = format!("id=\"day-{}-T1\"", p.day);
-    let boss = &p.boss;
-    let read = |path: String| async move { boss.get(&path).await.text().await.unwrap() };
     // The count is pending: not final, listed.
-    let page = read(range.clone()).await;
+    let page = p.read(&range).await;
     assert!(page.contains("1 of 1 table-days listed"), "{page}");
     assert!(page.contains(&line), "{page}");
-    assert!(page.contains("1 dealer shifts: each table"), "{page}");
+    assert!(page.contains("1 dealer shift: each table"), "{page}");
     assert!(
         page.contains(&format!("{}&amp;table=T1", range.replace('&', "&amp;"))),
         "{page}"
     );
     // Counted, it reconciles to zero and is final: left to the table's report.
     p.count("T1", 300_000, 100_000);
-    let page = read(range.clone()).await;
+    let page = p.read(&range).await;
     assert!(page.contains("0 of 1 table-days listed"), "{page}");
     assert!(!page.contains(&line), "{page}");
     assert!(
         page.contains("Every table-day reconciles and is final."),
         "{page}"
     );
-    let page = read(format!("{range}&table=T1")).await;
+    let page = p.read(&format!("{range}&table=T1")).await;
     assert!(page.contains(&line), "{page}");
     assert!(
         !page.contains("days-note") && !page.contains("shifts-note"),
