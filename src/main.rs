@@ -197,7 +197,9 @@ enum DbCommand {
         #[arg(long)]
         remove: bool,
     },
-    /// (Re)create an empty, migrated database on the private cluster and print its URL.
+    /// DROPS database NAME on the private cluster if it exists (everything in it is lost), then
+    /// creates it empty and migrated and prints its URL. For scripts and benchmarks: never to
+    /// look up the URL of a database that holds anything.
     #[command(hide = true)]
     Scratch { name: String },
     /// Generate a history of settled rounds (with their shifts and audit events) at generated
