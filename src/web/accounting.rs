@@ -9,7 +9,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use serde::Deserialize;
 
-use crate::accounting::chips::{self, ChipSetHistory};
+use crate::accounting::chips::{self, ChipSetHistory, ChipSetVersion};
 use crate::accounting::par::{self, count_field, Par, ParSheet};
 use crate::accounting::signatures::SecondPerson;
 use crate::accounting::slips::{self, SlipsPage};
@@ -18,6 +18,7 @@ use crate::config::Zone;
 use crate::db::ids::{ChipSetId, ChipSetVersionId, SlipId, TableId};
 use crate::db::users::Role;
 use crate::rules::accounting::Denominations;
+use crate::rules::money::Money;
 use crate::web::error::AppError;
 use crate::web::format::when;
 use crate::web::layout::Nav;
@@ -282,31 +283,20 @@ fn par_page(
     typed: Option<(HashMap<String, String>, String)>,
 ) -> Result<ParPage, AppError> {
     let in_force = sheet.in_force();
-    let fields = sheet
-        .chip_set
-        .as_ref()
-        .map(|set| {
-            set.denominations
-                .as_slice()
-                .iter()
-                .map(|&d| {
-                    let name = count_field(d);
-                    let value = match &typed {
-                        Some((typed, _)) => typed.get(&name).cloned().unwrap_or_default(),
-                        None => in_force
-                            .and_then(|p| p.inventory.lines().find(|l| l.denomination == d))
-                            .map(|l| l.count.to_string())
-                            .unwrap_or_default(),
-                    };
-                    ParField {
-                        name,
-                        denomination: d.major_text(),
-                        value,
-                    }
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let fields = count_fields(sheet.chip_set.as_ref(), |d, name| {
+        let value = match &typed {
+            Some((typed, _)) => typed.get(&name).cloned().unwrap_or_default(),
+            None => in_force
+                .and_then(|p| p.inventory.lines().find(|l| l.denomination == d))
+                .map(|l| l.count.to_string())
+                .unwrap_or_default(),
+        };
+        ParField {
+            name,
+            denomination: d.major_text(),
+            value,
+        }
+    });
     Ok(ParPage {
         nav: session::nav(session, Some(viewer))?,
         can_manage: viewer.role == Role::Admin,
@@ -459,6 +449,23 @@ pub struct CountFormView {
     pub back: &'static str,
 }
 
+/// One field per denomination of chip set `set`, in the set's order (none without a chip set),
+/// each made by `field` from the denomination and its form name ([`count_field`]): the count
+/// grids of the slips, par and cage pages.
+pub fn count_fields<F>(
+    set: Option<&ChipSetVersion>,
+    mut field: impl FnMut(Money, String) -> F,
+) -> Vec<F> {
+    set.map(|set| {
+        set.denominations
+            .as_slice()
+            .iter()
+            .map(|&d| field(d, count_field(d)))
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
 /// The count form of `page` for `viewer`, with what was typed and the refusal, if any.
 pub fn count_form_view(
     viewer: &CurrentUser,
@@ -467,28 +474,15 @@ pub fn count_form_view(
     back: &'static str,
 ) -> CountFormView {
     let amount = |m: crate::rules::money::Money| m.major_text();
-    let fields = page
-        .chip_set
-        .as_ref()
-        .map(|set| {
-            set.denominations
-                .as_slice()
-                .iter()
-                .map(|&d| {
-                    let name = count_field(d);
-                    CountField {
-                        value: typed
-                            .and_then(|(t, _)| t.get(&name).cloned())
-                            .unwrap_or_default(),
-                        par: page.par.as_ref().map_or(0, |p| p.count_of(d)),
-                        minor: d.minor_units(),
-                        denomination: amount(d),
-                        name,
-                    }
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let fields = count_fields(page.chip_set.as_ref(), |d, name| CountField {
+        value: typed
+            .and_then(|(t, _)| t.get(&name).cloned())
+            .unwrap_or_default(),
+        par: page.par.as_ref().map_or(0, |p| p.count_of(d)),
+        minor: d.minor_units(),
+        denomination: amount(d),
+        name,
+    });
     CountFormView {
         code: page.table.code.clone(),
         currency: page.table.currency.clone(),

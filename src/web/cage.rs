@@ -11,9 +11,7 @@ use askama::Template;
 use chrono::{NaiveDate, Utc};
 use serde::Deserialize;
 
-use crate::accounting::cage::{
-    self, count_field, CageDesk, Printed, Request, SignedIn, Slip, TableCage,
-};
+use crate::accounting::cage::{self, CageDesk, Printed, Request, SignedIn, Slip, TableCage};
 use crate::accounting::signatures::SecondPerson;
 use crate::accounting::Saved;
 use crate::config::Zone;
@@ -199,28 +197,17 @@ fn table_page(
     sheet: TableCage,
     typed: Option<(Kind, HashMap<String, String>, String)>,
 ) -> Result<TablePage, AppError> {
-    let fields = sheet
-        .chip_set
-        .as_ref()
-        .map(|set| {
-            set.denominations
-                .as_slice()
-                .iter()
-                .map(|&d| {
-                    let name = count_field(d);
-                    let value = typed
-                        .as_ref()
-                        .and_then(|(_, typed, _)| typed.get(&name).cloned())
-                        .unwrap_or_default();
-                    CountField {
-                        name,
-                        denomination: d.major_text(),
-                        value,
-                    }
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let fields = crate::web::accounting::count_fields(sheet.chip_set.as_ref(), |d, name| {
+        let value = typed
+            .as_ref()
+            .and_then(|(_, typed, _)| typed.get(&name).cloned())
+            .unwrap_or_default();
+        CountField {
+            name,
+            denomination: d.major_text(),
+            value,
+        }
+    });
     Ok(TablePage {
         nav: session::nav(session, Some(viewer))?,
         code: sheet.table.code.clone(),
