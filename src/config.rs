@@ -68,6 +68,10 @@ pub struct Config {
     /// A second place every seal and checkpoint line is appended to (`PUSOY_SEAL_COPY`; none by
     /// default): a path the database's superuser cannot write, on another disk or host.
     pub seal_copy: Option<PathBuf>,
+    /// The key signing PINs are kept under (`PUSOY_PIN_KEY_FILE`, default `signing-pin.key` in
+    /// `data_dir`): made at first start, never in the database; every app instance of one
+    /// installation needs the same file (`password::pin`).
+    pub pin_key_file: PathBuf,
     /// How often `serve` writes a checkpoint of every chain head to the seal file while events
     /// are written (`PUSOY_CHECKPOINT_MINUTES`, default 5).
     pub checkpoint_every: TimeDelta,
@@ -222,6 +226,8 @@ impl Config {
         let data_dir = PathBuf::from(get("PUSOY_DATA_DIR").unwrap_or_else(|| "var".to_owned()));
         let seal_file =
             get("PUSOY_SEAL_FILE").map_or_else(|| data_dir.join("day-seals.jsonl"), PathBuf::from);
+        let pin_key_file = get("PUSOY_PIN_KEY_FILE")
+            .map_or_else(|| data_dir.join("signing-pin.key"), PathBuf::from);
         Ok(Config {
             environment,
             bind: get("BIND").unwrap_or_else(|| "127.0.0.1:8080".to_owned()),
@@ -230,6 +236,7 @@ impl Config {
             data_dir,
             seal_file,
             seal_copy: get("PUSOY_SEAL_COPY").map(PathBuf::from),
+            pin_key_file,
             checkpoint_every: minutes("PUSOY_CHECKPOINT_MINUTES", 5)?,
             migrate_at_start: parse_or(&get, "PUSOY_MIGRATE", true)?,
             session_key,

@@ -23,7 +23,7 @@ use crate::db::handle::Db;
 use crate::db::ids::{CageSlipId, CageSlipPrintId, ChipSetVersionId, UserId};
 use crate::db::users::{self, Role};
 use crate::db::{days, shifts};
-use crate::password::HashParams;
+use crate::password::Secrets;
 use crate::rules::accounting::Inventory;
 
 /// The property-wide chain of the cage's events (beside each table's chain).
@@ -518,7 +518,7 @@ pub fn receipt_capacities(signed_in: Role) -> (Capacity, Capacity) {
 #[allow(clippy::too_many_arguments)]
 async fn signed_by_two(
     db: &Db,
-    params: HashParams,
+    secrets: Secrets,
     id: CageSlipId,
     first: Signature,
     second: SecondPerson,
@@ -531,7 +531,7 @@ async fn signed_by_two(
         .await?;
     let second = signatures::second(
         db,
-        params,
+        secrets,
         second,
         first.user(),
         capacity,
@@ -557,7 +557,7 @@ async fn signed_by_two(
 /// `cage.received` on both chains.
 pub async fn receive(
     db: &Db,
-    params: HashParams,
+    secrets: Secrets,
     id: CageSlipId,
     signed_in: SignedIn,
     second: SecondPerson,
@@ -569,7 +569,7 @@ pub async fn receive(
     let at = actor.clone();
     signed_by_two(
         db,
-        params,
+        secrets,
         id,
         first,
         second,
@@ -585,7 +585,7 @@ pub async fn receive(
 /// an earlier step. The slip and every step are kept; `cage.void` on both chains.
 pub async fn void(
     db: &Db,
-    params: HashParams,
+    secrets: Secrets,
     id: CageSlipId,
     reason: String,
     signed_in: SignedIn,
@@ -597,7 +597,7 @@ pub async fn void(
     let at = actor.clone();
     signed_by_two(
         db,
-        params,
+        secrets,
         id,
         first,
         second,

@@ -24,7 +24,7 @@ use crate::db::days;
 use crate::db::handle::Db;
 use crate::db::ids::{DropCountId, TableId, UserId};
 use crate::db::users::Role;
-use crate::password::HashParams;
+use crate::password::Secrets;
 use crate::rules::accounting::{
     banknotes, compare_drop, Denominations, DropByKind, DropComparison, Inventory, InventoryError,
 };
@@ -486,7 +486,7 @@ fn check_form(
 #[allow(clippy::too_many_arguments)]
 pub async fn sign(
     db: &Db,
-    params: HashParams,
+    secrets: Secrets,
     code: String,
     day: NaiveDate,
     today: NaiveDate,
@@ -520,7 +520,7 @@ pub async fn sign(
     let document = document(&table, day);
     let second = signatures::second(
         db,
-        params,
+        secrets,
         second,
         me.id,
         Capacity::COUNTER,

@@ -1,6 +1,8 @@
 //! Two people's signatures on a document (a slip, a fill, a credit). The first signer is the
 //! account signed in; the second signs on the same tablet with their own user name and
-//! password, checked as a sign-in is (argon2, the same per-address lock-out). Never a typed name.
+//! password, checked as a sign-in is (argon2, the same per-address lock-out), or with the
+//! signing PIN they set for the purpose (`password::pin`: 6 to 12 digits, checked by its MAC in
+//! microseconds, wrong ones counted towards the same lock-out). Never a typed name.
 //!
 //! How a document uses it: [`second`] checks the second person before the document's
 //! transaction (a refusal is audited there and then, and answered in words); the document's
@@ -17,7 +19,7 @@ use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::ids::{TableId, UserId};
 use crate::db::users::{self, FailedSignIn, Role};
 use crate::db::DbError;
-use crate::password::{self, HashParams};
+use crate::password::{self, pin, Secrets};
 
 /// The capacity a person signs in, and the roles that may sign in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,7 +82,7 @@ pub struct Signature {
     user: UserId,
     username: String,
     capacity: Capacity,
-    /// How the person showed it was them: `session` or `password`.
+    /// How the person showed it was them: `session`, `password` or `pin`.
     by: &'static str,
 }
 
@@ -104,7 +106,9 @@ impl Signature {
     }
 }
 
-/// A second person's user name and password, typed on the tablet.
+/// A second person's user name and password or signing PIN, typed on the tablet. What is
+/// typed is checked as their PIN when it is 6 to 12 digits and they have one, else as their
+/// password.
 #[derive(Clone)]
 pub struct SecondPerson {
     pub username: String,
@@ -127,7 +131,7 @@ impl std::fmt::Debug for SecondPerson {
 /// not sign in `capacity`. `actor` is the signed-in account at the tablet's address.
 pub async fn second(
     db: &crate::db::handle::Db,
-    params: HashParams,
+    secrets: Secrets,
     second: SecondPerson,
     first: UserId,
     capacity: Capacity,
@@ -179,8 +183,14 @@ pub async fn second(
         Some(_) => None,
     };
     if let Some((reason, words)) = before_check {
-        // Spend the time of a real check so the answer's speed tells nothing.
-        blocking(move || password::verify_dummy(&password, params)).await?;
+        // Spend the time of a real check so the answer's speed tells nothing (a PIN's check
+        // is quick: its dummy is too).
+        if pin::looks_like_pin(&password) {
+            let _ = secrets.pin_key.verify(0, &password, &[0; pin::MAC_BYTES]);
+        } else {
+            let params = secrets.params;
+            blocking(move || password::verify_dummy(&password, params)).await?;
+        }
         refused(db, document, actor, &name, reason, None).await?;
         return Ok(Err(words));
     }
@@ -188,15 +198,31 @@ pub async fn second(
     let Some(user) = user else {
         return Err(AccountingError::BadStored("second signer".to_owned()));
     };
-    let stored = user.password_hash.clone();
-    let matches = blocking(move || password::verify(&password, &stored)).await??;
+    let by_pin = match &user.signing_pin {
+        Some(stored) if pin::looks_like_pin(&password) => Some(stored.clone()),
+        _ => None,
+    };
+    let (matches, by, wrong) = match by_pin {
+        Some(stored) => (
+            secrets.pin_key.verify(user.id.0, &password, &stored),
+            "pin",
+            "wrong PIN",
+        ),
+        None => {
+            let stored = user.password_hash.clone();
+            let matches = blocking(move || password::verify(&password, &stored)).await??;
+            (matches, "password", "wrong password")
+        }
+    };
     if !matches {
-        let failed = refused(db, document, actor, &name, "wrong password", Some(user)).await?;
-        let words = match failed {
-            Some(FailedSignIn::LockedNow) => format!(
-                "Wrong password: {name} is now locked here for {} minutes.",
+        let failed = refused(db, document, actor, &name, wrong, Some(user)).await?;
+        let words = match (failed, by) {
+            (Some(FailedSignIn::LockedNow), _) => format!(
+                "Wrong {}: {name} is now locked here for {} minutes.",
+                if by == "pin" { "PIN" } else { "password" },
                 users::LOCKOUT_MINUTES
             ),
+            (_, "pin") => "The user name or PIN of the second signer is wrong.".to_owned(),
             _ => "The user name or password of the second signer is wrong.".to_owned(),
         };
         return Ok(Err(words));
@@ -215,7 +241,7 @@ pub async fn second(
         user: user.id,
         username: user.username,
         capacity,
-        by: "password",
+        by,
     }))
 }
 

@@ -24,7 +24,7 @@ use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::handle::Db;
 use crate::db::ids::{ChipSetVersionId, ShiftId, SlipId, UserId};
 use crate::db::users::Role;
-use crate::password::HashParams;
+use crate::password::Secrets;
 use crate::rules::accounting::{self as arithmetic, Difference, Inventory};
 use crate::rules::money::Money;
 
@@ -437,7 +437,7 @@ fn check_form(
 #[allow(clippy::too_many_arguments)]
 pub async fn sign(
     db: &Db,
-    params: HashParams,
+    secrets: Secrets,
     code: String,
     day: NaiveDate,
     limit: Money,
@@ -473,7 +473,7 @@ pub async fn sign(
     };
     let second = signatures::second(
         db,
-        params,
+        secrets,
         form.second,
         me_again.id,
         counted.theirs,

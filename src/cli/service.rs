@@ -102,6 +102,8 @@ pub fn serve(config: Config, demo: bool) -> anyhow::Result<()> {
     if config.session_key_generated {
         tracing::warn!("SESSION_KEY is unset: using a random key, sessions end when the app stops");
     }
+    // The signing-PIN key is made (or found unreadable) before anything is served.
+    crate::password::pin::PinKey::load_or_create(&config.pin_key_file)?;
     let pool = connect(&config)?;
     let read_pool = read_pool(&config, &pool, config.db_pool_size)?;
     if demo {
@@ -126,7 +128,9 @@ pub fn serve(config: Config, demo: bool) -> anyhow::Result<()> {
             SealFiles::of(&config),
             config.checkpoint_every,
         ));
-        let state = crate::web::state::AppState::new(pool, config).with_read_pool(read_pool);
+        let state = crate::web::state::AppState::new(pool, config)
+            .map_err(std::io::Error::other)?
+            .with_read_pool(read_pool);
         crate::web::serve(listener, state)?.await
     })?;
     Ok(())

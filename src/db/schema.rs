@@ -492,6 +492,7 @@ diesel::table! {
         must_change_password -> Bool,
         created_at -> Timestamptz,
         updated_at -> Timestamptz,
+        signing_pin -> Nullable<Bytea>,
     }
 }
 

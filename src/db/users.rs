@@ -116,6 +116,8 @@ pub struct User {
     pub must_change_password: bool,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// The signing PIN as stored (`password::pin`), if the person has set one.
+    pub signing_pin: Option<Vec<u8>>,
 }
 
 impl User {
@@ -444,7 +446,7 @@ pub fn set_password(
     change: PasswordChange,
     actor: &Actor,
 ) -> QueryResult<bool> {
-    change_user(conn, id, actor, |conn, _| {
+    change_user(conn, id, actor, |conn, user| {
         let (must_change, action) = match change {
             PasswordChange::BySelf => (false, "user.password_change"),
             PasswordChange::Reset => (true, "user.password_reset"),
@@ -456,12 +458,57 @@ pub fn set_password(
                 users::updated_at.eq(Utc::now()),
             ))
             .execute(conn)?;
+        // A reset also clears the signing PIN: whoever lost their password may have lost
+        // control of the account.
+        let pin_cleared = change == PasswordChange::Reset && user.signing_pin.is_some();
+        if pin_cleared {
+            diesel::update(users::table.find(id.0))
+                .set(users::signing_pin.eq(None::<Vec<u8>>))
+                .execute(conn)?;
+        }
         // Every session ends: a reset signs the user out everywhere; one who changed their own
         // keeps the session they changed it in only by renewing it (the caller does).
         let ended =
             diesel::delete(sessions::table.filter(sessions::user_id.eq(id.0))).execute(conn)?;
-        Ok((action, json!({ "sessions_ended": ended })))
+        let mut details = json!({ "sessions_ended": ended });
+        if pin_cleared {
+            details["signing_pin_cleared"] = json!(true);
+        }
+        Ok((action, details))
     })
+}
+
+/// Sets (`user.pin_set`, by its owner), removes (`user.pin_removed`, by its owner) or clears
+/// (`user.pin_cleared`, by an administrator) an account's signing PIN, stored as `sealed`
+/// (`password::pin::PinKey::seal`). Returns false when the user does not exist.
+pub fn set_signing_pin(
+    conn: &mut PgConnection,
+    id: UserId,
+    sealed: Option<Vec<u8>>,
+    change: PinChange,
+    actor: &Actor,
+) -> QueryResult<bool> {
+    change_user(conn, id, actor, |conn, user| {
+        diesel::update(users::table.find(id.0))
+            .set((
+                users::signing_pin.eq(sealed),
+                users::updated_at.eq(Utc::now()),
+            ))
+            .execute(conn)?;
+        let action = match change {
+            PinChange::Set => "user.pin_set",
+            PinChange::Removed => "user.pin_removed",
+            PinChange::Cleared => "user.pin_cleared",
+        };
+        Ok((action, json!({ "had_pin": user.signing_pin.is_some() })))
+    })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PinChange {
+    Set,
+    Removed,
+    Cleared,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

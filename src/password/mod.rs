@@ -1,5 +1,8 @@
 //! Staff passwords: the policy a new password must meet, and Argon2id hashing.
 //! Hashing is slow on purpose: callers on the async executor run it in `web::block`.
+//! Signing PINs, the quick alternative for a second signature: [`pin`].
+
+pub mod pin;
 
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -83,6 +86,13 @@ impl Default for HashParams {
     fn default() -> Self {
         HashParams::FLOOR
     }
+}
+
+/// What checks a person's secret: the hash parameters of passwords and the key of signing PINs.
+#[derive(Debug, Clone)]
+pub struct Secrets {
+    pub params: HashParams,
+    pub pin_key: std::sync::Arc<pin::PinKey>,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -9,7 +9,8 @@ use crate::db::handle::Db;
 use crate::db::ids::UserId;
 use crate::db::seal_file::SealFiles;
 use crate::db::shifts;
-use crate::db::users::{self, CreateUserError, NewUser, PasswordChange, User};
+use crate::db::users::{self, CreateUserError, NewUser, PasswordChange, PinChange, User};
+use crate::password::{self, pin, Secrets};
 use crate::pit::{PitError, Refusable};
 
 /// Why a user name cannot be used.
@@ -127,6 +128,79 @@ pub async fn set_password(
     db.run(move |conn| {
         users::set_password(conn, id, &password_hash, change, &actor)?;
         Ok(())
+    })
+    .await
+}
+
+/// What a person types to set their signing PIN: their password (a PIN is set only by an
+/// authenticated act of its owner), the new PIN and the same again.
+pub struct PinEntry {
+    pub current_password: String,
+    pub pin: String,
+    pub confirm: String,
+}
+
+/// Why a PIN was not set or removed, by field.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct PinRefusal {
+    pub current: Option<String>,
+    pub pin: Option<String>,
+    pub confirm: Option<String>,
+}
+
+impl PinRefusal {
+    fn any(&self) -> bool {
+        self.current.is_some() || self.pin.is_some() || self.confirm.is_some()
+    }
+}
+
+/// Sets the signed-in person's own signing PIN (`Some`) or removes it (`None`), after their
+/// current password; the PIN must meet `password::pin::check_policy`. Audited on the system
+/// chain (`user.pin_set`, `user.pin_removed`); the PIN itself is never written anywhere but
+/// as its MAC.
+pub async fn set_own_pin(
+    db: &Db,
+    secrets: Secrets,
+    id: UserId,
+    current_password: String,
+    entry: Option<(String, String)>,
+    actor: Actor,
+) -> Result<Refusable<(), PinRefusal>, PitError> {
+    let user = find(db, id).await?.ok_or(PitError::NotFound)?;
+    let hash = user.password_hash.clone();
+    let matches = tokio::task::spawn_blocking(move || password::verify(&current_password, &hash))
+        .await
+        .map_err(|_| PitError::Task)??;
+    let mut refusal = PinRefusal::default();
+    if !matches {
+        refusal.current = Some("This is not your current password.".to_owned());
+    }
+    if let Some((pin, confirm)) = &entry {
+        if let Err(problem) = pin::check_policy(pin) {
+            refusal.pin = Some(problem.to_string());
+        } else if pin != confirm {
+            refusal.confirm = Some("The two PINs differ.".to_owned());
+        }
+    }
+    if refusal.any() {
+        return Ok(Err(refusal));
+    }
+    let (sealed, change) = match entry {
+        Some((pin, _)) => (Some(secrets.pin_key.seal(id.0, &pin)), PinChange::Set),
+        None => (None, PinChange::Removed),
+    };
+    change_account(db, move |conn| {
+        users::set_signing_pin(conn, id, sealed, change, &actor)
+    })
+    .await?;
+    Ok(Ok(()))
+}
+
+/// Clears an account's signing PIN (`user.pin_cleared`): an administrator's remedy for a PIN
+/// forgotten or seen by others. Nobody but its owner can set one.
+pub async fn clear_pin(db: &Db, id: UserId, actor: Actor) -> Result<(), PitError> {
+    change_account(db, move |conn| {
+        users::set_signing_pin(conn, id, None, PinChange::Cleared, &actor)
     })
     .await
 }

@@ -1,4 +1,4 @@
-//! The signed-in user's own account: changing their password.
+//! The signed-in user's own account: changing their password, setting their signing PIN.
 
 use actix_session::Session;
 use actix_web::http::StatusCode;
@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use crate::db::users::PasswordChange;
 use crate::password;
-use crate::pit::staff;
+use crate::pit::staff::{self, PinRefusal};
 use crate::web::error::AppError;
 use crate::web::format::capitalised;
 use crate::web::layout::Nav;
@@ -112,4 +112,133 @@ pub async fn change_password(
     session.renew();
     session::set_flash(&session, "Your password has been changed.")?;
     Ok(redirect("/"))
+}
+
+#[derive(Template)]
+#[template(path = "signing_pin.html")]
+struct PinPage {
+    nav: Nav,
+    has_pin: bool,
+    errors: PinRefusal,
+    /// Which form the errors are of: `set` or `remove`.
+    form: &'static str,
+}
+
+#[derive(Deserialize)]
+pub struct SetPinForm {
+    current_password: String,
+    pin: String,
+    confirm_pin: String,
+}
+
+#[derive(Deserialize)]
+pub struct RemovePinForm {
+    current_password: String,
+}
+
+async fn pin_page(
+    session: &Session,
+    state: &AppState,
+    user: &CurrentUser,
+    status: StatusCode,
+    errors: PinRefusal,
+    form: &'static str,
+) -> Result<HttpResponse, AppError> {
+    let stored = staff::find(&state.db, user.id)
+        .await?
+        .ok_or(AppError::SignInRequired { api: false })?;
+    let page = PinPage {
+        nav: session::nav(session, Some(user))?,
+        has_pin: stored.signing_pin.is_some(),
+        errors,
+        form,
+    };
+    render(status, &page)
+}
+
+pub async fn pin_form(
+    session: Session,
+    state: web::Data<AppState>,
+    user: CurrentUser,
+) -> Result<HttpResponse, AppError> {
+    pin_page(
+        &session,
+        &state,
+        &user,
+        StatusCode::OK,
+        PinRefusal::default(),
+        "set",
+    )
+    .await
+}
+
+#[tracing::instrument(skip_all, fields(user = %user.username))]
+pub async fn set_pin(
+    req: HttpRequest,
+    session: Session,
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    form: web::Form<SetPinForm>,
+) -> Result<HttpResponse, AppError> {
+    let form = form.into_inner();
+    let entry = Some((form.pin, form.confirm_pin));
+    let answer = staff::set_own_pin(
+        &state.db,
+        state.secrets(),
+        user.id,
+        form.current_password,
+        entry,
+        user.actor(&req),
+    )
+    .await?;
+    pin_answer(
+        &session,
+        &state,
+        &user,
+        answer,
+        "set",
+        "Your signing PIN is set.",
+    )
+    .await
+}
+
+#[tracing::instrument(skip_all, fields(user = %user.username))]
+pub async fn remove_pin(
+    req: HttpRequest,
+    session: Session,
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    form: web::Form<RemovePinForm>,
+) -> Result<HttpResponse, AppError> {
+    let answer = staff::set_own_pin(
+        &state.db,
+        state.secrets(),
+        user.id,
+        form.into_inner().current_password,
+        None,
+        user.actor(&req),
+    )
+    .await?;
+    let done = "Your signing PIN is removed: you sign with your password.";
+    pin_answer(&session, &state, &user, answer, "remove", done).await
+}
+
+async fn pin_answer(
+    session: &Session,
+    state: &AppState,
+    user: &CurrentUser,
+    answer: Result<(), PinRefusal>,
+    form: &'static str,
+    done: &str,
+) -> Result<HttpResponse, AppError> {
+    match answer {
+        Ok(()) => {
+            session::set_flash(session, done)?;
+            Ok(redirect("/account/pin"))
+        }
+        Err(errors) => {
+            let status = StatusCode::UNPROCESSABLE_ENTITY;
+            pin_page(session, state, user, status, errors, form).await
+        }
+    }
 }

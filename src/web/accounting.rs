@@ -684,7 +684,7 @@ pub async fn sign_slip(
     let day = state.config.gaming_day(chrono::Utc::now());
     let saved = slips::sign(
         &state.db,
-        state.config.password_hash,
+        state.secrets(),
         code.clone(),
         day,
         state.config.opener_difference_limit,

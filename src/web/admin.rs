@@ -34,6 +34,8 @@ pub struct UserRow {
     pub disabled: bool,
     pub is_self: bool,
     pub reset_error: Option<String>,
+    /// Whether the person has a signing PIN (an administrator may clear it, never set it).
+    pub has_pin: bool,
 }
 
 #[derive(Default)]
@@ -108,6 +110,7 @@ fn row(user: &User, viewer: &CurrentUser, zone: Zone) -> UserRow {
         disabled: user.is_disabled(),
         is_self: user.id == viewer.id,
         reset_error: None,
+        has_pin: user.signing_pin.is_some(),
     }
 }
 
@@ -347,6 +350,24 @@ pub async fn unlock_user(
         "/admin/users"
     };
     Ok(redirect(back))
+}
+
+/// Clears a person's signing PIN (forgotten, or seen by someone else): they sign with their
+/// password until they set a new one themselves.
+pub async fn clear_pin(
+    req: HttpRequest,
+    session: Session,
+    state: web::Data<AppState>,
+    admin: CurrentUser,
+    id: web::Path<i64>,
+) -> Result<HttpResponse, AppError> {
+    let id = UserId(id.into_inner());
+    staff::clear_pin(&state.db, id, admin.actor(&req)).await?;
+    session::set_flash(
+        &session,
+        "Signing PIN cleared: they sign with their password until they set a new PIN.",
+    )?;
+    Ok(redirect("/admin/users"))
 }
 
 #[derive(Deserialize)]

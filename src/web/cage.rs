@@ -398,7 +398,7 @@ pub async fn receive(
 ) -> Result<HttpResponse, AppError> {
     let saved = cage::receive(
         &state.db,
-        state.config.password_hash,
+        state.secrets(),
         slip_id(path),
         signed_in(&user),
         form.second(),
@@ -434,7 +434,7 @@ pub async fn void(
     let form = form.into_inner();
     let saved = cage::void(
         &state.db,
-        state.config.password_hash,
+        state.secrets(),
         slip_id(path),
         form.reason.clone(),
         signed_in(&user),

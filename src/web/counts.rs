@@ -336,7 +336,7 @@ pub async fn sign(
     let today = state.config.gaming_day(state.clock.now());
     let saved = counts::sign(
         &state.db,
-        state.config.password_hash,
+        state.secrets(),
         code.clone(),
         day,
         today,

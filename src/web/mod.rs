@@ -60,7 +60,8 @@ use crate::web::state::AppState;
 
 /// Starts serving on `listener`; the returned server runs until stopped.
 pub fn run(listener: TcpListener, pool: PgPool, config: Config) -> std::io::Result<Server> {
-    serve(listener, AppState::new(pool, config))
+    let state = AppState::new(pool, config).map_err(std::io::Error::other)?;
+    serve(listener, state)
 }
 
 /// Starts serving `state` on `listener` (tests keep the state to look at what it remembers).
@@ -126,6 +127,12 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
                     .post(account::change_password),
             )
             .service(
+                web::resource("/account/pin")
+                    .get(account::pin_form)
+                    .post(account::set_pin),
+            )
+            .service(web::resource("/account/pin/remove").post(account::remove_pin))
+            .service(
                 web::resource("/admin/users")
                     .get(admin::list_users)
                     .post(admin::create_user),
@@ -134,6 +141,7 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
             .service(web::resource("/admin/users/{id}/enable").post(admin::enable_user))
             .service(web::resource("/admin/users/{id}/unlock").post(admin::unlock_user))
             .service(web::resource("/admin/users/{id}/reset-password").post(admin::reset_password))
+            .service(web::resource("/admin/users/{id}/clear-pin").post(admin::clear_pin))
             .service(
                 web::resource("/admin/tables")
                     .get(admin_tables::list)

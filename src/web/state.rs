@@ -9,6 +9,8 @@ use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use crate::config::Config;
 use crate::db::handle::Db;
 use crate::db::PgPool;
+use crate::password::pin::{PinKey, PinKeyError};
+use crate::password::Secrets;
 use crate::pit::clock::Clock;
 use crate::recording::memory::TableMemos;
 use crate::recording::tokens::RememberedTokens;
@@ -54,10 +56,14 @@ pub struct AppState {
     pub audit_checks: Arc<Checks>,
     /// The recompute check of a gaming day running in the background, if any.
     pub day_rechecks: Arc<Rechecks>,
+    /// The key signing PINs are kept under (`Config::pin_key_file`).
+    pub pin_key: Arc<PinKey>,
 }
 
 impl AppState {
-    pub fn new(pool: PgPool, config: Config) -> Self {
+    /// The state of an app on `pool`; reads the signing-PIN key (making it at first start).
+    pub fn new(pool: PgPool, config: Config) -> Result<Self, PinKeyError> {
+        let pin_key = Arc::new(PinKey::load_or_create(&config.pin_key_file)?);
         let connections = usize::try_from(pool.max_size()).unwrap_or(1);
         // Two round writers from 8 connections up, one below; the other connections serve
         // requests in turn.
@@ -67,7 +73,7 @@ impl AppState {
         let limit = &config.login_rate_limit;
         let quota = Quota::per_minute(NonZeroU32::new(limit.per_minute).unwrap_or(NonZeroU32::MIN))
             .allow_burst(NonZeroU32::new(limit.burst).unwrap_or(NonZeroU32::MIN));
-        AppState {
+        Ok(AppState {
             round_writer: Arc::new(RoundWriter::new(pool.clone(), table_memos.clone(), writers)),
             read_db: Db::new(pool.clone(), connections),
             db: Db::new(pool, turns),
@@ -84,6 +90,15 @@ impl AppState {
             checked_tokens: Arc::new(RememberedTokens::default()),
             audit_checks: Arc::new(Checks::default()),
             day_rechecks: Arc::new(Rechecks::default()),
+            pin_key,
+        })
+    }
+
+    /// What checks a second signer's password or PIN.
+    pub fn secrets(&self) -> Secrets {
+        Secrets {
+            params: self.config.password_hash,
+            pin_key: self.pin_key.clone(),
         }
     }
 

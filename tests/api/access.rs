@@ -471,6 +471,34 @@ const MATRIX: &[Case] = &[
         &[("new_password", PASSWORD)],
         [303, 403, 403, 403, 303, 403, 403],
     ),
+    case(
+        "POST",
+        "/admin/users/{id}/clear-pin",
+        &[],
+        [303, 403, 403, 403, 303, 403, 403],
+    ),
+    case(
+        "GET",
+        "/account/pin",
+        &[],
+        [303, 200, 200, 200, 200, 200, 200],
+    ),
+    case(
+        "POST",
+        "/account/pin",
+        &[
+            ("current_password", "not-my-password"),
+            ("pin", "402917"),
+            ("confirm_pin", "402917"),
+        ],
+        [303, 422, 422, 422, 422, 422, 422],
+    ),
+    case(
+        "POST",
+        "/account/pin/remove",
+        &[("current_password", "not-my-password")],
+        [303, 422, 422, 422, 422, 422, 422],
+    ),
     // Round entry: a missing table or round is 404 once past access; a form body is not a
     // round (422).
     case(

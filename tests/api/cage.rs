@@ -297,6 +297,49 @@ async fn nobody_signs_two_steps_of_one_slip_and_a_second_signer_proves_who_they_
 }
 
 #[tokio::test]
+async fn a_receipt_is_witnessed_with_the_second_signers_pin_on_the_tablet() {
+    let c = cage().await;
+    let id = issued_fill(&c).await;
+    let witness = c.app.another_browser();
+    witness.sign_in("witness", PASSWORD).await;
+    let res = witness
+        .post_form(
+            "/account/pin",
+            &[
+                ("current_password", PASSWORD),
+                ("pin", "583021"),
+                ("confirm_pin", "583021"),
+            ],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let page = c.dealer.get(&format!("/cage/slips/{id}")).await;
+    assert!(page
+        .text()
+        .await
+        .unwrap()
+        .contains("password or signing PIN"));
+    let res = receive(&c.dealer, id, "witness", "583020").await;
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(res
+        .text()
+        .await
+        .unwrap()
+        .contains("PIN of the second signer is wrong"));
+    assert_eq!(steps(&c.app, id), ["requested", "issued"]);
+    let res = receive(&c.dealer, id, "witness", "583021").await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    assert_eq!(steps(&c.app, id), ["requested", "issued", "received"]);
+    let by: Vec<String> = c
+        .app
+        .audit("signature")
+        .iter()
+        .map(|e| format!("{} {}", e.actor_name, e.details["by"].as_str().unwrap()))
+        .collect();
+    assert_eq!(by.last().unwrap(), "witness pin", "{by:?}");
+}
+
+#[tokio::test]
 async fn a_void_needs_a_reason_and_a_signer_from_outside_the_pit_and_keeps_every_step() {
     let c = cage().await;
     let id = issued_fill(&c).await;

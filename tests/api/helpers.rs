@@ -173,7 +173,7 @@ fn serve(db_url: String, config: Config, client: reqwest::Client) -> TestApp {
     let pool = pusoy_pit::db::pool(&app_url, config.db_pool_size).unwrap();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
-    let state = AppState::new(pool, config.clone());
+    let state = AppState::new(pool, config.clone()).unwrap();
     let memos = state.table_memos.clone();
     let clock = state.clock.clone();
     let server = pusoy_pit::web::serve(listener, state).unwrap();
