@@ -20,11 +20,17 @@
 //!
 //! `cargo bench --bench confirm_load -- [--flow whole|draft|both] [--clients 32] [--seconds 20]
 //! [--rate rounds-per-second] [--warmup 3] [--workers 2] [--pool connections] [--timeline]
-//! [--instances 1] [--buy-ins per-second]`
+//! [--instances 1] [--buy-ins per-second] [--signatures per-second] [--signed-with pin|password]`
 //!
 //! `--buy-ins R` also records R buy-ins a second (one more client, open loop, at the tables in
 //! turn, each through the API with the table dealer's token) while the rounds are confirmed, and
 //! prints their latency: table accounting's writes under the confirm load.
+//!
+//! `--signatures R` also has R fills a second received at the tables while the rounds are
+//! confirmed (one more client, open loop): each receipt is the signature step, the table's dealer
+//! signed in and a second pit manager signing on the same tablet with their signing PIN
+//! (`--signed-with password`: their password). The fills are requested and issued before the
+//! runs, so only the receipts are measured.
 //!
 //! `--instances N` serves N app instances on the one database (each its own workers, pool and
 //! memory, as N `serve` processes would be), client `i` sending to instance `i % N`.
@@ -70,6 +76,10 @@ struct Options {
     /// Buy-ins recorded a second while the rounds are confirmed (at the tables in turn, one
     /// client, open loop); 0 for none.
     buy_ins: u64,
+    /// Fills received a second while the rounds are confirmed; 0 for none.
+    signatures: u64,
+    /// How the second signer of each receipt signs: `pin` or `password`.
+    signed_with: &'static str,
     /// The process id of this checkout's PostgreSQL server (its postmaster).
     postmaster: u32,
 }
@@ -87,6 +97,8 @@ fn options() -> Result<Options> {
         timeline: false,
         instances: 1,
         buy_ins: 0,
+        signatures: 0,
+        signed_with: "pin",
         postmaster: 0,
     };
     let mut args = std::env::args().skip(1);
@@ -107,6 +119,14 @@ fn options() -> Result<Options> {
             "--timeline" => options.timeline = true,
             "--instances" => options.instances = usize::try_from(value()?)?.max(1),
             "--buy-ins" => options.buy_ins = value()?,
+            "--signatures" => options.signatures = value()?,
+            "--signed-with" => {
+                options.signed_with = match args.next().as_deref() {
+                    Some("pin") => "pin",
+                    Some("password") => "password",
+                    _ => return Err(anyhow!("--signed-with takes pin or password")),
+                }
+            }
             "--flow" => {
                 options.flows = match args.next().as_deref() {
                     Some("whole") => vec![Flow::Whole],
@@ -456,6 +476,8 @@ struct Run {
     errors: Vec<String>,
     /// Each buy-in's latency (`--buy-ins`).
     buy_ins: Vec<Duration>,
+    /// Each receipt's latency (`--signatures`).
+    signatures: Vec<Duration>,
 }
 
 /// Records buy-ins at `rate` a second (open loop: a late answer makes the next late, counted
@@ -491,6 +513,202 @@ async fn buy_ins(
     (latencies, errors)
 }
 
+/// A fill issued to a table, to be received there: the table dealer's signed-in browser, its
+/// session's CSRF token, the slip, and what the second signer types.
+struct Receipt {
+    dealer: reqwest::Client,
+    csrf: String,
+    address: String,
+    slip: i64,
+    secret: &'static str,
+}
+
+/// The second signer of every receipt, a pit manager, and their signing PIN.
+const WITNESS: &str = "bench-witness";
+const WITNESS_PIN: &str = "402917";
+
+/// The CSRF token of a signed-in browser's session (from a page's form).
+async fn csrf_of(client: &reqwest::Client, address: &str) -> Result<String> {
+    let html = client
+        .get(format!("{address}/account/password"))
+        .send()
+        .await?
+        .text()
+        .await?;
+    let marker = "name=\"csrf_token\" value=\"";
+    let start = html.find(marker).context("no CSRF token")? + marker.len();
+    let end = html[start..].find('"').context("no CSRF token end")? + start;
+    Ok(html[start..end].to_owned())
+}
+
+/// POSTs a form from a signed-in browser; an error unless the answer is a redirect.
+async fn post_form(
+    client: &reqwest::Client,
+    address: &str,
+    path: &str,
+    fields: &[(&str, &str)],
+) -> Result<()> {
+    let csrf = csrf_of(client, address).await?;
+    let mut all = fields.to_vec();
+    all.push(("csrf_token", &csrf));
+    let req = client.post(format!("{address}{path}")).form(&all);
+    send(client, req, 303).await.map(|_| ())
+}
+
+/// `--signatures`: `count` fills of one 5,000 chip, requested by one pit manager at the first
+/// four tables in turn and issued by a cashier, each to be received by the table's dealer and
+/// a second pit manager ([`WITNESS`], who signs with `signed_with`).
+async fn issued_fills(
+    address: &str,
+    seeded: &Seeded,
+    signed_with: &str,
+    count: usize,
+) -> Result<Vec<Receipt>> {
+    use diesel::prelude::*;
+    use pusoy_pit::db::schema::{cage_slips, chip_set_versions, gaming_tables};
+    use pusoy_pit::db::users::{self, NewUser, Role};
+
+    let url = seeded.url.clone();
+    tokio::task::spawn_blocking(move || -> Result<()> {
+        let mut conn = PgConnection::establish(&url)?;
+        let hash = pusoy_pit::password::hash(PASSWORD, pusoy_pit::password::HashParams::FLOOR)?;
+        for (name, role) in [
+            ("bench-requester", Role::Supervisor),
+            (WITNESS, Role::Supervisor),
+            ("bench-cashier", Role::Cashier),
+        ] {
+            let new = NewUser {
+                username: name.to_owned(),
+                display_name: name.to_owned(),
+                role,
+                password_hash: hash.clone(),
+                must_change_password: false,
+            };
+            users::create(
+                &mut conn,
+                &new,
+                &pusoy_pit::db::audit_log::Actor::system("bench"),
+            )?;
+        }
+        Ok(())
+    })
+    .await??;
+    let admin = browser_for(address, "bench-admin").await?;
+    let chips = [
+        ("currency", "PHP"),
+        ("denominations", "25 100 500 1,000 5,000 10,000"),
+    ];
+    post_form(&admin, address, "/admin/chips", &chips).await?;
+    let witness = browser_for(address, WITNESS).await?;
+    let pin = [
+        ("current_password", PASSWORD),
+        ("pin", WITNESS_PIN),
+        ("confirm_pin", WITNESS_PIN),
+    ];
+    post_form(&witness, address, "/account/pin", &pin).await?;
+    let url = seeded.url.clone();
+    let version: i64 = tokio::task::spawn_blocking(move || -> Result<i64> {
+        let mut conn = PgConnection::establish(&url)?;
+        Ok(chip_set_versions::table
+            .select(diesel::dsl::max(chip_set_versions::id))
+            .first::<Option<i64>>(&mut conn)?
+            .context("no chip set")?)
+    })
+    .await??;
+    let version = version.to_string();
+    let requester = browser_for(address, "bench-requester").await?;
+    let tables = &seeded.tables[..seeded.tables.len().min(4)];
+    for n in 0..count {
+        let code = &tables[n % tables.len()].0;
+        let fields = [
+            ("kind", "fill"),
+            ("chip_set_version_id", version.as_str()),
+            ("count-500000", "1"),
+        ];
+        post_form(
+            &requester,
+            address,
+            &format!("/tables/{code}/cage"),
+            &fields,
+        )
+        .await?;
+    }
+    let url = seeded.url.clone();
+    let slips: Vec<(i64, String)> = tokio::task::spawn_blocking(move || -> Result<_> {
+        let mut conn = PgConnection::establish(&url)?;
+        Ok(cage_slips::table
+            .inner_join(gaming_tables::table)
+            .order(cage_slips::id.asc())
+            .select((cage_slips::id, gaming_tables::code))
+            .load(&mut conn)?)
+    })
+    .await??;
+    let cashier = browser_for(address, "bench-cashier").await?;
+    let mut dealers = std::collections::HashMap::new();
+    for (code, dealer, _) in tables {
+        let client = browser_for(address, dealer).await?;
+        let csrf = csrf_of(&client, address).await?;
+        dealers.insert(code.clone(), (client, csrf));
+    }
+    let secret = if signed_with == "pin" {
+        WITNESS_PIN
+    } else {
+        PASSWORD
+    };
+    let mut receipts = Vec::with_capacity(slips.len());
+    for (slip, code) in slips {
+        post_form(&cashier, address, &format!("/cage/slips/{slip}/issue"), &[]).await?;
+        let (dealer, csrf) = &dealers[&code];
+        receipts.push(Receipt {
+            dealer: dealer.clone(),
+            csrf: csrf.clone(),
+            address: address.to_owned(),
+            slip,
+            secret,
+        });
+    }
+    Ok(receipts)
+}
+
+/// Receives `receipts` at `rate` a second (open loop, latency from when each was due) until
+/// `until`: each one's latency, and the errors.
+async fn receive_fills(
+    mut receipts: Vec<Receipt>,
+    rate: u64,
+    until: Instant,
+) -> (Vec<Duration>, Vec<String>) {
+    let interval = Duration::from_secs_f64(1.0 / rate.max(1) as f64);
+    let first = Instant::now();
+    let (mut latencies, mut errors) = (Vec::new(), Vec::new());
+    for n in 0_u32.. {
+        let due = first + interval * n;
+        if due >= until {
+            break;
+        }
+        let Some(receipt) = receipts.pop() else {
+            break;
+        };
+        tokio::time::sleep_until(due.into()).await;
+        let fields = [
+            ("second_username", WITNESS),
+            ("second_password", receipt.secret),
+            ("csrf_token", receipt.csrf.as_str()),
+        ];
+        let req = receipt
+            .dealer
+            .post(format!(
+                "{}/cage/slips/{}/receive",
+                receipt.address, receipt.slip
+            ))
+            .form(&fields);
+        match send(&receipt.dealer, req, 303).await {
+            Ok(_) => latencies.push(due.elapsed()),
+            Err(err) => errors.push(err.to_string()),
+        }
+    }
+    (latencies, errors)
+}
+
 /// Every client sending rounds at once for `seconds`; the round keys start with `run`.
 async fn clients_run(
     flow: Flow,
@@ -499,6 +717,7 @@ async fn clients_run(
     seeded: &Seeded,
     options: &Options,
     seconds: u64,
+    receipts: Vec<Receipt>,
 ) -> Result<Run> {
     let start = Instant::now();
     let until = start + Duration::from_secs(seconds);
@@ -535,6 +754,8 @@ async fn clients_run(
             until,
         ))
     });
+    let signing = (!receipts.is_empty())
+        .then(|| tokio::spawn(receive_fills(receipts, options.signatures, until)));
     let mut confirmed = 0;
     let mut confirm = Vec::new();
     let mut started = Vec::new();
@@ -554,6 +775,12 @@ async fn clients_run(
         bought = latencies;
         errors.extend(failed);
     }
+    let mut signatures = Vec::new();
+    if let Some(signing) = signing {
+        let (latencies, failed) = signing.await?;
+        signatures = latencies;
+        errors.extend(failed);
+    }
     Ok(Run {
         confirmed,
         confirm,
@@ -561,6 +788,7 @@ async fn clients_run(
         cycle,
         errors,
         buy_ins: bought,
+        signatures,
     })
 }
 
@@ -571,6 +799,7 @@ async fn run_flow(
     addresses: &[String],
     seeded: &Seeded,
     options: &Options,
+    receipts: Vec<Receipt>,
 ) -> Result<Vec<String>> {
     let pace = match options.rate {
         0 => "back to back".to_owned(),
@@ -588,7 +817,16 @@ async fn run_flow(
     );
     // Connections, prepared statements and caches warm up first, unmeasured.
     if options.warmup > 0 {
-        let warm = clients_run(flow, "warm", addresses, seeded, options, options.warmup).await?;
+        let warm = clients_run(
+            flow,
+            "warm",
+            addresses,
+            seeded,
+            options,
+            options.warmup,
+            Vec::new(),
+        )
+        .await?;
         if let Some(first) = warm.errors.first() {
             println!(
                 "warm-up errors         {} (first: {first})",
@@ -605,7 +843,17 @@ async fn run_flow(
         cycle,
         errors,
         buy_ins,
-    } = clients_run(flow, "load", addresses, seeded, options, options.seconds).await?;
+        signatures,
+    } = clients_run(
+        flow,
+        "load",
+        addresses,
+        seeded,
+        options,
+        options.seconds,
+        receipts,
+    )
+    .await?;
     if options.timeline {
         timeline(start, &started, &confirm);
     }
@@ -635,6 +883,9 @@ async fn run_flow(
     }
     if options.buy_ins > 0 {
         summary("buy-in POST", buy_ins);
+    }
+    if options.signatures > 0 {
+        summary(&format!("receipt, {}", options.signed_with), signatures);
     }
     if let Some(first) = errors.first() {
         println!("errors                 {} (first: {first})", errors.len());
@@ -693,9 +944,22 @@ fn main() -> Result<()> {
             tokio::spawn(server);
         }
 
+        let per_flow = usize::try_from(options.signatures * options.seconds)?;
+        let mut receipts = if options.signatures > 0 {
+            issued_fills(
+                &addresses[0],
+                &seeded,
+                options.signed_with,
+                per_flow * options.flows.len(),
+            )
+            .await?
+        } else {
+            Vec::new()
+        };
         let mut errors = Vec::new();
         for &flow in &options.flows {
-            errors.extend(run_flow(flow, &addresses, &seeded, &options).await?);
+            let these = receipts.split_off(receipts.len().saturating_sub(per_flow));
+            errors.extend(run_flow(flow, &addresses, &seeded, &options, these).await?);
         }
 
         let screens = table_screens(&addresses[0], &seeded, 5).await?;
