@@ -2,14 +2,16 @@
 //! a pit manager for whoever deals there). A refusal a person can act on is answered in words.
 
 use crate::config::Zone;
-use chrono::NaiveDate;
+use chrono::{DateTime, NaiveDate, Utc};
+use diesel::{Connection, PgConnection};
 
 use crate::db::audit_log::Actor;
 use crate::db::checkpoints;
+use crate::db::days;
 use crate::db::handle::Db;
-use crate::db::ids::UserId;
+use crate::db::ids::{TableId, UserId};
 use crate::db::seal_file::SealFiles;
-use crate::db::shifts::{self, CurrentShift, ShiftError, ShiftSummary};
+use crate::db::shifts::{self, CurrentShift, Shift, ShiftError, ShiftSummary};
 use crate::db::tables::{self, GamingTable, TableListing};
 use crate::db::users::Role;
 use crate::pit::{PitError, Refusable};
@@ -27,6 +29,75 @@ pub struct SignedOn {
     pub code: String,
 }
 
+/// Why a dealer was not signed on: refused (the table taken, the dealer on elsewhere, the day
+/// closed), or failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SignOnError {
+    /// Taken since `since` (pages say when in local time).
+    #[error("{code} already has {dealer_name} signed on.")]
+    TableTaken {
+        code: String,
+        dealer_name: String,
+        since: DateTime<Utc>,
+    },
+    #[error("You are already signed on at {code}; sign off there first.")]
+    DealerBusy { code: String },
+    #[error("{}", crate::db::days::closed_day_message(*.day))]
+    DayClosed { day: NaiveDate },
+    #[error(transparent)]
+    Failed(ShiftError),
+}
+
+impl From<ShiftError> for SignOnError {
+    /// The database's own refusals are the same refusals: a sign-on at another table in the
+    /// same instant, a shift on a closed gaming day.
+    fn from(err: ShiftError) -> Self {
+        match err {
+            ShiftError::DealerOnShift => SignOnError::DealerBusy {
+                code: "another table".to_owned(),
+            },
+            ShiftError::DayClosed { day } => SignOnError::DayClosed { day },
+            other => SignOnError::Failed(other),
+        }
+    }
+}
+
+impl From<diesel::result::Error> for SignOnError {
+    fn from(err: diesel::result::Error) -> Self {
+        ShiftError::from(err).into()
+    }
+}
+
+/// Signs `dealer` on at table `table_id` for `gaming_day`, in a transaction of its own: refused
+/// when the table has a dealer on, the dealer is on at another table, or the day is closed.
+/// The table's row lock makes concurrent sign-ons at one table wait, so the second sees the
+/// first.
+pub fn sign_on_at(
+    conn: &mut PgConnection,
+    table_id: TableId,
+    dealer: &Actor,
+    gaming_day: NaiveDate,
+) -> Result<Shift, SignOnError> {
+    let dealer_id = dealer.user_id.ok_or(ShiftError::NotAUser)?;
+    conn.transaction(|conn| {
+        let table = shifts::lock_table(conn, table_id)?;
+        if let Some(current) = shifts::current_shift(conn, table_id)? {
+            return Err(SignOnError::TableTaken {
+                code: table.code,
+                dealer_name: current.dealer_name,
+                since: current.shift.signed_on_at,
+            });
+        }
+        if let Some((_, other)) = shifts::dealer_table(conn, dealer_id)? {
+            return Err(SignOnError::DealerBusy { code: other.code });
+        }
+        if days::find_close(conn, gaming_day)?.is_some() {
+            return Err(SignOnError::DayClosed { day: gaming_day });
+        }
+        Ok(shifts::start(conn, &table, dealer_id, dealer, gaming_day)?)
+    })
+}
+
 /// Signs the dealer `actor` on at table `code` for gaming day `day`; refused (in words) when the
 /// table is taken, the dealer is on elsewhere, or the day is closed.
 pub async fn sign_on(
@@ -38,12 +109,12 @@ pub async fn sign_on(
 ) -> Result<Refusable<SignedOn>, PitError> {
     db.run(move |conn| {
         let table = tables::find_by_code(conn, &code)?.ok_or(PitError::NotFound)?;
-        Ok(match shifts::sign_on(conn, table.id, &actor, day) {
+        Ok(match sign_on_at(conn, table.id, &actor, day) {
             Ok(_) => Ok(SignedOn {
                 message: format!("You are signed on at {} for gaming day {day}.", table.code),
                 code: table.code,
             }),
-            Err(ShiftError::TableTaken {
+            Err(SignOnError::TableTaken {
                 code,
                 dealer_name,
                 since,
@@ -51,10 +122,8 @@ pub async fn sign_on(
                 "{code} already has {dealer_name} signed on since {}.",
                 zone.time(since)
             )),
-            Err(refused @ (ShiftError::DealerBusy { .. } | ShiftError::DayClosed { .. })) => {
-                Err(refused.to_string())
-            }
-            Err(other) => return Err(other.into()),
+            Err(SignOnError::Failed(err)) => return Err(err.into()),
+            Err(refused) => Err(refused.to_string()),
         })
     })
     .await

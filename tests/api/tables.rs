@@ -6,9 +6,10 @@ use pusoy_pit::db::audit_log::{self, Actor, ChainCheck};
 use pusoy_pit::db::ids::ProfileId;
 use pusoy_pit::db::profiles;
 use pusoy_pit::db::schema::{gaming_tables, rule_profile_versions};
-use pusoy_pit::db::shifts::{self, ShiftError};
+use pusoy_pit::db::shifts;
 use pusoy_pit::db::tables::{self, TableError, TableInput};
 use pusoy_pit::db::users::Role;
+use pusoy_pit::pit::shifts::{sign_on_at, SignOnError};
 use pusoy_pit::rules::game::GameRules;
 use pusoy_pit::rules::money::Money;
 use pusoy_pit::rules::profile::{RuleProfile, TieRule};
@@ -136,15 +137,15 @@ async fn one_dealer_per_table_with_sign_on_and_off_on_the_table_chain() {
     let t3 = tables::create_table(conn, &table_input("PUSOY-03", profile.id), &actor).unwrap();
     let t4 = tables::create_table(conn, &table_input("PUSOY-04", profile.id), &actor).unwrap();
 
-    shifts::sign_on(conn, t3.id, &maria, day()).unwrap();
-    let refused = shifts::sign_on(conn, t3.id, &jose, day()).unwrap_err();
-    assert!(matches!(refused, ShiftError::TableTaken { .. }));
+    sign_on_at(conn, t3.id, &maria, day()).unwrap();
+    let refused = sign_on_at(conn, t3.id, &jose, day()).unwrap_err();
+    assert!(matches!(refused, SignOnError::TableTaken { .. }));
     let message = refused.to_string();
     assert!(
         message == "PUSOY-03 already has maria Test signed on.",
         "{message}"
     );
-    let busy = shifts::sign_on(conn, t4.id, &maria, day()).unwrap_err();
+    let busy = sign_on_at(conn, t4.id, &maria, day()).unwrap_err();
     assert_eq!(
         busy.to_string(),
         "You are already signed on at PUSOY-03; sign off there first."
@@ -157,7 +158,7 @@ async fn one_dealer_per_table_with_sign_on_and_off_on_the_table_chain() {
 
     shifts::sign_off(conn, t3.id, &maria).unwrap();
     assert!(shifts::current_shift(conn, t3.id).unwrap().is_none());
-    shifts::sign_on(conn, t3.id, &jose, day()).unwrap();
+    sign_on_at(conn, t3.id, &jose, day()).unwrap();
 
     let on_chain: Vec<String> = audit_log::recent(conn, 100)
         .unwrap()
