@@ -80,7 +80,7 @@ pub fn seed(
     let mut seeded = Vec::with_capacity(clients);
     for n in 1..=clients {
         let code = format!("LOAD-{n:02}");
-        let table = tables::create_table(
+        let table = pusoy_pit::pit::tables::create_table(
             &mut conn,
             &tables::TableInput {
                 code: code.clone(),
