@@ -36,20 +36,20 @@ pub struct CurrentShift {
     pub dealer_name: String,
 }
 
+/// Why a shift was not started or ended, as the database found it (the use-cases say it in
+/// words).
 #[derive(Debug, thiserror::Error)]
 pub enum ShiftError {
-    #[error("No such table.")]
+    #[error("no such table")]
     NoSuchTable,
-    #[error("Only a signed-in dealer can sign on or off.")]
+    /// The actor is not a staff account (only one can deal).
+    #[error("the actor is not a staff account")]
     NotAUser,
     /// The database's one open shift per dealer refused a second one.
     #[error("the dealer already has an open shift")]
     DealerOnShift,
-    #[error("You are not signed on at {code}.")]
-    NotSignedOn { code: String },
-    #[error("Nobody is signed on at {code}.")]
-    NobodySignedOn { code: String },
-    #[error("{}", crate::db::days::closed_day_message(*.day))]
+    /// The database's closed-day trigger refused it.
+    #[error("gaming day {day} is closed")]
     DayClosed { day: NaiveDate },
     #[error(transparent)]
     Query(DieselError),
@@ -189,40 +189,6 @@ pub fn start(
     Ok(shift)
 }
 
-/// Ends `dealer`'s open shift at a table; records `table.sign_off` on the table chain.
-pub fn sign_off(
-    conn: &mut PgConnection,
-    table_id: TableId,
-    dealer: &Actor,
-) -> Result<Shift, ShiftError> {
-    let dealer_id = dealer.user_id.ok_or(ShiftError::NotAUser)?;
-    conn.transaction(|conn| {
-        let table = lock_table(conn, table_id)?;
-        match current_shift(conn, table_id)? {
-            Some(open) if open.shift.dealer_id == dealer_id => {
-                close(conn, &table, &open.shift, dealer, "signed off")
-            }
-            _ => Err(ShiftError::NotSignedOn { code: table.code }),
-        }
-    })
-}
-
-/// Ends whoever's shift is open at a table, as a pit manager may (a dealer who left, or whose
-/// account is about to be disabled); records `table.sign_off` with `by` as the actor.
-pub fn sign_off_anyone(
-    conn: &mut PgConnection,
-    table_id: TableId,
-    by: &Actor,
-) -> Result<Shift, ShiftError> {
-    conn.transaction(|conn| {
-        let table = lock_table(conn, table_id)?;
-        match current_shift(conn, table_id)? {
-            Some(open) => close(conn, &table, &open.shift, by, "signed off by a pit manager"),
-            None => Err(ShiftError::NobodySignedOn { code: table.code }),
-        }
-    })
-}
-
 /// Disables an account (ending its sessions, as [`accounts::set_disabled`]) and ends its open
 /// shift, if it has one, in one transaction: a disabled dealer must not keep a table. Returns
 /// whether the account exists.
@@ -242,8 +208,9 @@ pub fn disable_user(conn: &mut PgConnection, id: UserId, by: &Actor) -> Result<b
     })
 }
 
-/// Closes `shift` at `table` (whose row this transaction has locked) and records it.
-fn close(
+/// Closes `shift` at `table` (whose row the caller's transaction has locked) and records it
+/// with `reason`.
+pub fn close(
     conn: &mut PgConnection,
     table: &GamingTable,
     shift: &Shift,

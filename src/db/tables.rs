@@ -64,12 +64,12 @@ impl PlayingTable {
     }
 }
 
-/// Why a table cannot take rounds.
+/// Why a table cannot take rounds, as its rows say (round entry says it in words).
 #[derive(Debug, thiserror::Error)]
 pub enum TableRulesError {
-    #[error("table {0} has no rule profile version")]
+    #[error("no rule profile version at table {0}")]
     NoProfileVersion(String),
-    #[error("rule profile version {id} cannot be read: {source}")]
+    #[error("rule profile version {id} does not parse")]
     BadProfile {
         id: ProfileVersionId,
         source: serde_json::Error,

@@ -42,7 +42,7 @@ pub enum SignOnError {
     },
     #[error("You are already signed on at {code}; sign off there first.")]
     DealerBusy { code: String },
-    #[error("{}", crate::db::days::closed_day_message(*.day))]
+    #[error("{}", crate::rules::gaming_day::closed_day_message(*.day))]
     DayClosed { day: NaiveDate },
     #[error(transparent)]
     Failed(ShiftError),
@@ -162,6 +162,69 @@ pub async fn open_shift(
     .await
 }
 
+/// Why nobody was signed off: refused, or failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SignOffError {
+    #[error("You are not signed on at {code}.")]
+    NotSignedOn { code: String },
+    #[error("Nobody is signed on at {code}.")]
+    NobodySignedOn { code: String },
+    #[error(transparent)]
+    Failed(#[from] ShiftError),
+}
+
+impl From<diesel::result::Error> for SignOffError {
+    fn from(err: diesel::result::Error) -> Self {
+        ShiftError::from(err).into()
+    }
+}
+
+/// Ends `dealer`'s open shift at table `table_id`, in a transaction of its own holding the
+/// table's row; records `table.sign_off` on the table chain. Refused when they are not on there.
+pub fn sign_off_at(
+    conn: &mut PgConnection,
+    table_id: TableId,
+    dealer: &Actor,
+) -> Result<Shift, SignOffError> {
+    let dealer_id = dealer.user_id.ok_or(ShiftError::NotAUser)?;
+    conn.transaction(|conn| {
+        let table = shifts::lock_table(conn, table_id)?;
+        match shifts::current_shift(conn, table_id)? {
+            Some(open) if open.shift.dealer_id == dealer_id => Ok(shifts::close(
+                conn,
+                &table,
+                &open.shift,
+                dealer,
+                "signed off",
+            )?),
+            _ => Err(SignOffError::NotSignedOn { code: table.code }),
+        }
+    })
+}
+
+/// Ends whoever's shift is open at table `table_id`, as a pit manager may (a dealer who left, or
+/// whose account is about to be disabled), in a transaction of its own holding the table's row;
+/// records `table.sign_off` with `by` as the actor. Refused when nobody is on there.
+pub fn sign_off_anyone_at(
+    conn: &mut PgConnection,
+    table_id: TableId,
+    by: &Actor,
+) -> Result<Shift, SignOffError> {
+    conn.transaction(|conn| {
+        let table = shifts::lock_table(conn, table_id)?;
+        match shifts::current_shift(conn, table_id)? {
+            Some(open) => Ok(shifts::close(
+                conn,
+                &table,
+                &open.shift,
+                by,
+                "signed off by a pit manager",
+            )?),
+            None => Err(SignOffError::NobodySignedOn { code: table.code }),
+        }
+    })
+}
+
 /// Signs off at table `code`: a dealer themself, a pit manager whoever deals there. The
 /// message says what was done, or why not.
 pub async fn sign_off(
@@ -174,10 +237,10 @@ pub async fn sign_off(
     db.run(move |conn| {
         let table = tables::find_by_code(conn, &code)?.ok_or(PitError::NotFound)?;
         let signed_off = if role == Role::Dealer {
-            shifts::sign_off(conn, table.id, &actor)
+            sign_off_at(conn, table.id, &actor)
                 .map(|_| format!("You are signed off at {}.", table.code))
         } else {
-            shifts::sign_off_anyone(conn, table.id, &actor)
+            sign_off_anyone_at(conn, table.id, &actor)
                 .map(|_| format!("The dealer is signed off at {}.", table.code))
         };
         if signed_off.is_ok() {
@@ -185,10 +248,8 @@ pub async fn sign_off(
         }
         Ok(match signed_off {
             Ok(message) => Ok(message),
-            Err(refused @ (ShiftError::NotSignedOn { .. } | ShiftError::NobodySignedOn { .. })) => {
-                Err(refused.to_string())
-            }
-            Err(other) => return Err(other.into()),
+            Err(SignOffError::Failed(err)) => return Err(err.into()),
+            Err(refused) => Err(refused.to_string()),
         })
     })
     .await

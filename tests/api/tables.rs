@@ -9,7 +9,7 @@ use pusoy_pit::db::schema::{gaming_tables, rule_profile_versions};
 use pusoy_pit::db::shifts;
 use pusoy_pit::db::tables::{self, TableInput};
 use pusoy_pit::db::users::Role;
-use pusoy_pit::pit::shifts::{sign_on_at, SignOnError};
+use pusoy_pit::pit::shifts::{sign_off_at, sign_on_at, SignOnError};
 use pusoy_pit::pit::tables::{create_table, update_table, SaveError};
 use pusoy_pit::rules::game::GameRules;
 use pusoy_pit::rules::money::Money;
@@ -157,7 +157,7 @@ async fn one_dealer_per_table_with_sign_on_and_off_on_the_table_chain() {
         Some("maria Test")
     );
 
-    shifts::sign_off(conn, t3.id, &maria).unwrap();
+    sign_off_at(conn, t3.id, &maria).unwrap();
     assert!(shifts::current_shift(conn, t3.id).unwrap().is_none());
     sign_on_at(conn, t3.id, &jose, day()).unwrap();
 
