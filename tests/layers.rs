@@ -839,6 +839,106 @@ fn the_web_check_sees_connections_and_diesel() {
     assert_eq!(database_work("<web>", clean), Vec::<String>::new());
 }
 
+/// The `#[error("...")]` texts of `source` (a file of `src/db`) that read as words for people,
+/// a line each: a sentence (a capital first letter, or a closing full stop). `db` holds queries
+/// and rows: its errors are facts with data, displayed at most as a terse note for the operators'
+/// logs; what staff read is worded by the use-cases above it.
+fn worded_errors(path: &str, source: &str) -> Vec<String> {
+    struct Errors {
+        text: Text,
+        found: Vec<String>,
+    }
+    impl<'ast> Visit<'ast> for Errors {
+        fn visit_attribute(&mut self, attr: &'ast Attribute) {
+            let first = attr.parse_args_with(|input: ParseStream<'_>| {
+                let first: syn::LitStr = input.parse()?;
+                // The format's arguments, if any, are not words.
+                input.step(|cursor| {
+                    let mut rest = *cursor;
+                    while let Some((_, next)) = rest.token_tree() {
+                        rest = next;
+                    }
+                    Ok(((), rest))
+                })?;
+                Ok(first.value())
+            });
+            if let (true, Ok(text)) = (attr.path().is_ident("error"), first) {
+                let sentence = text.starts_with(|c: char| c.is_ascii_uppercase())
+                    || text.trim_end().ends_with('.');
+                if sentence {
+                    let needle: String = format!("{text:?}")
+                        .chars()
+                        .filter(|c| !c.is_whitespace())
+                        .collect();
+                    let line = self.text.line_of(&needle);
+                    let at = line.map_or_else(String::new, |l| format!(":{l}"));
+                    self.found.push(format!("{at}: {text:?}"));
+                }
+            }
+            visit::visit_attribute(self, attr);
+        }
+
+        fn visit_item(&mut self, item: &'ast Item) {
+            if !for_tests(item_attrs(item)) {
+                visit::visit_item(self, item);
+            }
+        }
+    }
+    let file = syn::parse_file(source).unwrap_or_else(|e| panic!("{path} does not parse: {e}"));
+    let mut errors = Errors {
+        text: Text::of(source),
+        found: Vec::new(),
+    };
+    errors.visit_file(&file);
+    errors
+        .found
+        .into_iter()
+        .map(|found| format!("    {path}{found}"))
+        .collect()
+}
+
+#[test]
+fn db_errors_are_facts_not_words_for_people() {
+    let mut paths = Vec::new();
+    files(&src().join("db"), &mut paths);
+    // The private cluster's starter answers the operator starting the app (how to install
+    // PostgreSQL), never staff.
+    paths.retain(|path| !path.ends_with("db/embedded.rs"));
+    paths.sort();
+    let mut found = Vec::new();
+    for path in &paths {
+        let shown = Path::new("src").join(path.strip_prefix(src()).expect("under src"));
+        let text = fs::read_to_string(path).expect("a readable source file");
+        found.extend(worded_errors(&shown.display().to_string(), &text));
+    }
+    assert!(
+        found.is_empty(),
+        "errors of src/db worded for people (make them facts and word them in a use-case):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_db_check_sees_worded_errors() {
+    for text in [
+        "enum E { #[error(\"No such table.\")] NoSuchTable }",
+        "enum E { #[error(\"{code} already has {name} signed on.\")] Taken { code: String, name: String } }",
+        "#[derive(thiserror::Error)]\n#[error(\"Enter a name of 1 to 80 characters\", )]\nstruct BadName;",
+        "enum E {\n    #[error(\n        \"A profile named {0:?} already exists\"\n    )]\n    Taken(String),\n}",
+    ] {
+        assert!(!worded_errors("<db>", text).is_empty(), "not seen in {text:?}");
+    }
+    let clean = "enum E {\n\
+                     #[error(\"no such table\")] NoSuchTable,\n\
+                     #[error(\"gaming day {day} is closed\")] DayClosed { day: D },\n\
+                     #[error(\"{0:?} is not a step of a slip\")] Step(String),\n\
+                     #[error(transparent)] Query(E),\n\
+                 }\n\
+                 #[cfg(test)]\n\
+                 mod tests { #[derive(E)] #[error(\"Worded, in a test.\")] struct T; }\n";
+    assert_eq!(worded_errors("<db>", clean), Vec::<String>::new());
+}
+
 #[test]
 fn no_module_imports_a_module_above_its_layer() {
     let wrong = against_layers(&graph());

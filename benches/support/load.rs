@@ -8,7 +8,7 @@ use diesel::prelude::*;
 use pusoy_pit::db::audit_log::Actor;
 use pusoy_pit::db::embedded::{self, quote_ident, Cluster};
 use pusoy_pit::db::users::{self, NewUser, Role};
-use pusoy_pit::db::{api_tokens, profiles, shifts, tables};
+use pusoy_pit::db::{api_tokens, profiles, tables};
 use pusoy_pit::password::{self, HashParams};
 use pusoy_pit::rules::profile::RuleProfile;
 use serde_json::{json, Value};
@@ -80,7 +80,7 @@ pub fn seed(
     let mut seeded = Vec::with_capacity(clients);
     for n in 1..=clients {
         let code = format!("LOAD-{n:02}");
-        let table = tables::create_table(
+        let table = pusoy_pit::pit::tables::create_table(
             &mut conn,
             &tables::TableInput {
                 code: code.clone(),
@@ -107,7 +107,7 @@ pub fn seed(
             &system,
         )?;
         let dealer_actor = Actor::user(dealer.id, &dealer.username, None);
-        shifts::sign_on(&mut conn, table.id, &dealer_actor, day)?;
+        pusoy_pit::pit::shifts::sign_on_at(&mut conn, table.id, &dealer_actor, day)?;
         let (_, token) =
             api_tokens::issue(&mut conn, &format!("Load {n}"), dealer.id, None, &boss)?;
         seeded.push((code, dealer.username, token));

@@ -353,7 +353,9 @@ pub async fn request(
             let table =
                 rows::slip_table_by_code(conn, &code)?.ok_or(AccountingError::NotFound("table"))?;
             if days::find_close(conn, day)?.is_some() {
-                return Err(AccountingError::Refused(days::closed_day_message(day)));
+                return Err(AccountingError::Refused(
+                    crate::rules::gaming_day::closed_day_message(day),
+                ));
             }
             let Some(set) = chip_rows::latest_chip_set_version_of(conn, &table.currency)? else {
                 return Err(AccountingError::Refused(format!(

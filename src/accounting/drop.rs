@@ -129,7 +129,7 @@ impl From<diesel::result::Error> for Stop {
     /// was closed after the use-case looked) is that refusal, in words.
     fn from(err: diesel::result::Error) -> Self {
         match days::closed_day_refused(&err) {
-            Some(day) => Stop::Refused(days::closed_day_message(day)),
+            Some(day) => Stop::Refused(crate::rules::gaming_day::closed_day_message(day)),
             None => Stop::Failed(err.into()),
         }
     }
@@ -321,7 +321,9 @@ fn recording_shift(
 /// Refuses a record on a closed gaming day, in words (the trigger underneath refuses it too).
 fn day_open(conn: &mut PgConnection, day: NaiveDate) -> Result<(), Stop> {
     match days::find_close(conn, day)? {
-        Some(_) => Err(Stop::Refused(days::closed_day_message(day))),
+        Some(_) => Err(Stop::Refused(crate::rules::gaming_day::closed_day_message(
+            day,
+        ))),
         None => Ok(()),
     }
 }

@@ -42,7 +42,9 @@ impl From<diesel::result::Error> for AccountingError {
     /// words, as a refusal, should a use-case not have checked first.
     fn from(err: diesel::result::Error) -> Self {
         match crate::db::days::closed_day_refused(&err) {
-            Some(day) => AccountingError::Refused(crate::db::days::closed_day_message(day)),
+            Some(day) => {
+                AccountingError::Refused(crate::rules::gaming_day::closed_day_message(day))
+            }
             None => AccountingError::Db(DbError::Query(err)),
         }
     }

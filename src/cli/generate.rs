@@ -96,7 +96,7 @@ pub fn generate(config: &Config, request: Request) -> anyhow::Result<()> {
                 approval_threshold: Some(2_000_000),
                 unit: None,
             };
-            tables::create_table(conn, &input, &actor)?;
+            crate::pit::tables::create_table(conn, &input, &actor)?;
         }
         playing.push(
             tables::playing_by_code(conn, &code)?

@@ -1,8 +1,8 @@
 //! Gaming days and their close: a closed gaming day records nothing more (rounds, shifts,
 //! approvals, voids, re-entries, buy-ins, fees and their voids). The database refuses such an
 //! insert with a trigger (its message starts [`CLOSED_DAY_MESSAGE`]); callers check first with
-//! [`find_close`] to answer with a clear message, and recognise the trigger's refusal with
-//! [`is_closed_day_refusal`].
+//! [`find_close`], and recognise the trigger's refusal with [`is_closed_day_refusal`]; the words
+//! staff read are [`crate::rules::gaming_day::closed_day_message`].
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::pg::PgConnection;
@@ -40,11 +40,6 @@ pub fn find_close(conn: &mut PgConnection, day: NaiveDate) -> QueryResult<Option
         .select(DayClose::as_select())
         .first(conn)
         .optional()
-}
-
-/// What a refusal on a closed gaming day says, in the app's words.
-pub fn closed_day_message(day: NaiveDate) -> String {
-    format!("The gaming day {day} is closed: nothing more can be recorded for it.")
 }
 
 /// Whether a failed query is the database refusing an insert on a closed gaming day.

@@ -48,15 +48,19 @@ pub struct ProfileWithLatest {
     pub latest: Version,
 }
 
+/// Why a profile was not written or read, as the database layer found it (the use-cases say it
+/// in words).
 #[derive(Debug, thiserror::Error)]
 pub enum ProfileError {
-    #[error("Enter a name of 1 to 80 characters.")]
+    /// Not a name of 1 to 80 characters.
+    #[error("bad profile name")]
     BadName,
-    #[error("A profile named {0:?} already exists.")]
+    #[error("profile name {0:?} is taken")]
     NameTaken(String),
-    #[error("A profile keeps its game: this one plays the {kept} game, not the {asked} game. Add a new profile for the {asked} game.")]
+    /// A new version of another game than the profile's.
+    #[error("profile plays the {kept} game, not the {asked} game")]
     GameChanged { kept: Game, asked: Game },
-    #[error("No rule profile with id {0}.")]
+    #[error("no rule profile with id {0}")]
     NotFound(ProfileId),
     #[error("stored options of profile version {id} do not parse")]
     BadStoredOptions {

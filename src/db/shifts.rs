@@ -1,6 +1,7 @@
 //! Dealer shifts: which dealer is signed on at which table. One dealer per table and one table
-//! per dealer at a time (the database enforces both with partial unique indexes; the checks here
-//! give the clear message). Sign-on and sign-off are recorded on the table's audit chain.
+//! per dealer at a time (the database enforces both with partial unique indexes; the use-cases
+//! check first, under the table's row lock, to give the clear message). Sign-on and sign-off are
+//! recorded on the table's audit chain.
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
@@ -35,26 +36,20 @@ pub struct CurrentShift {
     pub dealer_name: String,
 }
 
+/// Why a shift was not started or ended, as the database found it (the use-cases say it in
+/// words).
 #[derive(Debug, thiserror::Error)]
 pub enum ShiftError {
-    #[error("No such table.")]
+    #[error("no such table")]
     NoSuchTable,
-    #[error("Only a signed-in dealer can sign on or off.")]
+    /// The actor is not a staff account (only one can deal).
+    #[error("the actor is not a staff account")]
     NotAUser,
-    /// Taken since `since` (pages say when in local time).
-    #[error("{code} already has {dealer_name} signed on.")]
-    TableTaken {
-        code: String,
-        dealer_name: String,
-        since: DateTime<Utc>,
-    },
-    #[error("You are already signed on at {code}; sign off there first.")]
-    DealerBusy { code: String },
-    #[error("You are not signed on at {code}.")]
-    NotSignedOn { code: String },
-    #[error("Nobody is signed on at {code}.")]
-    NobodySignedOn { code: String },
-    #[error("{}", crate::db::days::closed_day_message(*.day))]
+    /// The database's one open shift per dealer refused a second one.
+    #[error("the dealer already has an open shift")]
+    DealerOnShift,
+    /// The database's closed-day trigger refused it.
+    #[error("gaming day {day} is closed")]
     DayClosed { day: NaiveDate },
     #[error(transparent)]
     Query(DieselError),
@@ -106,7 +101,7 @@ pub fn dealer_table(
 }
 
 /// Locks the table row against other sign-ons and sign-offs ([`tables::lock`]).
-fn lock_table(conn: &mut PgConnection, table_id: TableId) -> Result<GamingTable, ShiftError> {
+pub fn lock_table(conn: &mut PgConnection, table_id: TableId) -> Result<GamingTable, ShiftError> {
     tables::lock(conn, table_id)?.ok_or(ShiftError::NoSuchTable)
 }
 
@@ -158,91 +153,40 @@ pub fn summary(conn: &mut PgConnection, shift: &Shift) -> QueryResult<ShiftSumma
     })
 }
 
-/// Signs `dealer` on at a table for `gaming_day`, under the profile version waiting for the next
-/// shift if there is one; records `table.sign_on` (with that version) on the table chain.
-pub fn sign_on(
+/// Starts `dealer`'s shift at `table` for `gaming_day`, under the profile version waiting for
+/// the next shift if there is one, and records `table.sign_on` (with that version) on the table
+/// chain; in the caller's transaction, which holds the table's row lock ([`tables::lock`]).
+/// Whether the dealer may sign on there is the caller's decision: this only writes.
+pub fn start(
     conn: &mut PgConnection,
-    table_id: TableId,
+    table: &GamingTable,
+    dealer_id: UserId,
     dealer: &Actor,
     gaming_day: NaiveDate,
 ) -> Result<Shift, ShiftError> {
-    let dealer_id = dealer.user_id.ok_or(ShiftError::NotAUser)?;
-    conn.transaction(|conn| {
-        // The row lock makes concurrent sign-ons at one table wait, so the second sees the first.
-        let table = lock_table(conn, table_id)?;
-        if let Some(current) = current_shift(conn, table_id)? {
-            return Err(ShiftError::TableTaken {
-                code: table.code,
-                dealer_name: current.dealer_name,
-                since: current.shift.signed_on_at,
-            });
-        }
-        if let Some((_, other)) = dealer_table(conn, dealer_id)? {
-            return Err(ShiftError::DealerBusy { code: other.code });
-        }
-        if days::find_close(conn, gaming_day)?.is_some() {
-            return Err(ShiftError::DayClosed { day: gaming_day });
-        }
-        let shift = diesel::insert_into(dealer_shifts::table)
-            .values((
-                dealer_shifts::table_id.eq(table_id),
-                dealer_shifts::dealer_id.eq(dealer_id),
-                dealer_shifts::gaming_day.eq(gaming_day),
-            ))
-            .returning(Shift::as_returning())
-            .get_result(conn)
-            .map_err(|err| match err {
-                // A sign-on at another table in the same instant.
-                DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _) => {
-                    ShiftError::DealerBusy {
-                        code: "another table".to_owned(),
-                    }
-                }
-                other => other.into(),
-            })?;
-        // A profile version waiting for the next shift starts with this one.
-        let version = tables::start_shift_version(conn, table_id)?;
-        let chain = audit_log::table_chain(table_id);
-        audit_log::append(
-            conn,
-            &sign_on_event(&chain, &table.code, &shift, dealer, version),
-        )?;
-        Ok(shift)
-    })
-}
-
-/// Ends `dealer`'s open shift at a table; records `table.sign_off` on the table chain.
-pub fn sign_off(
-    conn: &mut PgConnection,
-    table_id: TableId,
-    dealer: &Actor,
-) -> Result<Shift, ShiftError> {
-    let dealer_id = dealer.user_id.ok_or(ShiftError::NotAUser)?;
-    conn.transaction(|conn| {
-        let table = lock_table(conn, table_id)?;
-        match current_shift(conn, table_id)? {
-            Some(open) if open.shift.dealer_id == dealer_id => {
-                close(conn, &table, &open.shift, dealer, "signed off")
+    let shift = diesel::insert_into(dealer_shifts::table)
+        .values((
+            dealer_shifts::table_id.eq(table.id),
+            dealer_shifts::dealer_id.eq(dealer_id),
+            dealer_shifts::gaming_day.eq(gaming_day),
+        ))
+        .returning(Shift::as_returning())
+        .get_result(conn)
+        .map_err(|err| match err {
+            // The dealer's shift at another table, inserted in the same instant.
+            DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _) => {
+                ShiftError::DealerOnShift
             }
-            _ => Err(ShiftError::NotSignedOn { code: table.code }),
-        }
-    })
-}
-
-/// Ends whoever's shift is open at a table, as a pit manager may (a dealer who left, or whose
-/// account is about to be disabled); records `table.sign_off` with `by` as the actor.
-pub fn sign_off_anyone(
-    conn: &mut PgConnection,
-    table_id: TableId,
-    by: &Actor,
-) -> Result<Shift, ShiftError> {
-    conn.transaction(|conn| {
-        let table = lock_table(conn, table_id)?;
-        match current_shift(conn, table_id)? {
-            Some(open) => close(conn, &table, &open.shift, by, "signed off by a pit manager"),
-            None => Err(ShiftError::NobodySignedOn { code: table.code }),
-        }
-    })
+            other => other.into(),
+        })?;
+    // A profile version waiting for the next shift starts with this one.
+    let version = tables::start_shift_version(conn, table.id)?;
+    let chain = audit_log::table_chain(table.id);
+    audit_log::append(
+        conn,
+        &sign_on_event(&chain, &table.code, &shift, dealer, version),
+    )?;
+    Ok(shift)
 }
 
 /// Disables an account (ending its sessions, as [`accounts::set_disabled`]) and ends its open
@@ -264,8 +208,9 @@ pub fn disable_user(conn: &mut PgConnection, id: UserId, by: &Actor) -> Result<b
     })
 }
 
-/// Closes `shift` at `table` (whose row this transaction has locked) and records it.
-fn close(
+/// Closes `shift` at `table` (whose row the caller's transaction has locked) and records it
+/// with `reason`.
+pub fn close(
     conn: &mut PgConnection,
     table: &GamingTable,
     shift: &Shift,

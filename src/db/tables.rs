@@ -1,6 +1,6 @@
 //! Gaming tables: code, name, currency, bet limits and the rule profile they play under, and
-//! every read of them (with the rules in force, for round entry). Input is validated here,
-//! once, into field errors a form can show next to each field.
+//! every read of them (with the rules in force, for round entry). Input is checked by the
+//! use-cases ([`crate::pit::tables`]) before it is written here.
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
@@ -10,7 +10,7 @@ use serde_json::json;
 
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::ids::{ProfileId, ProfileVersionId, TableId};
-use crate::db::profiles::{self, ProfileError, Version, WaitAt};
+use crate::db::profiles::{self, ProfileError, Version};
 use crate::db::schema::{gaming_tables, rule_profile_versions};
 use crate::rules::game::{Game, GameRules};
 use crate::rules::money::Money;
@@ -64,12 +64,12 @@ impl PlayingTable {
     }
 }
 
-/// Why a table cannot take rounds.
+/// Why a table cannot take rounds, as its rows say (round entry says it in words).
 #[derive(Debug, thiserror::Error)]
 pub enum TableRulesError {
-    #[error("table {0} has no rule profile version")]
+    #[error("no rule profile version at table {0}")]
     NoProfileVersion(String),
-    #[error("rule profile version {id} cannot be read: {source}")]
+    #[error("rule profile version {id} does not parse")]
     BadProfile {
         id: ProfileVersionId,
         source: serde_json::Error,
@@ -194,38 +194,11 @@ pub struct TableInput {
     pub unit: Option<i64>,
 }
 
-/// One message per field that is wrong.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TableFieldErrors {
-    pub code: Option<String>,
-    pub name: Option<String>,
-    pub currency: Option<String>,
-    pub min_bet: Option<String>,
-    pub max_bet: Option<String>,
-    pub rule_profile_id: Option<String>,
-    pub approval_threshold: Option<String>,
-    pub unit: Option<String>,
-}
-
-impl TableFieldErrors {
-    pub fn any(&self) -> bool {
-        self.code.is_some()
-            || self.name.is_some()
-            || self.currency.is_some()
-            || self.min_bet.is_some()
-            || self.max_bet.is_some()
-            || self.rule_profile_id.is_some()
-            || self.approval_threshold.is_some()
-            || self.unit.is_some()
-    }
-}
-
 #[derive(Debug, thiserror::Error)]
 pub enum TableError {
-    #[error("the table details need correcting")]
-    Invalid(Box<TableFieldErrors>),
-    #[error("no such table")]
-    NotFound,
+    /// Another table has this code (the database's unique index refused it).
+    #[error("table code {0} is taken")]
+    CodeTaken(String),
     #[error(transparent)]
     Profile(#[from] ProfileError),
     #[error(transparent)]
@@ -242,124 +215,6 @@ pub fn is_valid_code(code: &str) -> bool {
             .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'-')
 }
 
-/// Normalises (trims, upper-cases code and currency) and checks every field but the profile.
-/// The highest table limit, in minor units (1,000,000,000.00): sums of bets and results over
-/// any number of rounds a table can deal stay far inside `i64` (and PostgreSQL's `bigint`).
-pub const MOST_BET: i64 = 100_000_000_000;
-
-///
-/// `game` is the game of the table's profile, when known: a points-game table needs its unit,
-/// which becomes its bet limits too; a banking table has none.
-pub fn validate(
-    input: &TableInput,
-    game: Option<Game>,
-) -> Result<TableInput, Box<TableFieldErrors>> {
-    let mut clean = TableInput {
-        code: input.code.trim().to_ascii_uppercase(),
-        name: input.name.trim().to_owned(),
-        currency: input.currency.trim().to_ascii_uppercase(),
-        ..input.clone()
-    };
-    let mut errors = TableFieldErrors::default();
-    match (game, clean.unit) {
-        (Some(Game::Points), None) => {
-            errors.unit = Some(
-                "A points-game table needs its unit: what one point is worth, such as 10 or 10.00."
-                    .to_owned(),
-            );
-        }
-        (Some(Game::Points), Some(unit)) if unit <= 0 => {
-            errors.unit = Some("The unit must be above zero.".to_owned());
-        }
-        (Some(Game::Points), Some(unit)) if unit > MOST_BET => {
-            errors.unit = Some("The unit can be at most 1,000,000,000.00.".to_owned());
-        }
-        (Some(Game::Points), Some(unit)) => {
-            // Its stake is its unit: limits typed otherwise are refused, never dropped.
-            if ![(0, 0), (unit, unit)].contains(&(clean.min_bet, clean.max_bet)) {
-                errors.min_bet = Some(
-                    "A points-game table has no bet limits: what is at stake is its unit (what one point is worth). Leave the minimum and maximum empty."
-                        .to_owned(),
-                );
-            }
-            clean.min_bet = unit;
-            clean.max_bet = unit;
-        }
-        (Some(Game::Banking), Some(_)) => {
-            errors.unit = Some(
-                "Only a points-game table has a unit; leave it empty for a banking table (its bet limits apply)."
-                    .to_owned(),
-            );
-        }
-        (_, _) => {}
-    }
-    if !is_valid_code(&clean.code) {
-        errors.code = Some(
-            "Use 2 to 20 capital letters, digits or dashes, starting with a letter or digit (e.g. PUSOY-03)."
-                .to_owned(),
-        );
-    }
-    if clean.name.is_empty() || clean.name.chars().count() > 80 {
-        errors.name = Some("Enter a name of 1 to 80 characters.".to_owned());
-    }
-    if clean.currency.len() != 3 || !clean.currency.bytes().all(|b| b.is_ascii_uppercase()) {
-        errors.currency = Some("Enter a 3-letter currency code such as PHP.".to_owned());
-    }
-    match game {
-        // Its limits are its unit, checked above.
-        Some(Game::Points) => {}
-        // Neither limit given (the form leaves them empty for a points table).
-        _ if (clean.min_bet, clean.max_bet) == (0, 0) => {
-            errors.min_bet = Some(
-                "Enter the bet limits of a banking-game table (such as 100 and 50000), or choose a points-game profile and give its unit."
-                    .to_owned(),
-            );
-        }
-        _ => {
-            if clean.min_bet <= 0 {
-                errors.min_bet = Some("The minimum bet must be above zero.".to_owned());
-            }
-            if clean.max_bet < clean.min_bet {
-                errors.max_bet =
-                    Some("The maximum bet must be at least the minimum bet.".to_owned());
-            } else if clean.max_bet > MOST_BET {
-                errors.max_bet =
-                    Some("The maximum bet can be at most 1,000,000,000.00.".to_owned());
-            }
-        }
-    }
-    match clean.approval_threshold {
-        Some(threshold) if threshold <= 0 => {
-            errors.approval_threshold = Some(
-                "The approval threshold must be above zero (leave it empty for none).".to_owned(),
-            );
-        }
-        Some(threshold) if threshold > MOST_BET * 100 => {
-            errors.approval_threshold =
-                Some("The approval threshold can be at most 100,000,000,000.00.".to_owned());
-        }
-        _ => {}
-    }
-    if errors.any() {
-        Err(Box::new(errors))
-    } else {
-        Ok(clean)
-    }
-}
-
-/// `input` checked ([`validate`]) under the game of its profile (the newest version's); every
-/// field's error at once, the profile's when there is no such profile.
-fn checked(conn: &mut PgConnection, input: &TableInput) -> Result<TableInput, TableError> {
-    let game = profiles::latest_version(conn, input.rule_profile_id)?.map(|v| v.options.game());
-    let checked = validate(input, game);
-    if game.is_some() {
-        return checked.map_err(TableError::Invalid);
-    }
-    let mut errors = checked.err().unwrap_or_default();
-    errors.rule_profile_id = Some("Choose a rule profile.".to_owned());
-    Err(TableError::Invalid(errors))
-}
-
 fn details(t: &GamingTable) -> serde_json::Value {
     json!({
         "code": t.code,
@@ -373,14 +228,14 @@ fn details(t: &GamingTable) -> serde_json::Value {
     })
 }
 
-/// Creates a table and records `table.create` on the table's own chain.
+/// Creates a table from `input` as the caller checked it and records `table.create` on the
+/// table's own chain, in one transaction.
 pub fn create_table(
     conn: &mut PgConnection,
     input: &TableInput,
     actor: &Actor,
 ) -> Result<GamingTable, TableError> {
     conn.transaction(|conn| {
-        let input = checked(conn, input)?;
         let table = diesel::insert_into(gaming_tables::table)
             .values((
                 gaming_tables::code.eq(&input.code),
@@ -396,10 +251,7 @@ pub fn create_table(
             .get_result(conn)
             .map_err(|err| match err {
                 DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _) => {
-                    TableError::Invalid(Box::new(TableFieldErrors {
-                        code: Some(format!("A table with code {} already exists.", input.code)),
-                        ..TableFieldErrors::default()
-                    }))
+                    TableError::CodeTaken(input.code.clone())
                 }
                 other => TableError::Query(other),
             })?;
@@ -419,60 +271,51 @@ pub fn create_table(
     })
 }
 
-/// Changes name, currency, limits and profile (not the code); records `table.update` with
-/// the values before and after.
+/// The table, locked until the transaction ends, to be changed.
+pub fn lock_for_update(conn: &mut PgConnection, id: TableId) -> QueryResult<Option<GamingTable>> {
+    gaming_tables::table
+        .find(id)
+        .select(GamingTable::as_select())
+        .for_update()
+        .first(conn)
+        .optional()
+}
+
+/// Writes `input`'s name, currency, limits and profile (not the code) over `before`, the table
+/// as the caller's transaction locked it ([`lock_for_update`]), as the caller checked them;
+/// records `table.update` with the values before and after.
 pub fn update_table(
     conn: &mut PgConnection,
-    id: TableId,
+    before: &GamingTable,
     input: &TableInput,
     actor: &Actor,
-) -> Result<GamingTable, TableError> {
-    conn.transaction(|conn| {
-        let before: GamingTable = gaming_tables::table
-            .find(id)
-            .select(GamingTable::as_select())
-            .for_update()
-            .first(conn)
-            .optional()?
-            .ok_or(TableError::NotFound)?;
-        let input = TableInput {
-            code: before.code.clone(),
-            ..input.clone()
-        };
-        let input = checked(conn, &input)?;
-        // A new profile applies from the table's next dealer shift, as a new version does.
-        if input.rule_profile_id != before.rule_profile_id {
-            let newest = profiles::latest_version(conn, input.rule_profile_id)?
-                .ok_or(ProfileError::NotFound(input.rule_profile_id))?;
-            profiles::set_waiting_version(conn, WaitAt::Table(id), newest.id, None)?;
-        }
-        let after = diesel::update(gaming_tables::table.find(id))
-            .set((
-                gaming_tables::name.eq(&input.name),
-                gaming_tables::currency.eq(&input.currency),
-                gaming_tables::min_bet.eq(input.min_bet),
-                gaming_tables::max_bet.eq(input.max_bet),
-                gaming_tables::rule_profile_id.eq(input.rule_profile_id),
-                gaming_tables::approval_threshold.eq(input.approval_threshold),
-                gaming_tables::unit.eq(input.unit),
-                gaming_tables::updated_at.eq(diesel::dsl::now),
-            ))
-            .returning(GamingTable::as_returning())
-            .get_result(conn)?;
-        audit_log::append(
-            conn,
-            &NewAuditEvent {
-                chain: &audit_log::table_chain(after.id),
-                actor,
-                action: "table.update",
-                target: format!("table:{}", after.code),
-                details: json!({ "before": details(&before), "after": details(&after) }),
-                gaming_day: None,
-                table_id: Some(after.id),
-            },
-        )?;
-        Ok(after)
-    })
+) -> QueryResult<GamingTable> {
+    let after = diesel::update(gaming_tables::table.find(before.id))
+        .set((
+            gaming_tables::name.eq(&input.name),
+            gaming_tables::currency.eq(&input.currency),
+            gaming_tables::min_bet.eq(input.min_bet),
+            gaming_tables::max_bet.eq(input.max_bet),
+            gaming_tables::rule_profile_id.eq(input.rule_profile_id),
+            gaming_tables::approval_threshold.eq(input.approval_threshold),
+            gaming_tables::unit.eq(input.unit),
+            gaming_tables::updated_at.eq(diesel::dsl::now),
+        ))
+        .returning(GamingTable::as_returning())
+        .get_result(conn)?;
+    audit_log::append(
+        conn,
+        &NewAuditEvent {
+            chain: &audit_log::table_chain(after.id),
+            actor,
+            action: "table.update",
+            target: format!("table:{}", after.code),
+            details: json!({ "before": details(before), "after": details(&after) }),
+            gaming_day: None,
+            table_id: Some(after.id),
+        },
+    )?;
+    Ok(after)
 }
 
 /// Every table's id and code.
@@ -614,19 +457,6 @@ pub fn start_shift_version(conn: &mut PgConnection, id: TableId) -> QueryResult<
 mod tests {
     use super::*;
 
-    fn input() -> TableInput {
-        TableInput {
-            code: " pusoy-03 ".to_owned(),
-            name: "Pusoy 3".to_owned(),
-            currency: "php".to_owned(),
-            min_bet: 10_000,
-            max_bet: 5_000_000,
-            rule_profile_id: ProfileId(1),
-            approval_threshold: None,
-            unit: None,
-        }
-    }
-
     #[test]
     fn codes_follow_the_pattern() {
         for good in ["PUSOY-03", "A1", "9-9", "ABCDEFGHIJ0123456789"] {
@@ -643,78 +473,5 @@ mod tests {
         ] {
             assert!(!is_valid_code(bad), "{bad}");
         }
-    }
-
-    #[test]
-    fn validation_normalises_code_and_currency() {
-        let clean = validate(&input(), None).ok();
-        assert_eq!(clean.as_ref().map(|c| c.code.as_str()), Some("PUSOY-03"));
-        assert_eq!(clean.as_ref().map(|c| c.currency.as_str()), Some("PHP"));
-    }
-
-    #[test]
-    fn validation_reports_each_wrong_field() {
-        let errors = validate(
-            &TableInput {
-                code: "x".to_owned(),
-                name: " ".to_owned(),
-                currency: "PESO".to_owned(),
-                min_bet: 0,
-                max_bet: -1,
-                rule_profile_id: ProfileId(1),
-                approval_threshold: None,
-                unit: None,
-            },
-            None,
-        )
-        .err()
-        .unwrap_or_default();
-        assert!(errors.code.is_some());
-        assert!(errors.name.is_some());
-        assert!(errors.currency.is_some());
-        assert!(errors.min_bet.is_some());
-        assert!(errors.max_bet.is_some());
-    }
-
-    #[test]
-    fn a_maximum_below_the_minimum_is_refused() {
-        let errors = validate(
-            &TableInput {
-                max_bet: 9_999,
-                ..input()
-            },
-            None,
-        )
-        .err()
-        .unwrap_or_default();
-        assert!(errors.max_bet.is_some() && errors.min_bet.is_none());
-    }
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod limit_tests {
-    use super::*;
-
-    #[test]
-    fn a_limit_whose_sums_could_overflow_is_refused() {
-        let input = |max_bet| TableInput {
-            code: "PUSOY-01".to_owned(),
-            name: "Table".to_owned(),
-            currency: "PHP".to_owned(),
-            min_bet: 100,
-            max_bet,
-            rule_profile_id: ProfileId(1),
-            approval_threshold: None,
-            unit: None,
-        };
-        let validate = |input: &TableInput| validate(input, None);
-        let refused = validate(&input(9_223_372_036_854_775_807)).unwrap_err();
-        assert!(refused
-            .max_bet
-            .unwrap()
-            .contains("at most 1,000,000,000.00"));
-        assert!(validate(&input(MOST_BET + 1)).is_err());
-        assert!(validate(&input(MOST_BET)).is_ok());
     }
 }

@@ -25,8 +25,9 @@ pub async fn create(
     db.run(
         move |conn| match profiles::create_profile(conn, &name, options, &actor) {
             Ok(_) => Ok(Ok(())),
-            Err(err @ (ProfileError::NameTaken(_) | ProfileError::BadName)) => {
-                Ok(Err(err.to_string()))
+            Err(ProfileError::BadName) => Ok(Err("Enter a name of 1 to 80 characters.".to_owned())),
+            Err(ProfileError::NameTaken(name)) => {
+                Ok(Err(format!("A profile named {name:?} already exists.")))
             }
             Err(other) => Err(other.into()),
         },
@@ -47,7 +48,10 @@ pub async fn new_version(
         move |conn| match profiles::new_version(conn, id, options, from, &actor) {
             Ok(v) => Ok(Ok(v.version)),
             Err(ProfileError::NotFound(_)) => Err(PitError::NotFound),
-            Err(err @ ProfileError::GameChanged { .. }) => Ok(Err(err.to_string())),
+            Err(ProfileError::GameChanged { kept, asked }) => Ok(Err(format!(
+                "A profile keeps its game: this one plays the {kept} game, not the {asked} \
+                 game. Add a new profile for the {asked} game."
+            ))),
             Err(other) => Err(other.into()),
         },
     )

@@ -19,20 +19,42 @@ pub async fn find(db: &Db, id: TokenId) -> Result<Option<TokenRow>, PitError> {
     db.run(move |conn| Ok(api_tokens::find(conn, id)?)).await
 }
 
+/// A token refused, in words for the form's field they concern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IssueRefused {
+    /// Its name, or the account it acts as.
+    User(String),
+    Expires(String),
+}
+
 /// Issues a token named `name` acting as `user`: its id and the token itself (shown once), or
-/// why not.
+/// why not: a name not of 1 to 80 characters, an expiry not in the future, an account that is
+/// not an active one.
 pub async fn issue(
     db: &Db,
     name: String,
     user: UserId,
     expires_at: Option<DateTime<Utc>>,
     actor: Actor,
-) -> Result<Refusable<(TokenId, String), IssueError>, PitError> {
+) -> Result<Refusable<(TokenId, String), IssueRefused>, PitError> {
+    let name = name.trim().to_owned();
+    if name.is_empty() || name.chars().count() > 80 {
+        return Ok(Err(IssueRefused::User(
+            "Enter a name of 1 to 80 characters for the integration.".to_owned(),
+        )));
+    }
+    if expires_at.is_some_and(|at| at <= Utc::now()) {
+        return Ok(Err(IssueRefused::Expires(
+            "The expiry must be in the future.".to_owned(),
+        )));
+    }
     db.run(
         move |conn| match api_tokens::issue(conn, &name, user, expires_at, &actor) {
             Ok(issued) => Ok(Ok(issued)),
+            Err(IssueError::NoSuchUser) => Ok(Err(IssueRefused::User(
+                "There is no active staff account with that id.".to_owned(),
+            ))),
             Err(IssueError::Query(err)) => Err(err.into()),
-            Err(other) => Ok(Err(other)),
         },
     )
     .await

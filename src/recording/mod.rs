@@ -37,7 +37,7 @@ pub const NOT_YOUR_ROUND: &str = "Dealers may read only the rounds of their own 
 pub enum RoundsError {
     #[error("database query failed")]
     Query(diesel::result::Error),
-    #[error("{}", crate::db::days::closed_day_message(*.day))]
+    #[error("{}", crate::rules::gaming_day::closed_day_message(*.day))]
     DayClosed { day: chrono::NaiveDate },
     #[error("{}", .0.summary())]
     Invalid(FieldErrors),
@@ -49,7 +49,7 @@ pub enum RoundsError {
     RevisionMismatch { expected: i32, current: i32 },
     #[error("the round is already settled and can no longer be changed")]
     AlreadySettled,
-    #[error(transparent)]
+    #[error("{}", not_ready(.0))]
     TableRules(#[from] TableRulesError),
     #[error("You are not signed on at {code}; sign on first.")]
     NotSignedOn { code: String },
@@ -73,6 +73,19 @@ pub enum RoundsError {
         slip: i64,
         difference: String,
     },
+}
+
+/// Why a table cannot take rounds, in words (a 409 `table_not_ready` carries them).
+fn not_ready(err: &TableRulesError) -> String {
+    match err {
+        TableRulesError::NoProfileVersion(code) => {
+            format!("table {code} has no rule profile version")
+        }
+        TableRulesError::BadProfile { id, source } => {
+            format!("rule profile version {id} cannot be read: {source}")
+        }
+        TableRulesError::Query(_) => "database query failed".to_owned(),
+    }
 }
 
 impl From<diesel::result::Error> for RoundsError {

@@ -16,6 +16,13 @@ pub fn gaming_day_end(day: NaiveDate, utc_offset: FixedOffset, start: NaiveTime)
     (next - utc_offset).and_utc()
 }
 
+/// What a refusal on a closed gaming day says: a closed day records nothing more (the database
+/// refuses it too). Here, below every layer that refuses it (rounds, shifts, table accounting,
+/// the web's error pages), as those may not import each other.
+pub fn closed_day_message(day: NaiveDate) -> String {
+    format!("The gaming day {day} is closed: nothing more can be recorded for it.")
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

@@ -8,9 +8,9 @@ use askama::Template;
 use serde::Deserialize;
 
 use crate::db::ids::{ProfileId, TableId};
-use crate::db::tables::{self, TableFieldErrors, TableInput};
+use crate::db::tables::TableInput;
 use crate::db::users::Role;
-use crate::pit::tables::{self as table_admin, TablesAdmin};
+use crate::pit::tables::{self as table_admin, TableFieldErrors, TablesAdmin};
 use crate::rules::money::Money;
 use crate::web::error::AppError;
 use crate::web::layout::Nav;
@@ -327,7 +327,7 @@ pub async fn create(
         unit: form.unit.clone(),
     };
     let errors = if amount_errors.any() {
-        let checked = tables::validate(&new, None)
+        let checked = table_admin::validate(&new, None)
             .err()
             .map(|e| *e)
             .unwrap_or_default();

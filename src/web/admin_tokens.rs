@@ -14,12 +14,12 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::config::Zone;
-use crate::db::api_tokens::{IssueError, TokenRow};
+use crate::db::api_tokens::TokenRow;
 use crate::db::ids::{TokenId, UserId};
 use crate::db::users::Role;
-use crate::pit::tokens;
+use crate::pit::tokens::{self, IssueRefused};
 use crate::web::error::AppError;
-use crate::web::format::{capitalised, typed_local_time, when};
+use crate::web::format::{typed_local_time, when};
 use crate::web::layout::Nav;
 use crate::web::respond::{redirect, render};
 use crate::web::session;
@@ -242,15 +242,14 @@ pub async fn issue(
             session.insert(ISSUED_KEY, issued)?;
             Ok(redirect("/admin/tokens#issued-token"))
         }
-        Err(err) => {
-            let message = Some(capitalised(&err.to_string()));
-            let errors = match err {
-                IssueError::ExpiryPassed => IssueErrors {
-                    expires: message,
+        Err(refused) => {
+            let errors = match refused {
+                IssueRefused::Expires(words) => IssueErrors {
+                    expires: Some(words),
                     ..IssueErrors::default()
                 },
-                _ => IssueErrors {
-                    user: message,
+                IssueRefused::User(words) => IssueErrors {
+                    user: Some(words),
                     ..IssueErrors::default()
                 },
             };

@@ -299,7 +299,7 @@ impl AppError {
         let body = match self {
             _ if self.closed_day().is_some() => {
                 let day = self.closed_day().unwrap_or_default();
-                json!({ "error": crate::db::days::closed_day_message(day), "code": "day_closed" })
+                json!({ "error": crate::rules::gaming_day::closed_day_message(day), "code": "day_closed" })
             }
             AppError::Round(RoundsError::Invalid(errors)) => {
                 json!({ "error": errors.summary(), "field_errors": errors })
@@ -359,7 +359,7 @@ impl AppError {
             }
             _ if self.closed_day().is_some() => (
                 "Gaming day closed",
-                crate::db::days::closed_day_message(self.closed_day().unwrap_or_default()),
+                crate::rules::gaming_day::closed_day_message(self.closed_day().unwrap_or_default()),
             ),
             StatusCode::NOT_FOUND => ("Page not found", self.to_string()),
             StatusCode::FORBIDDEN => ("Access refused", self.to_string()),

@@ -12,7 +12,7 @@ use pusoy_pit::db::audit_log::{self, Actor};
 use pusoy_pit::db::embedded::{self, quote_ident, Cluster, Layout};
 use pusoy_pit::db::ids::UserId;
 use pusoy_pit::db::profiles;
-use pusoy_pit::db::tables::{self, TableInput};
+use pusoy_pit::db::tables::TableInput;
 use pusoy_pit::db::users::{self, NewUser, Role, User};
 use pusoy_pit::password::{self, HashParams};
 use pusoy_pit::pit::clock::Clock;
@@ -410,7 +410,10 @@ pub fn create_table_with(app: &TestApp, code: &str, rules: &RuleProfile) -> i64 
         approval_threshold: None,
         unit: None,
     };
-    tables::create_table(conn, &input, &admin).unwrap().id.0
+    pusoy_pit::pit::tables::create_table(conn, &input, &admin)
+        .unwrap()
+        .id
+        .0
 }
 
 /// A JSON request with this browser's session and CSRF token; the answer's status and JSON

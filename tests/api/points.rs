@@ -35,7 +35,10 @@ pub fn create_points_table(app: &TestApp, code: &str) -> i64 {
         approval_threshold: None,
         unit: Some(100),
     };
-    tables::create_table(conn, &input, &admin).unwrap().id.0
+    pusoy_pit::pit::tables::create_table(conn, &input, &admin)
+        .unwrap()
+        .id
+        .0
 }
 
 /// Seat 1 shows a dragon (13 against each other player), seat 2 mis-sets (middle trips above a

@@ -305,7 +305,7 @@ fn hold_with(sql: &'static str, text: String) -> impl FnOnce(&mut diesel::PgConn
 #[tokio::test]
 async fn a_confirm_racing_a_sign_off_waits_for_it_and_is_refused() {
     use pusoy_pit::db::audit_log::Actor;
-    use pusoy_pit::db::shifts;
+    use pusoy_pit::pit::shifts;
 
     let app = spawn_app().await;
     let table_id = create_table(&app, "PUSOY-1");
@@ -315,7 +315,7 @@ async fn a_confirm_racing_a_sign_off_waits_for_it_and_is_refused() {
 
     let actor = Actor::user(dealer.id, &dealer.username, None);
     let sign_off = |conn: &mut diesel::PgConnection| {
-        shifts::sign_off(conn, TableId(table_id), &actor).unwrap();
+        shifts::sign_off_at(conn, TableId(table_id), &actor).unwrap();
     };
     let confirm = format!("/api/v1/rounds/{key}/confirm");
     let (confirmed, waited) =

@@ -6,9 +6,11 @@ use pusoy_pit::db::audit_log::{self, Actor, ChainCheck};
 use pusoy_pit::db::ids::ProfileId;
 use pusoy_pit::db::profiles;
 use pusoy_pit::db::schema::{gaming_tables, rule_profile_versions};
-use pusoy_pit::db::shifts::{self, ShiftError};
-use pusoy_pit::db::tables::{self, TableError, TableInput};
+use pusoy_pit::db::shifts;
+use pusoy_pit::db::tables::{self, TableInput};
 use pusoy_pit::db::users::Role;
+use pusoy_pit::pit::shifts::{sign_off_at, sign_on_at, SignOnError};
+use pusoy_pit::pit::tables::{create_table, update_table, SaveError};
 use pusoy_pit::rules::game::GameRules;
 use pusoy_pit::rules::money::Money;
 use pusoy_pit::rules::profile::{RuleProfile, TieRule};
@@ -89,12 +91,12 @@ async fn a_table_with_bad_input_gets_field_errors_and_no_row() {
         max_bet: 100,
         ..table_input("X", profile.id)
     };
-    let Err(TableError::Invalid(errors)) = tables::create_table(conn, &bad, &actor) else {
+    let Err(SaveError::Invalid(errors)) = create_table(conn, &bad, &actor) else {
         panic!("expected field errors");
     };
     assert!(errors.code.is_some() && errors.currency.is_some() && errors.max_bet.is_some());
-    let Err(TableError::Invalid(errors)) =
-        tables::create_table(conn, &table_input("PUSOY-09", ProfileId(999_999)), &actor)
+    let Err(SaveError::Invalid(errors)) =
+        create_table(conn, &table_input("PUSOY-09", ProfileId(999_999)), &actor)
     else {
         panic!("expected a profile error");
     };
@@ -110,9 +112,9 @@ async fn a_duplicate_table_code_is_a_field_error() {
     let conn = &mut app.conn();
     let (profile, _) =
         profiles::create_profile(conn, "House", &RuleProfile::default(), &actor).unwrap();
-    tables::create_table(conn, &table_input("PUSOY-03", profile.id), &actor).unwrap();
-    let Err(TableError::Invalid(errors)) =
-        tables::create_table(conn, &table_input("pusoy-03", profile.id), &actor)
+    create_table(conn, &table_input("PUSOY-03", profile.id), &actor).unwrap();
+    let Err(SaveError::Invalid(errors)) =
+        create_table(conn, &table_input("pusoy-03", profile.id), &actor)
     else {
         panic!("expected a duplicate-code error");
     };
@@ -133,18 +135,18 @@ async fn one_dealer_per_table_with_sign_on_and_off_on_the_table_chain() {
     let conn = &mut app.conn();
     let (profile, _) =
         profiles::create_profile(conn, "House", &RuleProfile::default(), &actor).unwrap();
-    let t3 = tables::create_table(conn, &table_input("PUSOY-03", profile.id), &actor).unwrap();
-    let t4 = tables::create_table(conn, &table_input("PUSOY-04", profile.id), &actor).unwrap();
+    let t3 = create_table(conn, &table_input("PUSOY-03", profile.id), &actor).unwrap();
+    let t4 = create_table(conn, &table_input("PUSOY-04", profile.id), &actor).unwrap();
 
-    shifts::sign_on(conn, t3.id, &maria, day()).unwrap();
-    let refused = shifts::sign_on(conn, t3.id, &jose, day()).unwrap_err();
-    assert!(matches!(refused, ShiftError::TableTaken { .. }));
+    sign_on_at(conn, t3.id, &maria, day()).unwrap();
+    let refused = sign_on_at(conn, t3.id, &jose, day()).unwrap_err();
+    assert!(matches!(refused, SignOnError::TableTaken { .. }));
     let message = refused.to_string();
     assert!(
         message == "PUSOY-03 already has maria Test signed on.",
         "{message}"
     );
-    let busy = shifts::sign_on(conn, t4.id, &maria, day()).unwrap_err();
+    let busy = sign_on_at(conn, t4.id, &maria, day()).unwrap_err();
     assert_eq!(
         busy.to_string(),
         "You are already signed on at PUSOY-03; sign off there first."
@@ -155,9 +157,9 @@ async fn one_dealer_per_table_with_sign_on_and_off_on_the_table_chain() {
         Some("maria Test")
     );
 
-    shifts::sign_off(conn, t3.id, &maria).unwrap();
+    sign_off_at(conn, t3.id, &maria).unwrap();
     assert!(shifts::current_shift(conn, t3.id).unwrap().is_none());
-    shifts::sign_on(conn, t3.id, &jose, day()).unwrap();
+    sign_on_at(conn, t3.id, &jose, day()).unwrap();
 
     let on_chain: Vec<String> = audit_log::recent(conn, 100)
         .unwrap()
@@ -188,8 +190,8 @@ async fn updating_a_table_records_before_and_after() {
     let conn = &mut app.conn();
     let (profile, _) =
         profiles::create_profile(conn, "House", &RuleProfile::default(), &actor).unwrap();
-    let t = tables::create_table(conn, &table_input("PUSOY-01", profile.id), &actor).unwrap();
-    let updated = tables::update_table(
+    let t = create_table(conn, &table_input("PUSOY-01", profile.id), &actor).unwrap();
+    let updated = update_table(
         conn,
         t.id,
         &TableInput {
@@ -198,6 +200,7 @@ async fn updating_a_table_records_before_and_after() {
         },
         &actor,
     )
+    .unwrap()
     .unwrap();
     assert_eq!(updated.code, "PUSOY-01");
     assert_eq!(updated.max_bet, Money(9_000_000));
@@ -215,7 +218,7 @@ async fn dealers_sign_on_and_off_from_the_tables_page() {
         let conn = &mut app.conn();
         let (profile, _) =
             profiles::create_profile(conn, "House", &RuleProfile::default(), &actor).unwrap();
-        tables::create_table(conn, &table_input("PUSOY-03", profile.id), &actor).unwrap();
+        create_table(conn, &table_input("PUSOY-03", profile.id), &actor).unwrap();
     }
     let first = app.another_browser();
     first.signed_in_as(Role::Dealer).await;
