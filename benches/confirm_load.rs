@@ -609,10 +609,10 @@ async fn issued_fills(
     let url = seeded.url.clone();
     let version: i64 = tokio::task::spawn_blocking(move || -> Result<i64> {
         let mut conn = PgConnection::establish(&url)?;
-        Ok(chip_set_versions::table
+        chip_set_versions::table
             .select(diesel::dsl::max(chip_set_versions::id))
             .first::<Option<i64>>(&mut conn)?
-            .context("no chip set")?)
+            .context("no chip set")
     })
     .await??;
     let version = version.to_string();
