@@ -333,15 +333,12 @@ async fn browser_for(address: &str, username: &str) -> Result<reqwest::Client> {
         .await?
         .text()
         .await?;
-    let marker = "name=\"csrf_token\" value=\"";
-    let start = html.find(marker).context("no CSRF token")? + marker.len();
-    let end = html[start..].find('"').context("no CSRF token end")? + start;
     let res = client
         .post(format!("{address}/login"))
         .form(&[
             ("username", username),
             ("password", PASSWORD),
-            ("csrf_token", &html[start..end]),
+            ("csrf_token", csrf_in(&html)?),
         ])
         .send()
         .await?;
@@ -535,10 +532,15 @@ async fn csrf_of(client: &reqwest::Client, address: &str) -> Result<String> {
         .await?
         .text()
         .await?;
+    csrf_in(&html).map(str::to_owned)
+}
+
+/// The CSRF token in a page's form.
+fn csrf_in(html: &str) -> Result<&str> {
     let marker = "name=\"csrf_token\" value=\"";
     let start = html.find(marker).context("no CSRF token")? + marker.len();
     let end = html[start..].find('"').context("no CSRF token end")? + start;
-    Ok(html[start..end].to_owned())
+    Ok(&html[start..end])
 }
 
 /// POSTs a form from a signed-in browser; an error unless the answer is a redirect.

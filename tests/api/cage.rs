@@ -302,16 +302,7 @@ async fn a_receipt_is_witnessed_with_the_second_signers_pin_on_the_tablet() {
     let id = issued_fill(&c).await;
     let witness = c.app.another_browser();
     witness.sign_in("witness", PASSWORD).await;
-    let res = witness
-        .post_form(
-            "/account/pin",
-            &[
-                ("current_password", PASSWORD),
-                ("pin", "583021"),
-                ("confirm_pin", "583021"),
-            ],
-        )
-        .await;
+    let res = witness.set_own_pin("583021").await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
     let page = c.dealer.get(&format!("/cage/slips/{id}")).await;
     assert!(page

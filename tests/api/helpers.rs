@@ -266,6 +266,16 @@ impl TestApp {
             .unwrap()
     }
 
+    /// This signed-in browser (password [`PASSWORD`]) sets its own signing PIN.
+    pub async fn set_own_pin(&self, pin: &str) -> Response {
+        let fields = [
+            ("current_password", PASSWORD),
+            ("pin", pin),
+            ("confirm_pin", pin),
+        ];
+        self.post_form("/account/pin", &fields).await
+    }
+
     pub async fn sign_in(&self, username: &str, password: &str) -> Response {
         self.post_form("/login", &[("username", username), ("password", password)])
             .await

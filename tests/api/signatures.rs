@@ -239,30 +239,7 @@ async fn set_pin(app: &TestApp, user: &User, pin: &str) -> reqwest::Response {
     let browser = app.another_browser();
     let res = browser.sign_in(&user.username, PASSWORD).await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
-    browser
-        .post_form(
-            "/account/pin",
-            &[
-                ("current_password", PASSWORD),
-                ("pin", pin),
-                ("confirm_pin", pin),
-            ],
-        )
-        .await
-}
-
-/// This signed-in browser sets its own PIN.
-async fn pin_set(browser: &TestApp, pin: &str) -> reqwest::Response {
-    browser
-        .post_form(
-            "/account/pin",
-            &[
-                ("current_password", PASSWORD),
-                ("pin", pin),
-                ("confirm_pin", pin),
-            ],
-        )
-        .await
+    browser.set_own_pin(pin).await
 }
 
 fn stored_pin(app: &TestApp, user: &User) -> Option<Vec<u8>> {
@@ -407,7 +384,7 @@ async fn a_pin_removed_cleared_or_reset_away_signs_no_more() {
     let browser = s.app.another_browser();
     browser.sign_in("boss", PASSWORD).await;
     assert_eq!(
-        pin_set(&browser, "402917").await.status(),
+        browser.set_own_pin("402917").await.status(),
         StatusCode::SEE_OTHER
     );
     // Its owner removes it (with their password).
@@ -433,7 +410,7 @@ async fn a_pin_removed_cleared_or_reset_away_signs_no_more() {
     );
     // An administrator clears it; never sets it.
     assert_eq!(
-        pin_set(&browser, "402917").await.status(),
+        browser.set_own_pin("402917").await.status(),
         StatusCode::SEE_OTHER
     );
     let admin = s.app.another_browser();
@@ -450,7 +427,7 @@ async fn a_pin_removed_cleared_or_reset_away_signs_no_more() {
     assert_eq!(cleared[0].actor_name, "the-admin");
     // A password reset clears it too.
     assert_eq!(
-        pin_set(&browser, "402917").await.status(),
+        browser.set_own_pin("402917").await.status(),
         StatusCode::SEE_OTHER
     );
     let res = admin
