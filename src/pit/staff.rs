@@ -132,14 +132,6 @@ pub async fn set_password(
     .await
 }
 
-/// What a person types to set their signing PIN: their password (a PIN is set only by an
-/// authenticated act of its owner), the new PIN and the same again.
-pub struct PinEntry {
-    pub current_password: String,
-    pub pin: String,
-    pub confirm: String,
-}
-
 /// Why a PIN was not set or removed, by field.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct PinRefusal {
@@ -154,8 +146,9 @@ impl PinRefusal {
     }
 }
 
-/// Sets the signed-in person's own signing PIN (`Some`) or removes it (`None`), after their
-/// current password; the PIN must meet `password::pin::check_policy`. Audited on the system
+/// Sets the signed-in person's own signing PIN (`entry`: the PIN and the same again) or removes
+/// it (`None`), after their current password (a PIN is set only by an authenticated act of its
+/// owner); the PIN must meet `password::pin::check_policy`. Audited on the system
 /// chain (`user.pin_set`, `user.pin_removed`); the PIN itself is never written anywhere but
 /// as its MAC.
 pub async fn set_own_pin(
