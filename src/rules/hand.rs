@@ -54,6 +54,9 @@ pub struct HandValue(u32);
 const CATEGORY_SHIFT: u32 = 24;
 
 impl HandValue {
+    /// Below every hand's value: a placeholder for tables filled afterwards.
+    pub const NONE: HandValue = HandValue(0);
+
     fn build(category: Category, ranks: &[u8], size: u8) -> HandValue {
         let mut bits = (category as u32) << CATEGORY_SHIFT;
         for (i, rank) in ranks.iter().enumerate().take(5) {
@@ -396,14 +399,32 @@ impl Evaluator {
     /// Evaluates five card indices (`Card::index`); indices must be distinct and below 52.
     #[inline]
     pub fn evaluate_indices(&self, cards: [u8; 5]) -> HandValue {
+        let key = |i: usize| self.card_key(cards[i]);
+        self.value_of_keys(
+            Evaluator::NO_CARDS
+                .wrapping_add(key(0))
+                .wrapping_add(key(1))
+                .wrapping_add(key(2))
+                .wrapping_add(key(3))
+                .wrapping_add(key(4)),
+        )
+    }
+
+    /// The sum of no cards' keys: [`Evaluator::NO_CARDS`] plus five distinct cards'
+    /// [`Evaluator::card_key`]s (wrapping) is the sum [`Evaluator::value_of_keys`] reads. Callers
+    /// that value many overlapping hands (every 5 of 13 cards) share the partial sums.
+    pub const NO_CARDS: u64 = SUIT_COUNTER_START;
+
+    /// A card's key by its index (`Card::index`, below 52).
+    #[inline]
+    pub fn card_key(&self, index: u8) -> u64 {
+        self.tables.card[usize::from(index) & 63]
+    }
+
+    /// The value of five distinct cards from the sum of their keys (see [`Evaluator::NO_CARDS`]).
+    #[inline]
+    pub fn value_of_keys(&self, sum: u64) -> HandValue {
         let t = self.tables;
-        let card = |i: u8| t.card[usize::from(i) & 63];
-        let sum = SUIT_COUNTER_START
-            .wrapping_add(card(cards[0]))
-            .wrapping_add(card(cards[1]))
-            .wrapping_add(card(cards[2]))
-            .wrapping_add(card(cards[3]))
-            .wrapping_add(card(cards[4]));
         if (sum >> 32) & 0x8888 != 0 {
             HandValue(t.flush[(sum >> 48) as usize & (FLUSH_TABLE - 1)])
         } else {

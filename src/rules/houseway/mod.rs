@@ -67,17 +67,23 @@ pub struct Chances {
 impl Chances {
     pub fn new(subsets: &Subsets, lookup: &Lookup, side: Side) -> Chances {
         let share = side.tie_share(subsets.profile());
-        Chances {
-            back: subsets
-                .five
-                .map(|value| lookup.win(Slot::Back, value, share)),
-            middle: subsets
-                .five
-                .map(|value| lookup.win(Slot::Middle, value, share)),
-            front: subsets
-                .three
-                .map(|value| lookup.win(Slot::Front, value, share)),
+        let mut chances = Chances {
+            back: [0.0; FIVE_CARD_SUBSETS],
+            middle: [0.0; FIVE_CARD_SUBSETS],
+            front: [0.0; THREE_CARD_SUBSETS],
+        };
+        for ((&value, back), middle) in subsets
+            .five
+            .iter()
+            .zip(&mut chances.back)
+            .zip(&mut chances.middle)
+        {
+            (*back, *middle) = lookup.win_back_and_middle(value, share);
         }
+        for (&value, front) in subsets.three.iter().zip(&mut chances.front) {
+            *front = lookup.win(Slot::Front, value, share);
+        }
+        chances
     }
 
     /// The expected result of a split, legal or not (see [`Choice::ev`] for fouls).
@@ -173,7 +179,10 @@ pub fn best_split(subsets: &Subsets, chances: &Chances) -> (Split, f32) {
         if bound + BOUND_SLACK < best.ev {
             break;
         }
-        search_back(subsets, chances, layout, (top & 0xFFFF) as u16, &mut best);
+        let back = (top & 0xFFFF) as u16;
+        if back_bound(chances, layout, back) + BOUND_SLACK >= best.ev {
+            search_back(subsets, chances, layout, back, &mut best);
+        }
     }
     match best.split {
         Some(split) => (split, best.ev),
@@ -184,12 +193,48 @@ pub fn best_split(subsets: &Subsets, chances: &Chances) -> (Split, f32) {
     }
 }
 
+/// A back's own bound, tighter than the one the backs are ordered by: its splits cannot beat
+/// `expected_result(back, best middle, best front)` over the 8 cards it leaves, where a middle
+/// counts only if its chance is not above the back's own value read as a middle (as in
+/// [`best_split`]). Two maxima over the back's 56 (middle, front) pairs, without branches.
+#[inline]
+fn back_bound(chances: &Chances, layout: &Layout, back: u16) -> f32 {
+    let own_middle = chances.middle[usize::from(back)];
+    let (mut middle_bound, mut front_bound) = (0.0f32, 0.0f32);
+    for &(middle, front) in &layout.rest[usize::from(back)] {
+        let middle = chances.middle[usize::from(middle)];
+        let middle = if middle <= own_middle { middle } else { 0.0 };
+        middle_bound = middle_bound.max(middle);
+        front_bound = front_bound.max(chances.front[usize::from(front)]);
+    }
+    expected_result(chances.back[usize::from(back)], middle_bound, front_bound)
+}
+
 /// Offers every legal split with this back to `best`.
+///
+/// Most backs searched have no split as good as the best found: a first pass takes the highest
+/// result of the splits whose middle's chance is not above the back's own value read as a
+/// middle (every legal split's is not), and only a back where that reaches the best is walked
+/// split by split. The pass discards the others by setting their result's bits to a NaN, which
+/// no comparison takes, rather than by a branch the processor would mispredict.
 #[inline]
 fn search_back(subsets: &Subsets, chances: &Chances, layout: &Layout, back: u16, best: &mut Best) {
     let back_value = subsets.five[usize::from(back)];
     let back_chance = chances.back[usize::from(back)];
-    for &(middle, front) in &layout.rest[usize::from(back)] {
+    let own_middle = chances.middle[usize::from(back)];
+    let pairs = &layout.rest[usize::from(back)];
+    let mut highest = f32::NEG_INFINITY;
+    for &(middle, front) in pairs {
+        let middle = chances.middle[usize::from(middle)];
+        let ev = expected_result(back_chance, middle, chances.front[usize::from(front)]);
+        let discard = u32::from(middle > own_middle).wrapping_neg() & 0xFFC0_0000;
+        let ev = f32::from_bits(ev.to_bits() | discard);
+        highest = if ev > highest { ev } else { highest };
+    }
+    if highest < best.ev {
+        return;
+    }
+    for &(middle, front) in pairs {
         let middle_value = subsets.five[usize::from(middle)];
         if middle_value > back_value {
             continue;

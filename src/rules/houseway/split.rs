@@ -116,23 +116,40 @@ impl Subsets {
         if let Some(pair) = sorted.windows(2).find(|pair| pair[0] == pair[1]) {
             return Err(DealtError::Repeated { card: pair[0] });
         }
-        let layout = Layout::get();
         let evaluator = Evaluator::new(profile.wheel);
-        let index = sorted.map(Card::index);
-        let five = layout.five.map(|mask| {
-            let mut picked = [0u8; 5];
-            for (slot, position) in picked.iter_mut().zip(positions(mask)) {
-                *slot = index[position];
+        let keys = sorted.map(|card| evaluator.card_key(card.index()));
+        // Nested loops with the highest position outermost visit the subsets in ascending mask
+        // order, which is `Layout`'s order; each level adds one card's key to the sum above it.
+        let mut five = [HandValue::NONE; FIVE_CARD_SUBSETS];
+        let mut next = five.iter_mut();
+        for e in 4..13 {
+            let with_e = Evaluator::NO_CARDS.wrapping_add(keys[e]);
+            for d in 3..e {
+                let with_d = with_e.wrapping_add(keys[d]);
+                for c in 2..d {
+                    let with_c = with_d.wrapping_add(keys[c]);
+                    for b in 1..c {
+                        let with_b = with_c.wrapping_add(keys[b]);
+                        for &key in &keys[..b] {
+                            if let Some(slot) = next.next() {
+                                *slot = evaluator.value_of_keys(with_b.wrapping_add(key));
+                            }
+                        }
+                    }
+                }
             }
-            evaluator.evaluate_indices(picked)
-        });
-        let three = layout.three.map(|mask| {
-            let mut picked = [sorted[0]; 3];
-            for (slot, position) in picked.iter_mut().zip(positions(mask)) {
-                *slot = sorted[position];
+        }
+        let mut three = [HandValue::NONE; THREE_CARD_SUBSETS];
+        let mut next = three.iter_mut();
+        for c in 2..13 {
+            for b in 1..c {
+                for &card in &sorted[..b] {
+                    if let Some(slot) = next.next() {
+                        *slot = evaluate_front([card, sorted[b], sorted[c]]);
+                    }
+                }
             }
-            evaluate_front(picked)
-        });
+        }
         Ok(Subsets {
             cards: sorted,
             five,
@@ -466,6 +483,28 @@ pub(crate) mod tests {
             }
         }
         out
+    }
+
+    /// `Subsets::new` values the subsets in nested loops rather than from `Layout`'s masks: each
+    /// value must be the evaluation of the cards at that index's mask.
+    #[test]
+    fn every_subset_value_is_the_evaluation_of_its_masks_cards() {
+        for profile in profiles() {
+            let evaluator = Evaluator::new(profile.wheel);
+            for seed in 0..4 {
+                let subsets = Subsets::new(&deal(seed), &profile).expect("a deal");
+                for (i, &value) in subsets.five.iter().enumerate() {
+                    assert_eq!(
+                        value,
+                        evaluator.evaluate(subsets.five_cards(i as u16)),
+                        "{i}"
+                    );
+                }
+                for (i, &value) in subsets.three.iter().enumerate() {
+                    assert_eq!(value, evaluate_front(subsets.three_cards(i as u16)), "{i}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -413,6 +413,15 @@ struct Entry {
     step: f32,
 }
 
+impl Entry {
+    /// The win probability of a value in this entry's slot (see [`Lookup::win`]).
+    #[inline]
+    fn win(self, value: HandValue, tie_share: f32) -> f32 {
+        let within = value.bits().wrapping_sub(self.lo) as f32 + tie_share;
+        (self.base + self.step * within).min(self.top)
+    }
+}
+
 /// A table turned into win probabilities under one wheel option: for a value at a position,
 /// the probability that it beats the opposing hand there.
 #[derive(Debug, Clone)]
@@ -477,9 +486,19 @@ impl Lookup {
     /// player, one half when suits decide). Never decreases as the value rises.
     #[inline]
     pub fn win(&self, slot: Slot, value: HandValue, tie_share: f32) -> f32 {
-        let entry = self.positions[slot as usize][slot_of(value) % SLOTS];
-        let within = value.bits().wrapping_sub(entry.lo) as f32 + tie_share;
-        (entry.base + entry.step * within).min(entry.top)
+        self.positions[slot as usize][slot_of(value) % SLOTS].win(value, tie_share)
+    }
+
+    /// [`Lookup::win`] at the back and at the middle, for a 5-card value: the house way needs
+    /// both for every 5 of a deal's 13 cards, and they share the value's slot.
+    #[inline]
+    pub fn win_back_and_middle(&self, value: HandValue, tie_share: f32) -> (f32, f32) {
+        let slot = slot_of(value) % SLOTS;
+        let [back, middle, _] = &self.positions;
+        (
+            back[slot].win(value, tie_share),
+            middle[slot].win(value, tie_share),
+        )
     }
 }
 
