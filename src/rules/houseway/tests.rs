@@ -104,6 +104,34 @@ fn a_back_that_beats_the_strongest_by_less_than_the_slack_is_still_searched() {
     assert!(ev > 0.0 && ev < BOUND_SLACK, "{ev}");
 }
 
+/// The search skips a back whose own bound ([`back_bound`]) is below the best found, so that
+/// bound must never be below the back's best legal split (beyond the float slack it is given).
+#[test]
+fn a_backs_own_bound_is_never_below_its_best_legal_split() {
+    let layout = Layout::get();
+    for profile in profiles() {
+        for seed in 0..6 {
+            let subsets = Subsets::new(&deal(seed), &profile).expect("a deal");
+            for side in [Side::Dealer, Side::Player] {
+                let lookup = WinTable::shipped_lookup(profile.wheel);
+                let chances = Chances::new(&subsets, lookup, side);
+                let mut best_of_back = [f32::NEG_INFINITY; FIVE_CARD_SUBSETS];
+                for split in subsets.legal_splits() {
+                    let best = &mut best_of_back[usize::from(split.back)];
+                    *best = best.max(chances.of(split));
+                }
+                for (back, &best) in best_of_back.iter().enumerate() {
+                    let bound = back_bound(&chances, layout, back as u16);
+                    assert!(
+                        bound + BOUND_SLACK >= best,
+                        "seed {seed}, back {back}: bound {bound} below {best}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn house_way_sets_are_never_fouled() {
     never_fouled(1_000..1_040);
