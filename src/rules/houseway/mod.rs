@@ -143,11 +143,13 @@ const BOUND_SLACK: f32 = 1e-4;
 /// bound, best front)`, where the middle bound is the back's own value read as a middle (a
 /// legal middle is never above the back, and win probabilities rise with value). Backs are
 /// tried from the highest bound down, after the strongest back as a first incumbent, and the
-/// search stops at the first bound below the best found.
+/// search stops at the first bound below the best found. A back taken from the heap is walked
+/// only if its own, tighter bound ([`back_bound`]: the best middle and front of the cards it
+/// leaves) still reaches the best found.
 pub fn best_split(subsets: &Subsets, chances: &Chances) -> (Split, f32) {
     let layout = Layout::get();
-    let best_front = chances.front.iter().copied().fold(0.0f32, f32::max);
-    let best_middle = chances.middle.iter().copied().fold(0.0f32, f32::max);
+    let best_front = chances.front.iter().copied().fold(0.0f32, larger);
+    let best_middle = chances.middle.iter().copied().fold(0.0f32, larger);
     let mut best = Best {
         ev: f32::NEG_INFINITY,
         split: None,
@@ -166,7 +168,7 @@ pub fn best_split(subsets: &Subsets, chances: &Chances) -> (Split, f32) {
     for i in 0..FIVE_CARD_SUBSETS {
         let bound = expected_result(
             chances.back[i],
-            chances.middle[i].min(best_middle),
+            smaller(chances.middle[i], best_middle),
             best_front,
         );
         if bound + BOUND_SLACK >= best.ev && i != strongest {
@@ -193,6 +195,27 @@ pub fn best_split(subsets: &Subsets, chances: &Chances) -> (Split, f32) {
     }
 }
 
+/// The larger of two chances: `f32::max` without its NaN handling (chances are never NaN), one
+/// instruction in the search's loops.
+#[inline]
+fn larger(a: f32, b: f32) -> f32 {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// The smaller of two chances (see [`larger`]).
+#[inline]
+fn smaller(a: f32, b: f32) -> f32 {
+    if a < b {
+        a
+    } else {
+        b
+    }
+}
+
 /// A back's own bound, tighter than the one the backs are ordered by: its splits cannot beat
 /// `expected_result(back, best middle, best front)` over the 8 cards it leaves, where a middle
 /// counts only if its chance is not above the back's own value read as a middle (as in
@@ -204,8 +227,8 @@ fn back_bound(chances: &Chances, layout: &Layout, back: u16) -> f32 {
     for &(middle, front) in &layout.rest[usize::from(back)] {
         let middle = chances.middle[usize::from(middle)];
         let middle = if middle <= own_middle { middle } else { 0.0 };
-        middle_bound = middle_bound.max(middle);
-        front_bound = front_bound.max(chances.front[usize::from(front)]);
+        middle_bound = larger(middle_bound, middle);
+        front_bound = larger(front_bound, chances.front[usize::from(front)]);
     }
     expected_result(chances.back[usize::from(back)], middle_bound, front_bound)
 }

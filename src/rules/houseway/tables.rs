@@ -418,7 +418,13 @@ impl Entry {
     #[inline]
     fn win(self, value: HandValue, tie_share: f32) -> f32 {
         let within = value.bits().wrapping_sub(self.lo) as f32 + tie_share;
-        (self.base + self.step * within).min(self.top)
+        let win = self.base + self.step * within;
+        // `f32::min` without its NaN handling: none of these is NaN.
+        if win < self.top {
+            win
+        } else {
+            self.top
+        }
     }
 }
 
