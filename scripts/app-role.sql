@@ -43,3 +43,8 @@ GRANT EXECUTE ON FUNCTION lock_gaming_day_tables() TO :"app_role";
 -- A closed day's table-days, written by the close's trigger as the owner: the app reads them.
 REVOKE ALL ON closed_table_days FROM :"app_role";
 GRANT SELECT ON closed_table_days TO :"app_role";
+-- Rated play: statuses, ratings and their steps, refused seatings and house edges are added,
+-- never changed (triggers refuse it too); a player's identity may be corrected, never deleted.
+REVOKE UPDATE, DELETE ON player_statuses, ratings, rating_steps, seat_refusals,
+    profile_version_edges FROM :"app_role";
+REVOKE DELETE ON players FROM :"app_role";

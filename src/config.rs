@@ -75,6 +75,10 @@ pub struct Config {
     /// How often `serve` writes a checkpoint of every chain head to the seal file while events
     /// are written (`PUSOY_CHECKPOINT_MINUTES`, default 5).
     pub checkpoint_every: TimeDelta,
+    /// Deals `serve` simulates, in the background after it starts, for the house edge of each
+    /// rule profile version that has none yet (`PUSOY_HOUSE_EDGE_DEALS`, default 100000; 0:
+    /// none; docs/players.md).
+    pub house_edge_deals: u32,
     /// The pit board flags a table with a dealer on and no round, or a round open, for this
     /// long (`PUSOY_PIT_QUIET_MINUTES`, default 10).
     pub pit_quiet_after: TimeDelta,
@@ -238,6 +242,7 @@ impl Config {
             seal_copy: get("PUSOY_SEAL_COPY").map(PathBuf::from),
             pin_key_file,
             checkpoint_every: minutes("PUSOY_CHECKPOINT_MINUTES", 5)?,
+            house_edge_deals: in_range(&get, "PUSOY_HOUSE_EDGE_DEALS", 100_000, 0, 10_000_000)?,
             migrate_at_start: parse_or(&get, "PUSOY_MIGRATE", true)?,
             session_key,
             session_key_generated,

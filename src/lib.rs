@@ -5,6 +5,7 @@ pub mod config;
 pub mod db;
 pub mod password;
 pub mod pit;
+pub mod players;
 pub mod recording;
 pub mod reports;
 pub mod rules;

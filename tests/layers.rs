@@ -12,6 +12,7 @@
 //!     pit           the use-cases handlers call, each in one turn of the database
 //!       recording   the use-cases of entering rounds, the round writer, what the process remembers
 //!       reports     what reads many rows: audit verification, reports (beside recording: neither imports the other)
+//!       players     rated play's use-cases: players, ratings, house edges (above accounting)
 //!       accounting  table accounting's use-cases: chip sets, par (beside recording and reports)
 //!         db        rows, queries, SQL texts, the audit log, the database handle
 //!           config  settings
@@ -42,10 +43,13 @@ const LAYERS: &[(&str, u8)] = &[
     // `reports`, which it composes.
     // Table accounting's use-cases (chip sets, par, slips): beside `recording` and `reports`.
     ("accounting", 3),
-    ("pit", 4),
-    ("web", 5),
+    // Rated play's use-cases (players, ratings, house edges): above table accounting, whose
+    // tables, shifts and error they use.
+    ("players", 4),
+    ("pit", 5),
+    ("web", 6),
     // `serve` starts the web application.
-    ("cli", 6),
+    ("cli", 7),
 ];
 
 fn src() -> PathBuf {

@@ -109,7 +109,7 @@ pub struct BuyInForm {
 
 /// Why a use-case stopped: a refusal in words (about a field of the form, or not), or a
 /// failure.
-enum Stop {
+pub(crate) enum Stop {
     Field(&'static str, String),
     Refused(String),
     Failed(AccountingError),
@@ -135,7 +135,7 @@ impl From<diesel::result::Error> for Stop {
     }
 }
 
-fn table_of(conn: &mut PgConnection, code: &str) -> Result<DropTable, AccountingError> {
+pub(crate) fn table_of(conn: &mut PgConnection, code: &str) -> Result<DropTable, AccountingError> {
     let playing = tables::playing_by_code(conn, code).map_err(|err| match err {
         TableRulesError::Query(err) => AccountingError::from(err),
         other => AccountingError::BadStored(format!("the rules of table {code}: {other}")),
@@ -151,7 +151,7 @@ fn table_of(conn: &mut PgConnection, code: &str) -> Result<DropTable, Accounting
     })
 }
 
-fn person(names: &HashMap<UserId, String>, id: UserId) -> Person {
+pub(crate) fn person(names: &HashMap<UserId, String>, id: UserId) -> Person {
     Person {
         id,
         name: names
@@ -203,7 +203,7 @@ fn fee_of((row, void): (FeeRow, Option<FeeVoidRow>), names: &HashMap<UserId, Str
 }
 
 /// The names of everyone who recorded or voided these rows.
-fn names(
+pub(crate) fn names(
     conn: &mut PgConnection,
     people: impl Iterator<Item = UserId>,
 ) -> Result<HashMap<UserId, String>, AccountingError> {
@@ -289,7 +289,7 @@ pub fn may_void(id: UserId, role: Role, recorded_by: UserId, what: &str) -> Resu
 
 /// Who may record at the table, and the shift the record belongs to: the dealer on shift
 /// there, or a pit manager or an administrator (with the shift open there, if one is).
-fn recording_shift(
+pub(crate) fn recording_shift(
     conn: &mut PgConnection,
     table: &DropTable,
     me: &Me,
@@ -310,16 +310,18 @@ fn recording_shift(
                 table.code
             ))),
         },
-        Role::Auditor | Role::Cashier | Role::Count => Err(Stop::Refused(format!(
-            "A {what} is recorded by the dealer on shift, a pit manager or an administrator, \
+        Role::Auditor | Role::Cashier | Role::Count | Role::Host | Role::Compliance => {
+            Err(Stop::Refused(format!(
+                "A {what} is recorded by the dealer on shift, a pit manager or an administrator, \
              not by the {} role.",
-            me.role.as_str()
-        ))),
+                me.role.as_str()
+            )))
+        }
     }
 }
 
 /// Refuses a record on a closed gaming day, in words (the trigger underneath refuses it too).
-fn day_open(conn: &mut PgConnection, day: NaiveDate) -> Result<(), Stop> {
+pub(crate) fn day_open(conn: &mut PgConnection, day: NaiveDate) -> Result<(), Stop> {
     match days::find_close(conn, day)? {
         Some(_) => Err(Stop::Refused(crate::rules::gaming_day::closed_day_message(
             day,
@@ -330,7 +332,7 @@ fn day_open(conn: &mut PgConnection, day: NaiveDate) -> Result<(), Stop> {
 
 /// The table `code`, locked against sign-ons and sign-offs until the transaction ends, so the
 /// shift a record names is the one open there when it is written.
-fn locked_table(conn: &mut PgConnection, code: &str) -> Result<DropTable, Stop> {
+pub(crate) fn locked_table(conn: &mut PgConnection, code: &str) -> Result<DropTable, Stop> {
     let table = table_of(conn, code)?;
     tables::lock(conn, table.id)?.ok_or(AccountingError::NotFound("table"))?;
     Ok(table)

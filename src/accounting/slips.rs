@@ -400,7 +400,7 @@ fn check_form(
     let (mine, theirs) = match me.role {
         Role::Dealer => (Capacity::DEALER, Capacity::SUPERVISOR),
         Role::Supervisor | Role::Admin => (Capacity::SUPERVISOR, Capacity::DEALER),
-        Role::Auditor | Role::Cashier | Role::Count => {
+        Role::Auditor | Role::Cashier | Role::Count | Role::Host | Role::Compliance => {
             return Ok(Err(format!(
                 "A table's slips are signed by its dealer and a pit manager, not by the {} role.",
                 me.role.as_str()

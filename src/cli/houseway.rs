@@ -7,9 +7,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
-use rand::seq::SliceRandom;
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 
 use crate::cli::settle_json::ErrorOut;
 use crate::rules::card::{parse_cards, Card};
@@ -283,21 +280,7 @@ pub fn build_table(
     Ok(table.to_text())
 }
 
-/// `rounds` deals shuffled by ChaCha8 from `seed` (a portable, documented-stable generator, so
-/// the same seed deals the same cards everywhere).
-pub fn seeded_deals(seed: u64, rounds: u64) -> Vec<Deal> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut deck: Vec<Card> = Card::all().collect();
-    (0..rounds)
-        .map(|_| {
-            deck.sort_unstable();
-            deck.shuffle(&mut rng);
-            let mut cards = [deck[0]; 52];
-            cards.copy_from_slice(&deck);
-            simulate::deal_of(&cards)
-        })
-        .collect()
-}
+pub use crate::players::edges::seeded_deals;
 
 #[cfg(test)]
 mod tests {

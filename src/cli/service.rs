@@ -128,12 +128,41 @@ pub fn serve(config: Config, demo: bool) -> anyhow::Result<()> {
             SealFiles::of(&config),
             config.checkpoint_every,
         ));
+        actix_web::rt::spawn(compute_house_edges(pool.clone(), config.house_edge_deals));
         let state = crate::web::state::AppState::new(pool, config)
             .map_err(std::io::Error::other)?
             .with_read_pool(read_pool);
         crate::web::serve(listener, state)?.await
     })?;
     Ok(())
+}
+
+/// `serve`'s house-edge task: at the start and then every five minutes, the edge of every rule
+/// profile version without one (`players::edges`), one version at a time on a blocking thread
+/// (a look that finds none missing is one query).
+async fn compute_house_edges(pool: PgPool, deals: u32) {
+    if deals == 0 {
+        return;
+    }
+    let db = crate::db::handle::Db::new(pool, 1);
+    let mut ticks = actix_web::rt::time::interval(std::time::Duration::from_secs(300));
+    loop {
+        ticks.tick().await;
+        match crate::players::edges::compute_missing(&db, deals).await {
+            Ok(done) => {
+                for edge in done {
+                    tracing::info!(
+                        version = %edge.version,
+                        edge_ppm = edge.edge_ppm,
+                        half_width_ppm = edge.half_width_ppm,
+                        deals = edge.deals,
+                        "house edge computed"
+                    );
+                }
+            }
+            Err(err) => tracing::warn!(error = %err, "house edges not computed"),
+        }
+    }
 }
 
 /// `serve`'s checkpoint task: every `every` (from the start), a checkpoint of the chain heads in

@@ -3,7 +3,7 @@
 
 use diesel::prelude::*;
 
-use crate::db::audit_log::Actor;
+use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::profiles::{self, ProfileError};
 use crate::db::tables::{self, TableError, TableInput};
 use crate::db::users::{self, CreateUserError, NewUser, Role};
@@ -24,7 +24,7 @@ pub struct DemoAccount {
 /// The demo accounts: one per role, two dealers, two pit managers (whoever requests a fill may
 /// not sign its receipt) and two counters (a count is signed by two).
 /// Their passwords meet the policy.
-pub const ACCOUNTS: [DemoAccount; 9] = [
+pub const ACCOUNTS: [DemoAccount; 11] = [
     DemoAccount {
         username: "admin",
         display_name: "Ada Administrator",
@@ -79,6 +79,57 @@ pub const ACCOUNTS: [DemoAccount; 9] = [
         role: Role::Count,
         password: "demo-counter2-pit",
     },
+    DemoAccount {
+        username: "host",
+        display_name: "Hana Host",
+        role: Role::Host,
+        password: "demo-host-pit",
+    },
+    DemoAccount {
+        username: "compliance",
+        display_name: "Carlo Compliance",
+        role: Role::Compliance,
+        password: "demo-compliance-pit",
+    },
+];
+
+/// A demo player: card number, first and last name, date of birth, identity document, and a
+/// status other than active with its reason.
+type DemoPlayer = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    Option<(&'static str, &'static str)>,
+);
+
+/// The demo's players.
+const DEMO_PLAYERS: [DemoPlayer; 3] = [
+    (
+        "RC1001",
+        "Maria",
+        "Santos",
+        "1980-04-02",
+        "passport P7654321",
+        None,
+    ),
+    (
+        "RC1002",
+        "Jose",
+        "Reyes",
+        "1975-11-19",
+        "driver's licence N01-75-012345",
+        None,
+    ),
+    (
+        "RC1003",
+        "Liza",
+        "Cruz",
+        "1990-06-30",
+        "UMID 0111-2222333-4",
+        Some(("self_excluded", "asked to be excluded for a year")),
+    ),
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -168,7 +219,67 @@ pub fn seed(conn: &mut PgConnection, params: HashParams) -> Result<SeedReport, S
     seed_accounts(conn, params, &mut report)?;
     seed_profiles(conn, &mut report)?;
     seed_tables(conn, &mut report)?;
+    seed_players(conn)?;
     Ok(report)
+}
+
+/// Registers the demo players that do not exist yet, by the demo host, on the `players` chain.
+fn seed_players(conn: &mut PgConnection) -> Result<(), SeedError> {
+    use crate::db::players::{self, Identity, NewStatus};
+    let Some(host) = users::find_by_username(conn, "host")? else {
+        return Ok(());
+    };
+    let actor = Actor::system("seed-demo");
+    for (card, first, last, born, document, status) in DEMO_PLAYERS {
+        if players::by_card(conn, card)?.is_some() {
+            continue;
+        }
+        let identity = Identity {
+            card_number: card.to_owned(),
+            first_name: first.to_owned(),
+            last_name: last.to_owned(),
+            date_of_birth: born.parse().ok(),
+            id_reference: Some(document.to_owned()),
+            notes: String::new(),
+        };
+        let row = players::insert_player(conn, &identity, host.id)?;
+        let event = |action: &'static str, details: serde_json::Value| NewAuditEvent {
+            chain: "players",
+            actor: &actor,
+            action,
+            target: format!("player:{}", row.id),
+            details,
+            gaming_day: None,
+            table_id: None,
+        };
+        audit_log::append(
+            conn,
+            &event(
+                "player.registered",
+                serde_json::json!({ "player": row.id, "card_number": card }),
+            ),
+        )?;
+        if let Some((status, reason)) = status {
+            players::insert_status(
+                conn,
+                &NewStatus {
+                    player_id: row.id,
+                    status,
+                    reason,
+                    source: "",
+                    set_by: host.id,
+                },
+            )?;
+            audit_log::append(
+                conn,
+                &event(
+                    "player.status_set",
+                    serde_json::json!({ "player": row.id, "status": status, "reason": reason }),
+                ),
+            )?;
+        }
+    }
+    Ok(())
 }
 
 fn seed_accounts(

@@ -66,6 +66,14 @@ ids! {
     DropCountId(i64);
     /// An investigation of a table-day's variance (`investigations.id`).
     InvestigationId(i64);
+    /// A player of the casino (`players.id`).
+    PlayerId(i64);
+    /// One status of a player (`player_statuses.id`).
+    PlayerStatusId(i64);
+    /// A rating of a player at a seat (`ratings.id`).
+    RatingId(i64);
+    /// A seating refused because the player is excluded (`seat_refusals.id`).
+    SeatRefusalId(i64);
 }
 
 /// A round's one-time key: a draft's (random) or the caller's, for a round recorded whole

@@ -19,6 +19,7 @@ pub mod embedded;
 pub mod export;
 pub mod handle;
 pub mod ids;
+pub mod players;
 pub mod prepared;
 pub mod profiles;
 pub mod reconciliation;

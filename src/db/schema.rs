@@ -297,11 +297,80 @@ diesel::table! {
 }
 
 diesel::table! {
+    open_ratings (table_id, seat) {
+        table_id -> Int8,
+        seat -> Int2,
+        rating_id -> Int8,
+        player_id -> Int8,
+    }
+}
+
+diesel::table! {
     opener_explanations (slip_id) {
         slip_id -> Int8,
         explanation -> Text,
         written_by -> Int8,
         written_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    player_statuses (id) {
+        id -> Int8,
+        player_id -> Int8,
+        status -> Text,
+        reason -> Text,
+        source -> Text,
+        set_by -> Int8,
+        set_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    players (id) {
+        id -> Int8,
+        card_number -> Text,
+        first_name -> Text,
+        last_name -> Text,
+        date_of_birth -> Nullable<Date>,
+        id_reference -> Nullable<Text>,
+        notes -> Text,
+        created_by -> Int8,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    profile_version_edges (rule_profile_version_id) {
+        rule_profile_version_id -> Int8,
+        edge_ppm -> Int4,
+        half_width_ppm -> Int4,
+        deals -> Int4,
+        seed -> Int8,
+        computed_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    rating_steps (rating_id, seq) {
+        rating_id -> Int8,
+        seq -> Int2,
+        kind -> Text,
+        at -> Timestamptz,
+        by_user -> Int8,
+        walked_with -> Nullable<Int8>,
+    }
+}
+
+diesel::table! {
+    ratings (id) {
+        id -> Int8,
+        player_id -> Int8,
+        table_id -> Int8,
+        seat -> Int2,
+        gaming_day -> Date,
+        started_at -> Timestamptz,
+        started_by -> Int8,
     }
 }
 
@@ -424,6 +493,19 @@ diesel::table! {
 }
 
 diesel::table! {
+    seat_refusals (id) {
+        id -> Int8,
+        player_id -> Int8,
+        table_id -> Int8,
+        seat -> Int2,
+        gaming_day -> Date,
+        status -> Text,
+        refused_by -> Int8,
+        refused_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     sessions (id) {
         id -> Int8,
         key_hash -> Bytea,
@@ -532,8 +614,20 @@ diesel::joinable!(inventory_slips -> table_pars (par_id));
 diesel::joinable!(investigation_closings -> investigations (investigation_id));
 diesel::joinable!(investigation_closings -> users (closed_by));
 diesel::joinable!(investigations -> gaming_tables (table_id));
+diesel::joinable!(open_ratings -> gaming_tables (table_id));
+diesel::joinable!(open_ratings -> players (player_id));
+diesel::joinable!(open_ratings -> ratings (rating_id));
 diesel::joinable!(opener_explanations -> inventory_slips (slip_id));
 diesel::joinable!(opener_explanations -> users (written_by));
+diesel::joinable!(player_statuses -> players (player_id));
+diesel::joinable!(player_statuses -> users (set_by));
+diesel::joinable!(players -> users (created_by));
+diesel::joinable!(profile_version_edges -> rule_profile_versions (rule_profile_version_id));
+diesel::joinable!(rating_steps -> ratings (rating_id));
+diesel::joinable!(rating_steps -> users (by_user));
+diesel::joinable!(ratings -> gaming_tables (table_id));
+diesel::joinable!(ratings -> players (player_id));
+diesel::joinable!(ratings -> users (started_by));
 diesel::joinable!(round_approvals -> gaming_tables (table_id));
 diesel::joinable!(round_approvals -> rounds (round_id));
 diesel::joinable!(round_approvals -> users (approved_by));
@@ -551,6 +645,9 @@ diesel::joinable!(round_voids -> users (voided_by));
 diesel::joinable!(rounds -> rule_profile_versions (rule_profile_version_id));
 diesel::joinable!(rule_profile_versions -> rule_profiles (profile_id));
 diesel::joinable!(rule_profile_versions -> users (created_by));
+diesel::joinable!(seat_refusals -> gaming_tables (table_id));
+diesel::joinable!(seat_refusals -> players (player_id));
+diesel::joinable!(seat_refusals -> users (refused_by));
 diesel::joinable!(sessions -> users (user_id));
 diesel::joinable!(sign_in_locks -> users (user_id));
 diesel::joinable!(table_fee_voids -> table_fees (fee_id));
@@ -586,7 +683,13 @@ diesel::allow_tables_to_appear_in_same_query!(
     inventory_slips,
     investigation_closings,
     investigations,
+    open_ratings,
     opener_explanations,
+    player_statuses,
+    players,
+    profile_version_edges,
+    rating_steps,
+    ratings,
     round_approvals,
     round_drafts,
     round_figures,
@@ -595,6 +698,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     rounds,
     rule_profile_versions,
     rule_profiles,
+    seat_refusals,
     sessions,
     sign_in_locks,
     table_fee_voids,

@@ -23,9 +23,13 @@ pub const USER_ID_KEY: &str = "user_id";
 pub fn idle_limit(timeouts: &Timeouts, role: Role) -> TimeDelta {
     match role {
         Role::Dealer => timeouts.dealer_idle,
-        Role::Supervisor | Role::Auditor | Role::Admin | Role::Cashier | Role::Count => {
-            timeouts.staff_idle
-        }
+        Role::Supervisor
+        | Role::Auditor
+        | Role::Admin
+        | Role::Cashier
+        | Role::Count
+        | Role::Host
+        | Role::Compliance => timeouts.staff_idle,
     }
 }
 

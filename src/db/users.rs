@@ -35,16 +35,22 @@ pub enum Role {
     Cashier,
     /// Counts the drop (the count team).
     Count,
+    /// Player development: keeps players' records and reads their ratings.
+    Host,
+    /// Files the casino's cash-transaction reports.
+    Compliance,
 }
 
 impl Role {
-    pub const ALL: [Role; 6] = [
+    pub const ALL: [Role; 8] = [
         Role::Dealer,
         Role::Supervisor,
         Role::Auditor,
         Role::Admin,
         Role::Cashier,
         Role::Count,
+        Role::Host,
+        Role::Compliance,
     ];
 
     /// The stored and URL form.
@@ -56,6 +62,8 @@ impl Role {
             Role::Admin => "admin",
             Role::Cashier => "cashier",
             Role::Count => "count",
+            Role::Host => "host",
+            Role::Compliance => "compliance",
         }
     }
 
@@ -68,6 +76,8 @@ impl Role {
             Role::Admin => "Administrator",
             Role::Cashier => "Cashier",
             Role::Count => "Count clerk",
+            Role::Host => "Host",
+            Role::Compliance => "Compliance officer",
         }
     }
 }
@@ -79,7 +89,10 @@ impl fmt::Display for Role {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown role {0:?} (expected dealer, supervisor, auditor, admin, cashier or count)")]
+#[error(
+    "unknown role {0:?} (expected dealer, supervisor, auditor, admin, cashier, count, host or
+ compliance)"
+)]
 pub struct UnknownRole(pub String);
 
 impl FromStr for Role {

@@ -28,14 +28,24 @@ pub async fn home(db: &Db, id: UserId, role: Role) -> Result<Home, PitError> {
         let my_activity = audit_log::recent_by_actor(conn, id, 10)?;
         let locked = match role {
             Role::Supervisor | Role::Admin => users::list_locked(conn)?,
-            Role::Dealer | Role::Auditor | Role::Cashier | Role::Count => Vec::new(),
+            Role::Dealer
+            | Role::Auditor
+            | Role::Cashier
+            | Role::Count
+            | Role::Host
+            | Role::Compliance => Vec::new(),
         };
         let audit = match role {
             Role::Auditor | Role::Admin => Some((
                 events::latest(conn, VERIFIED)?,
                 audit_log::recent(conn, 25)?,
             )),
-            Role::Dealer | Role::Supervisor | Role::Cashier | Role::Count => None,
+            Role::Dealer
+            | Role::Supervisor
+            | Role::Cashier
+            | Role::Count
+            | Role::Host
+            | Role::Compliance => None,
         };
         let all_users = match role {
             Role::Admin => users::list(conn)?,

@@ -61,16 +61,28 @@ pub async fn shift_rounds(db: &Db, id: ShiftId) -> Result<Option<ShiftRounds>, P
 
 /// The live pit board of gaming day `day` at `now`, with each table's accounting of the day
 /// (opener, drop so far, fills and credits in transit, the two wins once closed), the day's
-/// rounds read once, by the board's statement.
+/// rounds read once, by the board's statement, and the seatings refused today (excluded
+/// players).
 pub async fn board(
     db: &Db,
     day: NaiveDate,
     now: chrono::DateTime<chrono::Utc>,
     rules: FlagRules,
     settings: crate::accounting::reconcile::Settings,
-) -> Result<(Board, HashMap<TableId, TableDay>), PitError> {
+) -> Result<(Board, HashMap<TableId, TableDay>, Vec<RefusedSeating>), PitError> {
     db.run(move |conn| {
         let board = pit::board(conn, day, now, rules)?;
+        let refused = crate::db::players::refusals_of_day(conn, day)?
+            .into_iter()
+            .map(|(row, player, code)| RefusedSeating {
+                table: code,
+                seat: row.seat,
+                card_number: player.card_number,
+                name: format!("{} {}", player.first_name, player.last_name),
+                status: row.status,
+                at: row.refused_at,
+            })
+            .collect();
         let played: Vec<DayRounds> = board
             .tables
             .iter()
@@ -86,9 +98,21 @@ pub async fn board(
             })
             .collect();
         let accounting = crate::accounting::reconcile::board_lines(conn, day, &played, settings)?;
-        Ok((board, accounting))
+        Ok((board, accounting, refused))
     })
     .await
+}
+
+/// A seating refused today because the player is excluded: the pit board's alert.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefusedSeating {
+    pub table: String,
+    pub seat: i16,
+    pub card_number: String,
+    pub name: String,
+    /// `self_excluded` or `barred`.
+    pub status: String,
+    pub at: chrono::DateTime<chrono::Utc>,
 }
 
 /// The latest recompute check of gaming day `day`, if any.

@@ -9,6 +9,7 @@ use crate::db::audit_log::Actor;
 use crate::db::handle::Db;
 use crate::db::ids::RoundId;
 use crate::pit::PitError;
+use crate::players::ratings::{self, Seated};
 use crate::recording::form::Fields;
 use crate::recording::screen::{self, Save, Screen, Stored};
 use crate::recording::Writer;
@@ -16,7 +17,7 @@ use crate::rules::houseway::HouseWayOut;
 use crate::rules::money::Money;
 
 /// The table's screen: its open round and what is beside it, with the table's buy-ins and
-/// fees of gaming day `day` (its drop so far), and the opener's count form while the table
+/// fees of gaming day `day` (its drop so far), the rated players seated there, and the opener's count form while the table
 /// has no opener standing (`limit`: the opener's difference that holds the table).
 pub async fn show(
     db: &Db,
@@ -24,12 +25,13 @@ pub async fn show(
     writer: Writer,
     day: NaiveDate,
     limit: Money,
-) -> Result<(Screen, TableDay, Option<SlipsPage>), PitError> {
+) -> Result<(Screen, TableDay, Option<SlipsPage>, Vec<Seated>), PitError> {
     db.run(move |conn| {
         let screen = screen::show(conn, &code, writer, day)?;
         let drop = drop::table_day(conn, &code, day)?;
         let opener = slips::opener_form(conn, &code, day, limit)?;
-        Ok((screen, drop, opener))
+        let seated = ratings::seated_at(conn, drop.table.id)?;
+        Ok((screen, drop, opener, seated))
     })
     .await
 }
@@ -87,7 +89,7 @@ pub async fn preview(
     db: &Db,
     typed: Typed,
     by_house_way: bool,
-) -> Result<(Screen, TableDay), PitError> {
+) -> Result<(Screen, TableDay, Vec<Seated>), PitError> {
     db.run(move |conn| {
         let screen = if by_house_way {
             screen::set_by_house_way(conn, typed.save())?
@@ -95,7 +97,8 @@ pub async fn preview(
             screen::preview(conn, typed.save())?
         };
         let drop = drop::table_day(conn, &typed.code, typed.day)?;
-        Ok((screen, drop))
+        let seated = ratings::seated_at(conn, drop.table.id)?;
+        Ok((screen, drop, seated))
     })
     .await
 }

@@ -161,6 +161,29 @@ const DROP_READERS: Allow =
 /// Who voids a buy-in or a fee: a pit manager or an administrator (never its recorder).
 const DROP_VOIDERS: Allow = Allow::Roles(&[Role::Supervisor, Role::Admin]);
 
+/// Who reads players' records: hosts, compliance officers and auditors (all of it), pit
+/// managers (name, status, ratings). The use-case decides what each sees.
+const PLAYER_READERS: Allow = Allow::Roles(&[
+    Role::Host,
+    Role::Compliance,
+    Role::Auditor,
+    Role::Supervisor,
+]);
+/// Who registers players and corrects their records.
+const PLAYER_KEEPERS: Allow = Allow::Roles(&[Role::Host, Role::Compliance]);
+/// Who sets a player's status: the keepers, and pit managers (who bar on the floor).
+const STATUS_SETTERS: Allow = Allow::Roles(&[Role::Host, Role::Compliance, Role::Supervisor]);
+/// Who reads a day's rated play: the players' readers, and administrators.
+const RATED_PLAY_READERS: Allow = Allow::Roles(&[
+    Role::Host,
+    Role::Compliance,
+    Role::Auditor,
+    Role::Supervisor,
+    Role::Admin,
+]);
+/// Who seats rated players and ends their ratings: as for buy-ins.
+const RATERS: Allow = DROP_WRITERS;
+
 /// Every route of the application and who may use it.
 pub const RULES: &[Rule] = &[
     rule("GET", "/login", Allow::Public),
@@ -228,6 +251,15 @@ pub const RULES: &[Rule] = &[
     rule("POST", "/tables/{code}/fees/{id}/void", DROP_VOIDERS),
     rule("GET", "/api/v1/tables/{code}/buy-ins", DROP_READERS),
     rule("POST", "/api/v1/tables/{code}/buy-ins", DROP_WRITERS),
+    rule("GET", "/players", PLAYER_READERS),
+    rule("POST", "/players", PLAYER_KEEPERS),
+    rule("POST", "/players/exclusions", PLAYER_KEEPERS),
+    rule("GET", "/reports/players", RATED_PLAY_READERS),
+    rule("GET", "/players/{id}", PLAYER_READERS),
+    rule("POST", "/players/{id}", PLAYER_KEEPERS),
+    rule("POST", "/players/{id}/status", STATUS_SETTERS),
+    rule("POST", "/tables/{code}/ratings", RATERS),
+    rule("POST", "/tables/{code}/ratings/{seat}/{step}", RATERS),
     rule("GET", "/tables", EVERY_ROLE),
     rule("POST", "/tables/{code}/sign-on", DEALER),
     rule("POST", "/tables/{code}/sign-off", ROUND_WRITERS),

@@ -24,6 +24,8 @@ pub struct NavUser {
     pub can_list_slips: bool,
     /// The count team, pit managers, administrators and auditors: the count of each drop.
     pub can_see_count: bool,
+    /// Hosts, compliance officers, auditors and pit managers: the players.
+    pub can_see_players: bool,
 }
 
 /// A one-time message: something done, or something refused (shown as an error, not as the
@@ -88,6 +90,10 @@ impl Nav {
                 can_see_count: matches!(
                     role,
                     Role::Count | Role::Supervisor | Role::Admin | Role::Auditor
+                ),
+                can_see_players: matches!(
+                    role,
+                    Role::Host | Role::Compliance | Role::Auditor | Role::Supervisor
                 ),
             }),
             csrf_token,

@@ -34,6 +34,7 @@ mod home;
 mod layout;
 mod outage;
 mod pit;
+mod players;
 mod reconciliation;
 pub mod refusals;
 mod reports;
@@ -208,6 +209,32 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
                     .get(drop::api_list)
                     .post(drop::api_record),
             )
+            .service(
+                web::resource("/players")
+                    .get(players::list)
+                    .post(players::register),
+            )
+            .service(
+                // A regulator's list runs to thousands of lines: 256 KiB (what the CSRF check
+                // reads of a body), not the default 16 KiB.
+                web::resource("/players/exclusions")
+                    .app_data(web::FormConfig::default().limit(256 << 10).error_handler(
+                        |err, _| {
+                            tracing::debug!(error = %err, "unreadable form");
+                            AppError::BadRequest.into()
+                        },
+                    ))
+                    .post(players::import),
+            )
+            .service(
+                web::resource("/players/{id}")
+                    .get(players::show)
+                    .post(players::correct),
+            )
+            .service(web::resource("/players/{id}/status").post(players::set_status))
+            .service(web::resource("/reports/players").get(players::day_report))
+            .service(web::resource("/tables/{code}/ratings").post(players::seat))
+            .service(web::resource("/tables/{code}/ratings/{seat}/{step}").post(players::step))
             .service(web::resource("/tables").get(tables::list))
             .service(web::resource("/tables/{code}/sign-on").post(tables::sign_on))
             .service(

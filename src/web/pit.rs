@@ -71,6 +71,14 @@ pub struct PitView {
     /// The day's house result over all tables, per currency.
     pub totals: Vec<CurrencyTotal>,
     pub tables: Vec<TableView>,
+    /// Seatings refused today because the player is excluded, newest first.
+    pub refused_seatings: Vec<RefusedSeatingView>,
+}
+
+/// An excluded player's refused seating, as the board's alert says it.
+#[derive(Debug, Serialize)]
+pub struct RefusedSeatingView {
+    pub text: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -315,6 +323,7 @@ pub fn view(
         flagged_tables: tables.iter().filter(|t| !t.flags.is_empty()).count(),
         totals,
         tables,
+        refused_seatings: Vec::new(),
     }
 }
 
@@ -325,13 +334,33 @@ async fn current_view(state: &AppState) -> Result<PitView, AppError> {
         quiet_after: state.config.pit_quiet_after,
     };
     let settings = crate::web::reconciliation::settings(&state.config);
-    let (board, accounting) = reports::board(&state.db, day, now, rules, settings).await?;
-    Ok(view(
+    let (board, accounting, refused) = reports::board(&state.db, day, now, rules, settings).await?;
+    let zone = state.config.zone();
+    let mut pit = view(
         &board,
         &accounting,
-        state.config.zone(),
+        zone,
         state.config.pit_quiet_after.num_minutes(),
-    ))
+    );
+    pit.refused_seatings = refused
+        .into_iter()
+        .map(|r| RefusedSeatingView {
+            text: format!(
+                "{} at {} seat {}: card {}, {} ({}).",
+                when(r.at, zone),
+                r.table,
+                r.seat,
+                r.card_number,
+                r.name,
+                if r.status == "barred" {
+                    "barred"
+                } else {
+                    "self-excluded"
+                }
+            ),
+        })
+        .collect();
+    Ok(pit)
 }
 
 #[derive(Template)]

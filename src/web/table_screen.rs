@@ -20,6 +20,7 @@ use crate::db::audit_log::Actor;
 use crate::db::ids::RoundId;
 use crate::db::tables::PlayingTable;
 use crate::pit::screen::{self, Typed};
+use crate::players::ratings::Seated;
 use crate::recording::entry::{place_note, FieldErrors, PlaceNote};
 use crate::recording::form::{self, Fields};
 use crate::recording::screen::{Screen, Stored};
@@ -166,9 +167,20 @@ struct TablePage {
     /// The Buy-in panel: the seats of the table's game, the kinds, the drop so far today and,
     /// at a points table, its fees so far.
     drop: DropPanel,
+    /// The rated players seated at the table (docs/players.md): card number and first name.
+    rated: Vec<RatedView>,
     /// The opener's count form, while the table has no opener standing (shown to whoever may
     /// sign one: a dealer or a pit manager at the table).
     opener: Option<CountFormView>,
+}
+
+/// A rated player at a seat, as the dealer sees them.
+struct RatedView {
+    seat: u8,
+    card_number: String,
+    first_name: String,
+    since: String,
+    paused: bool,
 }
 
 /// The table screen's Buy-in panel.
@@ -259,7 +271,7 @@ struct Shown {
 
 fn page(
     nav: Nav,
-    (screen, day): (Screen, TableDay),
+    (screen, day, seated): (Screen, TableDay, Vec<Seated>),
     zone: Zone,
     shown: Shown,
     opener: Option<CountFormView>,
@@ -338,6 +350,16 @@ fn page(
         house_shift: format::total(side.house.shift, &stored.table.table.currency),
         house_way_words: houseway::description(),
         drop: drop_panel(&day),
+        rated: seated
+            .into_iter()
+            .map(|s| RatedView {
+                seat: s.seat,
+                card_number: s.card_number,
+                first_name: s.first_name,
+                since: when(s.since, zone),
+                paused: s.paused,
+            })
+            .collect(),
         opener,
         table: stored.table,
     }
@@ -708,11 +730,18 @@ async fn show_page(
     let day = state.config.gaming_day(Utc::now());
     let nav = session::nav(&session, Some(&user))?;
     let limit = state.config.opener_difference_limit;
-    let (screen, drop, opener) = screen::show(&state.db, code, writer(&user), day, limit).await?;
+    let (screen, drop, opener, seated) =
+        screen::show(&state.db, code, writer(&user), day, limit).await?;
     let opener = opener.map(|page| count_form_view(&user, &page, None, "screen"));
     render(
         StatusCode::OK,
-        &page(nav, (screen, drop), state.config.zone(), shown, opener),
+        &page(
+            nav,
+            (screen, drop, seated),
+            state.config.zone(),
+            shown,
+            opener,
+        ),
     )
 }
 

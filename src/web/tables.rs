@@ -88,7 +88,12 @@ fn row(
         can_open: match viewer.role {
             Role::Dealer => shift.is_some_and(|s| s.shift.dealer_id == viewer.id),
             Role::Supervisor => shift.is_some(),
-            Role::Admin | Role::Auditor | Role::Cashier | Role::Count => false,
+            Role::Admin
+            | Role::Auditor
+            | Role::Cashier
+            | Role::Count
+            | Role::Host
+            | Role::Compliance => false,
         },
         can_sign_off: shift.is_some(),
     }

@@ -74,6 +74,8 @@ async fn pages_contain_no_inline_script_or_style() {
         Role::Admin,
         Role::Cashier,
         Role::Count,
+        Role::Host,
+        Role::Compliance,
     ] {
         let browser = app.another_browser();
         browser.signed_in_as(role).await;
@@ -117,6 +119,27 @@ async fn pages_contain_no_inline_script_or_style() {
         .trim_start_matches("/cage/prints/")
         .to_owned();
 
+    // A player, registered by a host.
+    let player: i64 = {
+        use diesel::prelude::*;
+        let res = browsers[6]
+            .1
+            .post_form(
+                "/players",
+                &[
+                    ("card_number", "HDR1001"),
+                    ("first_name", "Ana"),
+                    ("last_name", "Lim"),
+                ],
+            )
+            .await;
+        assert_eq!(res.status(), StatusCode::SEE_OTHER);
+        pusoy_pit::db::schema::players::table
+            .select(pusoy_pit::db::schema::players::id)
+            .first(&mut app.conn())
+            .unwrap()
+    };
+
     // What `{id}` stands for depends on the route.
     let id_for = |pattern: &str| match pattern {
         p if p.starts_with("/review/rounds/") => voided["id"].to_string(),
@@ -124,6 +147,7 @@ async fn pages_contain_no_inline_script_or_style() {
         p if p.starts_with("/admin/tables/") => table.to_string(),
         p if p.starts_with("/cage/slips/") => slip.to_string(),
         p if p.starts_with("/cage/prints/") => print.clone(),
+        p if p.starts_with("/players/") => player.to_string(),
         p => panic!("{p}: say here what its {{id}} is"),
     };
     for rule in RULES.iter().filter(|r| r.method == "GET") {

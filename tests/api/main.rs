@@ -21,6 +21,7 @@ mod history;
 mod house_way;
 mod instances;
 mod outage;
+mod players;
 mod points;
 mod prepared;
 mod profile_versions;

@@ -153,6 +153,12 @@ test('the dealer signs on and, with the pit manager, signs the opener on the sam
 test('the dealer records two buy-ins and a round on the table screen', async () => {
   await dealer.goto(`${base}/tables/${TABLE}`);
   await dealer.waitForSelector('#picker:not([hidden]) .pick');
+  // The demo's carded player Maria sits at seat 1, rated (docs/players.md).
+  await dealer.check('#rate-form input[name=seat][value="1"]');
+  await dealer.fill('#rate-form input[name=card]', 'RC1001');
+  await submit(dealer, '#rate-form button[type=submit]');
+  assert.match(await dealer.locator('#rated-seat-1').innerText(), /Maria RC1001/);
+  await dealer.waitForSelector('#picker:not([hidden]) .pick');
   for (const [seat, amount] of BUY_INS) {
     await dealer.check(`#buy-in-form input[name=seat][value="${seat}"]`);
     await dealer.fill('#buy-in-form input[name=amount]', amount);
@@ -178,7 +184,27 @@ test('the dealer records two buy-ins and a round on the table screen', async () 
   houseResult = (m[1] === '+' ? 1 : -1) * Number(m[2].replace(/,/g, ''));
   assert.equal(houseResult % 1000, 0, 'a bet of 1,000 wins or loses in 1,000 chips');
   await shot(dealer, 'table-screen-buy-ins-1280x800');
+  // Maria leaves with nothing; her rating is the round she played at seat 1.
+  await dealer.fill('#rated-seat-1 input[name=walked_with]', '0');
+  await submit(dealer, '#rated-seat-1 button[type=submit]:text("Leave")');
+  assert.equal(await dealer.locator('#rated-seat-1').count(), 0);
   noProblems(dealer);
+});
+
+test('the host reads the rated player\'s rating from the round she played', async () => {
+  for (const size of SIZES) {
+    const host = await signedIn({ username: 'host', password: 'demo-host-pit' }, size);
+    await host.goto(`${base}/players/1`);
+    const rating = host.locator('#ratings tbody tr', { hasText: TABLE }).first();
+    assert.equal(await rating.locator('td.hands').innerText(), '1');
+    assert.match(await rating.locator('td.total-bet').innerText(), /PHP 1,000\.00/);
+    // The house's actual win is the house's result against her, the round's only seat.
+    const actual = await rating.locator('td.actual-win').innerText();
+    assert.match(actual, new RegExp(`PHP [+\u2212-]${Math.abs(houseResult).toLocaleString('en-US')}\\.00`));
+    await host.screenshot({ path: path.join(shots, `accounting-player-rating-${size.width}x${size.height}.png`), fullPage: true });
+    noProblems(host);
+    await host.context().close();
+  }
 });
 
 test('a fill is requested by the pit manager, issued and printed by the cage, received at the table', async () => {

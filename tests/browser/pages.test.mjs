@@ -29,10 +29,14 @@ const SIZES = [
 const ROLES = [
   { role: 'admin', username: 'admin', password: 'demo-admin-pit', extra: ['/reports/accounting', '/count'] },
   { role: 'supervisor', username: 'supervisor', password: 'demo-supervisor-pit',
-    extra: ['/reports/accounting', '/tables/PUSOY-01/buy-ins', '/tables/PUSOY-01/slips'] },
+    extra: ['/reports/accounting', '/tables/PUSOY-01/buy-ins', '/tables/PUSOY-01/slips', '/players/1'] },
   { role: 'dealer', username: 'dealer2', password: 'demo-dealer2-pit' },
   { role: 'auditor', username: 'auditor', password: 'demo-auditor-pit', extra: ['/reports/accounting'] },
   { role: 'count', username: 'counter', password: 'demo-counter-pit', tables: false },
+  // The demo's players are registered first: player 1 (active) and 3 (self-excluded).
+  { role: 'host', username: 'host', password: 'demo-host-pit',
+    extra: ['/players/1', '/players/3'] },
+  { role: 'compliance', username: 'compliance', password: 'demo-compliance-pit' },
 ];
 const LAUNCH_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];

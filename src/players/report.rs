@@ -1,0 +1,171 @@
+//! The rated play of a gaming day (docs/players.md, "The day's rated play"): the top players by
+//! theoretical and by actual win, rated play by table, and the share of the day's drop that was
+//! bought in by rated players. For pit managers, hosts, compliance officers, auditors and
+//! administrators; players are named by card number and name (no personal data).
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, NaiveDate, Utc};
+
+use crate::accounting::slips::Me;
+use crate::accounting::AccountingError;
+use crate::db::handle::Db;
+use crate::db::ids::PlayerId;
+use crate::db::players as rows;
+use crate::players::ratings::rated;
+use crate::players::Sight;
+use crate::rules::money::Total;
+
+/// A player's rated play of the day, in one currency.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlayerDay {
+    pub player: PlayerId,
+    pub card_number: String,
+    pub name: String,
+    pub currency: String,
+    pub ratings: u32,
+    pub hands: u32,
+    pub total_bet: Total,
+    pub actual_win: Total,
+    pub theoretical_win: Total,
+    pub seconds_played: i64,
+}
+
+/// A table's rated play of the day.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableDay {
+    pub code: String,
+    pub currency: String,
+    pub ratings: u32,
+    pub hands: u32,
+    pub total_bet: Total,
+    pub actual_win: Total,
+    pub theoretical_win: Total,
+    pub bought_in: Total,
+}
+
+/// A currency's drop of the day and the part of it rated players bought in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DropShare {
+    pub currency: String,
+    pub drop: Total,
+    pub rated: Total,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DayReport {
+    pub day: NaiveDate,
+    /// The day's players, highest theoretical win first.
+    pub by_theoretical: Vec<PlayerDay>,
+    /// The same, highest actual win first.
+    pub by_actual: Vec<PlayerDay>,
+    pub tables: Vec<TableDay>,
+    pub drop: Vec<DropShare>,
+}
+
+/// How many players each top list shows.
+pub const TOP: usize = 10;
+
+/// The rated play of ratings begun on gaming day `day`, figures read at `now`.
+pub async fn day(
+    db: &Db,
+    day: NaiveDate,
+    now: DateTime<Utc>,
+    me: Me,
+) -> Result<DayReport, AccountingError> {
+    if Sight::of(me.role) < Sight::NameAndStatus && me.role != crate::db::users::Role::Admin {
+        return Err(AccountingError::Refused(
+            "Your role does not read the rated play.".to_owned(),
+        ));
+    }
+    db.run(move |conn| {
+        let begun = rows::ratings_of_day(conn, day)?;
+        let ratings = rated(conn, begun, now)?;
+        let mut ids: Vec<PlayerId> = ratings.iter().map(|r| r.player).collect();
+        ids.sort();
+        ids.dedup();
+        let players: BTreeMap<PlayerId, (String, String)> = rows::players_of(conn, &ids)?
+            .into_iter()
+            .map(|p| {
+                (
+                    p.id,
+                    (p.card_number, format!("{} {}", p.first_name, p.last_name)),
+                )
+            })
+            .collect();
+        let mut by_player: BTreeMap<(PlayerId, String), PlayerDay> = BTreeMap::new();
+        let mut by_table: BTreeMap<(String, String), TableDay> = BTreeMap::new();
+        for r in &ratings {
+            let f = &r.figures;
+            let (card, name) = players.get(&r.player).cloned().unwrap_or_default();
+            let p = by_player
+                .entry((r.player, r.currency.clone()))
+                .or_insert_with(|| PlayerDay {
+                    player: r.player,
+                    card_number: card,
+                    name,
+                    currency: r.currency.clone(),
+                    ratings: 0,
+                    hands: 0,
+                    total_bet: Total(0),
+                    actual_win: Total(0),
+                    theoretical_win: Total(0),
+                    seconds_played: 0,
+                });
+            p.ratings += 1;
+            p.hands += f.hands;
+            p.total_bet.0 += f.total_bet.0;
+            p.actual_win.0 += f.actual_win.0;
+            p.theoretical_win.0 += f.theoretical_win.0;
+            p.seconds_played += f.seconds_played;
+            let t = by_table
+                .entry((r.table_code.clone(), r.currency.clone()))
+                .or_insert_with(|| TableDay {
+                    code: r.table_code.clone(),
+                    currency: r.currency.clone(),
+                    ratings: 0,
+                    hands: 0,
+                    total_bet: Total(0),
+                    actual_win: Total(0),
+                    theoretical_win: Total(0),
+                    bought_in: Total(0),
+                });
+            t.ratings += 1;
+            t.hands += f.hands;
+            t.total_bet.0 += f.total_bet.0;
+            t.actual_win.0 += f.actual_win.0;
+            t.theoretical_win.0 += f.theoretical_win.0;
+            t.bought_in.0 += i128::from(r.bought_in.minor_units());
+        }
+        let players: Vec<PlayerDay> = by_player.into_values().collect();
+        let mut by_theoretical = players.clone();
+        by_theoretical.sort_by_key(|p| std::cmp::Reverse(p.theoretical_win.0));
+        by_theoretical.truncate(TOP);
+        let mut by_actual = players;
+        by_actual.sort_by_key(|p| std::cmp::Reverse(p.actual_win.0));
+        by_actual.truncate(TOP);
+        let tables: Vec<TableDay> = by_table.into_values().collect();
+        let drop = rows::day_drop(conn, day)?
+            .into_iter()
+            .map(|d| DropShare {
+                rated: Total(
+                    tables
+                        .iter()
+                        .filter(|t| t.currency == d.currency)
+                        .map(|t| t.bought_in.0)
+                        .sum(),
+                ),
+                currency: d.currency,
+                drop: Total(i128::from(d.amount)),
+            })
+            .collect();
+        Ok(DayReport {
+            day,
+            by_theoretical,
+            by_actual,
+            tables,
+            drop,
+        })
+    })
+    .await
+}

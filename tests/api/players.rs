@@ -1,0 +1,487 @@
+//! Rated play (docs/players.md): players registered and excluded, a carded player seated,
+//! away, back and gone, the rating's figures from the rounds at the seat (the theoretical win
+//! from the stored house edge), the refused seating of an excluded player kept and audited,
+//! and what each role sees of a player.
+use diesel::prelude::*;
+use pusoy_pit::db::users::Role;
+use pusoy_pit::rules::money::Money;
+use reqwest::StatusCode;
+use serde_json::Value;
+
+use crate::helpers::{count, create_table, location, record, spawn_app, the_round, TestApp};
+
+const TABLE: &str = "RATE-1";
+
+struct Floor {
+    app: TestApp,
+    host: TestApp,
+    dealer: TestApp,
+    supervisor: TestApp,
+}
+
+async fn floor() -> Floor {
+    let app = spawn_app().await;
+    create_table(&app, TABLE);
+    let host = app.another_browser();
+    host.signed_in_as(Role::Host).await;
+    let dealer = app.another_browser();
+    dealer.signed_in_as(Role::Dealer).await;
+    dealer.sign_on_at(TABLE).await;
+    let supervisor = app.another_browser();
+    supervisor.signed_in_as(Role::Supervisor).await;
+    Floor {
+        app,
+        host,
+        dealer,
+        supervisor,
+    }
+}
+
+/// Registers a player with this card as the host; their id.
+async fn register(host: &TestApp, card: &str, first: &str) -> i64 {
+    let res = host
+        .post_form(
+            "/players",
+            &[
+                ("card_number", card),
+                ("first_name", first),
+                ("last_name", "Santos"),
+                ("date_of_birth", "1980-04-02"),
+                ("id_reference", "passport P7654321"),
+                ("notes", "likes the corner seat"),
+            ],
+        )
+        .await;
+    assert_eq!(
+        res.status(),
+        StatusCode::SEE_OTHER,
+        "registration of {card}"
+    );
+    location(&res)
+        .strip_prefix("/players/")
+        .and_then(|id| id.parse().ok())
+        .expect("the player's page")
+}
+
+/// Posts a form at the table screen and answers the flash it left there.
+async fn at_table(dealer: &TestApp, path: &str, fields: &[(&str, &str)]) -> String {
+    let res = dealer.post_form(path, fields).await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER, "{path}");
+    assert_eq!(location(&res), format!("/tables/{TABLE}"));
+    dealer
+        .get(&format!("/tables/{TABLE}"))
+        .await
+        .text()
+        .await
+        .unwrap()
+}
+
+/// Seat 3's bet and result in the round recorded under `key`, in minor units.
+fn seat3_of(app: &TestApp, key: &str) -> (i64, i64) {
+    use pusoy_pit::db::schema::rounds;
+    let places: Value = rounds::table
+        .filter(rounds::draft_key.eq(key))
+        .select(rounds::places)
+        .first(&mut app.conn())
+        .unwrap();
+    let seat = places
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["place"] == "seat3")
+        .unwrap()
+        .clone();
+    (
+        seat["bet"].as_i64().unwrap(),
+        seat["result"].as_i64().unwrap(),
+    )
+}
+
+/// A cash buy-in at seat 3, recorded from the table screen.
+async fn buy_in(dealer: &TestApp, amount: &str) {
+    let res = dealer
+        .post_form(
+            &format!("/tables/{TABLE}/buy-ins"),
+            &[
+                ("seat", "3"),
+                ("amount", amount),
+                ("kind", "cash"),
+                ("back", "screen"),
+            ],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER, "buy-in of {amount}");
+}
+
+fn php(minor: i64) -> String {
+    format!("PHP {}", Money(minor).major_text())
+}
+
+fn signed(minor: i64) -> String {
+    format!("PHP {}", Money(minor).signed_text())
+}
+
+#[tokio::test]
+async fn a_rating_is_the_rounds_at_the_seat_while_the_player_sat_there() {
+    let f = floor().await;
+    let player = register(&f.host, "RC-1001", "Maria").await;
+    // The table's rules have a house edge of 2 % stored.
+    diesel::sql_query(
+        "INSERT INTO profile_version_edges (rule_profile_version_id, edge_ppm, half_width_ppm, \
+         deals, seed) SELECT id, 20000, 3000, 1000, 1 FROM rule_profile_versions",
+    )
+    .execute(&mut f.app.conn())
+    .unwrap();
+    let (status, body) = record(&f.dealer, TABLE, "before-round-1", the_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    buy_in(&f.dealer, "700").await;
+
+    let screen = at_table(
+        &f.dealer,
+        &format!("/tables/{TABLE}/ratings"),
+        &[("seat", "3"), ("card", "rc1001")],
+    )
+    .await;
+    assert!(screen.contains("Card RC1001 rated at seat 3."), "{screen}");
+    assert!(screen.contains("id=\"rated-seat-3\""));
+    // The dealer sees the card number and the first name, nothing more.
+    assert!(screen.contains("Maria") && !screen.contains("Santos") && !screen.contains("P7654321"));
+
+    buy_in(&f.dealer, "2,000").await;
+    let (status, body) = record(&f.dealer, TABLE, "rated-round-1", the_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let first = seat3_of(&f.app, "rated-round-1");
+    at_table(&f.dealer, &format!("/tables/{TABLE}/ratings/3/pause"), &[]).await;
+    let (status, body) = record(&f.dealer, TABLE, "away-round-1", the_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    at_table(&f.dealer, &format!("/tables/{TABLE}/ratings/3/resume"), &[]).await;
+    let mut bigger = the_round();
+    bigger["seats"][2]["bet"] = 400.into();
+    let (status, body) = record(&f.dealer, TABLE, "rated-round-2", bigger).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let second = seat3_of(&f.app, "rated-round-2");
+    let screen = at_table(
+        &f.dealer,
+        &format!("/tables/{TABLE}/ratings/3/leave"),
+        &[("walked_with", "1,500")],
+    )
+    .await;
+    assert!(
+        screen.contains("Maria left seat 3 with PHP 1,500.00."),
+        "{screen}"
+    );
+    assert!(!screen.contains("id=\"rated-seat-3\""));
+    let (status, body) = record(&f.dealer, TABLE, "after-round-1", the_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+
+    let page = f
+        .host
+        .get(&format!("/players/{player}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let total_bet = first.0 + second.0;
+    let player_result = first.1 + second.1;
+    // 2 % of the total bet, in minor units.
+    let theoretical = (total_bet * 20_000 + 500_000) / 1_000_000;
+    let row = page
+        .split("id=\"rating-")
+        .nth(1)
+        .expect("one rating on the page");
+    assert!(row.contains("<td class=\"amount hands\">2</td>"), "{row}");
+    assert!(
+        row.contains(&format!("total-bet\">{}<", php(total_bet))),
+        "{first:?} {second:?}: {row}"
+    );
+    assert!(
+        row.contains(&format!("average-bet\">{}<", php(total_bet / 2))),
+        "{row}"
+    );
+    assert!(
+        row.contains(&format!("actual-win\">{}<", signed(-player_result))),
+        "{row}"
+    );
+    assert!(
+        row.contains(&format!("theoretical-win\">{}<", signed(theoretical))),
+        "{row}"
+    );
+    assert!(row.contains(&php(second.0)), "the largest bet: {row}");
+    assert!(row.contains("PHP 1,500.00"), "walked with: {row}");
+    // The buy-in before the player sat is not theirs.
+    assert!(row.contains("bought-in\">PHP 2,000.00<"), "{row}");
+    // The day's rated play: Maria tops both lists; 2,000 of the day's 2,700 drop was hers.
+    let report = f
+        .supervisor
+        .get("/reports/players")
+        .await
+        .text()
+        .await
+        .unwrap();
+    let top = report
+        .split("id=\"top-theoretical\"")
+        .nth(1)
+        .unwrap_or_default();
+    assert!(
+        top.contains("RC1001") && top.contains(&signed(theoretical)),
+        "{report}"
+    );
+    assert!(
+        report.contains("PHP 2,700.00") && report.contains("74.1 %"),
+        "{report}"
+    );
+    let ended = f.app.audit("rating.ended");
+    assert_eq!(ended.len(), 1);
+    assert_eq!(ended[0].details["hands"], 2);
+    assert_eq!(ended[0].chain, "players");
+    assert_eq!(f.app.audit("rating.started").len(), 1);
+    assert_eq!(f.app.audit("rating.paused").len(), 1);
+    assert_eq!(f.app.audit("rating.resumed").len(), 1);
+}
+
+#[tokio::test]
+async fn an_excluded_player_is_refused_a_seat_and_the_refusal_is_kept_and_audited() {
+    let f = floor().await;
+    let player = register(&f.host, "RC-2002", "Jose").await;
+    let res = f
+        .supervisor
+        .post_form(
+            &format!("/players/{player}/status"),
+            &[("status", "barred"), ("reason", "cheating at table 4")],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+
+    let screen = at_table(
+        &f.dealer,
+        &format!("/tables/{TABLE}/ratings"),
+        &[("seat", "1"), ("card", "RC-2002")],
+    )
+    .await;
+    assert!(
+        screen.contains("Do not seat card RC2002: Jose is barred. A pit manager has been alerted."),
+        "{screen}"
+    );
+    assert_eq!(count(&f.app, "SELECT count(*) AS n FROM ratings"), 0);
+    assert_eq!(count(&f.app, "SELECT count(*) AS n FROM open_ratings"), 0);
+    assert_eq!(count(&f.app, "SELECT count(*) AS n FROM seat_refusals"), 1);
+    let board = f.supervisor.get("/pit").await.text().await.unwrap();
+    assert!(
+        board.contains("id=\"refused-seatings\"")
+            && board.contains("card RC2002, Jose Santos (barred)"),
+        "{board}"
+    );
+    let refused = f.app.audit("player.seat_refused");
+    assert_eq!(refused.len(), 1);
+    assert_eq!(refused[0].details["status"], "barred");
+
+    // Active again, they are seated; a second seating of them, or of the seat, is refused.
+    let res = f
+        .host
+        .post_form(
+            &format!("/players/{player}/status"),
+            &[("status", "active"), ("reason", "ban lifted by the GM")],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let screen = at_table(
+        &f.dealer,
+        &format!("/tables/{TABLE}/ratings"),
+        &[("seat", "1"), ("card", "RC2002")],
+    )
+    .await;
+    assert!(screen.contains("rated at seat 1"), "{screen}");
+    let screen = at_table(
+        &f.dealer,
+        &format!("/tables/{TABLE}/ratings"),
+        &[("seat", "2"), ("card", "RC2002")],
+    )
+    .await;
+    assert!(screen.contains("Jose is rated at another seat"), "{screen}");
+    let screen = at_table(
+        &f.dealer,
+        &format!("/tables/{TABLE}/ratings"),
+        &[("seat", "1"), ("card", "NOBODY1")],
+    )
+    .await;
+    assert!(screen.contains("No player has card NOBODY1"), "{screen}");
+    assert_eq!(count(&f.app, "SELECT count(*) AS n FROM ratings"), 1);
+}
+
+async fn read(browser: &TestApp, path: &str) -> (StatusCode, String) {
+    let res = browser.get(path).await;
+    (res.status(), res.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn each_role_sees_of_a_player_what_it_may_and_personal_reads_are_audited() {
+    let f = floor().await;
+    let player = register(&f.host, "RC-3003", "Liza").await;
+    let path = format!("/players/{player}");
+    let (status, host_page) = read(&f.host, &path).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(host_page.contains("1980-04-02") && host_page.contains("P7654321"));
+    assert_eq!(f.app.audit("player.read").len(), 1);
+
+    let (status, pit_page) = read(&f.supervisor, &path).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(pit_page.contains("Liza Santos") && pit_page.contains("Active"));
+    assert!(!pit_page.contains("1980-04-02") && !pit_page.contains("P7654321"));
+    assert_eq!(
+        f.app.audit("player.read").len(),
+        1,
+        "a pit manager reads no personal data"
+    );
+
+    let auditor = f.app.another_browser();
+    auditor.signed_in_as(Role::Auditor).await;
+    let (status, audit_page) = read(&auditor, &path).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(audit_page.contains("P7654321"));
+    assert_eq!(f.app.audit("player.read").len(), 2);
+
+    for role in [Role::Dealer, Role::Admin, Role::Cashier, Role::Count] {
+        let browser = f.app.another_browser();
+        browser
+            .sign_in(
+                &f.app
+                    .create_user(&format!("who-{role}"), role, crate::helpers::PASSWORD)
+                    .username,
+                crate::helpers::PASSWORD,
+            )
+            .await;
+        for path in [path.as_str(), "/players"] {
+            let res = browser.get(path).await;
+            assert_eq!(res.status(), StatusCode::FORBIDDEN, "{role} {path}");
+        }
+    }
+    // A pit manager sets a status but registers nobody.
+    let res = f
+        .supervisor
+        .post_form(
+            "/players",
+            &[
+                ("card_number", "RC4004"),
+                ("first_name", "A"),
+                ("last_name", "B"),
+            ],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn every_version_without_an_edge_gets_one_simulated_and_kept() {
+    let app = spawn_app().await;
+    create_table(&app, TABLE);
+    crate::points::create_points_table(&app, "RATE-P");
+    let url = app.config.database_url.clone().unwrap();
+    let db = pusoy_pit::db::handle::Db::new(pusoy_pit::db::pool(&url, 2).unwrap(), 2);
+    let versions = count(&app, "SELECT count(*) AS n FROM rule_profile_versions");
+    let done = pusoy_pit::players::edges::compute_missing(&db, 40)
+        .await
+        .unwrap();
+    assert_eq!(done.len() as i64, versions);
+    assert_eq!(
+        count(&app, "SELECT count(*) AS n FROM profile_version_edges"),
+        versions
+    );
+    // The points game's edge is nil; a banking version's is simulated over the deals asked.
+    assert_eq!(
+        count(
+            &app,
+            "SELECT count(*) AS n FROM profile_version_edges e JOIN rule_profile_versions v \
+             ON v.id = e.rule_profile_version_id \
+             WHERE v.options->>'game' = 'points' AND e.edge_ppm = 0 AND e.half_width_ppm = 0"
+        ),
+        1
+    );
+    assert!(done
+        .iter()
+        .any(|e| e.deals == 40 && e.half_width_ppm > 0 && e.edge_ppm.abs() < 1_000_000));
+    // Kept: a second look computes nothing, and the rows are never changed.
+    assert!(pusoy_pit::players::edges::compute_missing(&db, 40)
+        .await
+        .unwrap()
+        .is_empty());
+    let changed =
+        diesel::sql_query("UPDATE profile_version_edges SET edge_ppm = 0").execute(&mut app.conn());
+    assert!(changed.is_err());
+}
+
+#[tokio::test]
+async fn an_exclusion_list_excludes_the_players_it_matches_and_a_bad_line_writes_nothing() {
+    let f = floor().await;
+    let maria = register(&f.host, "RC-5001", "Maria").await;
+    let jose = register(&f.host, "RC-5002", "Jose").await;
+    let other = register(&f.host, "RC-5003", "Pedro").await;
+    // Only Maria keeps the document every test player is registered with; Pedro's birth differs.
+    diesel::sql_query(format!(
+        "UPDATE players SET id_reference = 'passport Q' || id, \
+         date_of_birth = CASE WHEN id = {other} THEN DATE '1999-01-01' ELSE date_of_birth END \
+         WHERE id IN ({jose}, {other})"
+    ))
+    .execute(&mut f.app.conn())
+    .unwrap();
+    let compliance = f.app.another_browser();
+    compliance.signed_in_as(Role::Compliance).await;
+
+    let bad = "last_name,first_name,date_of_birth,id_reference\n\
+               Santos,Anyone,,PASSPORT p7654321\n\
+               Nobody,Else,31/12/1970,\n";
+    let res = compliance
+        .post_form(
+            "/players/exclusions",
+            &[("source", "NCRPS 2026-11"), ("list", bad)],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let page = res.text().await.unwrap();
+    assert!(page.contains("Line 3: the date of birth"), "{page}");
+    assert_eq!(
+        count(&f.app, "SELECT count(*) AS n FROM player_statuses"),
+        0
+    );
+
+    let list = "last_name,first_name,date_of_birth,id_reference,status,reason\n\
+                X,Y,,PASSPORT p7654321,,family request\n\
+                santos,JOSE,1980-04-02,,barred,court order\n\
+                Nobody,Else,1970-12-31,,,\n";
+    let res = compliance
+        .post_form(
+            "/players/exclusions",
+            &[("source", "NCRPS 2026-11"), ("list", list)],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let flash = compliance.get("/players").await.text().await.unwrap();
+    // Maria by her document; Jose (Santos, born 1980-04-02 as every test player) by name and
+    // birth, case ignored; Pedro by neither.
+    assert!(
+        flash.contains("Exclusion list read: 3 lines; 2 players excluded now"),
+        "{flash}"
+    );
+    assert!(flash.contains("1 lines match no player"), "{flash}");
+    for (id, status) in [(maria, "Self-excluded"), (jose, "Barred")] {
+        let page = f
+            .host
+            .get(&format!("/players/{id}"))
+            .await
+            .text()
+            .await
+            .unwrap();
+        let shown = format!("Status: <strong class=\"loss\">{status}</strong>");
+        assert!(page.contains(&shown), "{id}: {page}");
+    }
+    let page = f
+        .host
+        .get(&format!("/players/{other}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(page.contains("Status: Active"), "{page}");
+    let set = f.app.audit("player.status_set");
+    assert_eq!(set.len(), 2);
+    assert_eq!(set[0].details["source"], "NCRPS 2026-11");
+}
