@@ -1,7 +1,8 @@
 //! The rated play of a gaming day (docs/players.md, "The day's rated play"): the top players by
 //! theoretical and by actual win, rated play by table, and the share of the day's drop that was
-//! bought in by rated players. For pit managers, hosts, compliance officers, auditors and
-//! administrators; players are named by card number and name (no personal data).
+//! bought in by rated players. For pit managers, hosts, compliance officers and auditors
+//! (those who see players' names); players are named by card number and name, no personal
+//! data.
 
 use std::collections::BTreeMap;
 
@@ -73,7 +74,7 @@ pub async fn day(
     now: DateTime<Utc>,
     me: Me,
 ) -> Result<DayReport, AccountingError> {
-    if Sight::of(me.role) < Sight::NameAndStatus && me.role != crate::db::users::Role::Admin {
+    if Sight::of(me.role) < Sight::NameAndStatus {
         return Err(AccountingError::Refused(
             "Your role does not read the rated play.".to_owned(),
         ));

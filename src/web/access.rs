@@ -173,14 +173,8 @@ const PLAYER_READERS: Allow = Allow::Roles(&[
 const PLAYER_KEEPERS: Allow = Allow::Roles(&[Role::Host, Role::Compliance]);
 /// Who sets a player's status: the keepers, and pit managers (who bar on the floor).
 const STATUS_SETTERS: Allow = Allow::Roles(&[Role::Host, Role::Compliance, Role::Supervisor]);
-/// Who reads a day's rated play: the players' readers, and administrators.
-const RATED_PLAY_READERS: Allow = Allow::Roles(&[
-    Role::Host,
-    Role::Compliance,
-    Role::Auditor,
-    Role::Supervisor,
-    Role::Admin,
-]);
+/// Who reads a day's rated play (players named by card and name): the players' readers.
+const RATED_PLAY_READERS: Allow = PLAYER_READERS;
 /// Who seats rated players and ends their ratings: as for buy-ins.
 const RATERS: Allow = DROP_WRITERS;
 
