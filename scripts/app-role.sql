@@ -48,3 +48,7 @@ GRANT SELECT ON closed_table_days TO :"app_role";
 REVOKE UPDATE, DELETE ON player_statuses, ratings, rating_steps, seat_refusals,
     profile_version_edges FROM :"app_role";
 REVOKE DELETE ON players FROM :"app_role";
+-- Cash-transaction compliance: cage cash and its voids, thresholds, cases and decisions are
+-- added, never changed (triggers refuse it too).
+REVOKE UPDATE, DELETE ON cage_cash, cage_cash_voids, compliance_thresholds, compliance_cases,
+    compliance_decisions FROM :"app_role";

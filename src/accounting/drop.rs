@@ -12,6 +12,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use serde_json::json;
 
+use crate::accounting::cash::{self, CashTx, Checked};
 use crate::accounting::slips::{Me, Person};
 use crate::accounting::{AccountingError, Saved};
 use crate::db::accounting::names_of;
@@ -22,6 +23,7 @@ use crate::db::ids::{BuyInId, ShiftId, TableFeeId, TableId, UserId};
 use crate::db::tables::{self, TableRulesError};
 use crate::db::users::Role;
 use crate::db::{days, shifts};
+use crate::rules::compliance::Direction;
 use crate::rules::drop::{self as arithmetic, BuyInKind, BuyInLine, DropTotals};
 use crate::rules::game::Game;
 use crate::rules::money::Money;
@@ -64,6 +66,13 @@ pub struct BuyIn {
     pub recorded_by: Person,
     pub at: DateTime<Utc>,
     pub void: Option<Void>,
+}
+
+/// A buy-in just recorded, and what the compliance check found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedBuyIn {
+    pub buy_in: BuyIn,
+    pub checked: Checked,
 }
 
 /// A points-game table fee as the lists show it.
@@ -407,14 +416,16 @@ fn reread_fee(conn: &mut PgConnection, id: TableFeeId) -> Result<Fee, Accounting
 /// of the table's game, the amount above zero and at most [`arithmetic::LARGEST`], the kind cash
 /// (when none is given), a marker or a chip voucher; the currency is the table's, the shift the
 /// one open there. By the dealer on shift at the table, a pit manager or an administrator; not
-/// on a closed day. `buyin.recorded` on the table's chain.
+/// on a closed day. `buyin.recorded` on the table's chain. Its player is the rated player
+/// seated there; a buy-in in cash is checked against the compliance thresholds
+/// ([`cash::check`]).
 pub async fn record_buy_in(
     db: &Db,
     code: String,
     day: NaiveDate,
     form: BuyInForm,
     me: Me,
-) -> Result<Saved<BuyIn, Page>, AccountingError> {
+) -> Result<Saved<RecordedBuyIn, Page>, AccountingError> {
     db.run(move |conn| {
         let change = |conn: &mut PgConnection| {
             let table = locked_table(conn, &code)?;
@@ -430,6 +441,9 @@ pub async fn record_buy_in(
                     .parse::<BuyInKind>()
                     .map_err(|err| Stop::Field("kind", format!("{err}.")))?,
             };
+            // The rated player seated there, if any, is the buy-in's player.
+            let player = crate::db::players::open_at(conn, table.id, i16::from(seat))?
+                .map(|rating| rating.player_id);
             let row = rows::insert_buy_in(
                 conn,
                 &NewBuyIn {
@@ -440,6 +454,7 @@ pub async fn record_buy_in(
                     kind,
                     currency: &table.currency,
                     amount,
+                    player_id: player,
                     recorded_by: me.id,
                 },
             )?;
@@ -460,7 +475,27 @@ pub async fn record_buy_in(
                     "shift_id": shift,
                 }),
             )?;
-            Ok(reread_buy_in(conn, row.id)?)
+            let checked = if kind == BuyInKind::Cash {
+                cash::check(
+                    conn,
+                    &me.actor,
+                    &CashTx {
+                        target: format!("buy_in:{}", row.id),
+                        day,
+                        direction: Direction::In,
+                        currency: &table.currency,
+                        amount,
+                        player,
+                        table: Some(table.id),
+                    },
+                )?
+            } else {
+                Checked::default()
+            };
+            Ok(RecordedBuyIn {
+                buy_in: reread_buy_in(conn, row.id)?,
+                checked,
+            })
         };
         answer(conn, &code, day, change)
     })

@@ -4,6 +4,7 @@
 //! rows and queries are `db::accounting`'s, the arithmetic `rules::accounting`'s.
 
 pub mod cage;
+pub mod cash;
 pub mod chips;
 pub mod counts;
 pub mod drop;

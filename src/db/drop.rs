@@ -6,7 +6,7 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 
-use crate::db::ids::{BuyInId, ShiftId, TableFeeId, TableId, UserId};
+use crate::db::ids::{BuyInId, PlayerId, ShiftId, TableFeeId, TableId, UserId};
 use crate::db::schema::{buy_in_voids, buy_ins, table_fee_voids, table_fees};
 use crate::rules::drop::BuyInKind;
 use crate::rules::money::Money;
@@ -69,6 +69,8 @@ pub struct NewBuyIn<'a> {
     pub kind: BuyInKind,
     pub currency: &'a str,
     pub amount: Money,
+    /// The rated player seated there, if any.
+    pub player_id: Option<PlayerId>,
     pub recorded_by: UserId,
 }
 
@@ -82,6 +84,7 @@ pub fn insert_buy_in(conn: &mut PgConnection, new: &NewBuyIn<'_>) -> QueryResult
             buy_ins::kind.eq(new.kind.as_str()),
             buy_ins::currency.eq(new.currency),
             buy_ins::amount.eq(new.amount.minor_units()),
+            buy_ins::player_id.eq(new.player_id),
             buy_ins::recorded_by.eq(new.recorded_by),
         ))
         .returning(BuyInRow::as_returning())

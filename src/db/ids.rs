@@ -74,6 +74,11 @@ ids! {
     RatingId(i64);
     /// A seating refused because the player is excluded (`seat_refusals.id`).
     SeatRefusalId(i64);
+    /// Cash over the cage's counter (`cage_cash.id`).
+    CageCashId(i64);
+    /// A compliance case: a covered transaction or a structuring candidate
+    /// (`compliance_cases.id`).
+    CaseId(i64);
 }
 
 /// A round's one-time key: a draft's (random) or the caller's, for a round recorded whole

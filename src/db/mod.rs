@@ -11,6 +11,7 @@ pub mod audit_log;
 pub mod cage;
 pub mod canonical_json;
 pub mod checkpoints;
+pub mod compliance;
 pub mod counts;
 pub mod days;
 pub mod demo;

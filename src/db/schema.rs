@@ -62,6 +62,30 @@ diesel::table! {
         amount -> Int8,
         recorded_by -> Int8,
         created_at -> Timestamptz,
+        player_id -> Nullable<Int8>,
+    }
+}
+
+diesel::table! {
+    cage_cash (id) {
+        id -> Int8,
+        gaming_day -> Date,
+        direction -> Text,
+        currency -> Text,
+        amount -> Int8,
+        player_id -> Nullable<Int8>,
+        note -> Text,
+        recorded_by -> Int8,
+        created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    cage_cash_voids (cage_cash_id) {
+        cage_cash_id -> Int8,
+        reason -> Text,
+        voided_by -> Int8,
+        voided_at -> Timestamptz,
     }
 }
 
@@ -172,6 +196,47 @@ diesel::table! {
         rounds -> Int8,
         void_rounds -> Int8,
         pending -> Int8,
+    }
+}
+
+diesel::table! {
+    compliance_cases (id) {
+        id -> Int8,
+        kind -> Text,
+        gaming_day -> Date,
+        first_day -> Date,
+        player_id -> Nullable<Int8>,
+        direction -> Text,
+        currency -> Text,
+        total -> Int8,
+        threshold -> Int8,
+        transactions -> Jsonb,
+        identification -> Jsonb,
+        table_id -> Nullable<Int8>,
+        raised_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    compliance_decisions (case_id) {
+        case_id -> Int8,
+        decision -> Text,
+        reference -> Text,
+        reason -> Text,
+        decided_by -> Int8,
+        decided_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    compliance_thresholds (id) {
+        id -> Int8,
+        currency -> Text,
+        threshold -> Int8,
+        warn_percent -> Int2,
+        window_days -> Int2,
+        set_by -> Nullable<Int8>,
+        set_at -> Timestamptz,
     }
 }
 
@@ -582,7 +647,12 @@ diesel::joinable!(buy_in_voids -> buy_ins (buy_in_id));
 diesel::joinable!(buy_in_voids -> users (voided_by));
 diesel::joinable!(buy_ins -> dealer_shifts (shift_id));
 diesel::joinable!(buy_ins -> gaming_tables (table_id));
+diesel::joinable!(buy_ins -> players (player_id));
 diesel::joinable!(buy_ins -> users (recorded_by));
+diesel::joinable!(cage_cash -> players (player_id));
+diesel::joinable!(cage_cash -> users (recorded_by));
+diesel::joinable!(cage_cash_voids -> cage_cash (cage_cash_id));
+diesel::joinable!(cage_cash_voids -> users (voided_by));
 diesel::joinable!(cage_slip_prints -> cage_slips (slip_id));
 diesel::joinable!(cage_slip_prints -> users (printed_by));
 diesel::joinable!(cage_slip_steps -> cage_slips (slip_id));
@@ -598,6 +668,11 @@ diesel::joinable!(closed_day_round_sums -> gaming_day_closes (gaming_day));
 diesel::joinable!(closed_day_round_sums -> gaming_tables (table_id));
 diesel::joinable!(closed_table_days -> gaming_day_closes (gaming_day));
 diesel::joinable!(closed_table_days -> gaming_tables (table_id));
+diesel::joinable!(compliance_cases -> gaming_tables (table_id));
+diesel::joinable!(compliance_cases -> players (player_id));
+diesel::joinable!(compliance_decisions -> compliance_cases (case_id));
+diesel::joinable!(compliance_decisions -> users (decided_by));
+diesel::joinable!(compliance_thresholds -> users (set_by));
 diesel::joinable!(dealer_shifts -> gaming_tables (table_id));
 diesel::joinable!(dealer_shifts -> users (dealer_id));
 diesel::joinable!(drop_count_voids -> drop_counts (count_id));
@@ -665,6 +740,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     audit_events,
     buy_in_voids,
     buy_ins,
+    cage_cash,
+    cage_cash_voids,
     cage_slip_numbers,
     cage_slip_prints,
     cage_slip_steps,
@@ -674,6 +751,9 @@ diesel::allow_tables_to_appear_in_same_query!(
     closed_day_drop_sums,
     closed_day_round_sums,
     closed_table_days,
+    compliance_cases,
+    compliance_decisions,
+    compliance_thresholds,
     dealer_shifts,
     drop_count_voids,
     drop_counts,

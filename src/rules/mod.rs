@@ -3,6 +3,7 @@
 
 pub mod accounting;
 pub mod card;
+pub mod compliance;
 pub mod drop;
 pub mod game;
 pub mod gaming_day;

@@ -11,12 +11,13 @@ use chrono::{NaiveDate, SecondsFormat, Utc};
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::accounting::drop::{self, BuyIn, BuyInForm, Fee, Page, TableDay, Void};
+use crate::accounting::drop::{self, BuyIn, BuyInForm, Fee, Page, RecordedBuyIn, TableDay, Void};
 use crate::accounting::slips::Me;
 use crate::accounting::Saved;
 use crate::config::Zone;
 use crate::db::ids::{BuyInId, TableFeeId};
 use crate::db::users::Role;
+use crate::rules::compliance::CaseKind;
 use crate::rules::drop::{BuyInKind, DropTotals};
 use crate::rules::game::Game;
 use crate::rules::money::Total;
@@ -305,14 +306,35 @@ fn refused(
     render(StatusCode::UNPROCESSABLE_ENTITY, &page)
 }
 
-/// "Buy-in recorded: seat 2, PHP 5,000.00 cash."
-fn recorded_words(buy_in: &BuyIn) -> String {
-    format!(
+/// "Buy-in recorded: seat 2, PHP 5,000.00 cash.", and what the compliance check says the
+/// table may hear: the seated player's cash in of the day against the reporting threshold
+/// (never a structuring candidate: the player must not be tipped off).
+fn recorded_words(recorded: &RecordedBuyIn) -> String {
+    let buy_in = &recorded.buy_in;
+    let mut words = format!(
         "Buy-in recorded: seat {}, {} {}.",
         buy_in.seat,
         money(buy_in.amount, &buy_in.currency),
         buy_in.kind.title().to_lowercase()
-    )
+    );
+    if recorded
+        .checked
+        .cases
+        .iter()
+        .any(|(_, kind)| *kind == CaseKind::Covered)
+    {
+        words.push_str(
+            " The player's cash in today is above the reporting threshold: the pit manager \
+             checks their identification.",
+        );
+    } else if let Some((total, percent)) = recorded.checked.warned {
+        words.push_str(&format!(
+            " The player's cash in today is {} ({percent} % of the reporting threshold): the \
+             pit is warned.",
+            money(total, &buy_in.currency)
+        ));
+    }
+    words
 }
 
 /// `POST /tables/{code}/buy-ins`: records a buy-in, then back to where the form was.
@@ -336,8 +358,8 @@ pub async fn record(
     let saved =
         drop::record_buy_in(&state.db, code.clone(), day, typed.clone(), me(&user, &req)).await?;
     match saved {
-        Saved::Done(buy_in) => {
-            session::set_flash(&session, &recorded_words(&buy_in))?;
+        Saved::Done(recorded) => {
+            session::set_flash(&session, &recorded_words(&recorded))?;
             Ok(redirect(&back_to(&code, &form.back)))
         }
         Saved::Refused { reason, page } => refused(
@@ -658,7 +680,7 @@ pub async fn api_record(
     };
     let day = state.config.gaming_day(Utc::now());
     match drop::record_buy_in(&state.db, code.clone(), day, form, me(&user, &req)).await? {
-        Saved::Done(buy_in) => Ok(HttpResponse::Created().json(buy_in_json(&code, &buy_in))),
+        Saved::Done(recorded) => Ok(HttpResponse::Created().json(buy_in_json(&code, &recorded.buy_in))),
         Saved::Refused { reason, page } => Ok(api_refused(&reason, page.field)),
     }
 }
