@@ -130,6 +130,7 @@ enum ExportKind {
     Events,
     Report,
     Accounting,
+    Compliance,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -333,6 +334,7 @@ fn run_service_command(command: ServiceCommand) -> anyhow::Result<ExitCode> {
                     ExportKind::Events => Kind::Events,
                     ExportKind::Report => Kind::Report,
                     ExportKind::Accounting => Kind::Accounting,
+                    ExportKind::Compliance => Kind::Compliance,
                 },
                 from,
                 to,

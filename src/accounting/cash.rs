@@ -27,9 +27,7 @@ use crate::rules::compliance::{self as check_rules, CaseKind, Direction, PlayerC
 use crate::rules::drop as arithmetic;
 use crate::rules::money::Money;
 
-/// The `compliance` chain: the cage's cash, every cash transaction with a known player, the
-/// cases raised, the compliance officer's decisions and the thresholds set.
-pub const COMPLIANCE_CHAIN: &str = "compliance";
+pub use crate::db::compliance::COMPLIANCE_CHAIN;
 
 /// A currency's thresholds as stored, read as the check uses them.
 pub fn thresholds(row: &ThresholdRow) -> Thresholds {
@@ -42,7 +40,11 @@ pub fn thresholds(row: &ThresholdRow) -> Thresholds {
 
 /// A cash transaction just written, as the check sees it.
 pub(crate) struct CashTx<'a> {
-    /// `buy_in:ID` or `cage_cash:ID`.
+    /// `buy_in` or `cage`, as a case lists it.
+    pub source: &'static str,
+    pub id: i64,
+    pub at: DateTime<Utc>,
+    /// `buy_in:ID` or `cage_cash:ID`: the event's target.
     pub target: String,
     pub day: NaiveDate,
     pub direction: Direction,
@@ -50,6 +52,8 @@ pub(crate) struct CashTx<'a> {
     pub amount: Money,
     pub player: Option<PlayerId>,
     pub table: Option<TableId>,
+    pub table_code: Option<&'a str>,
+    pub seat: Option<i16>,
 }
 
 /// What the check found, for the answer of the form that wrote the transaction.
@@ -186,18 +190,13 @@ pub(crate) fn check(
         let found = check_rules::check_unknown(&limits, tx.amount);
         if found.covered {
             let line = CashLine {
-                source: tx.target.split(':').next().unwrap_or("").to_owned(),
-                id: tx
-                    .target
-                    .rsplit(':')
-                    .next()
-                    .and_then(|id| id.parse().ok())
-                    .unwrap_or(0),
+                source: tx.source.to_owned(),
+                id: tx.id,
                 gaming_day: tx.day,
-                table_code: None,
-                seat: None,
+                table_code: tx.table_code.map(str::to_owned),
+                seat: tx.seat,
                 amount: tx.amount.minor_units(),
-                at: Utc::now(),
+                at: tx.at,
             };
             let raised = raise(
                 conn,
@@ -210,12 +209,14 @@ pub(crate) fn check(
                 &[&line],
                 None,
             )?;
-            checked.cases.extend(raised.map(|id| (id, CaseKind::Covered)));
+            checked
+                .cases
+                .extend(raised.map(|id| (id, CaseKind::Covered)));
         }
         return Ok(checked);
     };
-    let player = player_rows::lock_player(conn, player_id)?
-        .ok_or(AccountingError::NotFound("player"))?;
+    let player =
+        player_rows::lock_player(conn, player_id)?.ok_or(AccountingError::NotFound("player"))?;
     let window = i64::from(limits.window_days.max(1));
     let first_day = tx.day - Duration::days(window - 1);
     let lines = rows::player_cash(
@@ -566,6 +567,11 @@ pub async fn record_cage_cash(
                 conn,
                 &me.actor,
                 &CashTx {
+                    source: "cage",
+                    id: row.id.0,
+                    at: row.created_at,
+                    table_code: None,
+                    seat: None,
                     target: format!("cage_cash:{}", row.id),
                     day,
                     direction,
@@ -608,7 +614,8 @@ pub async fn void_cage_cash(
     me: Me,
 ) -> Result<Saved<CageCash, CagePage>, AccountingError> {
     db.run(move |conn| {
-        let (row, _) = rows::cage_cash_one(conn, id)?.ok_or(AccountingError::NotFound("cage cash"))?;
+        let (row, _) =
+            rows::cage_cash_one(conn, id)?.ok_or(AccountingError::NotFound("cage cash"))?;
         let day = row.gaming_day;
         let change = |conn: &mut PgConnection| {
             if !matches!(me.role, Role::Cashier | Role::Admin) {
@@ -624,7 +631,12 @@ pub async fn void_cage_cash(
             }
             day_open(conn, day)?;
             let reason = match reason.trim() {
-                "" => return Err(Stop::Field("reason", "Say why the cash is void.".to_owned())),
+                "" => {
+                    return Err(Stop::Field(
+                        "reason",
+                        "Say why the cash is void.".to_owned(),
+                    ))
+                }
                 r if r.chars().count() > 500 => {
                     return Err(Stop::Field(
                         "reason",

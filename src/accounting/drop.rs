@@ -480,6 +480,11 @@ pub async fn record_buy_in(
                     conn,
                     &me.actor,
                     &CashTx {
+                        source: "buy_in",
+                        id: row.id.0,
+                        at: row.created_at,
+                        table_code: Some(&table.code),
+                        seat: Some(row.seat),
                         target: format!("buy_in:{}", row.id),
                         day,
                         direction: Direction::In,

@@ -13,6 +13,10 @@ use crate::db::schema::{
     cage_cash, cage_cash_voids, compliance_cases, compliance_decisions, compliance_thresholds,
 };
 
+/// The `compliance` chain: the cage's cash, every cash transaction with a known player, the
+/// cases raised, the compliance officer's decisions and the thresholds set.
+pub const COMPLIANCE_CHAIN: &str = "compliance";
+
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable)]
 #[diesel(table_name = cage_cash)]
 pub struct CageCashRow {
@@ -88,7 +92,10 @@ pub struct NewCageCash<'a> {
     pub recorded_by: UserId,
 }
 
-pub fn insert_cage_cash(conn: &mut PgConnection, new: &NewCageCash<'_>) -> QueryResult<CageCashRow> {
+pub fn insert_cage_cash(
+    conn: &mut PgConnection,
+    new: &NewCageCash<'_>,
+) -> QueryResult<CageCashRow> {
     diesel::insert_into(cage_cash::table)
         .values((
             cage_cash::gaming_day.eq(new.gaming_day),
@@ -111,7 +118,10 @@ pub fn cage_cash_one(
     cage_cash::table
         .left_join(cage_cash_voids::table)
         .filter(cage_cash::id.eq(id))
-        .select((CageCashRow::as_select(), Option::<CageCashVoidRow>::as_select()))
+        .select((
+            CageCashRow::as_select(),
+            Option::<CageCashVoidRow>::as_select(),
+        ))
         .first(conn)
         .optional()
 }
@@ -125,7 +135,10 @@ pub fn cage_cash_of_day(
         .left_join(cage_cash_voids::table)
         .filter(cage_cash::gaming_day.eq(day))
         .order(cage_cash::id.asc())
-        .select((CageCashRow::as_select(), Option::<CageCashVoidRow>::as_select()))
+        .select((
+            CageCashRow::as_select(),
+            Option::<CageCashVoidRow>::as_select(),
+        ))
         .load(conn)
 }
 
@@ -161,7 +174,10 @@ pub fn thresholds_of(conn: &mut PgConnection, currency: &str) -> QueryResult<Opt
 /// Every thresholds row, newest first (the first of each currency is in force).
 pub fn threshold_history(conn: &mut PgConnection) -> QueryResult<Vec<ThresholdRow>> {
     compliance_thresholds::table
-        .order((compliance_thresholds::currency, compliance_thresholds::id.desc()))
+        .order((
+            compliance_thresholds::currency,
+            compliance_thresholds::id.desc(),
+        ))
         .select(ThresholdRow::as_select())
         .load(conn)
 }
@@ -413,4 +429,30 @@ pub fn day_totals(
     .bind::<Date, _>(day)
     .bind::<BigInt, _>(at_least)
     .load(conn)
+}
+
+/// The cage's cash of gaming days `from..=to`, each with its void, by day and id.
+pub fn cage_cash_between(
+    conn: &mut PgConnection,
+    from: NaiveDate,
+    to: NaiveDate,
+) -> QueryResult<Vec<(CageCashRow, Option<CageCashVoidRow>)>> {
+    cage_cash::table
+        .left_join(cage_cash_voids::table)
+        .filter(cage_cash::gaming_day.between(from, to))
+        .order((cage_cash::gaming_day, cage_cash::id))
+        .select((
+            CageCashRow::as_select(),
+            Option::<CageCashVoidRow>::as_select(),
+        ))
+        .load(conn)
+}
+
+/// Every player's card number, by id.
+pub fn cards(conn: &mut PgConnection) -> QueryResult<Vec<(i64, String)>> {
+    use crate::db::schema::players;
+    players::table
+        .select((players::id, players::card_number))
+        .load::<(PlayerId, String)>(conn)
+        .map(|found| found.into_iter().map(|(id, card)| (id.0, card)).collect())
 }

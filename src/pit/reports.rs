@@ -61,15 +61,23 @@ pub async fn shift_rounds(db: &Db, id: ShiftId) -> Result<Option<ShiftRounds>, P
 
 /// The live pit board of gaming day `day` at `now`, with each table's accounting of the day
 /// (opener, drop so far, fills and credits in transit, the two wins once closed), the day's
-/// rounds read once, by the board's statement, and the seatings refused today (excluded
-/// players).
+/// rounds read once, by the board's statement, the seatings refused today (excluded
+/// players), and the players whose cash of the day nears or passes the compliance threshold.
 pub async fn board(
     db: &Db,
     day: NaiveDate,
     now: chrono::DateTime<chrono::Utc>,
     rules: FlagRules,
     settings: crate::accounting::reconcile::Settings,
-) -> Result<(Board, HashMap<TableId, TableDay>, Vec<RefusedSeating>), PitError> {
+) -> Result<
+    (
+        Board,
+        HashMap<TableId, TableDay>,
+        Vec<RefusedSeating>,
+        Vec<crate::players::compliance::CashWarning>,
+    ),
+    PitError,
+> {
     db.run(move |conn| {
         let board = pit::board(conn, day, now, rules)?;
         let refused = crate::db::players::refusals_of_day(conn, day)?
@@ -98,7 +106,8 @@ pub async fn board(
             })
             .collect();
         let accounting = crate::accounting::reconcile::board_lines(conn, day, &played, settings)?;
-        Ok((board, accounting, refused))
+        let warnings = crate::players::compliance::warnings(conn, day)?;
+        Ok((board, accounting, refused, warnings))
     })
     .await
 }

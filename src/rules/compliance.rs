@@ -121,8 +121,8 @@ impl Thresholds {
 
     /// A day's total as a whole percentage of the threshold, rounded down.
     pub fn percent_of(&self, total: Money) -> i64 {
-        let percent = i128::from(total.minor_units()) * 100
-            / i128::from(self.threshold.minor_units().max(1));
+        let percent =
+            i128::from(total.minor_units()) * 100 / i128::from(self.threshold.minor_units().max(1));
         i64::try_from(percent).unwrap_or(i64::MAX)
     }
 }
@@ -220,6 +220,7 @@ pub fn check_unknown(limits: &Thresholds, amount: Money) -> Findings {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -259,10 +260,7 @@ mod tests {
     #[test]
     fn transactions_each_under_whose_sum_crosses_are_covered_and_structuring() {
         let f = check(&PHP, &day(&[m(2_000_000), m(2_000_000), m(1_500_000)]));
-        assert_eq!(
-            f.kinds(),
-            vec![CaseKind::Covered, CaseKind::StructuringDay]
-        );
+        assert_eq!(f.kinds(), vec![CaseKind::Covered, CaseKind::StructuringDay]);
         assert_eq!(f.day_total, m(5_500_000));
     }
 

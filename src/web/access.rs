@@ -178,6 +178,19 @@ const RATED_PLAY_READERS: Allow = PLAYER_READERS;
 /// Who seats rated players and ends their ratings: as for buy-ins.
 const RATERS: Allow = DROP_WRITERS;
 
+/// Who reads the cage's cash desk: the cage, administrators, auditors and compliance officers.
+const CAGE_CASH_READERS: Allow =
+    Allow::Roles(&[Role::Cashier, Role::Admin, Role::Auditor, Role::Compliance]);
+/// Who voids the cage's cash: a cashier or an administrator (never its recorder).
+const CAGE_CASH_VOIDERS: Allow = Allow::Roles(&[Role::Cashier, Role::Admin]);
+/// Who reads the compliance cases (they hold players' identification): compliance officers and
+/// auditors.
+const CASE_READERS: Allow = Allow::Roles(&[Role::Compliance, Role::Auditor]);
+/// Who decides on a case: compliance officers.
+const CASE_DECIDERS: Allow = Allow::Roles(&[Role::Compliance]);
+/// Who reads the compliance thresholds: the case readers and administrators (who set them).
+const THRESHOLD_READERS: Allow = Allow::Roles(&[Role::Compliance, Role::Auditor, Role::Admin]);
+
 /// Every route of the application and who may use it.
 pub const RULES: &[Rule] = &[
     rule("GET", "/login", Allow::Public),
@@ -232,6 +245,14 @@ pub const RULES: &[Rule] = &[
     rule("POST", "/cage/slips/{id}/print", SLIP_PRINTERS),
     rule("GET", "/cage/prints/{id}", SLIP_READERS),
     rule("GET", "/cage/slips", SLIP_LISTERS),
+    rule("GET", "/cage/cash", CAGE_CASH_READERS),
+    rule("POST", "/cage/cash", CASHIERS),
+    rule("POST", "/cage/cash/{id}/void", CAGE_CASH_VOIDERS),
+    rule("GET", "/compliance", CASE_READERS),
+    rule("GET", "/compliance/cases/{id}", CASE_READERS),
+    rule("POST", "/compliance/cases/{id}/decision", CASE_DECIDERS),
+    rule("GET", "/compliance/thresholds", THRESHOLD_READERS),
+    rule("POST", "/compliance/thresholds", ADMIN),
     rule("GET", "/count", COUNT_READERS),
     rule("GET", "/count/{day}/{code}", COUNT_READERS),
     rule("POST", "/count/{day}/{code}", COUNTERS),

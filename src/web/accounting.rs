@@ -591,15 +591,6 @@ fn slips_day(state: &AppState, day: Option<&str>) -> Result<chrono::NaiveDate, A
     }
 }
 
-fn me(user: &CurrentUser, req: &HttpRequest) -> slips::Me {
-    slips::Me {
-        id: user.id,
-        username: user.username.clone(),
-        role: user.role,
-        actor: user.actor(req),
-    }
-}
-
 pub async fn table_slips(
     session: Session,
     state: web::Data<AppState>,
@@ -690,7 +681,7 @@ pub async fn sign_slip(
         state.config.opener_difference_limit,
         crate::web::reconciliation::settings(&state.config),
         form,
-        me(&user, &req),
+        user.me(&req),
     )
     .await?;
     let done = format!(
@@ -724,7 +715,7 @@ pub async fn void_slip(
         form.into_inner().text,
         day,
         state.config.opener_difference_limit,
-        me(&user, &req),
+        user.me(&req),
     )
     .await?;
     slip_answer(
@@ -756,7 +747,7 @@ pub async fn explain_slip(
         form.into_inner().text,
         day,
         state.config.opener_difference_limit,
-        me(&user, &req),
+        user.me(&req),
     )
     .await?;
     let done = format!("Explained the difference: {code} takes rounds again");

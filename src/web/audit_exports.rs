@@ -117,9 +117,11 @@ fn parse(form: &ExportForm) -> Result<(Query, Format), Box<ExportErrors>> {
         "events" => Some(Kind::Events),
         "report" => Some(Kind::Report),
         "accounting" => Some(Kind::Accounting),
+        "compliance" => Some(Kind::Compliance),
         _ => {
             errors.kind = Some(
-                "Choose rounds, audit events, the gaming-day report or the accounting documents."
+                "Choose rounds, audit events, the gaming-day report, the accounting documents or \
+                 the compliance records."
                     .to_owned(),
             );
             None

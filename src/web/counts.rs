@@ -14,7 +14,6 @@ use serde::Deserialize;
 
 use crate::accounting::counts::{self, note_field, CountSheet, TableCount};
 use crate::accounting::signatures::SecondPerson;
-use crate::accounting::slips::Me;
 use crate::accounting::Saved;
 use crate::config::Zone;
 use crate::db::ids::DropCountId;
@@ -287,15 +286,6 @@ fn count_page(
     })
 }
 
-fn me(user: &CurrentUser, req: &HttpRequest) -> Me {
-    Me {
-        id: user.id,
-        username: user.username.clone(),
-        role: user.role,
-        actor: user.actor(req),
-    }
-}
-
 /// `GET /count/{day}/{code}`: the table's count of the day, and the form while none stands.
 pub async fn table(
     session: Session,
@@ -342,7 +332,7 @@ pub async fn sign(
         today,
         crate::web::reconciliation::settings(&state.config),
         form,
-        me(&user, &req),
+        user.me(&req),
     )
     .await?;
     match saved {
@@ -393,7 +383,7 @@ pub async fn void(
         DropCountId(id),
         reason.clone(),
         today,
-        me(&user, &req),
+        user.me(&req),
     )
     .await?;
     match saved {

@@ -12,7 +12,6 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::accounting::drop::{self, BuyIn, BuyInForm, Fee, Page, RecordedBuyIn, TableDay, Void};
-use crate::accounting::slips::Me;
 use crate::accounting::Saved;
 use crate::config::Zone;
 use crate::db::ids::{BuyInId, TableFeeId};
@@ -43,15 +42,6 @@ pub fn drop_line(totals: &DropTotals, currency: &str) -> String {
         sum(totals.cash, currency),
         sum(totals.non_cash, currency)
     )
-}
-
-fn me(user: &CurrentUser, req: &HttpRequest) -> Me {
-    Me {
-        id: user.id,
-        username: user.username.clone(),
-        role: user.role,
-        actor: user.actor(req),
-    }
 }
 
 /// Whether `role` records buy-ins (the use-case checks the rest: the dealer's table).
@@ -356,7 +346,7 @@ pub async fn record(
     };
     let day = state.config.gaming_day(Utc::now());
     let saved =
-        drop::record_buy_in(&state.db, code.clone(), day, typed.clone(), me(&user, &req)).await?;
+        drop::record_buy_in(&state.db, code.clone(), day, typed.clone(), user.me(&req)).await?;
     match saved {
         Saved::Done(recorded) => {
             session::set_flash(&session, &recorded_words(&recorded))?;
@@ -401,7 +391,7 @@ pub async fn record_fee(
         code.clone(),
         day,
         form.amount.clone(),
-        me(&user, &req),
+        user.me(&req),
     )
     .await?;
     match saved {
@@ -447,7 +437,7 @@ pub async fn void_buy_in(
         code.clone(),
         BuyInId(id),
         form.into_inner().reason,
-        me(&user, &req),
+        user.me(&req),
     )
     .await?;
     match saved {
@@ -495,7 +485,7 @@ pub async fn void_fee(
         code.clone(),
         TableFeeId(id),
         form.into_inner().reason,
-        me(&user, &req),
+        user.me(&req),
     )
     .await?;
     match saved {
@@ -679,8 +669,10 @@ pub async fn api_record(
         | (_, _, Err((reason, field))) => return Ok(api_refused(&reason, Some(field))),
     };
     let day = state.config.gaming_day(Utc::now());
-    match drop::record_buy_in(&state.db, code.clone(), day, form, me(&user, &req)).await? {
-        Saved::Done(recorded) => Ok(HttpResponse::Created().json(buy_in_json(&code, &recorded.buy_in))),
+    match drop::record_buy_in(&state.db, code.clone(), day, form, user.me(&req)).await? {
+        Saved::Done(recorded) => {
+            Ok(HttpResponse::Created().json(buy_in_json(&code, &recorded.buy_in)))
+        }
         Saved::Refused { reason, page } => Ok(api_refused(&reason, page.field)),
     }
 }

@@ -26,6 +26,8 @@ pub struct NavUser {
     pub can_see_count: bool,
     /// Hosts, compliance officers, auditors and pit managers: the players.
     pub can_see_players: bool,
+    /// Compliance officers and auditors: the compliance cases.
+    pub can_see_compliance: bool,
 }
 
 /// A one-time message: something done, or something refused (shown as an error, not as the
@@ -95,6 +97,7 @@ impl Nav {
                     role,
                     Role::Host | Role::Compliance | Role::Auditor | Role::Supervisor
                 ),
+                can_see_compliance: matches!(role, Role::Compliance | Role::Auditor),
             }),
             csrf_token,
             flash,

@@ -21,6 +21,7 @@ mod audit_words;
 mod auth;
 mod cage;
 mod charts;
+mod compliance;
 mod counts;
 mod csrf;
 mod days;
@@ -184,6 +185,20 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
             .service(web::resource("/cage/slips/{id}/print").post(cage::print))
             .service(web::resource("/cage/prints/{id}").get(cage::printed))
             .service(web::resource("/cage/slips").get(cage::day))
+            .service(
+                web::resource("/cage/cash")
+                    .get(compliance::cage_cash)
+                    .post(compliance::record_cage_cash),
+            )
+            .service(web::resource("/cage/cash/{id}/void").post(compliance::void_cage_cash))
+            .service(web::resource("/compliance").get(compliance::cases))
+            .service(web::resource("/compliance/cases/{id}").get(compliance::case))
+            .service(web::resource("/compliance/cases/{id}/decision").post(compliance::decide))
+            .service(
+                web::resource("/compliance/thresholds")
+                    .get(compliance::thresholds)
+                    .post(compliance::set_thresholds),
+            )
             .service(web::resource("/count").get(counts::day))
             .service(
                 web::resource("/count/{day}/{code}")

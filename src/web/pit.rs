@@ -73,6 +73,8 @@ pub struct PitView {
     pub tables: Vec<TableView>,
     /// Seatings refused today because the player is excluded, newest first.
     pub refused_seatings: Vec<RefusedSeatingView>,
+    /// Players whose cash in or out today nears or passes the reporting threshold.
+    pub cash_warnings: Vec<RefusedSeatingView>,
 }
 
 /// An excluded player's refused seating, as the board's alert says it.
@@ -324,6 +326,7 @@ pub fn view(
         totals,
         tables,
         refused_seatings: Vec::new(),
+        cash_warnings: Vec::new(),
     }
 }
 
@@ -334,7 +337,8 @@ async fn current_view(state: &AppState) -> Result<PitView, AppError> {
         quiet_after: state.config.pit_quiet_after,
     };
     let settings = crate::web::reconciliation::settings(&state.config);
-    let (board, accounting, refused) = reports::board(&state.db, day, now, rules, settings).await?;
+    let (board, accounting, refused, warnings) =
+        reports::board(&state.db, day, now, rules, settings).await?;
     let zone = state.config.zone();
     let mut pit = view(
         &board,
@@ -356,6 +360,24 @@ async fn current_view(state: &AppState) -> Result<PitView, AppError> {
                     "barred"
                 } else {
                     "self-excluded"
+                }
+            ),
+        })
+        .collect();
+    pit.cash_warnings = warnings
+        .into_iter()
+        .map(|w| RefusedSeatingView {
+            text: format!(
+                "Card {}, {}: {} today {} ({} % of the reporting threshold){}",
+                w.card_number,
+                w.name,
+                w.direction.title().to_lowercase(),
+                crate::web::format::money(w.total, &w.currency),
+                w.percent,
+                if w.covered {
+                    ": above it, identification required."
+                } else {
+                    "."
                 }
             ),
         })

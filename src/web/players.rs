@@ -11,7 +11,6 @@ use askama::Template;
 use chrono::Utc;
 use serde::Deserialize;
 
-use crate::accounting::slips::Me;
 use crate::db::ids::PlayerId;
 use crate::players::keeps_records;
 use crate::players::ratings::{self, Step};
@@ -25,15 +24,6 @@ use crate::web::respond::{redirect, render};
 use crate::web::session;
 use crate::web::state::AppState;
 use crate::web::user::CurrentUser;
-
-fn me(user: &CurrentUser, req: &HttpRequest) -> Me {
-    Me {
-        id: user.id,
-        username: user.username.clone(),
-        role: user.role,
-        actor: user.actor(req),
-    }
-}
 
 #[derive(Template)]
 #[template(path = "players.html")]
@@ -62,7 +52,7 @@ async fn players_page(
     typed: PlayerForm,
     refused: Option<FormRefusal>,
 ) -> Result<HttpResponse, AppError> {
-    let players = records::search(&state.db, query.clone(), me(user, req)).await?;
+    let players = records::search(&state.db, query.clone(), user.me(req)).await?;
     let status = if refused.is_some() {
         StatusCode::UNPROCESSABLE_ENTITY
     } else {
@@ -140,7 +130,7 @@ pub async fn register(
 ) -> Result<HttpResponse, AppError> {
     let typed = PlayerForm::from(form.into_inner());
     let day = state.config.gaming_day(Utc::now());
-    match records::register(&state.db, typed.clone(), day, me(&user, &req)).await? {
+    match records::register(&state.db, typed.clone(), day, user.me(&req)).await? {
         Ok(id) => {
             session::set_flash(
                 &session,
@@ -259,7 +249,7 @@ pub async fn show(
         PlayerId(path.into_inner()),
         day,
         now,
-        me(&user, &req),
+        user.me(&req),
     )
     .await?;
     let ratings = page
@@ -345,14 +335,8 @@ pub async fn correct(
 ) -> Result<HttpResponse, AppError> {
     let id = PlayerId(path.into_inner());
     let day = state.config.gaming_day(Utc::now());
-    let done = records::correct(
-        &state.db,
-        id,
-        form.into_inner().into(),
-        day,
-        me(&user, &req),
-    )
-    .await?;
+    let done =
+        records::correct(&state.db, id, form.into_inner().into(), day, user.me(&req)).await?;
     session::set_flash_of(
         &session,
         &done
@@ -382,15 +366,8 @@ pub async fn set_status(
     let id = PlayerId(path.into_inner());
     let form = form.into_inner();
     let day = state.config.gaming_day(Utc::now());
-    let done = records::set_status(
-        &state.db,
-        id,
-        form.status,
-        form.reason,
-        day,
-        me(&user, &req),
-    )
-    .await?;
+    let done =
+        records::set_status(&state.db, id, form.status, form.reason, day, user.me(&req)).await?;
     session::set_flash_of(&session, &done.map_err(|r| r.reason))?;
     Ok(redirect(&format!("/players/{id}")))
 }
@@ -473,7 +450,7 @@ pub async fn day_report(
         None => state.config.gaming_day(now),
         Some(text) => crate::web::forms::parse_day("day", text)?,
     };
-    let shown = report::day(&state.db, day, now, me(&user, &req)).await?;
+    let shown = report::day(&state.db, day, now, user.me(&req)).await?;
     let page = DayPage {
         nav: session::nav(&session, Some(&user))?,
         day: day.to_string(),
@@ -534,9 +511,7 @@ pub async fn import(
 ) -> Result<HttpResponse, AppError> {
     let form = form.into_inner();
     let day = state.config.gaming_day(Utc::now());
-    match records::import_exclusions(&state.db, form.source, form.list, day, me(&user, &req))
-        .await?
-    {
+    match records::import_exclusions(&state.db, form.source, form.list, day, user.me(&req)).await? {
         Ok(done) => {
             let names: Vec<String> = done
                 .excluded
@@ -602,7 +577,7 @@ pub async fn seat(
         day,
         form.seat,
         form.card,
-        me(&user, &req),
+        user.me(&req),
     )
     .await?;
     session::set_flash_of(&session, &done.map_err(|r| r.reason))?;
@@ -636,16 +611,7 @@ pub async fn step(
     };
     let now = Utc::now();
     let day = state.config.gaming_day(now);
-    let done = ratings::step(
-        &state.db,
-        code.clone(),
-        day,
-        seat,
-        step,
-        now,
-        me(&user, &req),
-    )
-    .await?;
+    let done = ratings::step(&state.db, code.clone(), day, seat, step, now, user.me(&req)).await?;
     session::set_flash_of(&session, &done.map_err(|r| r.reason))?;
     Ok(redirect(&format!("/tables/{code}")))
 }

@@ -6,6 +6,7 @@ use actix_web::dev::Payload;
 use actix_web::{FromRequest, HttpMessage, HttpRequest};
 use chrono::{DateTime, Utc};
 
+use crate::accounting::slips::Me;
 use crate::db::audit_log::Actor;
 use crate::db::ids::UserId;
 use crate::db::users::{Role, User};
@@ -34,6 +35,16 @@ impl CurrentUser {
 
     pub fn actor(&self, req: &HttpRequest) -> Actor {
         self.actor_at(client_addr(req))
+    }
+
+    /// Who acts in a use-case of accounting or rated play: this account, for this request.
+    pub fn me(&self, req: &HttpRequest) -> Me {
+        Me {
+            id: self.id,
+            username: self.username.clone(),
+            role: self.role,
+            actor: self.actor(req),
+        }
     }
 
     /// The actor for an audit event about a request from `client_addr`.

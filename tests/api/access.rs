@@ -552,6 +552,58 @@ const MATRIX: &[Case] = &[
         &[("current_password", "not-my-password")],
         [303, 422, 422, 422, 422, 422, 422, 422, 422],
     ),
+    // Cash compliance (docs/compliance.md): the cage's cash desk read by the cage,
+    // administrators, auditors and compliance, written by cashiers, voided by cashiers and
+    // administrators; the cases read by compliance and auditors, decided by compliance; the
+    // thresholds set by administrators.
+    case(
+        "GET",
+        "/cage/cash",
+        &[],
+        [303, 403, 403, 200, 200, 200, 403, 403, 200],
+    ),
+    case(
+        "POST",
+        "/cage/cash",
+        &[],
+        [303, 403, 403, 403, 403, 422, 403, 403, 403],
+    ),
+    case(
+        "POST",
+        "/cage/cash/999999/void",
+        &[("reason", "matrix")],
+        [303, 403, 403, 403, 404, 404, 403, 403, 403],
+    ),
+    case(
+        "GET",
+        "/compliance",
+        &[],
+        [303, 403, 403, 200, 403, 403, 403, 403, 200],
+    ),
+    case(
+        "GET",
+        "/compliance/cases/999999",
+        &[],
+        [303, 403, 403, 404, 403, 403, 403, 403, 404],
+    ),
+    case(
+        "POST",
+        "/compliance/cases/999999/decision",
+        &[("decision", "filed")],
+        [303, 403, 403, 403, 403, 403, 403, 403, 404],
+    ),
+    case(
+        "GET",
+        "/compliance/thresholds",
+        &[],
+        [303, 403, 403, 200, 200, 403, 403, 403, 200],
+    ),
+    case(
+        "POST",
+        "/compliance/thresholds",
+        &[],
+        [303, 403, 403, 403, 422, 403, 403, 403, 403],
+    ),
     // Players (docs/players.md): read by hosts, compliance, auditors and pit managers; kept by
     // hosts and compliance; statuses set by those and pit managers; ratings by the table's
     // writers. A missing player or table is 404 once past access.

@@ -140,6 +140,27 @@ async fn pages_contain_no_inline_script_or_style() {
             .unwrap()
     };
 
+    // A covered transaction at the cage (no player known), for the case's page.
+    let case: i64 = {
+        use diesel::prelude::*;
+        let res = browsers[4]
+            .1
+            .post_form(
+                "/cage/cash",
+                &[
+                    ("direction", "in"),
+                    ("currency", "PHP"),
+                    ("amount", "6,000,000"),
+                ],
+            )
+            .await;
+        assert_eq!(res.status(), StatusCode::SEE_OTHER);
+        pusoy_pit::db::schema::compliance_cases::table
+            .select(pusoy_pit::db::schema::compliance_cases::id)
+            .first(&mut app.conn())
+            .unwrap()
+    };
+
     // What `{id}` stands for depends on the route.
     let id_for = |pattern: &str| match pattern {
         p if p.starts_with("/review/rounds/") => voided["id"].to_string(),
@@ -148,6 +169,7 @@ async fn pages_contain_no_inline_script_or_style() {
         p if p.starts_with("/cage/slips/") => slip.to_string(),
         p if p.starts_with("/cage/prints/") => print.clone(),
         p if p.starts_with("/players/") => player.to_string(),
+        p if p.starts_with("/compliance/cases/") => case.to_string(),
         p => panic!("{p}: say here what its {{id}} is"),
     };
     for rule in RULES.iter().filter(|r| r.method == "GET") {

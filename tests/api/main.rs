@@ -9,6 +9,7 @@ mod audit;
 mod audit_trail;
 mod cage;
 mod checkpoints;
+mod compliance;
 mod counts;
 mod drop;
 mod durability;

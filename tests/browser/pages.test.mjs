@@ -27,7 +27,8 @@ const SIZES = [
 // dealer2, not dealer: table.test.mjs signs the demo dealer on at PUSOY-01.
 // `extra`: pages reached from other pages rather than the bar (table accounting's).
 const ROLES = [
-  { role: 'admin', username: 'admin', password: 'demo-admin-pit', extra: ['/reports/accounting', '/count'] },
+  { role: 'admin', username: 'admin', password: 'demo-admin-pit',
+    extra: ['/reports/accounting', '/count', '/cage/cash', '/compliance/thresholds'] },
   { role: 'supervisor', username: 'supervisor', password: 'demo-supervisor-pit',
     extra: ['/reports/accounting', '/tables/PUSOY-01/buy-ins', '/tables/PUSOY-01/slips', '/players/1'] },
   { role: 'dealer', username: 'dealer2', password: 'demo-dealer2-pit' },
@@ -36,7 +37,10 @@ const ROLES = [
   // The demo's players are registered first: player 1 (active) and 3 (self-excluded).
   { role: 'host', username: 'host', password: 'demo-host-pit',
     extra: ['/players/1', '/players/3'] },
-  { role: 'compliance', username: 'compliance', password: 'demo-compliance-pit' },
+  { role: 'compliance', username: 'compliance', password: 'demo-compliance-pit',
+    extra: ['/compliance/thresholds', '/cage/cash'] },
+  { role: 'cashier', username: 'cashier', password: 'demo-cashier-pit', tables: false,
+    extra: ['/cage/cash'] },
 ];
 const LAUNCH_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];

@@ -18,6 +18,7 @@
 
 mod accounting;
 mod check;
+mod compliance;
 mod events;
 mod report;
 mod rounds;
@@ -49,6 +50,8 @@ pub enum Kind {
     Report,
     /// Table accounting's documents, a row per line, and each table-day's reconciliation.
     Accounting,
+    /// The cage's cash and the compliance cases with their transactions and decisions.
+    Compliance,
 }
 
 impl Kind {
@@ -58,6 +61,7 @@ impl Kind {
             Kind::Events => "events",
             Kind::Report => "report",
             Kind::Accounting => "accounting",
+            Kind::Compliance => "compliance",
         }
     }
 }
@@ -454,6 +458,7 @@ pub fn export(
             Kind::Events => events::export(conn, query, clock, window, format, out, manifest),
             Kind::Report => report::export(conn, query, clock, format, out, manifest),
             Kind::Accounting => accounting::export(conn, query, clock, format, out, manifest),
+            Kind::Compliance => compliance::export(conn, query, clock, format, out, manifest),
         }
     })
 }

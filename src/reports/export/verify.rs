@@ -21,12 +21,13 @@ use crate::db::seal_file::SealCopy;
 
 use super::accounting::AccountingCheck;
 use super::check::{Checker, Problem, Problems, Row};
+use super::compliance::ComplianceCheck;
 use super::events::EventsCheck;
 use super::report::ReportCheck;
 use super::rounds::RoundsCheck;
 use super::seals::{check_manifest, Sealed, Seals};
 use super::table::{ColumnKind, ColumnSums, Sums, MANIFEST_MARK, ROW};
-use super::{accounting, events, report, rounds, Clock, Kind, Manifest, FORMATS_READ};
+use super::{accounting, compliance, events, report, rounds, Clock, Kind, Manifest, FORMATS_READ};
 
 /// A file that could be read to its end.
 #[derive(Debug)]
@@ -107,6 +108,7 @@ pub fn verify_against(path: &Path, seals: Option<&[SealCopy]>) -> Result<Verifie
             &accounting::COLUMNS[..accounting::BEFORE_REFERENCE]
         }
         Kind::Accounting => accounting::COLUMNS,
+        Kind::Compliance => compliance::COLUMNS,
     };
     let sum = super::sums(&manifest.format);
     let mut kinds = vec![(ROW, ColumnKind::Int)];
@@ -140,8 +142,12 @@ pub fn verify_against(path: &Path, seals: Option<&[SealCopy]>) -> Result<Verifie
             Seals::Given(Sealed::of(copies))
         }
         None => {
-            // A report or accounting export holds no events: nothing of it is sealed.
-            if !matches!(manifest.kind, Kind::Report | Kind::Accounting) {
+            // A report, accounting or compliance export holds no events: nothing of it is
+            // sealed.
+            if !matches!(
+                manifest.kind,
+                Kind::Report | Kind::Accounting | Kind::Compliance
+            ) {
                 problems.note(
                     "not checked against the seals: no seal file given (--seals FILE)".to_owned(),
                 );
@@ -154,6 +160,7 @@ pub fn verify_against(path: &Path, seals: Option<&[SealCopy]>) -> Result<Verifie
         Kind::Events => Box::new(EventsCheck::new(&manifest, clock, sealed)),
         Kind::Report => Box::new(ReportCheck::new(&manifest)),
         Kind::Accounting => Box::new(AccountingCheck::new(&manifest)),
+        Kind::Compliance => Box::new(ComplianceCheck::new(&manifest)),
     };
     file.seek(SeekFrom::Start(0)).map_err(io)?;
     let mut data = HashingReader {
