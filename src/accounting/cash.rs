@@ -12,7 +12,7 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 use diesel::prelude::*;
 use serde_json::json;
 
-use crate::accounting::drop::{day_open, names, person, Stop, Void};
+use crate::accounting::record::{day_open, names, person, Stop, Void};
 use crate::accounting::slips::{Me, Person};
 use crate::accounting::{AccountingError, Saved};
 use crate::db::audit_log::{self, Actor, NewAuditEvent};

@@ -13,16 +13,17 @@ use diesel::prelude::*;
 use serde_json::json;
 
 use crate::accounting::cash::{self, CashTx, Checked};
+pub use crate::accounting::record::Void;
+pub(crate) use crate::accounting::record::{day_open, names, person, Stop};
 use crate::accounting::slips::{Me, Person};
 use crate::accounting::{AccountingError, Saved};
-use crate::db::accounting::names_of;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::drop::{self as rows, BuyInRow, BuyInVoidRow, FeeRow, FeeVoidRow, NewBuyIn, NewFee};
 use crate::db::handle::Db;
 use crate::db::ids::{BuyInId, ShiftId, TableFeeId, TableId, UserId};
+use crate::db::shifts;
 use crate::db::tables::{self, TableRulesError};
 use crate::db::users::Role;
-use crate::db::{days, shifts};
 use crate::rules::compliance::Direction;
 use crate::rules::drop::{self as arithmetic, BuyInKind, BuyInLine, DropTotals};
 use crate::rules::game::Game;
@@ -43,14 +44,6 @@ impl DropTable {
     pub fn seats(&self) -> Vec<u8> {
         arithmetic::seats_of(self.game)
     }
-}
-
-/// A void beside a record: why, by whom, when.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Void {
-    pub reason: String,
-    pub by: Person,
-    pub at: DateTime<Utc>,
 }
 
 /// A buy-in as the lists show it.
@@ -116,34 +109,6 @@ pub struct BuyInForm {
     pub kind: String,
 }
 
-/// Why a use-case stopped: a refusal in words (about a field of the form, or not), or a
-/// failure.
-pub(crate) enum Stop {
-    Field(&'static str, String),
-    Refused(String),
-    Failed(AccountingError),
-}
-
-impl From<AccountingError> for Stop {
-    fn from(err: AccountingError) -> Self {
-        match err {
-            AccountingError::Refused(reason) => Stop::Refused(reason),
-            other => Stop::Failed(other),
-        }
-    }
-}
-
-impl From<diesel::result::Error> for Stop {
-    /// The database's refusal of a record on a closed gaming day (its trigger, when the day
-    /// was closed after the use-case looked) is that refusal, in words.
-    fn from(err: diesel::result::Error) -> Self {
-        match days::closed_day_refused(&err) {
-            Some(day) => Stop::Refused(crate::rules::gaming_day::closed_day_message(day)),
-            None => Stop::Failed(err.into()),
-        }
-    }
-}
-
 pub(crate) fn table_of(conn: &mut PgConnection, code: &str) -> Result<DropTable, AccountingError> {
     let playing = tables::playing_by_code(conn, code).map_err(|err| match err {
         TableRulesError::Query(err) => AccountingError::from(err),
@@ -158,16 +123,6 @@ pub(crate) fn table_of(conn: &mut PgConnection, code: &str) -> Result<DropTable,
         currency: playing.table.currency,
         game,
     })
-}
-
-pub(crate) fn person(names: &HashMap<UserId, String>, id: UserId) -> Person {
-    Person {
-        id,
-        name: names
-            .get(&id)
-            .cloned()
-            .unwrap_or_else(|| format!("user {id}")),
-    }
 }
 
 fn buy_in_of(
@@ -209,17 +164,6 @@ fn fee_of((row, void): (FeeRow, Option<FeeVoidRow>), names: &HashMap<UserId, Str
             at: v.voided_at,
         }),
     }
-}
-
-/// The names of everyone who recorded or voided these rows.
-pub(crate) fn names(
-    conn: &mut PgConnection,
-    people: impl Iterator<Item = UserId>,
-) -> Result<HashMap<UserId, String>, AccountingError> {
-    let mut people: Vec<UserId> = people.collect();
-    people.sort();
-    people.dedup();
-    Ok(names_of(conn, &people)?.into_iter().collect())
 }
 
 fn day_of(
@@ -326,16 +270,6 @@ pub(crate) fn recording_shift(
                 me.role.as_str()
             )))
         }
-    }
-}
-
-/// Refuses a record on a closed gaming day, in words (the trigger underneath refuses it too).
-pub(crate) fn day_open(conn: &mut PgConnection, day: NaiveDate) -> Result<(), Stop> {
-    match days::find_close(conn, day)? {
-        Some(_) => Err(Stop::Refused(crate::rules::gaming_day::closed_day_message(
-            day,
-        ))),
-        None => Ok(()),
     }
 }
 

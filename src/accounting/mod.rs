@@ -11,6 +11,7 @@ pub mod drop;
 pub mod history;
 pub mod par;
 pub mod reconcile;
+pub mod record;
 pub mod signatures;
 pub mod slips;
 
