@@ -18,9 +18,11 @@ use crate::accounting::signatures::{self, Capacity, Document, SecondPerson, Sign
 use crate::accounting::{save, AccountingError, Saved};
 use crate::db::accounting as chip_rows;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
-use crate::db::cage::{self as rows, Kind, NewSlip, NewStep, Signer, SlipRow, SlipTable, Step};
+use crate::db::cage::{
+    self as rows, Kind, NewSlip, NewStep, Signer, SlipRow, SlipTable, Step, StepRow,
+};
 use crate::db::handle::Db;
-use crate::db::ids::{CageSlipId, CageSlipPrintId, ChipSetVersionId, UserId};
+use crate::db::ids::{CageSlipId, CageSlipPrintId, ChipSetVersionId, TableId, UserId};
 use crate::db::users::{self, Role};
 use crate::db::{days, shifts};
 use crate::password::Secrets;
@@ -251,31 +253,56 @@ fn audit_both(
     details: serde_json::Value,
 ) -> Result<(), AccountingError> {
     let table_chain = audit_log::table_chain(slip.table.id);
-    for chain in [table_chain.as_str(), CAGE_CHAIN] {
-        audit_log::append(
-            conn,
-            &NewAuditEvent {
-                chain,
-                actor,
-                action,
-                target: slip.target(),
-                details: details.clone(),
-                gaming_day: Some(slip.gaming_day),
-                table_id: Some(slip.table.id),
-            },
-        )?;
+    for event in both_chains(slip, &table_chain, actor, action, details) {
+        audit_log::append(conn, &event)?;
     }
     Ok(())
 }
 
+/// The events of `action` on the slip's table chain (`table_chain`) and on the `cage` chain,
+/// in that order.
+fn both_chains<'a>(
+    slip: &Slip,
+    table_chain: &'a str,
+    actor: &'a Actor,
+    action: &'a str,
+    details: serde_json::Value,
+) -> [NewAuditEvent<'a>; 2] {
+    [table_chain, CAGE_CHAIN].map(|chain| NewAuditEvent {
+        chain,
+        actor,
+        action,
+        target: slip.target(),
+        details: details.clone(),
+        gaming_day: Some(slip.gaming_day),
+        table_id: Some(slip.table.id),
+    })
+}
+
 /// The slip's document for the signature step: its table's chain.
 fn document(slip: &Slip) -> Document {
+    document_of(
+        slip.kind,
+        slip.year,
+        slip.number,
+        slip.table.id,
+        slip.gaming_day,
+    )
+}
+
+/// The document of the slip stored as `row`, as [`document`] makes it of the slip.
+fn row_document(row: &SlipRow) -> Document {
+    document_of(row.kind, row.year, row.number, row.table_id, row.gaming_day)
+}
+
+fn document_of(kind: Kind, year: i32, number: i32, table: TableId, day: NaiveDate) -> Document {
+    let number = number_text(kind, year, number);
     Document {
-        chain: audit_log::table_chain(slip.table.id),
-        target: slip.target(),
-        title: format!("the {}", slip.title()),
-        table_id: Some(slip.table.id),
-        gaming_day: Some(slip.gaming_day),
+        chain: audit_log::table_chain(table),
+        target: format!("slip:{number}"),
+        title: format!("the {} {number}", kind.as_str()),
+        table_id: Some(table),
+        gaming_day: Some(day),
     }
 }
 
@@ -528,13 +555,22 @@ async fn signed_by_two(
     actor: Actor,
     step: impl FnOnce(&mut PgConnection, Signature) -> Result<Slip, AccountingError> + Send + 'static,
 ) -> Result<Saved<Slip, Slip>, AccountingError> {
-    let document = db
-        .run(move |conn| reread(conn, id).map(|slip| document(&slip)))
+    // The slip's document and the second signer's account in one turn (BENCHMARKS.md, "A
+    // signature step"): the document needs only the slip's row.
+    let typed = second.username.clone();
+    let lock_at = actor.clone();
+    let (document, candidate) = db
+        .run(move |conn| -> Result<_, AccountingError> {
+            let row = rows::slip(conn, id)?.ok_or(AccountingError::NotFound("slip"))?;
+            let candidate = signatures::candidate(conn, &typed, &lock_at)?;
+            Ok((row_document(&row), candidate))
+        })
         .await?;
-    let second = signatures::second(
+    let second = signatures::check(
         db,
         secrets,
-        second,
+        candidate,
+        second.password,
         first.user(),
         capacity,
         &document,
@@ -618,7 +654,7 @@ fn received(
     actor: Actor,
 ) -> Result<Slip, AccountingError> {
     let row = rows::lock_slip(conn, id)?.ok_or(AccountingError::NotFound("slip"))?;
-    let slip = one_slip(conn, row)?;
+    let mut slip = one_slip(conn, row)?;
     if !may_follow(slip.state(), Step::Received) {
         return Err(out_of_order(&slip, Step::Received));
     }
@@ -628,12 +664,17 @@ fn received(
         Step::Received,
         &[signed_in.user(), second.user()],
     )?;
+    // Both signers' accounts in one read: for the dealer's check here and the signatures'.
+    let accounts = users::find_all(conn, &[signed_in.user(), second.user()])?;
     let dealer = [&signed_in, &second]
         .into_iter()
         .find(|s| s.capacity() == Capacity::DEALER)
         .map(Signature::user);
     if let Some(dealer) = dealer {
-        let user = users::find(conn, dealer)?.ok_or(AccountingError::NotFound("dealer"))?;
+        let user = accounts
+            .iter()
+            .find(|user| user.id == dealer)
+            .ok_or(AccountingError::NotFound("dealer"))?;
         let at_table =
             shifts::dealer_table(conn, dealer)?.is_some_and(|(_, table)| table.id == slip.table.id);
         if user.role == Role::Dealer && !at_table {
@@ -643,7 +684,7 @@ fn received(
             )));
         }
     }
-    rows::insert_step(
+    let step = rows::insert_step(
         conn,
         &NewStep {
             slip: id,
@@ -653,20 +694,31 @@ fn received(
             reason: None,
         },
     )?;
-    signatures::record(
+    let details = json!({"kind": slip.kind.as_str(), "number": slip.number_text(), "total": slip.inventory.total()});
+    record_step(
         conn,
-        &document(&slip),
-        &[signed_in.clone(), second.clone()],
-        actor.client_addr.clone(),
-    )?;
-    audit_both(
-        conn,
-        &slip,
+        &mut slip,
+        step,
+        [signed_in, second],
+        &accounts,
         &actor,
         "cage.received",
-        json!({"kind": slip.kind.as_str(), "number": slip.number_text(), "total": slip.inventory.total()}),
+        details,
     )?;
-    reread(conn, id)
+    Ok(slip)
+}
+
+/// The slip's signer `id`, from the accounts read in its step's transaction.
+fn signer_from(accounts: &[users::User], id: UserId) -> Result<Signer, AccountingError> {
+    accounts
+        .iter()
+        .find(|user| user.id == id)
+        .map(|user| Signer {
+            id: user.id,
+            username: user.username.clone(),
+            display_name: user.display_name.clone(),
+        })
+        .ok_or_else(|| AccountingError::BadStored(format!("signer {id}")))
 }
 
 fn voided(
@@ -679,7 +731,7 @@ fn voided(
 ) -> Result<Slip, AccountingError> {
     let reason = reason.trim().to_owned();
     let row = rows::lock_slip(conn, id)?.ok_or(AccountingError::NotFound("slip"))?;
-    let slip = one_slip(conn, row)?;
+    let mut slip = one_slip(conn, row)?;
     if reason.is_empty() {
         return Err(AccountingError::Refused(format!(
             "Voiding the {} needs a reason.",
@@ -690,9 +742,13 @@ fn voided(
         return Err(out_of_order(&slip, Step::Void));
     }
     signs_once(conn, &slip, Step::Void, &[signed_in.user(), second.user()])?;
+    let accounts = users::find_all(conn, &[signed_in.user(), second.user()])?;
     let mut not_pit = false;
     for signer in [&signed_in, &second] {
-        let user = users::find(conn, signer.user())?.ok_or(AccountingError::NotFound("signer"))?;
+        let user = accounts
+            .iter()
+            .find(|user| user.id == signer.user())
+            .ok_or(AccountingError::NotFound("signer"))?;
         not_pit |= NOT_PIT.contains(&user.role);
     }
     if !not_pit {
@@ -702,7 +758,7 @@ fn voided(
             slip.title()
         )));
     }
-    rows::insert_step(
+    let step = rows::insert_step(
         conn,
         &NewStep {
             slip: id,
@@ -712,25 +768,58 @@ fn voided(
             reason: Some(&reason),
         },
     )?;
-    signatures::record(
+    let details = json!({
+        "kind": slip.kind.as_str(),
+        "number": slip.number_text(),
+        "was": slip.state().as_str(),
+        "reason": reason,
+    });
+    record_step(
         conn,
-        &document(&slip),
-        &[signed_in.clone(), second.clone()],
-        actor.client_addr.clone(),
-    )?;
-    audit_both(
-        conn,
-        &slip,
+        &mut slip,
+        step,
+        [signed_in, second],
+        &accounts,
         &actor,
         "cage.void",
-        json!({
-            "kind": slip.kind.as_str(),
-            "number": slip.number_text(),
-            "was": slip.state().as_str(),
-            "reason": reason,
-        }),
+        details,
     )?;
-    reread(conn, id)
+    Ok(slip)
+}
+
+/// Records the step just written (`step`, signed by `signers`, whose `accounts` the step's
+/// transaction read) on `slip`: checks and appends the signatures, then `action` on both chains,
+/// all in one append at the end, so that the table's chain, which every round at the table
+/// moves, stays locked for the fewest statements; and adds the step to `slip`, which is then
+/// the slip as read back (it is locked: nothing else changed it).
+#[allow(clippy::too_many_arguments)]
+fn record_step(
+    conn: &mut PgConnection,
+    slip: &mut Slip,
+    step: StepRow,
+    signers: [Signature; 2],
+    accounts: &[users::User],
+    actor: &Actor,
+    action: &str,
+    details: serde_json::Value,
+) -> Result<(), AccountingError> {
+    let document = document(slip);
+    let signed = signatures::checked(&document, &signers, accounts, actor.client_addr.clone())?;
+    let mut events = signatures::events(&document, &signed);
+    let table_chain = audit_log::table_chain(slip.table.id);
+    events.extend(both_chains(slip, &table_chain, actor, action, details));
+    audit_log::append_all(conn, &events)?;
+    slip.steps.push(SignedStep {
+        step: step.step,
+        signer: signer_from(accounts, step.signed_by)?,
+        second: step
+            .second_signed_by
+            .map(|id| signer_from(accounts, id))
+            .transpose()?,
+        reason: step.reason,
+        at: step.at,
+    });
+    Ok(())
 }
 
 /// Records a print of slip `id` by `printer` (the first is the original, every later one a

@@ -138,20 +138,63 @@ pub async fn second(
     document: &Document,
     actor: &Actor,
 ) -> Result<Result<Signature, String>, AccountingError> {
-    let SecondPerson { username, password } = second;
-    let name = users::normalize_username(&username);
+    let typed = second.username.clone();
     let lock_at = actor.clone();
-    let typed = name.clone();
-    let (user, locked) = db
-        .run(move |conn| -> Result<_, AccountingError> {
-            let user = users::find_by_username(conn, &typed)?;
-            let locked = match &user {
-                Some(user) => users::locked_for(conn, user.id, &lock_at)?,
-                None => false,
-            };
-            Ok((user, locked))
-        })
+    let candidate = db
+        .run(move |conn| candidate(conn, &typed, &lock_at))
         .await?;
+    check(
+        db,
+        secrets,
+        candidate,
+        second.password,
+        first,
+        capacity,
+        document,
+        actor,
+    )
+    .await
+}
+
+/// The account typed as the second signer, as [`check`] judges it: read in the caller's turn on
+/// the database (a document reads it with what else it needs before the check).
+pub struct Candidate {
+    /// The user name as typed, normalised.
+    name: String,
+    user: Option<users::User>,
+    /// Locked at the tablet's address after repeated wrong passwords.
+    locked: bool,
+}
+
+/// Reads the account `username` names, and whether it is locked at `actor`'s address.
+pub fn candidate(
+    conn: &mut PgConnection,
+    username: &str,
+    actor: &Actor,
+) -> Result<Candidate, AccountingError> {
+    let name = users::normalize_username(username);
+    let user = users::find_by_username(conn, &name)?;
+    let locked = match &user {
+        Some(user) => users::locked_for(conn, user.id, actor)?,
+        None => false,
+    };
+    Ok(Candidate { name, user, locked })
+}
+
+/// [`second`] for a `candidate` already read: checks `password` (their password or signing
+/// PIN) and the account, as [`second`] says.
+#[allow(clippy::too_many_arguments)]
+pub async fn check(
+    db: &crate::db::handle::Db,
+    secrets: Secrets,
+    candidate: Candidate,
+    password: String,
+    first: UserId,
+    capacity: Capacity,
+    document: &Document,
+    actor: &Actor,
+) -> Result<Result<Signature, String>, AccountingError> {
+    let Candidate { name, user, locked } = candidate;
     let before_check = match &user {
         None if name.is_empty() => Some((
             "no user name",
@@ -299,6 +342,29 @@ pub fn record(
     signatures: &[Signature],
     client_addr: Option<String>,
 ) -> Result<(), AccountingError> {
+    let ids: Vec<UserId> = signatures.iter().map(Signature::user).collect();
+    let accounts = users::find_all(conn, &ids)?;
+    let signed = checked(document, signatures, &accounts, client_addr)?;
+    audit_log::append_all(conn, &events(document, &signed))?;
+    Ok(())
+}
+
+/// A signature checked by [`checked`], to be recorded as its `signature` event.
+pub struct Signed {
+    /// The signer, at the tablet's address.
+    actor: Actor,
+    details: serde_json::Value,
+}
+
+/// [`record`]'s checks of `signatures` against `accounts` (the signers' accounts, read in the
+/// caller's transaction), in its words: what each signature's event will be, in their order.
+pub fn checked(
+    document: &Document,
+    signatures: &[Signature],
+    accounts: &[users::User],
+    client_addr: Option<String>,
+) -> Result<Vec<Signed>, AccountingError> {
+    let mut signed = Vec::with_capacity(signatures.len());
     for (i, signature) in signatures.iter().enumerate() {
         if signatures[..i].iter().any(|s| s.user == signature.user) {
             return Err(AccountingError::Refused(format!(
@@ -306,9 +372,12 @@ pub fn record(
                 signature.username, document.title
             )));
         }
-        let user = users::find(conn, signature.user)?.ok_or_else(|| {
-            AccountingError::Refused(format!("{} has no account.", signature.username))
-        })?;
+        let user = accounts
+            .iter()
+            .find(|user| user.id == signature.user)
+            .ok_or_else(|| {
+                AccountingError::Refused(format!("{} has no account.", signature.username))
+            })?;
         if user.is_disabled() {
             return Err(AccountingError::Refused(format!(
                 "{} is disabled and cannot sign.",
@@ -324,25 +393,32 @@ pub fn record(
                 signature.capacity.who_may()
             )));
         }
-        let actor = Actor::user(user.id, &user.username, client_addr.clone());
-        audit_log::append(
-            conn,
-            &NewAuditEvent {
-                chain: &document.chain,
-                actor: &actor,
-                action: "signature",
-                target: document.target.clone(),
-                details: json!({
-                    "capacity": signature.capacity.name,
-                    "role": user.role.as_str(),
-                    "by": signature.by,
-                }),
-                gaming_day: document.gaming_day,
-                table_id: document.table_id,
-            },
-        )?;
+        signed.push(Signed {
+            actor: Actor::user(user.id, &user.username, client_addr.clone()),
+            details: json!({
+                "capacity": signature.capacity.name,
+                "role": user.role.as_str(),
+                "by": signature.by,
+            }),
+        });
     }
-    Ok(())
+    Ok(signed)
+}
+
+/// The `signature` events of `signed` on `document`'s chain, in order.
+pub fn events<'a>(document: &'a Document, signed: &'a [Signed]) -> Vec<NewAuditEvent<'a>> {
+    signed
+        .iter()
+        .map(|signed| NewAuditEvent {
+            chain: &document.chain,
+            actor: &signed.actor,
+            action: "signature",
+            target: document.target.clone(),
+            details: signed.details.clone(),
+            gaming_day: document.gaming_day,
+            table_id: document.table_id,
+        })
+        .collect()
 }
 
 /// Runs a password hash's work on the blocking thread pool.

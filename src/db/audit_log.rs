@@ -383,14 +383,37 @@ macro_rules! sealed_event_ctes {
 pub(crate) use sealed_event_ctes;
 
 /// Inserts sealed events, one per row of the arrays `$1` to `$13` (the columns of
-/// [`audit_event_columns!`], in order).
-const INSERT_SEALED: &str = concat!(
-    "INSERT INTO audit_events (",
-    audit_event_columns!(),
-    ") SELECT * FROM unnest($1::text[], $2::int8[], $3::timestamptz[], $4::int8[], $5::text[], \
-        $6::text[], $7::text[], $8::json[], $9::text[], $10::date[], $11::int8[], $12::bytea[], \
-        $13::bytea[])"
-);
+/// [`audit_event_columns!`], in order, bound by [`bind_sealed`]).
+macro_rules! insert_sealed {
+    () => {
+        concat!(
+            "INSERT INTO audit_events (",
+            audit_event_columns!(),
+            ") SELECT * FROM unnest($1::text[], $2::int8[], $3::timestamptz[], $4::int8[], \
+                $5::text[], $6::text[], $7::text[], $8::json[], $9::text[], $10::date[], \
+                $11::int8[], $12::bytea[], $13::bytea[])"
+        )
+    };
+}
+const INSERT_SEALED: &str = insert_sealed!();
+
+/// Binds `$1` to `$13` of [`insert_sealed!`]: one array per column, one element per event.
+fn bind_sealed<'q>(sql: Sql<'q>, events: &'q [SealedEvent]) -> Sql<'q> {
+    use diesel::sql_types::Array;
+    sql.bind::<Array<Text>, _>(column(events, |e| e.chain.as_str()))
+        .bind::<Array<BigInt>, _>(column(events, |e| e.seq))
+        .bind::<Array<Timestamptz>, _>(column::<_, DateTime<Utc>>(events, |e| e.at))
+        .bind::<Array<Nullable<BigInt>>, _>(column(events, |e| e.actor_user_id))
+        .bind::<Array<Text>, _>(column(events, |e| e.actor_name.as_str()))
+        .bind::<Array<Text>, _>(column(events, |e| e.action.as_str()))
+        .bind::<Array<Text>, _>(column(events, |e| e.target.as_str()))
+        .bind::<Array<Json>, _>(column(events, |e| &e.details))
+        .bind::<Array<Nullable<Text>>, _>(column(events, |e| e.client_addr.as_deref()))
+        .bind::<Array<Nullable<Date>>, _>(column(events, |e| e.gaming_day))
+        .bind::<Array<Nullable<BigInt>>, _>(column(events, |e| e.table_id))
+        .bind::<Array<Bytea>, _>(column(events, |e| e.prev_hash.as_slice()))
+        .bind::<Array<Bytea>, _>(column(events, |e| e.hash.as_slice()))
+}
 
 /// Locks the chain's head row (creating it on the chain's first event) until the transaction
 /// ends, and returns it: for a caller that seals several events of the chain itself and appends
@@ -422,22 +445,7 @@ pub fn append_sealed(
         }
         before = event.head_after();
     }
-    use diesel::sql_types::Array;
-    Sql::new(INSERT_SEALED)
-        .bind::<Array<Text>, _>(column(events, |e| e.chain.as_str()))
-        .bind::<Array<BigInt>, _>(column(events, |e| e.seq))
-        .bind::<Array<Timestamptz>, _>(column::<_, DateTime<Utc>>(events, |e| e.at))
-        .bind::<Array<Nullable<BigInt>>, _>(column(events, |e| e.actor_user_id))
-        .bind::<Array<Text>, _>(column(events, |e| e.actor_name.as_str()))
-        .bind::<Array<Text>, _>(column(events, |e| e.action.as_str()))
-        .bind::<Array<Text>, _>(column(events, |e| e.target.as_str()))
-        .bind::<Array<Json>, _>(column(events, |e| &e.details))
-        .bind::<Array<Nullable<Text>>, _>(column(events, |e| e.client_addr.as_deref()))
-        .bind::<Array<Nullable<Date>>, _>(column(events, |e| e.gaming_day))
-        .bind::<Array<Nullable<BigInt>>, _>(column(events, |e| e.table_id))
-        .bind::<Array<Bytea>, _>(column(events, |e| e.prev_hash.as_slice()))
-        .bind::<Array<Bytea>, _>(column(events, |e| e.hash.as_slice()))
-        .execute(conn)?;
+    bind_sealed(Sql::new(INSERT_SEALED), events).execute(conn)?;
     let moved = diesel::update(
         audit_chain_heads::table
             .filter(audit_chain_heads::chain.eq(chain))
@@ -449,6 +457,121 @@ pub fn append_sealed(
     ))
     .execute(conn)?;
     if moved == 1 {
+        Ok(())
+    } else {
+        Err(diesel::result::Error::NotFound)
+    }
+}
+
+/// Locks the heads of the chains `$1` (an array) in the array's order, and reads them.
+const LOCK_HEADS: &str = "SELECT chain, last_seq, last_hash FROM audit_chain_heads \
+    WHERE chain = ANY($1) ORDER BY array_position($1, chain) FOR UPDATE";
+
+/// Inserts sealed events (`$1` to `$13`, [`insert_sealed!`]) and moves each of their chains'
+/// heads (`$14` chain, `$15` its last number as locked, `$16` and `$17` its new last number and
+/// hash); answers how many heads moved.
+const APPEND_ALL: &str = concat!(
+    "WITH event AS (",
+    insert_sealed!(),
+    "), moved AS ( \
+        UPDATE audit_chain_heads h SET last_seq = m.seq, last_hash = m.hash \
+        FROM unnest($14::text[], $15::int8[], $16::int8[], $17::bytea[]) AS m(chain, was, seq, hash) \
+        WHERE h.chain = m.chain AND h.last_seq = m.was \
+        RETURNING 1 \
+    ) SELECT count(*) AS n FROM moved"
+);
+
+#[derive(QueryableByName)]
+struct HeadRow {
+    #[diesel(sql_type = Text)]
+    chain: String,
+    #[diesel(sql_type = BigInt)]
+    last_seq: i64,
+    #[diesel(sql_type = Bytea)]
+    last_hash: Vec<u8>,
+}
+
+#[derive(QueryableByName)]
+struct Moved {
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+}
+
+fn lock_heads(conn: &mut PgConnection, chains: &[&str]) -> QueryResult<Vec<HeadRow>> {
+    use diesel::sql_types::Array;
+    Sql::new(LOCK_HEADS)
+        .bind::<Array<Text>, _>(chains)
+        .load(conn)
+}
+
+/// Appends `events` in their order, each to its own chain, as [`append`] would one after
+/// another, in two statements: one locks the heads of their chains (in the order the events
+/// first name them, which is the order appending them one by one takes the locks in), the
+/// other inserts every event and moves every head. Call it inside the transaction that makes
+/// the change they record (called outside one, it opens its own).
+pub fn append_all(conn: &mut PgConnection, events: &[NewAuditEvent<'_>]) -> QueryResult<()> {
+    use diesel::connection::TransactionManager;
+    if events.is_empty() {
+        return Ok(());
+    }
+    let in_transaction =
+        <PgConnection as Connection>::TransactionManager::transaction_manager_status_mut(conn)
+            .transaction_depth()?
+            .is_some();
+    if in_transaction {
+        append_all_locked(conn, events)
+    } else {
+        conn.transaction(|conn| append_all_locked(conn, events))
+    }
+}
+
+fn append_all_locked(conn: &mut PgConnection, events: &[NewAuditEvent<'_>]) -> QueryResult<()> {
+    use diesel::sql_types::Array;
+    let mut chains: Vec<&str> = Vec::new();
+    for event in events {
+        if !chains.contains(&event.chain) {
+            chains.push(event.chain);
+        }
+    }
+    let mut locked = lock_heads(conn, &chains)?;
+    if locked.len() < chains.len() {
+        // A chain's first event: its head is made, then every head is locked again in order.
+        for chain in &chains {
+            if !locked.iter().any(|head| head.chain == *chain) {
+                create_head(conn, chain)?;
+            }
+        }
+        locked = lock_heads(conn, &chains)?;
+    }
+    let mut heads = Vec::with_capacity(chains.len());
+    for chain in &chains {
+        let head = locked
+            .iter()
+            .find(|head| head.chain == *chain)
+            .ok_or(diesel::result::Error::NotFound)?;
+        heads.push(ChainHead {
+            last_seq: head.last_seq,
+            last_hash: head.last_hash.clone(),
+        });
+    }
+    let was: Vec<i64> = heads.iter().map(|head| head.last_seq).collect();
+    let mut sealed = Vec::with_capacity(events.len());
+    for event in events {
+        let at = chains
+            .iter()
+            .position(|chain| *chain == event.chain)
+            .ok_or(diesel::result::Error::NotFound)?;
+        let next = SealedEvent::after(heads[at].clone(), event.clone());
+        heads[at] = next.head_after();
+        sealed.push(next);
+    }
+    let moved: Moved = bind_sealed(Sql::new(APPEND_ALL), &sealed)
+        .bind::<Array<Text>, _>(&chains)
+        .bind::<Array<BigInt>, _>(was)
+        .bind::<Array<BigInt>, _>(column(&heads, |head| head.last_seq))
+        .bind::<Array<Bytea>, _>(column(&heads, |head| head.last_hash.as_slice()))
+        .get_result(conn)?;
+    if usize::try_from(moved.n).ok() == Some(chains.len()) {
         Ok(())
     } else {
         Err(diesel::result::Error::NotFound)

@@ -160,6 +160,14 @@ pub fn find(conn: &mut PgConnection, id: UserId) -> QueryResult<Option<User>> {
         .optional()
 }
 
+/// The accounts `ids` that exist, in no particular order.
+pub fn find_all(conn: &mut PgConnection, ids: &[UserId]) -> QueryResult<Vec<User>> {
+    users::table
+        .filter(users::id.eq_any(ids.iter().map(|id| id.0)))
+        .select(User::as_select())
+        .load(conn)
+}
+
 pub fn find_by_username(conn: &mut PgConnection, username: &str) -> QueryResult<Option<User>> {
     users::table
         .filter(users::username.eq(normalize_username(username)))

@@ -145,6 +145,55 @@ async fn chains_are_numbered_independently() {
 }
 
 #[tokio::test]
+async fn events_appended_together_are_those_appended_one_by_one_in_their_order() {
+    let app = spawn_app().await;
+    let mut conn = app.conn();
+    let actor = Actor::system("test");
+    let event = |chain, n| NewAuditEvent {
+        chain,
+        actor: &actor,
+        action: "test.batch",
+        target: format!("{chain}/{n}"),
+        details: json!({ "n": n }),
+        gaming_day: None,
+        table_id: None,
+    };
+    audit_log::append(&mut conn, &event("table:1", 1)).unwrap();
+    // Two chains with a head, one without; the first named is locked first.
+    let batch = [
+        event("table:1", 2),
+        event("cage", 3),
+        event("table:1", 4),
+        event("brand-new", 5),
+    ];
+    conn.transaction(|conn| audit_log::append_all(conn, &batch))
+        .unwrap();
+    let written: Vec<(String, i64, i64)> = audit_log::recent(&mut conn, 10)
+        .unwrap()
+        .into_iter()
+        .rev()
+        .filter(|e| e.action == "test.batch")
+        .map(|e| (e.chain, e.seq, e.details["n"].as_i64().unwrap()))
+        .collect();
+    let expected = [
+        ("table:1", 1, 1),
+        ("table:1", 2, 2),
+        ("cage", 1, 3),
+        ("table:1", 3, 4),
+        ("brand-new", 1, 5),
+    ]
+    .map(|(chain, seq, n)| (chain.to_owned(), seq, n));
+    assert_eq!(written, expected);
+    for (chain, events) in [("table:1", 3), ("cage", 1), ("brand-new", 1)] {
+        assert_eq!(
+            audit_log::verify_chain(&mut conn, chain).unwrap(),
+            ChainCheck::Intact { events },
+            "{chain}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn seeding_the_demo_twice_creates_each_account_once() {
     let app = spawn_app().await;
     let mut conn = app.conn();
