@@ -12,7 +12,7 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 use diesel::prelude::*;
 use serde_json::json;
 
-use crate::accounting::record::{day_open, names, person, Stop, Void};
+use crate::accounting::record::{attempt, day_open, names, person, Stop, Void};
 use crate::accounting::slips::{Me, Person};
 use crate::accounting::{AccountingError, Saved};
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
@@ -454,11 +454,9 @@ fn cage_answer<T>(
     day: NaiveDate,
     change: impl FnOnce(&mut PgConnection) -> Result<T, Stop>,
 ) -> Result<Saved<T, CagePage>, AccountingError> {
-    let (field, reason) = match conn.transaction(change) {
+    let (field, reason) = match attempt(conn, change)? {
         Ok(done) => return Ok(Saved::Done(done)),
-        Err(Stop::Failed(err)) => return Err(err),
-        Err(Stop::Field(field, reason)) => (Some(field), reason),
-        Err(Stop::Refused(reason)) => (None, reason),
+        Err(refusal) => refusal,
     };
     Ok(Saved::Refused {
         reason,

@@ -13,6 +13,7 @@ use diesel::prelude::*;
 use serde_json::json;
 
 use crate::accounting::cash::{self, CashTx, Checked};
+use crate::accounting::record::attempt;
 pub use crate::accounting::record::Void;
 pub(crate) use crate::accounting::record::{day_open, names, person, Stop};
 use crate::accounting::slips::{Me, Person};
@@ -289,11 +290,9 @@ fn answer<T>(
     day: NaiveDate,
     change: impl FnOnce(&mut PgConnection) -> Result<T, Stop>,
 ) -> Result<Saved<T, Page>, AccountingError> {
-    let (field, reason) = match conn.transaction(change) {
+    let (field, reason) = match attempt(conn, change)? {
         Ok(done) => return Ok(Saved::Done(done)),
-        Err(Stop::Failed(err)) => return Err(err),
-        Err(Stop::Field(field, reason)) => (Some(field), reason),
-        Err(Stop::Refused(reason)) => (None, reason),
+        Err(refusal) => refusal,
     };
     Ok(Saved::Refused {
         reason,

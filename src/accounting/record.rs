@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use diesel::PgConnection;
+use diesel::{Connection, PgConnection};
 
 use crate::accounting::slips::Person;
 use crate::accounting::AccountingError;
@@ -78,5 +78,21 @@ pub(crate) fn day_open(conn: &mut PgConnection, day: NaiveDate) -> Result<(), St
             day,
         ))),
         None => Ok(()),
+    }
+}
+
+/// A refusal: the field of the form it is about (none: the form as a whole), and why.
+pub(crate) type Refusal = (Option<&'static str>, String);
+
+/// Runs `change` in a transaction: done, or refused (nothing written), or failed.
+pub(crate) fn attempt<T>(
+    conn: &mut PgConnection,
+    change: impl FnOnce(&mut PgConnection) -> Result<T, Stop>,
+) -> Result<Result<T, Refusal>, AccountingError> {
+    match conn.transaction(change) {
+        Ok(done) => Ok(Ok(done)),
+        Err(Stop::Failed(err)) => Err(err),
+        Err(Stop::Field(field, reason)) => Ok(Err((Some(field), reason))),
+        Err(Stop::Refused(reason)) => Ok(Err((None, reason))),
     }
 }

@@ -68,7 +68,7 @@ let caseUrl;
 test('the cashier records chips bought above the threshold and is told to take identification', async () => {
   const cashier = await signedIn(CASHIER);
   await cashier.goto(`${base}/cage`);
-  await submit(cashier, 'a[href="/cage/cash"]');
+  await submit(cashier, 'h1 a[href="/cage/cash"]');
   await cashier.check('input[name=direction][value=in]');
   await cashier.selectOption('#cc-currency', 'PHP');
   await cashier.fill('#cc-amount', '5,200,000');
@@ -86,6 +86,7 @@ test('the cashier records chips bought above the threshold and is told to take i
 test('the compliance officer reads the covered transaction and files it', async () => {
   const officer = await signedIn(OFFICER);
   await officer.goto(`${base}/`);
+  await officer.locator('header nav summary', { hasText: 'Chips and cash' }).click();
   await submit(officer, 'header nav a[href="/compliance"]');
   const row = officer.locator('#cases tbody tr', { hasText: 'RC1002 Jose Reyes' }).first();
   assert.match(await row.innerText(), /Covered transaction/);
