@@ -13,9 +13,9 @@ use diesel::prelude::*;
 use serde_json::json;
 
 use crate::accounting::cash::{thresholds, COMPLIANCE_CHAIN};
+use crate::accounting::record::{names, person};
 use crate::accounting::slips::{Me, Person};
 use crate::accounting::AccountingError;
-use crate::db::accounting::names_of;
 use crate::db::audit_log::{self, NewAuditEvent};
 use crate::db::compliance::{self as rows, CaseRow, DecisionRow, NewDecision, NewThresholds};
 use crate::db::handle::Db;
@@ -149,13 +149,7 @@ fn case_of(
         identification,
         raised_at: row.raised_at,
         decision: decision.map(|d| Decision {
-            by: Person {
-                id: d.decided_by,
-                name: names
-                    .get(&d.decided_by)
-                    .cloned()
-                    .unwrap_or_else(|| format!("user {}", d.decided_by)),
-            },
+            by: person(names, d.decided_by),
             decision: d.decision,
             reference: d.reference,
             reason: d.reason,
@@ -168,13 +162,12 @@ fn cases_of(
     conn: &mut PgConnection,
     found: Vec<(CaseRow, Option<DecisionRow>)>,
 ) -> Result<Vec<Case>, AccountingError> {
-    let mut people: Vec<UserId> = found
-        .iter()
-        .filter_map(|(_, d)| d.as_ref().map(|d| d.decided_by))
-        .collect();
-    people.sort();
-    people.dedup();
-    let names: HashMap<UserId, String> = names_of(conn, &people)?.into_iter().collect();
+    let names = names(
+        conn,
+        found
+            .iter()
+            .filter_map(|(_, d)| d.as_ref().map(|d| d.decided_by)),
+    )?;
     found.into_iter().map(|row| case_of(row, &names)).collect()
 }
 
@@ -393,23 +386,14 @@ pub async fn thresholds_list(db: &Db) -> Result<Vec<InForce>, AccountingError> {
 
 fn thresholds_of(conn: &mut PgConnection) -> Result<Vec<InForce>, AccountingError> {
     let found = rows::threshold_history(conn)?;
-    let mut people: Vec<UserId> = found.iter().filter_map(|r| r.set_by).collect();
-    people.sort();
-    people.dedup();
-    let names: HashMap<UserId, String> = names_of(conn, &people)?.into_iter().collect();
+    let names = names(conn, found.iter().filter_map(|r| r.set_by))?;
     let mut seen = std::collections::BTreeSet::new();
     Ok(found
         .into_iter()
         .map(|row| InForce {
             replaced: !seen.insert(row.currency.clone()),
             thresholds: thresholds(&row),
-            set_by: row.set_by.map(|id| Person {
-                id,
-                name: names
-                    .get(&id)
-                    .cloned()
-                    .unwrap_or_else(|| format!("user {id}")),
-            }),
+            set_by: row.set_by.map(|id| person(&names, id)),
             set_at: row.set_at,
             currency: row.currency,
         })
