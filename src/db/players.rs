@@ -426,6 +426,9 @@ pub struct SeatRoundRow {
     pub rating_id: i64,
     #[diesel(sql_type = Timestamptz)]
     pub dealt_at: DateTime<Utc>,
+    /// The dealer of the round counted (of the re-entry, for a round entered again).
+    #[diesel(sql_type = BigInt)]
+    pub dealer_id: UserId,
     #[diesel(sql_type = BigInt)]
     pub bet: i64,
     #[diesel(sql_type = BigInt)]
@@ -462,7 +465,7 @@ pub fn seat_rounds(
              SELECT d.rating_id, d.place, coalesce(re.round_id, d.round_id) AS round_id, \
                     d.dealt_at \
              FROM dealt d LEFT JOIN round_reentries re ON re.replaces_round_id = d.round_id) \
-         SELECT c.rating_id, c.dealt_at, \
+         SELECT c.rating_id, c.dealt_at, x.dealer_id, \
                 coalesce((p->>'bet')::int8, 0) AS bet, (p->>'result')::int8 AS result, \
                 CASE WHEN v.game = 'points' THEN 0 ELSE e.edge_ppm END AS edge_ppm \
          FROM counted c \

@@ -13,7 +13,7 @@ use crate::accounting::drop::{day_open, locked_table, recording_shift, DropTable
 use crate::accounting::slips::Me;
 use crate::accounting::AccountingError;
 use crate::db::handle::Db;
-use crate::db::ids::{PlayerId, RatingId, TableId};
+use crate::db::ids::{PlayerId, RatingId, TableId, UserId};
 use crate::db::players::{self as rows, NewRating, NewRefusal, NewStep, RatingRow, StepRow};
 use crate::players::{event, status_of, FormRefusal};
 use crate::rules::drop::{self as arithmetic, LARGEST};
@@ -37,6 +37,9 @@ pub struct Rating {
     /// The buy-ins recorded at the seat while the rating ran (not voided).
     pub bought_in: Money,
     pub figures: Figures,
+    /// The same rounds split by the dealer who dealt them, in the dealers' order (a rating
+    /// can span a dealer's break); their time played is the whole rating's.
+    pub by_dealer: Vec<(UserId, Figures)>,
 }
 
 /// A player seated at a table, as its screen shows them to the dealer: the card number and the
@@ -90,17 +93,17 @@ pub(crate) fn rated(
         .map(|r| span_of(r, steps_of.get(&r.id).map_or(&[][..], Vec::as_slice)))
         .collect();
     let ends: Vec<Option<DateTime<Utc>>> = spans.iter().map(|s| s.end).collect();
-    let mut rounds_of: HashMap<RatingId, Vec<SeatRound>> = HashMap::new();
+    let mut rounds_of: HashMap<RatingId, Vec<(UserId, SeatRound)>> = HashMap::new();
     for r in rows::seat_rounds(conn, &ids, &ends)? {
-        rounds_of
-            .entry(RatingId(r.rating_id))
-            .or_default()
-            .push(SeatRound {
+        rounds_of.entry(RatingId(r.rating_id)).or_default().push((
+            r.dealer_id,
+            SeatRound {
                 at: r.dealt_at,
                 bet: Money(r.bet),
                 result: Money(r.result),
                 edge_ppm: r.edge_ppm,
-            });
+            },
+        ));
     }
     let bought: HashMap<RatingId, i64> = rows::rated_buy_ins(conn, &ids, &ends)?
         .into_iter()
@@ -125,11 +128,24 @@ pub(crate) fn rated(
                 .get(&row.id)
                 .and_then(|s| s.iter().find_map(|s| s.walked_with))
                 .map(Money);
-            let f = figures(
-                &span,
-                rounds_of.get(&row.id).map_or(&[][..], Vec::as_slice),
-                now,
-            );
+            let dealt = rounds_of.get(&row.id).map_or(&[][..], Vec::as_slice);
+            let rounds: Vec<SeatRound> = dealt.iter().map(|&(_, round)| round).collect();
+            let f = figures(&span, &rounds, now);
+            let mut dealers: Vec<UserId> = dealt.iter().map(|&(dealer, _)| dealer).collect();
+            dealers.sort();
+            dealers.dedup();
+            let by_dealer = dealers
+                .into_iter()
+                .map(|dealer| {
+                    let theirs: Vec<SeatRound> = dealt
+                        .iter()
+                        .filter(|&&(d, _)| d == dealer)
+                        .map(|&(_, round)| round)
+                        .collect();
+                    (dealer, figures(&span, &theirs, now))
+                })
+                .filter(|(_, f)| f.hands > 0)
+                .collect();
             Ok(Rating {
                 id: row.id,
                 player: row.player_id,
@@ -145,6 +161,7 @@ pub(crate) fn rated(
                 walked_with,
                 bought_in: Money(bought.get(&row.id).copied().unwrap_or(0)),
                 figures: f,
+                by_dealer,
             })
         })
         .collect()

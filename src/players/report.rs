@@ -9,9 +9,10 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::accounting::slips::Me;
+use crate::accounting::record::{names, person};
 use crate::accounting::AccountingError;
 use crate::db::handle::Db;
-use crate::db::ids::PlayerId;
+use crate::db::ids::{PlayerId, UserId};
 use crate::db::players as rows;
 use crate::players::ratings::rated;
 use crate::players::Sight;
@@ -45,6 +46,20 @@ pub struct TableDay {
     pub bought_in: Total,
 }
 
+/// A dealer's rated play of the day: the rated players' hands they dealt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DealerDay {
+    pub dealer: UserId,
+    pub name: String,
+    pub currency: String,
+    /// Rated players they dealt to.
+    pub players: u32,
+    pub hands: u32,
+    pub total_bet: Total,
+    pub actual_win: Total,
+    pub theoretical_win: Total,
+}
+
 /// A currency's drop of the day and the part of it rated players bought in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DropShare {
@@ -61,6 +76,8 @@ pub struct DayReport {
     /// The same, highest actual win first.
     pub by_actual: Vec<PlayerDay>,
     pub tables: Vec<TableDay>,
+    /// By dealer's name, then currency.
+    pub dealers: Vec<DealerDay>,
     pub drop: Vec<DropShare>,
 }
 
@@ -96,6 +113,8 @@ pub async fn day(
             .collect();
         let mut by_player: BTreeMap<(PlayerId, String), PlayerDay> = BTreeMap::new();
         let mut by_table: BTreeMap<(String, String), TableDay> = BTreeMap::new();
+        let mut by_dealer: BTreeMap<(UserId, String), (DealerDay, Vec<PlayerId>)> =
+            BTreeMap::new();
         for r in &ratings {
             let f = &r.figures;
             let (card, name) = players.get(&r.player).cloned().unwrap_or_default();
@@ -137,7 +156,43 @@ pub async fn day(
             t.actual_win.0 += f.actual_win.0;
             t.theoretical_win.0 += f.theoretical_win.0;
             t.bought_in.0 += i128::from(r.bought_in.minor_units());
+            for (dealer, f) in &r.by_dealer {
+                let (d, players) = by_dealer
+                    .entry((*dealer, r.currency.clone()))
+                    .or_insert_with(|| {
+                        (
+                            DealerDay {
+                                dealer: *dealer,
+                                name: String::new(),
+                                currency: r.currency.clone(),
+                                players: 0,
+                                hands: 0,
+                                total_bet: Total(0),
+                                actual_win: Total(0),
+                                theoretical_win: Total(0),
+                            },
+                            Vec::new(),
+                        )
+                    });
+                if !players.contains(&r.player) {
+                    players.push(r.player);
+                    d.players += 1;
+                }
+                d.hands += f.hands;
+                d.total_bet.0 += f.total_bet.0;
+                d.actual_win.0 += f.actual_win.0;
+                d.theoretical_win.0 += f.theoretical_win.0;
+            }
         }
+        let dealer_names = names(conn, by_dealer.keys().map(|(dealer, _)| *dealer))?;
+        let mut dealers: Vec<DealerDay> = by_dealer
+            .into_values()
+            .map(|(mut d, _)| {
+                d.name = person(&dealer_names, d.dealer).name;
+                d
+            })
+            .collect();
+        dealers.sort_by(|a, b| (&a.name, &a.currency).cmp(&(&b.name, &b.currency)));
         let players: Vec<PlayerDay> = by_player.into_values().collect();
         let mut by_theoretical = players.clone();
         by_theoretical.sort_by_key(|p| std::cmp::Reverse(p.theoretical_win.0));
@@ -165,6 +220,7 @@ pub async fn day(
             by_theoretical,
             by_actual,
             tables,
+            dealers,
             drop,
         })
     })

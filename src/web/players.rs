@@ -382,6 +382,7 @@ struct DayPage {
     by_theoretical: Vec<PlayerDayView>,
     by_actual: Vec<PlayerDayView>,
     tables: Vec<TableDayView>,
+    dealers: Vec<DealerDayView>,
     drop: Vec<(String, String, String, String)>,
 }
 
@@ -406,9 +407,28 @@ pub struct TableDayView {
     pub bought_in: String,
 }
 
+pub struct DealerDayView {
+    pub name: String,
+    pub players: u32,
+    pub hands: u32,
+    pub total_bet: String,
+    pub average_bet: String,
+    pub actual_win: String,
+    pub theoretical_win: String,
+}
+
 #[derive(Deserialize)]
 pub struct DayQuery {
     day: Option<String>,
+}
+
+/// A total bet over its hands, rounded down to a minor unit (zero with no hands).
+fn average(total_bet: Total, hands: u32) -> Total {
+    Total(if hands == 0 {
+        0
+    } else {
+        total_bet.0 / i128::from(hands)
+    })
 }
 
 fn player_day_view(p: &report::PlayerDay) -> PlayerDayView {
@@ -419,14 +439,7 @@ fn player_day_view(p: &report::PlayerDay) -> PlayerDayView {
         name: p.name.clone(),
         hands: p.hands,
         time_played: duration(p.seconds_played),
-        average_bet: sum(
-            Total(if p.hands == 0 {
-                0
-            } else {
-                p.total_bet.0 / i128::from(p.hands)
-            }),
-            c,
-        ),
+        average_bet: sum(average(p.total_bet, p.hands), c),
         actual_win: total(p.actual_win, c),
         theoretical_win: total(p.theoretical_win, c),
     }
@@ -469,6 +482,19 @@ pub async fn day_report(
                 actual_win: total(t.actual_win, &t.currency),
                 theoretical_win: total(t.theoretical_win, &t.currency),
                 bought_in: sum(t.bought_in, &t.currency),
+            })
+            .collect(),
+        dealers: shown
+            .dealers
+            .iter()
+            .map(|d| DealerDayView {
+                name: d.name.clone(),
+                players: d.players,
+                hands: d.hands,
+                total_bet: sum(d.total_bet, &d.currency),
+                average_bet: sum(average(d.total_bet, d.hands), &d.currency),
+                actual_win: total(d.actual_win, &d.currency),
+                theoretical_win: total(d.theoretical_win, &d.currency),
             })
             .collect(),
         drop: shown

@@ -230,6 +230,17 @@ async fn a_rating_is_the_rounds_at_the_seat_while_the_player_sat_there() {
         report.contains("PHP 2,700.00") && report.contains("74.1 %"),
         "{report}"
     );
+    // By dealer: the one who dealt both rated hands, to one rated player.
+    let by_dealer = report.split("id=\"by-dealer\"").nth(1).unwrap_or_default();
+    assert!(
+        by_dealer.contains(&format!(
+            "<td>the-dealer Test</td><td class=\"amount\">1</td><td class=\"amount\">2</td>\
+             <td class=\"amount\">{}</td><td class=\"amount\">{}</td>",
+            php(total_bet),
+            php(total_bet / 2)
+        )) && by_dealer.contains(&signed(theoretical)),
+        "{by_dealer}"
+    );
     let ended = f.app.audit("rating.ended");
     assert_eq!(ended.len(), 1);
     assert_eq!(ended[0].details["hands"], 2);
