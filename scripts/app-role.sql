@@ -52,3 +52,7 @@ REVOKE DELETE ON players FROM :"app_role";
 -- added, never changed (triggers refuse it too).
 REVOKE UPDATE, DELETE ON cage_cash, cage_cash_voids, compliance_thresholds, compliance_cases,
     compliance_decisions FROM :"app_role";
+-- Exclusion lists as imported, and their lines, are kept (triggers refuse changes too).
+REVOKE UPDATE, DELETE ON exclusion_lists, exclusion_list_lines FROM :"app_role";
+-- Comp rules are added, never changed.
+REVOKE UPDATE, DELETE ON comp_rules FROM :"app_role";

@@ -79,6 +79,8 @@ ids! {
     /// A compliance case: a covered transaction or a structuring candidate
     /// (`compliance_cases.id`).
     CaseId(i64);
+    /// A regulator's exclusion list as imported (`exclusion_lists.id`).
+    ExclusionListId(i64);
 }
 
 /// A round's one-time key: a draft's (random) or the caller's, for a round recorded whole

@@ -10,11 +10,13 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Int4, Nullable, Timestamptz};
 
 use crate::db::ids::{
-    PlayerId, PlayerStatusId, ProfileVersionId, RatingId, SeatRefusalId, TableId, UserId,
+    ExclusionListId, PlayerId, PlayerStatusId, ProfileVersionId, RatingId, SeatRefusalId, TableId,
+    UserId,
 };
 use crate::db::schema::{
-    gaming_tables, open_ratings, player_statuses, players, profile_version_edges, rating_steps,
-    ratings, rule_profile_versions, seat_refusals,
+    comp_rules, exclusion_list_lines, exclusion_lists, gaming_tables, open_ratings,
+    player_statuses, players, profile_version_edges, rating_steps, ratings, rule_profile_versions,
+    seat_refusals,
 };
 
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable)]
@@ -198,6 +200,132 @@ pub fn matching(
         .filter(by_reference.or(by_name))
         .order(players::id)
         .select(PlayerRow::as_select())
+        .load(conn)
+}
+
+/// A comp rule (`comp_rules`).
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable)]
+#[diesel(table_name = comp_rules)]
+pub struct CompRuleRow {
+    pub id: i64,
+    pub basis_points: i32,
+    pub from_day: NaiveDate,
+    pub set_by: Option<UserId>,
+    pub set_at: DateTime<Utc>,
+}
+
+/// Every comp rule, in the order they were set.
+pub fn comp_rules(conn: &mut PgConnection) -> QueryResult<Vec<CompRuleRow>> {
+    comp_rules::table
+        .order(comp_rules::id)
+        .select(CompRuleRow::as_select())
+        .load(conn)
+}
+
+pub fn insert_comp_rule(
+    conn: &mut PgConnection,
+    basis_points: i32,
+    from_day: NaiveDate,
+    set_by: UserId,
+) -> QueryResult<CompRuleRow> {
+    diesel::insert_into(comp_rules::table)
+        .values((
+            comp_rules::basis_points.eq(basis_points),
+            comp_rules::from_day.eq(from_day),
+            comp_rules::set_by.eq(set_by),
+        ))
+        .returning(CompRuleRow::as_returning())
+        .get_result(conn)
+}
+
+/// An exclusion list's import, before its lines.
+pub struct NewList<'a> {
+    pub source: &'a str,
+    pub lines: i32,
+    pub gaming_day: NaiveDate,
+    pub imported_by: UserId,
+}
+
+/// One line of an exclusion list, as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Insertable)]
+#[diesel(table_name = exclusion_list_lines)]
+pub struct NewListLine {
+    pub list_id: ExclusionListId,
+    pub line: i32,
+    pub last_name: String,
+    pub first_name: String,
+    pub date_of_birth: Option<NaiveDate>,
+    pub id_reference: Option<String>,
+    pub status: String,
+    pub reason: String,
+}
+
+/// A stored line that matched a player, with its list's name.
+#[derive(Debug, Clone, PartialEq, Eq, Queryable)]
+pub struct ListedLine {
+    pub list_id: ExclusionListId,
+    pub source: String,
+    pub line: i32,
+    pub status: String,
+    pub reason: String,
+}
+
+/// Keeps an exclusion list's import; its id.
+pub fn insert_list(conn: &mut PgConnection, new: &NewList<'_>) -> QueryResult<ExclusionListId> {
+    diesel::insert_into(exclusion_lists::table)
+        .values((
+            exclusion_lists::source.eq(new.source),
+            exclusion_lists::lines.eq(new.lines),
+            exclusion_lists::gaming_day.eq(new.gaming_day),
+            exclusion_lists::imported_by.eq(new.imported_by),
+        ))
+        .returning(exclusion_lists::id)
+        .get_result(conn)
+}
+
+/// Keeps a list's lines, in statements of at most 1,000 lines.
+pub fn insert_list_lines(conn: &mut PgConnection, lines: &[NewListLine]) -> QueryResult<()> {
+    for chunk in lines.chunks(1_000) {
+        diesel::insert_into(exclusion_list_lines::table)
+            .values(chunk)
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
+/// The stored exclusion lists' lines that name this identity: by identity document, or by last
+/// and first name with date of birth (case ignored), as `matching` matches a line to players;
+/// the oldest import first.
+pub fn listed(
+    conn: &mut PgConnection,
+    reference: Option<&str>,
+    last_name: &str,
+    first_name: &str,
+    born: Option<NaiveDate>,
+) -> QueryResult<Vec<ListedLine>> {
+    use diesel::dsl::sql;
+    use diesel::sql_types::{Bool, Text};
+    let by_name = sql::<Bool>("lower(exclusion_list_lines.last_name) = lower(")
+        .bind::<Text, _>(last_name.to_owned())
+        .sql(") AND lower(exclusion_list_lines.first_name) = lower(")
+        .bind::<Text, _>(first_name.to_owned())
+        .sql(") AND exclusion_list_lines.date_of_birth = ")
+        .bind::<Nullable<diesel::sql_types::Date>, _>(born)
+        .sql(" AND exclusion_list_lines.date_of_birth IS NOT NULL");
+    let by_reference = sql::<Bool>("exclusion_list_lines.id_reference IS NOT NULL AND lower(exclusion_list_lines.id_reference) = lower(")
+        .bind::<Nullable<Text>, _>(reference.map(str::to_owned))
+        .sql(")");
+    exclusion_list_lines::table
+        .inner_join(exclusion_lists::table)
+        .filter(by_reference.or(by_name))
+        .order(exclusion_list_lines::id)
+        .select((
+            exclusion_list_lines::list_id,
+            exclusion_lists::source,
+            exclusion_list_lines::line,
+            exclusion_list_lines::status,
+            exclusion_list_lines::reason,
+        ))
         .load(conn)
 }
 

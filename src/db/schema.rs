@@ -200,6 +200,16 @@ diesel::table! {
 }
 
 diesel::table! {
+    comp_rules (id) {
+        id -> Int8,
+        basis_points -> Int4,
+        from_day -> Date,
+        set_by -> Nullable<Int8>,
+        set_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     compliance_cases (id) {
         id -> Int8,
         kind -> Text,
@@ -275,6 +285,31 @@ diesel::table! {
         first_counter -> Int8,
         second_counter -> Int8,
         created_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    exclusion_list_lines (id) {
+        id -> Int8,
+        list_id -> Int8,
+        line -> Int4,
+        last_name -> Text,
+        first_name -> Text,
+        date_of_birth -> Nullable<Date>,
+        id_reference -> Nullable<Text>,
+        status -> Text,
+        reason -> Text,
+    }
+}
+
+diesel::table! {
+    exclusion_lists (id) {
+        id -> Int8,
+        source -> Text,
+        lines -> Int4,
+        gaming_day -> Date,
+        imported_by -> Int8,
+        imported_at -> Timestamptz,
     }
 }
 
@@ -668,6 +703,7 @@ diesel::joinable!(closed_day_round_sums -> gaming_day_closes (gaming_day));
 diesel::joinable!(closed_day_round_sums -> gaming_tables (table_id));
 diesel::joinable!(closed_table_days -> gaming_day_closes (gaming_day));
 diesel::joinable!(closed_table_days -> gaming_tables (table_id));
+diesel::joinable!(comp_rules -> users (set_by));
 diesel::joinable!(compliance_cases -> gaming_tables (table_id));
 diesel::joinable!(compliance_cases -> players (player_id));
 diesel::joinable!(compliance_decisions -> compliance_cases (case_id));
@@ -678,6 +714,8 @@ diesel::joinable!(dealer_shifts -> users (dealer_id));
 diesel::joinable!(drop_count_voids -> drop_counts (count_id));
 diesel::joinable!(drop_count_voids -> users (voided_by));
 diesel::joinable!(drop_counts -> gaming_tables (table_id));
+diesel::joinable!(exclusion_list_lines -> exclusion_lists (list_id));
+diesel::joinable!(exclusion_lists -> users (imported_by));
 diesel::joinable!(gaming_day_closes -> users (closed_by));
 diesel::joinable!(gaming_tables -> rule_profiles (rule_profile_id));
 diesel::joinable!(inventory_slip_voids -> inventory_slips (slip_id));
@@ -751,12 +789,15 @@ diesel::allow_tables_to_appear_in_same_query!(
     closed_day_drop_sums,
     closed_day_round_sums,
     closed_table_days,
+    comp_rules,
     compliance_cases,
     compliance_decisions,
     compliance_thresholds,
     dealer_shifts,
     drop_count_voids,
     drop_counts,
+    exclusion_list_lines,
+    exclusion_lists,
     gaming_day_closes,
     gaming_tables,
     inventory_slip_voids,

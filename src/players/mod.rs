@@ -9,6 +9,7 @@
 //! name, status and ratings; dealers, at their table, the seated player's card number and
 //! first name only; other roles nothing.
 
+pub mod comp;
 pub mod compliance;
 pub mod edges;
 pub mod ratings;

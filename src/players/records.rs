@@ -8,17 +8,20 @@ use std::collections::HashMap;
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::{Connection, PgConnection};
 use serde_json::json;
+use sha2::{Digest, Sha256};
 
 use crate::accounting::slips::{Me, Person};
 use crate::accounting::AccountingError;
+use crate::db::audit_log::{self, NewAuditEvent};
 use crate::db::handle::Db;
 use crate::db::ids::PlayerId;
-use crate::db::players::{self as rows, Identity, NewStatus, PlayerRow};
+use crate::db::players::{self as rows, Identity, NewList, NewListLine, NewStatus, PlayerRow};
+use crate::players::comp;
 use crate::players::ratings::{self, Rating};
-use crate::players::{event, keeps_records, refusal, sets_status, status_of, Sight};
+use crate::players::{event, keeps_records, refusal, sets_status, status_of, Sight, PLAYERS_CHAIN};
 pub use crate::players::{FormRefusal, Status};
 use crate::rules::money::Total;
-use crate::rules::rating::Figures;
+use crate::rules::rating::{self, CompRule, Figures};
 
 /// A player as a list shows them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -147,13 +150,30 @@ pub async fn search(db: &Db, text: String, me: Me) -> Result<Vec<PlayerLine>, Ac
     .await
 }
 
-/// Registers a player (hosts and compliance officers). `player.registered`.
+/// A stored exclusion list's line that named a player as they were registered or corrected:
+/// they were given its status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    pub source: String,
+    pub line: i32,
+    pub status: Status,
+}
+
+/// A player registered, and the exclusion list that named them, if one did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Registered {
+    pub id: PlayerId,
+    pub listed: Option<Listed>,
+}
+
+/// Registers a player (hosts and compliance officers). `player.registered`; a player a stored
+/// exclusion list names is given its status at once (`player.status_set`).
 pub async fn register(
     db: &Db,
     form: PlayerForm,
     day: NaiveDate,
     me: Me,
-) -> Result<Result<PlayerId, FormRefusal>, AccountingError> {
+) -> Result<Result<Registered, FormRefusal>, AccountingError> {
     if !keeps_records(me.role) {
         return Err(refused_role("register players"));
     }
@@ -182,10 +202,46 @@ pub async fn register(
                 None,
                 json!({ "player": row.id, "identity": identity_json(&identity) }),
             )?;
-            Ok(Ok(row.id))
+            let listed = check_listed(conn, &row, day, &me)?;
+            Ok(Ok(Registered { id: row.id, listed }))
         })
     })
     .await
+}
+
+/// Gives an active player the status of the oldest stored exclusion list line that names them
+/// (by identity document, or by names and date of birth): what it did.
+fn check_listed(
+    conn: &mut PgConnection,
+    player: &PlayerRow,
+    day: NaiveDate,
+    me: &Me,
+) -> Result<Option<Listed>, AccountingError> {
+    let lines = rows::listed(
+        conn,
+        player.id_reference.as_deref(),
+        &player.last_name,
+        &player.first_name,
+        player.date_of_birth,
+    )?;
+    let Some(line) = lines.into_iter().next() else {
+        return Ok(None);
+    };
+    if status_of(rows::current_status(conn, player.id)?.as_ref())?.excluded() {
+        return Ok(None);
+    }
+    let status = Status::parse(&line.status).ok_or_else(|| {
+        AccountingError::BadStored(format!(
+            "exclusion list {} line {}",
+            line.list_id, line.line
+        ))
+    })?;
+    add_status(conn, player, status, &line.reason, &line.source, day, me)?;
+    Ok(Some(Listed {
+        source: line.source,
+        line: line.line,
+        status,
+    }))
 }
 
 fn identity_json(identity: &Identity) -> serde_json::Value {
@@ -200,14 +256,15 @@ fn identity_json(identity: &Identity) -> serde_json::Value {
 }
 
 /// Corrects a player's identity (hosts and compliance officers): `player.corrected` with the
-/// values before and after.
+/// values before and after; the corrected identity is checked against the stored exclusion
+/// lists as a registration is.
 pub async fn correct(
     db: &Db,
     id: PlayerId,
     form: PlayerForm,
     day: NaiveDate,
     me: Me,
-) -> Result<Result<(), FormRefusal>, AccountingError> {
+) -> Result<Result<Option<Listed>, FormRefusal>, AccountingError> {
     if !keeps_records(me.role) {
         return Err(refused_role("correct players' records"));
     }
@@ -240,7 +297,7 @@ pub async fn correct(
                     reason: "Nothing was changed.".to_owned(),
                 }));
             }
-            rows::update_identity(conn, id, &identity)?;
+            let after = rows::update_identity(conn, id, &identity)?;
             event(
                 conn,
                 &me,
@@ -254,7 +311,7 @@ pub async fn correct(
                     "after": identity_json(&identity),
                 }),
             )?;
-            Ok(Ok(()))
+            Ok(Ok(check_listed(conn, &after, day, &me)?))
         })
     })
     .await
@@ -396,12 +453,10 @@ pub struct Totals {
     pub theoretical_win: Total,
     pub theoretical_complete: bool,
     pub seconds_played: i64,
-    /// The comp the theoretical win has earned: [`COMP_PERCENT`] of it, none below zero.
+    /// The comp the theoretical win has earned, each rating's by the comp rule of its day
+    /// (`rules::rating::comp`).
     pub comp: Total,
 }
-
-/// The share of theoretical win a player earns as comp, in percent (docs/players.md, "Comp").
-pub const COMP_PERCENT: i128 = 10;
 
 impl Totals {
     fn add(&mut self, f: &Figures) {
@@ -412,7 +467,6 @@ impl Totals {
         self.theoretical_win.0 += f.theoretical_win.0;
         self.theoretical_complete &= f.theoretical_complete;
         self.seconds_played += f.seconds_played;
-        self.comp = Total((self.theoretical_win.0 * COMP_PERCENT / 100).max(0));
     }
 
     pub fn average_bet(&self) -> Total {
@@ -463,6 +517,15 @@ pub async fn page(
                 }
             };
             totals[at].1.add(&rating.figures);
+        }
+        let comp_rules = comp::rules_of(conn)?;
+        for (currency, t) in &mut totals {
+            t.comp = rating::comp(ratings.iter().filter(|r| r.currency == *currency).map(|r| {
+                (
+                    r.figures.theoretical_win,
+                    CompRule::on(&comp_rules, r.gaming_day).map_or(0, |rule| rule.basis_points),
+                )
+            }));
         }
         let personal = (sight == Sight::Personal).then(|| PlayerForm::of(&player));
         if personal.is_some() {
@@ -526,7 +589,9 @@ pub const LIST_MOST_LINES: usize = 5_000;
 /// `status` (`self_excluded`, the default, or `barred`) and `reason`): each line is matched
 /// against the players by identity document, and by last and first name with date of birth
 /// (case ignored); an active player matched is given the line's status with the list's name as
-/// its source (`player.status_set`); one already excluded is left. A line that does not read
+/// its source (`player.status_set`); one already excluded is left. The list and its lines are
+/// kept, so a player registered or corrected later is checked against it too
+/// (`exclusion_list.imported`, with the pasted text's SHA-256). A line that does not read
 /// refuses the whole list, naming the line, and nothing is written (hosts and compliance
 /// officers).
 pub async fn import_exclusions(
@@ -550,8 +615,32 @@ pub async fn import_exclusions(
         Ok(lines) => lines,
         Err(reason) => return Ok(Err(refusal("list", reason))),
     };
+    let digest = hex::encode(Sha256::digest(text.as_bytes()));
     db.run(move |conn| {
         conn.transaction(|conn| {
+            let list = rows::insert_list(
+                conn,
+                &NewList {
+                    source: &source,
+                    lines: i32::try_from(lines.len()).unwrap_or(i32::MAX),
+                    gaming_day: day,
+                    imported_by: me.id,
+                },
+            )?;
+            let kept: Vec<NewListLine> = lines
+                .iter()
+                .map(|line| NewListLine {
+                    list_id: list,
+                    line: line.number,
+                    last_name: line.last_name.clone(),
+                    first_name: line.first_name.clone(),
+                    date_of_birth: line.date_of_birth,
+                    id_reference: line.id_reference.clone(),
+                    status: line.status.as_str().to_owned(),
+                    reason: line.reason.clone(),
+                })
+                .collect();
+            rows::insert_list_lines(conn, &kept)?;
             let mut done = Imported {
                 lines: lines.len(),
                 ..Imported::default()
@@ -584,6 +673,26 @@ pub async fn import_exclusions(
                     });
                 }
             }
+            audit_log::append(
+                conn,
+                &NewAuditEvent {
+                    chain: PLAYERS_CHAIN,
+                    actor: &me.actor,
+                    action: "exclusion_list.imported",
+                    target: format!("exclusion_list:{list}"),
+                    details: json!({
+                        "list": list,
+                        "source": source,
+                        "lines": done.lines,
+                        "sha256": digest,
+                        "excluded": done.excluded.iter().map(|p| p.id).collect::<Vec<_>>(),
+                        "already": done.already,
+                        "unmatched": done.unmatched,
+                    }),
+                    gaming_day: Some(day),
+                    table_id: None,
+                },
+            )?;
             Ok(Ok(done))
         })
     })
@@ -593,6 +702,8 @@ pub async fn import_exclusions(
 /// One line of an exclusion list, read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct ListLine {
+    /// Its line number in the list as pasted (the header is line 1).
+    number: i32,
     last_name: String,
     first_name: String,
     date_of_birth: Option<NaiveDate>,
@@ -662,6 +773,7 @@ fn exclusion_lines(text: &str) -> Result<Vec<ListLine>, String> {
             reason => reason.chars().take(500).collect(),
         };
         lines.push(ListLine {
+            number: i32::try_from(number).unwrap_or(i32::MAX),
             last_name,
             first_name,
             date_of_birth,

@@ -2,7 +2,7 @@
 //! rounds settled there while they sat, not estimated. Pure: the rounds, the rating's steps and
 //! the time it is read at come from the caller.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::rules::money::{Money, Total};
 
@@ -148,6 +148,48 @@ pub fn edge_of(per_deal: &[f64]) -> Option<Edge> {
     })
 }
 
+/// A comp rule: from gaming day `from_day` on, a player earns `basis_points` hundredths of a
+/// percent of their theoretical win as comp (docs/rules.md §14).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompRule {
+    pub from_day: NaiveDate,
+    pub basis_points: i32,
+}
+
+impl CompRule {
+    /// The rule in force on gaming day `day`: of `rules` (oldest set first), the one with the
+    /// latest first day on or before it, the one set last among equals. None before any.
+    pub fn on(rules: &[CompRule], day: NaiveDate) -> Option<CompRule> {
+        rules
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.from_day <= day)
+            .max_by_key(|&(at, r)| (r.from_day, at))
+            .map(|(_, r)| *r)
+    }
+
+    /// `12.5 %`.
+    pub fn percent_text(&self) -> String {
+        let (whole, hundredths) = (self.basis_points / 100, self.basis_points % 100);
+        match hundredths {
+            0 => format!("{whole} %"),
+            h if h % 10 == 0 => format!("{whole}.{} %", h / 10),
+            h => format!("{whole}.{h:02} %"),
+        }
+    }
+}
+
+/// The comp earned over ratings, from each one's theoretical win and the basis points of its
+/// day's rule: Σ theoretical × basis points / 10,000, rounded down to a minor unit, none when
+/// the sum is below zero.
+pub fn comp(earned: impl IntoIterator<Item = (Total, i32)>) -> Total {
+    let units: i128 = earned
+        .into_iter()
+        .map(|(theoretical, bp)| theoretical.0 * i128::from(bp))
+        .sum();
+    Total((units / 10_000).max(0))
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -270,5 +312,54 @@ mod tests {
             let all: i128 = rounds.iter().map(|r| i128::from(r.result.minor_units())).sum();
             prop_assert_eq!(rated, all);
         }
+    }
+
+    #[test]
+    fn the_comp_rule_of_a_day_is_the_latest_begun_by_then_and_comp_is_never_negative() {
+        let day = |d: &str| d.parse::<NaiveDate>().unwrap();
+        let rules = [
+            CompRule {
+                from_day: day("2000-01-01"),
+                basis_points: 1_000,
+            },
+            CompRule {
+                from_day: day("2026-12-01"),
+                basis_points: 1_250,
+            },
+            CompRule {
+                from_day: day("2026-12-01"),
+                basis_points: 1_500,
+            },
+            CompRule {
+                from_day: day("2026-12-10"),
+                basis_points: 5,
+            },
+        ];
+        assert_eq!(CompRule::on(&rules, day("1999-12-31")), None);
+        assert_eq!(
+            CompRule::on(&rules, day("2026-11-30")).map(|r| r.basis_points),
+            Some(1_000)
+        );
+        assert_eq!(
+            CompRule::on(&rules, day("2026-12-01")).map(|r| r.basis_points),
+            Some(1_500)
+        );
+        assert_eq!(
+            CompRule::on(&rules, day("2026-12-10")).map(|r| r.basis_points),
+            Some(5)
+        );
+        assert_eq!(rules[1].percent_text(), "12.5 %");
+        assert_eq!(rules[0].percent_text(), "10 %");
+        assert_eq!(rules[3].percent_text(), "0.05 %");
+        // 10 % of 1,999 and 15 % of 1,000 (minor units): 199.9 + 150 = 349.9, rounded down.
+        assert_eq!(
+            comp([(Total(1_999), 1_000), (Total(1_000), 1_500)]),
+            Total(349)
+        );
+        assert_eq!(
+            comp([(Total(-5_000), 1_000), (Total(1_000), 1_000)]),
+            Total(0)
+        );
+        assert_eq!(comp([]), Total(0));
     }
 }

@@ -231,6 +231,8 @@ pub const RULES: &[Rule] = &[
     rule("POST", "/admin/profiles/{id}", ADMIN),
     rule("GET", "/admin/chips", STAFF_VIEWERS),
     rule("POST", "/admin/chips", ADMIN),
+    rule("GET", "/admin/comp", STAFF_VIEWERS),
+    rule("POST", "/admin/comp", ADMIN),
     rule("POST", "/admin/chips/{id}", ADMIN),
     rule("GET", "/admin/tables/{id}/par", STAFF_VIEWERS),
     rule("POST", "/admin/tables/{id}/par", ADMIN),

@@ -167,6 +167,11 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
             )
             .service(web::resource("/admin/chips/{id}").post(accounting::new_chip_set_version))
             .service(
+                web::resource("/admin/comp")
+                    .get(players::comp_rules)
+                    .post(players::set_comp_rule),
+            )
+            .service(
                 web::resource("/admin/tables/{id}/par")
                     .get(accounting::table_par)
                     .post(accounting::set_table_par),

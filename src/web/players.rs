@@ -12,10 +12,11 @@ use chrono::Utc;
 use serde::Deserialize;
 
 use crate::db::ids::PlayerId;
-use crate::players::keeps_records;
+use crate::db::users::Role;
 use crate::players::ratings::{self, Step};
 use crate::players::records::{self, FormRefusal, PlayerForm, PlayerLine, Status, Totals};
 use crate::players::report;
+use crate::players::{comp, keeps_records};
 use crate::rules::money::Total;
 use crate::web::error::AppError;
 use crate::web::format::{money, sum, total, when};
@@ -131,12 +132,18 @@ pub async fn register(
     let typed = PlayerForm::from(form.into_inner());
     let day = state.config.gaming_day(Utc::now());
     match records::register(&state.db, typed.clone(), day, user.me(&req)).await? {
-        Ok(id) => {
-            session::set_flash(
-                &session,
-                &format!("Player {} registered.", typed.first_name.trim()),
-            )?;
-            Ok(redirect(&format!("/players/{id}")))
+        Ok(registered) => {
+            let first = typed.first_name.trim();
+            let said = match &registered.listed {
+                None => format!("Player {first} registered."),
+                Some(listed) => format!(
+                    "Player {first} registered, and {}: {}",
+                    listed.status.title().to_lowercase(),
+                    listed_words(listed)
+                ),
+            };
+            session::set_flash(&session, &said)?;
+            Ok(redirect(&format!("/players/{}", registered.id)))
         }
         Err(refused) => {
             players_page(
@@ -324,6 +331,14 @@ pub async fn show(
     render(StatusCode::OK, &view)
 }
 
+/// Which stored list named a player, and that they cannot be seated.
+fn listed_words(listed: &records::Listed) -> String {
+    format!(
+        "the exclusion list \"{}\" (line {}) names them. They cannot be seated.",
+        listed.source, listed.line
+    )
+}
+
 /// `POST /players/{id}`: corrects a player's identity, then back to their page.
 pub async fn correct(
     req: HttpRequest,
@@ -340,7 +355,14 @@ pub async fn correct(
     session::set_flash_of(
         &session,
         &done
-            .map(|()| "The player's record is corrected.".to_owned())
+            .map(|listed| match listed {
+                None => "The player's record is corrected.".to_owned(),
+                Some(listed) => format!(
+                    "The player's record is corrected, and they are now {}: {}",
+                    listed.status.title().to_lowercase(),
+                    listed_words(&listed)
+                ),
+            })
             .map_err(|r| r.reason),
     )?;
     Ok(redirect(&format!("/players/{id}")))
@@ -640,4 +662,108 @@ pub async fn step(
     let done = ratings::step(&state.db, code.clone(), day, seat, step, now, user.me(&req)).await?;
     session::set_flash_of(&session, &done.map_err(|r| r.reason))?;
     Ok(redirect(&format!("/tables/{code}")))
+}
+
+pub struct CompRuleView {
+    pub percent: String,
+    pub from_day: String,
+    pub set: String,
+}
+
+#[derive(Template)]
+#[template(path = "admin_comp.html")]
+struct CompPage {
+    nav: Nav,
+    rules: Vec<CompRuleView>,
+    may_set: bool,
+    today: String,
+    typed: comp::RuleForm,
+    error: Option<String>,
+    error_field: &'static str,
+}
+
+fn comp_page(
+    session: &Session,
+    user: &CurrentUser,
+    state: &AppState,
+    lines: &[comp::RuleLine],
+    typed: comp::RuleForm,
+    refused: Option<FormRefusal>,
+) -> Result<HttpResponse, AppError> {
+    let status = if refused.is_some() {
+        StatusCode::UNPROCESSABLE_ENTITY
+    } else {
+        StatusCode::OK
+    };
+    let zone = state.config.zone();
+    let page = CompPage {
+        nav: session::nav(session, Some(user))?,
+        rules: lines
+            .iter()
+            .rev()
+            .map(|l| CompRuleView {
+                percent: l.rule.percent_text(),
+                from_day: l.rule.from_day.to_string(),
+                set: match &l.set_by {
+                    Some(by) => format!("{}, {}", by.name, when(l.set_at, zone)),
+                    None => "as installed".to_owned(),
+                },
+            })
+            .collect(),
+        may_set: user.role == Role::Admin,
+        today: state.config.gaming_day(Utc::now()).to_string(),
+        typed,
+        error_field: refused.as_ref().and_then(|r| r.field).unwrap_or(""),
+        error: refused.map(|r| r.reason),
+    };
+    render(status, &page)
+}
+
+/// `GET /admin/comp`: the comp rules, newest first, and (for an administrator) the form that
+/// sets the next.
+pub async fn comp_rules(
+    session: Session,
+    state: web::Data<AppState>,
+    user: CurrentUser,
+) -> Result<HttpResponse, AppError> {
+    let lines = comp::list(&state.db).await?;
+    comp_page(
+        &session,
+        &user,
+        &state,
+        &lines,
+        comp::RuleForm::default(),
+        None,
+    )
+}
+
+#[derive(Deserialize)]
+pub struct CompFields {
+    #[serde(default)]
+    percent: String,
+    #[serde(default)]
+    from_day: String,
+}
+
+/// `POST /admin/comp`: puts a comp rule in force from a gaming day (an administrator).
+pub async fn set_comp_rule(
+    req: HttpRequest,
+    session: Session,
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    form: web::Form<CompFields>,
+) -> Result<HttpResponse, AppError> {
+    let f = form.into_inner();
+    let typed = comp::RuleForm {
+        percent: f.percent,
+        from_day: f.from_day,
+    };
+    let today = state.config.gaming_day(Utc::now());
+    match comp::set(&state.db, typed.clone(), today, user.me(&req)).await? {
+        Ok(said) => {
+            session::set_flash(&session, &said)?;
+            Ok(redirect("/admin/comp"))
+        }
+        Err((refused, lines)) => comp_page(&session, &user, &state, &lines, typed, Some(refused)),
+    }
 }

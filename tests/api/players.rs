@@ -76,27 +76,6 @@ async fn at_table(dealer: &TestApp, path: &str, fields: &[(&str, &str)]) -> Stri
         .unwrap()
 }
 
-/// Seat 3's bet and result in the round recorded under `key`, in minor units.
-fn seat3_of(app: &TestApp, key: &str) -> (i64, i64) {
-    use pusoy_pit::db::schema::rounds;
-    let places: Value = rounds::table
-        .filter(rounds::draft_key.eq(key))
-        .select(rounds::places)
-        .first(&mut app.conn())
-        .unwrap();
-    let seat = places
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["place"] == "seat3")
-        .unwrap()
-        .clone();
-    (
-        seat["bet"].as_i64().unwrap(),
-        seat["result"].as_i64().unwrap(),
-    )
-}
-
 /// A cash buy-in at seat 3, recorded from the table screen.
 async fn buy_in(dealer: &TestApp, amount: &str) {
     let res = dealer
@@ -150,7 +129,7 @@ async fn a_rating_is_the_rounds_at_the_seat_while_the_player_sat_there() {
     buy_in(&f.dealer, "2,000").await;
     let (status, body) = record(&f.dealer, TABLE, "rated-round-1", the_round()).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
-    let first = seat3_of(&f.app, "rated-round-1");
+    let first = seat_of(&f.app, "rated-round-1", 3);
     at_table(&f.dealer, &format!("/tables/{TABLE}/ratings/3/pause"), &[]).await;
     let (status, body) = record(&f.dealer, TABLE, "away-round-1", the_round()).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
@@ -159,7 +138,7 @@ async fn a_rating_is_the_rounds_at_the_seat_while_the_player_sat_there() {
     bigger["seats"][2]["bet"] = 400.into();
     let (status, body) = record(&f.dealer, TABLE, "rated-round-2", bigger).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
-    let second = seat3_of(&f.app, "rated-round-2");
+    let second = seat_of(&f.app, "rated-round-2", 3);
     let screen = at_table(
         &f.dealer,
         &format!("/tables/{TABLE}/ratings/3/leave"),
@@ -248,6 +227,66 @@ async fn a_rating_is_the_rounds_at_the_seat_while_the_player_sat_there() {
     assert_eq!(f.app.audit("rating.started").len(), 1);
     assert_eq!(f.app.audit("rating.paused").len(), 1);
     assert_eq!(f.app.audit("rating.resumed").len(), 1);
+
+    // Comp: 10 % of the theoretical win as installed; an administrator's rule from today on
+    // re-rates today's rating (its day), refused when it does not read or starts in the past.
+    let comp_shown = |page: &str| {
+        page.split("class=\"amount comp\">")
+            .nth(1)
+            .and_then(|rest| rest.split('<').next())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert_eq!(comp_shown(&page), php(theoretical / 10), "{page}");
+    let admin = f.app.another_browser();
+    admin.signed_in_as(Role::Admin).await;
+    let today_day = f.app.config.gaming_day(chrono::Utc::now());
+    let today = today_day.to_string();
+    let yesterday = today_day.pred_opt().unwrap().to_string();
+    for (fields, field) in [
+        (
+            [("percent", "12.345"), ("from_day", today.as_str())],
+            "percent",
+        ),
+        (
+            [("percent", "25"), ("from_day", yesterday.as_str())],
+            "from_day",
+        ),
+    ] {
+        let res = admin.post_form("/admin/comp", &fields).await;
+        assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+        let page = res.text().await.unwrap();
+        assert!(page.contains(&format!("data-field=\"{field}\"")), "{page}");
+    }
+    let res = f
+        .host
+        .post_form("/admin/comp", &[("percent", "25"), ("from_day", &today)])
+        .await;
+    assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    assert_eq!(count(&f.app, "SELECT count(*) AS n FROM comp_rules"), 1);
+    let res = admin
+        .post_form("/admin/comp", &[("percent", "25"), ("from_day", &today)])
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let rules = admin.get("/admin/comp").await.text().await.unwrap();
+    assert!(
+        rules.contains(&format!(
+            "From gaming day {today}, players earn 25 % of their theoretical win as comp."
+        )),
+        "{rules}"
+    );
+    let page = f
+        .host
+        .get(&format!("/players/{player}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(comp_shown(&page), php(theoretical / 4), "{page}");
+    let set = f.app.audit("comp.rule_set");
+    assert_eq!(set.len(), 1);
+    assert_eq!(set[0].details["basis_points"], 2_500);
+    assert_eq!(set[0].details["replaced_basis_points"], 1_000);
 }
 
 #[tokio::test]
@@ -453,6 +492,10 @@ async fn an_exclusion_list_excludes_the_players_it_matches_and_a_bad_line_writes
         count(&f.app, "SELECT count(*) AS n FROM player_statuses"),
         0
     );
+    assert_eq!(
+        count(&f.app, "SELECT count(*) AS n FROM exclusion_list_lines"),
+        0
+    );
 
     let list = "last_name,first_name,date_of_birth,id_reference,status,reason\n\
                 X,Y,,PASSPORT p7654321,,family request\n\
@@ -495,4 +538,187 @@ async fn an_exclusion_list_excludes_the_players_it_matches_and_a_bad_line_writes
     let set = f.app.audit("player.status_set");
     assert_eq!(set.len(), 2);
     assert_eq!(set[0].details["source"], "NCRPS 2026-11");
+
+    // The list is kept, line by line, and its import audited.
+    assert_eq!(
+        count(&f.app, "SELECT count(*) AS n FROM exclusion_list_lines"),
+        3
+    );
+    let imported = f.app.audit("exclusion_list.imported");
+    assert_eq!(imported.len(), 1);
+    assert_eq!(imported[0].details["lines"], 3);
+    assert_eq!(imported[0].details["unmatched"], 1);
+    assert_eq!(imported[0].chain, "players");
+    let changed = diesel::sql_query("UPDATE exclusion_list_lines SET reason = 'none'")
+        .execute(&mut f.app.conn());
+    assert!(changed.is_err(), "a kept line was changed");
+
+    // Registered after the import, the list's third line is excluded at once; someone else
+    // is not; correcting a record to the first line's document excludes them.
+    let registration = |card: &'static str, first: &'static str, last: &'static str| {
+        vec![
+            ("card_number", card),
+            ("first_name", first),
+            ("last_name", last),
+            ("date_of_birth", "1970-12-31"),
+            ("id_reference", ""),
+            ("notes", ""),
+        ]
+    };
+    let res = f
+        .host
+        .post_form("/players", &registration("RC-5004", "ELSE", "Nobody"))
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let page = f.host.get(&location(&res)).await.text().await.unwrap();
+    assert!(
+        page.contains(
+            "Player ELSE registered, and self-excluded: the exclusion list \
+                       &#34;NCRPS 2026-11&#34; (line 4) names them. They cannot be seated."
+        ),
+        "{page}"
+    );
+    assert!(
+        page.contains("Status: <strong class=\"loss\">Self-excluded</strong>"),
+        "{page}"
+    );
+    let res = f
+        .host
+        .post_form("/players", &registration("RC-5005", "Ana", "Cruz"))
+        .await;
+    let ana = location(&res);
+    let page = f.host.get(&ana).await.text().await.unwrap();
+    assert!(page.contains("Player Ana registered.") && page.contains("Status: Active"));
+    let mut corrected = registration("RC-5005", "Ana", "Cruz");
+    corrected[4] = ("id_reference", "Passport P7654321");
+    let res = f.host.post_form(&ana, &corrected).await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let page = f.host.get(&ana).await.text().await.unwrap();
+    assert!(
+        page.contains(
+            "they are now self-excluded: the exclusion list &#34;NCRPS 2026-11&#34; \
+                       (line 2) names them"
+        ),
+        "{page}"
+    );
+    assert_eq!(f.app.audit("player.status_set").len(), 4);
+}
+
+/// Where a rated seat's player is, as the test drives them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum At {
+    Away,
+    Playing,
+    Paused,
+}
+
+/// A property of ratings: over seeded random play (players seated, away, back and leaving at
+/// random between rounds of random bets), each ended rating's hands, total bet and result are
+/// exactly those of the rounds dealt at its seat while its player was there and not away, as
+/// the test itself kept them.
+#[tokio::test]
+async fn ratings_add_up_to_the_rounds_their_players_were_there_for() {
+    use rand::{Rng, SeedableRng};
+    let f = floor().await;
+    let cards = ["RC-6001", "RC-6002", "RC-6003"];
+    for (card, first) in cards.iter().zip(["Ana", "Ben", "Cora"]) {
+        register(&f.host, card, first).await;
+    }
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(35);
+    let mut at = [At::Away; 3];
+    // Per seat: the figures of the rating running there, as the test counts them, and those
+    // of every rating ended (hands, total bet, player's result).
+    let mut running = [(0_i64, 0_i64, 0_i64); 3];
+    let mut ended: Vec<(usize, (i64, i64, i64))> = Vec::new();
+    for round in 0..30 {
+        for seat in 0..3 {
+            let path = |step: &str| format!("/tables/{TABLE}/ratings/{}/{step}", seat + 1);
+            let roll: f64 = rng.random();
+            match at[seat] {
+                At::Away if roll < 0.5 => {
+                    at_table(
+                        &f.dealer,
+                        &format!("/tables/{TABLE}/ratings"),
+                        &[("seat", &(seat + 1).to_string()), ("card", cards[seat])],
+                    )
+                    .await;
+                    at[seat] = At::Playing;
+                }
+                At::Playing if roll < 0.15 => {
+                    at_table(&f.dealer, &path("pause"), &[]).await;
+                    at[seat] = At::Paused;
+                }
+                At::Paused if roll < 0.5 => {
+                    at_table(&f.dealer, &path("resume"), &[]).await;
+                    at[seat] = At::Playing;
+                }
+                At::Playing | At::Paused if roll > 0.85 => {
+                    at_table(&f.dealer, &path("leave"), &[("walked_with", "0")]).await;
+                    ended.push((seat, std::mem::take(&mut running[seat])));
+                    at[seat] = At::Away;
+                }
+                _ => {}
+            }
+        }
+        let mut body = the_round();
+        for seat in 0..3 {
+            body["seats"][seat]["bet"] = (100 * rng.random_range(1..=10)).into();
+        }
+        let key = format!("random-round-{round}");
+        let (status, answer) = record(&f.dealer, TABLE, &key, body).await;
+        assert_eq!(status, StatusCode::CREATED, "{answer}");
+        for (seat, counted) in running.iter_mut().enumerate() {
+            if at[seat] == At::Playing {
+                let (bet, result) = seat_of(&f.app, &key, seat + 1);
+                counted.0 += 1;
+                counted.1 += bet;
+                counted.2 += result;
+            }
+        }
+    }
+    for seat in 0..3 {
+        if at[seat] != At::Away {
+            let path = format!("/tables/{TABLE}/ratings/{}/leave", seat + 1);
+            at_table(&f.dealer, &path, &[("walked_with", "0")]).await;
+            ended.push((seat, std::mem::take(&mut running[seat])));
+        }
+    }
+    let events = f.app.audit("rating.ended");
+    assert_eq!(events.len(), ended.len());
+    assert!(ended.len() >= 4, "the seed seats and ends several ratings");
+    for (event, (seat, (hands, bet, result))) in events.iter().zip(&ended) {
+        let d = &event.details;
+        assert_eq!(d["seat"], *seat as i64 + 1, "{d}");
+        assert_eq!(
+            (
+                d["hands"].as_i64(),
+                d["total_bet"].as_i64(),
+                d["player_result"].as_i64()
+            ),
+            (Some(*hands), Some(*bet), Some(*result)),
+            "{d}"
+        );
+    }
+}
+
+/// A seat's bet and result in the round recorded under `key`, in minor units.
+fn seat_of(app: &TestApp, key: &str, seat: usize) -> (i64, i64) {
+    use pusoy_pit::db::schema::rounds;
+    let places: Value = rounds::table
+        .filter(rounds::draft_key.eq(key))
+        .select(rounds::places)
+        .first(&mut app.conn())
+        .unwrap();
+    let place = format!("seat{seat}");
+    let seat = places
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["place"] == place.as_str())
+        .unwrap()
+        .clone();
+    (
+        seat["bet"].as_i64().unwrap(),
+        seat["result"].as_i64().unwrap(),
+    )
 }

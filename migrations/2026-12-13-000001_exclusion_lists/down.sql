@@ -1,0 +1,2 @@
+DROP TABLE exclusion_list_lines;
+DROP TABLE exclusion_lists;
