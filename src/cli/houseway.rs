@@ -12,7 +12,9 @@ use crate::cli::settle_json::ErrorOut;
 use crate::rules::card::{parse_cards, Card};
 use crate::rules::houseway::simulate::{self, BuildSettings, Deal, Strategy};
 use crate::rules::houseway::tables::Counts;
-use crate::rules::houseway::{self, house_way, house_way_json, HouseWayOut, Side};
+use crate::rules::houseway::{
+    self, house_way, house_way_line, rounded_ev, Choice, HouseWayOut, Side,
+};
 use crate::rules::profile::RuleProfile;
 use crate::rules::set_hand::Slot;
 
@@ -211,7 +213,8 @@ fn batch_in_blocks(
     Ok(any_failed)
 }
 
-/// One thread's share of a block: the answer lines, and whether any line failed.
+/// One thread's share of a block: the answer lines, and whether any line failed. A good line's
+/// answer is written straight into the block's buffer: nothing is allocated for it.
 fn answer_lines(lines: &[&[u8]], first_number: usize) -> (Vec<u8>, bool) {
     let mut out = Vec::with_capacity(lines.len() * 80);
     let mut failed = false;
@@ -219,27 +222,55 @@ fn answer_lines(lines: &[&[u8]], first_number: usize) -> (Vec<u8>, bool) {
         let number = first_number + i;
         let answer = match std::str::from_utf8(bytes) {
             Ok(line) => {
-                house_way_json(line.trim_end_matches(['\n', '\r'])).map_err(|e| e.to_string())
+                house_way_line(line.trim_end_matches(['\n', '\r'])).map_err(|e| e.to_string())
             }
             Err(_) => Err("not UTF-8 text".to_string()),
         };
-        // Writing to a Vec cannot fail, and both shapes serialize.
-        let written = match answer {
-            Ok(hand) => serde_json::to_writer(&mut out, &hand),
+        match answer {
+            Ok(choice) => write_answer(&mut out, &choice),
             Err(error) => {
                 failed = true;
-                serde_json::to_writer(
-                    &mut out,
-                    &ErrorOut {
-                        error: format!("line {number}: {error}"),
-                    },
-                )
+                let error = ErrorOut {
+                    error: format!("line {number}: {error}"),
+                };
+                // Writing to a Vec cannot fail, and the error serializes.
+                let written = serde_json::to_writer(&mut out, &error);
+                debug_assert!(written.is_ok());
             }
-        };
-        debug_assert!(written.is_ok());
+        }
         out.push(b'\n');
     }
     (out, failed)
+}
+
+/// Appends the JSON of `HouseWayOut::new(choice)` to `out`, byte for byte what serde_json
+/// writes for it (tested), without its three strings: card symbols never need escaping.
+fn write_answer(out: &mut Vec<u8>, choice: &Choice) {
+    out.extend_from_slice(b"{\"back\":\"");
+    write_hand(out, *choice.set.back());
+    out.extend_from_slice(b"\",\"middle\":\"");
+    write_hand(out, *choice.set.middle());
+    out.extend_from_slice(b"\",\"front\":\"");
+    write_hand(out, *choice.set.front());
+    out.extend_from_slice(b"\",\"ev\":");
+    // serde_json's own number writer, so the figure reads as it always has. Writing to a Vec
+    // cannot fail.
+    let written = serde_json::to_writer(&mut *out, &rounded_ev(choice.ev));
+    debug_assert!(written.is_ok());
+    out.push(b'}');
+}
+
+/// A hand's cards high to low, as [`houseway::hand_text`] writes them.
+fn write_hand<const N: usize>(out: &mut Vec<u8>, mut cards: [Card; N]) {
+    cards.sort_unstable_by(|a, b| b.cmp(a));
+    for (i, card) in cards.iter().enumerate() {
+        if i > 0 {
+            out.push(b' ');
+        }
+        let mut symbol = [0u8; 4];
+        out.extend_from_slice(card.rank().symbol().encode_utf8(&mut symbol).as_bytes());
+        out.extend_from_slice(card.suit().symbol().encode_utf8(&mut symbol).as_bytes());
+    }
 }
 
 /// Deals `rounds` seeded rounds and builds the table, tallying on `threads` threads. Progress
@@ -285,6 +316,7 @@ pub use crate::players::edges::seeded_deals;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::houseway::house_way_json;
 
     /// Lines of every kind: good hands (some with rules), bad JSON, bad cards, a blank line.
     fn mixed_lines(count: usize) -> String {
@@ -335,6 +367,22 @@ mod tests {
         }
         assert!(expected[3].contains("line 4: cards: a deal is 13 cards, not 2"));
         assert!(expected[5].starts_with("{\"error\":\"line 6: not a hand"));
+    }
+
+    #[test]
+    fn an_answer_is_written_as_serde_json_writes_it() {
+        let profiles = [
+            RuleProfile::default(),
+            serde_json::from_str(r#"{"wheel": "second"}"#).expect("rules"),
+        ];
+        for (i, deal) in seeded_deals(11, 200).iter().enumerate() {
+            let profile = &profiles[i % 2];
+            let choice = house_way(&deal[i % 4], profile, Side::Dealer).expect("a deal");
+            let mut out = Vec::new();
+            write_answer(&mut out, &choice);
+            let expected = serde_json::to_string(&HouseWayOut::new(&choice)).expect("json");
+            assert_eq!(String::from_utf8(out).expect("utf-8"), expected);
+        }
     }
 
     #[test]

@@ -18,12 +18,14 @@ use std::collections::BinaryHeap;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::rules::card::{format_cards, parse_cards, Card, ParseCardError};
+use crate::rules::card::{format_cards, parse_cards_into, Card, ParseCardError, Rank, Suit};
 use crate::rules::hand::{compare_front_with_middle, HandValue};
 use crate::rules::profile::{RuleProfile, TieRule};
 use crate::rules::round::Round;
 use crate::rules::set_hand::{SetHand, Slot};
-use split::{DealtError, Layout, Split, Subsets, FIVE_CARD_SUBSETS, THREE_CARD_SUBSETS};
+use split::{
+    DealtError, Layout, Split, Subsets, FIVE_CARD_SUBSETS, MIDDLES_PER_BACK, THREE_CARD_SUBSETS,
+};
 use tables::{Lookup, WinTable};
 
 /// Whose hands are being set: the dealer takes exact ties (unless suits decide), a player
@@ -148,8 +150,8 @@ const BOUND_SLACK: f32 = 1e-4;
 /// leaves) still reaches the best found.
 pub fn best_split(subsets: &Subsets, chances: &Chances) -> (Split, f32) {
     let layout = Layout::get();
-    let best_front = chances.front.iter().copied().fold(0.0f32, larger);
-    let best_middle = chances.middle.iter().copied().fold(0.0f32, larger);
+    let best_front = largest(&chances.front);
+    let best_middle = largest(&chances.middle);
     let mut best = Best {
         ev: f32::NEG_INFINITY,
         split: None,
@@ -165,12 +167,9 @@ pub fn best_split(subsets: &Subsets, chances: &Chances) -> (Split, f32) {
     let key =
         |bound: f32, back: usize| u64::from((bound + 2.0).max(0.0).to_bits()) << 16 | back as u64;
     let mut candidates: Vec<u64> = Vec::with_capacity(512);
+    let front_terms = WithOne::new(best_front);
     for i in 0..FIVE_CARD_SUBSETS {
-        let bound = expected_result(
-            chances.back[i],
-            smaller(chances.middle[i], best_middle),
-            best_front,
-        );
+        let bound = front_terms.result(chances.back[i], smaller(chances.middle[i], best_middle));
         if bound + BOUND_SLACK >= best.ev && i != strongest {
             candidates.push(key(bound, i));
         }
@@ -216,6 +215,54 @@ fn smaller(a: f32, b: f32) -> f32 {
     }
 }
 
+/// Running maxima kept side by side in the search's loops: one chain of [`larger`] would wait
+/// on its own last result at every step, these lanes do not wait on each other. The maximum
+/// does not depend on the grouping, so the answers are the same as with one chain.
+const LANES: usize = 4;
+const _: () = assert!(MIDDLES_PER_BACK.is_multiple_of(LANES));
+
+/// The largest of the chances, or 0 (see [`LANES`]).
+#[inline]
+fn largest(chances: &[f32]) -> f32 {
+    let (groups, rest) = chances.as_chunks::<LANES>();
+    let mut lanes = [0.0f32; LANES];
+    for group in groups {
+        for (lane, &chance) in lanes.iter_mut().zip(group) {
+            *lane = larger(*lane, chance);
+        }
+    }
+    rest.iter()
+        .copied()
+        .fold(lanes.into_iter().fold(0.0, larger), larger)
+}
+
+/// [`expected_result`] with one chance fixed, written as `c0 + c1 (x + y) + c2 x y`: half its
+/// operations, for the search's bounds. It rounds differently from [`expected_result`] by a few
+/// units in the last place, far inside [`BOUND_SLACK`], so it serves only as a bound: every
+/// result that is compared or reported comes from [`expected_result`].
+#[derive(Clone, Copy)]
+struct WithOne {
+    constant: f32,
+    linear: f32,
+    product: f32,
+}
+
+impl WithOne {
+    #[inline]
+    fn new(fixed: f32) -> WithOne {
+        WithOne {
+            constant: fixed - 2.0,
+            linear: 1.0 + fixed,
+            product: 1.0 - 2.0 * fixed,
+        }
+    }
+
+    #[inline]
+    fn result(self, x: f32, y: f32) -> f32 {
+        self.constant + self.linear * (x + y) + self.product * (x * y)
+    }
+}
+
 /// A back's own bound, tighter than the one the backs are ordered by: its splits cannot beat
 /// `expected_result(back, best middle, best front)` over the 8 cards it leaves, where a middle
 /// counts only if its chance is not above the back's own value read as a middle (as in
@@ -223,38 +270,57 @@ fn smaller(a: f32, b: f32) -> f32 {
 #[inline]
 fn back_bound(chances: &Chances, layout: &Layout, back: u16) -> f32 {
     let own_middle = chances.middle[usize::from(back)];
-    let (mut middle_bound, mut front_bound) = (0.0f32, 0.0f32);
-    for &(middle, front) in &layout.rest[usize::from(back)] {
-        let middle = chances.middle[usize::from(middle)];
-        let middle = if middle <= own_middle { middle } else { 0.0 };
-        middle_bound = larger(middle_bound, middle);
-        front_bound = larger(front_bound, chances.front[usize::from(front)]);
+    let (mut middle_bound, mut front_bound) = ([0.0f32; LANES], [0.0f32; LANES]);
+    let (groups, _) = layout.rest[usize::from(back)].as_chunks::<LANES>();
+    for group in groups {
+        for (lane, &(middle, front)) in group.iter().enumerate() {
+            let middle = chances.middle[usize::from(middle)];
+            let middle = if middle <= own_middle { middle } else { 0.0 };
+            middle_bound[lane] = larger(middle_bound[lane], middle);
+            front_bound[lane] = larger(front_bound[lane], chances.front[usize::from(front)]);
+        }
     }
-    expected_result(chances.back[usize::from(back)], middle_bound, front_bound)
+    expected_result(
+        chances.back[usize::from(back)],
+        middle_bound.into_iter().fold(0.0, larger),
+        front_bound.into_iter().fold(0.0, larger),
+    )
 }
 
 /// Offers every legal split with this back to `best`.
 ///
 /// Most backs searched have no split as good as the best found: a first pass takes the highest
-/// result of the splits whose middle's chance is not above the back's own value read as a
-/// middle (every legal split's is not), and only a back where that reaches the best is walked
-/// split by split. The pass discards the others by setting their result's bits to a NaN, which
-/// no comparison takes, rather than by a branch the processor would mispredict.
+/// result (as a bound, [`WithOne`]) of the splits whose middle's chance is not above the back's
+/// own value read as a middle (every legal split's is not), and only a back where that reaches
+/// the best is walked split by split. The pass discards the others by setting their result's
+/// bits to a NaN, which no comparison takes, rather than by a branch the processor would
+/// mispredict.
 #[inline]
 fn search_back(subsets: &Subsets, chances: &Chances, layout: &Layout, back: u16, best: &mut Best) {
     let back_value = subsets.five[usize::from(back)];
     let back_chance = chances.back[usize::from(back)];
     let own_middle = chances.middle[usize::from(back)];
     let pairs = &layout.rest[usize::from(back)];
-    let mut highest = f32::NEG_INFINITY;
-    for &(middle, front) in pairs {
-        let middle = chances.middle[usize::from(middle)];
-        let ev = expected_result(back_chance, middle, chances.front[usize::from(front)]);
-        let discard = u32::from(middle > own_middle).wrapping_neg() & 0xFFC0_0000;
-        let ev = f32::from_bits(ev.to_bits() | discard);
-        highest = if ev > highest { ev } else { highest };
+    let back_terms = WithOne::new(back_chance);
+    let mut highest = [f32::NEG_INFINITY; LANES];
+    let (groups, _) = pairs.as_chunks::<LANES>();
+    for group in groups {
+        for (lane, &(middle, front)) in group.iter().enumerate() {
+            let middle = chances.middle[usize::from(middle)];
+            let ev = back_terms.result(middle, chances.front[usize::from(front)]);
+            let discard = u32::from(middle > own_middle).wrapping_neg() & 0xFFC0_0000;
+            let ev = f32::from_bits(ev.to_bits() | discard);
+            highest[lane] = if ev > highest[lane] {
+                ev
+            } else {
+                highest[lane]
+            };
+        }
     }
-    if highest < best.ev {
+    let highest = highest
+        .into_iter()
+        .fold(f32::NEG_INFINITY, |a, b| if b > a { b } else { a });
+    if highest + BOUND_SLACK < best.ev {
         return;
     }
     for &(middle, front) in pairs {
@@ -459,18 +525,39 @@ impl HouseWayOut {
             back: hand_text(choice.set.back()),
             middle: hand_text(choice.set.middle()),
             front: hand_text(choice.set.front()),
-            // Four decimals: the tables are not finer than that.
-            ev: (choice.ev * 10_000.0).round() / 10_000.0,
+            ev: rounded_ev(choice.ev),
         }
     }
 }
 
+/// The expected result as answers give it: four decimals, as the tables are not finer than that.
+pub fn rounded_ev(ev: f64) -> f64 {
+    (ev * 10_000.0).round() / 10_000.0
+}
+
 /// Answers one `houseway --batch` line (the dealer's house way).
 pub fn house_way_json(line: &str) -> Result<HouseWayOut, HouseWayError> {
+    house_way_line(line).map(|choice| HouseWayOut::new(&choice))
+}
+
+/// The house way's choice for one `houseway --batch` line, without building its text (the
+/// batch writes it straight into its output). Nothing is allocated unless the line's cards
+/// are written with JSON escapes.
+pub fn house_way_line(line: &str) -> Result<Choice, HouseWayError> {
     let hand: HandIn<'_> = serde_json::from_str(line)?;
-    let cards = parse_cards(&hand.cards)?;
-    let choice = house_way(&cards, &hand.rules, Side::Dealer)?;
-    Ok(HouseWayOut::new(&choice))
+    // A deal is 13 cards; the cards past the 13th are only counted, for the error.
+    let mut cards = [Card::new(Rank::Two, Suit::Clubs); 13];
+    let mut count = 0;
+    parse_cards_into(&hand.cards, |card| {
+        if let Some(slot) = cards.get_mut(count) {
+            *slot = card;
+        }
+        count += 1;
+    })?;
+    if count != cards.len() {
+        return Err(DealtError::WrongCount { count }.into());
+    }
+    Ok(house_way(&cards, &hand.rules, Side::Dealer)?)
 }
 
 #[cfg(test)]

@@ -609,6 +609,23 @@ fn expected_result_matches_the_payout_of_every_outcome() {
     assert_eq!(expected_result(0.5, 0.5, 0.5), 0.0);
 }
 
+#[test]
+fn the_searchs_bound_form_stays_far_inside_the_slack_of_the_expected_result() {
+    let steps = (0..=40).map(|i| i as f32 / 40.0);
+    let mut widest = 0.0f32;
+    for fixed in steps.clone() {
+        let terms = WithOne::new(fixed);
+        for x in steps.clone() {
+            for y in steps.clone() {
+                let apart = (terms.result(x, y) - expected_result(fixed, x, y)).abs();
+                let apart_other_way = (terms.result(x, y) - expected_result(x, fixed, y)).abs();
+                widest = widest.max(apart).max(apart_other_way);
+            }
+        }
+    }
+    assert!(widest < BOUND_SLACK / 100.0, "{widest}");
+}
+
 // ---- Batch lines -------------------------------------------------------------------------
 
 #[test]
