@@ -570,7 +570,7 @@ async fn an_exclusion_list_excludes_the_players_it_matches_and_a_bad_line_writes
         .post_form("/players", &registration("RC-5004", "ELSE", "Nobody"))
         .await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
-    let page = f.host.get(&location(&res)).await.text().await.unwrap();
+    let page = f.host.get(location(&res)).await.text().await.unwrap();
     assert!(
         page.contains(
             "Player ELSE registered, and self-excluded: the exclusion list \
@@ -587,13 +587,13 @@ async fn an_exclusion_list_excludes_the_players_it_matches_and_a_bad_line_writes
         .post_form("/players", &registration("RC-5005", "Ana", "Cruz"))
         .await;
     let ana = location(&res);
-    let page = f.host.get(&ana).await.text().await.unwrap();
+    let page = f.host.get(ana).await.text().await.unwrap();
     assert!(page.contains("Player Ana registered.") && page.contains("Status: Active"));
     let mut corrected = registration("RC-5005", "Ana", "Cruz");
     corrected[4] = ("id_reference", "Passport P7654321");
-    let res = f.host.post_form(&ana, &corrected).await;
+    let res = f.host.post_form(ana, &corrected).await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
-    let page = f.host.get(&ana).await.text().await.unwrap();
+    let page = f.host.get(ana).await.text().await.unwrap();
     assert!(
         page.contains(
             "they are now self-excluded: the exclusion list &#34;NCRPS 2026-11&#34; \
