@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use crate::accounting::slips::Me;
 use crate::accounting::record::{names, person};
+use crate::accounting::slips::Me;
 use crate::accounting::AccountingError;
 use crate::db::handle::Db;
 use crate::db::ids::{PlayerId, UserId};
@@ -113,8 +113,7 @@ pub async fn day(
             .collect();
         let mut by_player: BTreeMap<(PlayerId, String), PlayerDay> = BTreeMap::new();
         let mut by_table: BTreeMap<(String, String), TableDay> = BTreeMap::new();
-        let mut by_dealer: BTreeMap<(UserId, String), (DealerDay, Vec<PlayerId>)> =
-            BTreeMap::new();
+        let mut by_dealer: BTreeMap<(UserId, String), (DealerDay, Vec<PlayerId>)> = BTreeMap::new();
         for r in &ratings {
             let f = &r.figures;
             let (card, name) = players.get(&r.player).cloned().unwrap_or_default();

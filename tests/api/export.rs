@@ -960,7 +960,7 @@ async fn an_export_follows_no_planted_link_and_never_writes_onto_the_seals_or_th
 /// record's fields, `row` first, given the column names) and its manifest, and then every sum
 /// is worked out again (each row's, each column's, the data's), so that the file agrees with
 /// itself throughout.
-fn forge_csv(
+pub(crate) fn forge_csv(
     path: &Path,
     edit: impl FnOnce(&mut Vec<String>, &mut [Vec<String>], &mut serde_json::Value),
 ) -> PathBuf {
