@@ -495,8 +495,8 @@ async fn an_auditor_downloads_an_export_that_verifies_and_a_bad_range_is_refused
     let page = res.text().await.unwrap();
     assert!(
         page.contains(
-            "Choose rounds, audit events, the gaming-day report, the accounting documents or \
-             the compliance records"
+            "Choose rounds, audit events, the gaming-day report, the accounting documents, the \
+             compliance records or the players' ratings"
         ),
         "{page}"
     );
