@@ -64,9 +64,10 @@ enum ServiceCommand {
     User(UserCommand),
     /// Create the demo accounts (safe to run again).
     SeedDemo,
-    /// Export rounds (one row per place), audit events, the gaming-day report's lines or table
-    /// accounting's documents (a row per line, and each table-day's reconciliation) of a range
-    /// of gaming days, ending with a manifest line (docs/exports.md).
+    /// Export rounds (one row per place), audit events, the gaming-day report's lines, table
+    /// accounting's documents (a row per line, and each table-day's reconciliation), the
+    /// compliance records or players' ratings (each with its pauses and rounds) of a range of
+    /// gaming days, ending with a manifest line (docs/exports.md).
     Export {
         #[arg(value_enum)]
         kind: ExportKind,
@@ -131,6 +132,7 @@ enum ExportKind {
     Report,
     Accounting,
     Compliance,
+    Ratings,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -335,6 +337,7 @@ fn run_service_command(command: ServiceCommand) -> anyhow::Result<ExitCode> {
                     ExportKind::Report => Kind::Report,
                     ExportKind::Accounting => Kind::Accounting,
                     ExportKind::Compliance => Kind::Compliance,
+                    ExportKind::Ratings => Kind::Ratings,
                 },
                 from,
                 to,

@@ -1,4 +1,4 @@
-//! `export rounds|events|report|accounting`: writes an export of a range of gaming days to a file or standard
+//! `export rounds|events|report|accounting|compliance|ratings`: writes an export of a range of gaming days to a file or standard
 //! output, read from the read database (`PUSOY_READ_DATABASE_URL`, else the primary).
 
 use std::io::Write;

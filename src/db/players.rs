@@ -19,6 +19,10 @@ use crate::db::schema::{
     seat_refusals,
 };
 
+/// The audit chain of players, their statuses and ratings, and every read of a player's
+/// personal data.
+pub const PLAYERS_CHAIN: &str = "players";
+
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable)]
 #[diesel(table_name = players)]
 pub struct PlayerRow {
@@ -530,6 +534,26 @@ pub fn ratings_of_day(conn: &mut PgConnection, day: NaiveDate) -> QueryResult<Ve
         .load(conn)
 }
 
+/// The ratings begun on gaming days `from` to `to` (at one table, or every table), by gaming
+/// day and id.
+pub fn ratings_between(
+    conn: &mut PgConnection,
+    from: NaiveDate,
+    to: NaiveDate,
+    table: Option<TableId>,
+) -> QueryResult<Vec<RatingRow>> {
+    let mut query = ratings::table
+        .filter(ratings::gaming_day.between(from, to))
+        .into_boxed();
+    if let Some(table) = table {
+        query = query.filter(ratings::table_id.eq(table));
+    }
+    query
+        .order((ratings::gaming_day, ratings::id))
+        .select(RatingRow::as_select())
+        .load(conn)
+}
+
 pub fn rating(conn: &mut PgConnection, id: RatingId) -> QueryResult<Option<RatingRow>> {
     ratings::table
         .find(id)
@@ -552,6 +576,9 @@ pub fn players_of(conn: &mut PgConnection, ids: &[PlayerId]) -> QueryResult<Vec<
 pub struct SeatRoundRow {
     #[diesel(sql_type = BigInt)]
     pub rating_id: i64,
+    /// The round counted (the re-entry, for a round entered again).
+    #[diesel(sql_type = BigInt)]
+    pub round_id: i64,
     #[diesel(sql_type = Timestamptz)]
     pub dealt_at: DateTime<Utc>,
     /// The dealer of the round counted (of the re-entry, for a round entered again).
@@ -593,7 +620,7 @@ pub fn seat_rounds(
              SELECT d.rating_id, d.place, coalesce(re.round_id, d.round_id) AS round_id, \
                     d.dealt_at \
              FROM dealt d LEFT JOIN round_reentries re ON re.replaces_round_id = d.round_id) \
-         SELECT c.rating_id, c.dealt_at, x.dealer_id, \
+         SELECT c.rating_id, c.round_id, c.dealt_at, x.dealer_id, \
                 coalesce((p->>'bet')::int8, 0) AS bet, (p->>'result')::int8 AS result, \
                 CASE WHEN v.game = 'points' THEN 0 ELSE e.edge_ppm END AS edge_ppm \
          FROM counted c \
@@ -605,7 +632,7 @@ pub fn seat_rounds(
          CROSS JOIN LATERAL jsonb_array_elements(x.places) p \
          WHERE p->>'place' = c.place \
            AND NOT EXISTS (SELECT 1 FROM round_voids rv WHERE rv.round_id = x.id) \
-         ORDER BY c.rating_id, c.dealt_at",
+         ORDER BY c.rating_id, c.dealt_at, c.round_id",
     )
     .bind::<Array<BigInt>, _>(ids.iter().map(|id| id.0).collect::<Vec<_>>())
     .bind::<Array<N<Timestamptz>>, _>(ends.to_vec())

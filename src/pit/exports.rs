@@ -1,14 +1,58 @@
 //! The auditor's exports, read from the read database (a replica, or the primary): the tables
 //! to choose from, whether a query can be answered there (a table that exists, a replica that
 //! has replayed the range), and the export itself, written on the blocking thread pool as it is
-//! read. Reads take no turn: they do not hold up the primary's requests.
+//! read. Reads take no turn: they do not hold up the primary's requests. Which kinds a role
+//! may export ([`kinds_for`]): auditors every kind; administrators all but players' ratings
+//! (they see no players); those who read players' ratings (hosts, compliance officers, pit
+//! managers) the ratings.
 
 use std::io::Write;
 
 use crate::db::export as rows;
 use crate::db::handle::Db;
+use crate::db::users::Role;
 use crate::pit::PitError;
-use crate::reports::export::{self, Clock, ExportError, Format, Query, Source};
+use crate::players::Sight;
+use crate::reports::export::{self, Clock, ExportError, Format, Kind, Query, Source};
+
+/// Every kind, in the order the Exports page offers them.
+const KINDS: [Kind; 6] = [
+    Kind::Rounds,
+    Kind::Events,
+    Kind::Report,
+    Kind::Accounting,
+    Kind::Compliance,
+    Kind::Ratings,
+];
+
+/// Whether `role` may export `kind`: the ratings name players by card number and name, so
+/// they go to those who read players' ratings (docs/players.md); the rest to auditors and
+/// administrators.
+pub fn may_export(role: Role, kind: Kind) -> bool {
+    match kind {
+        Kind::Ratings => Sight::of(role) >= Sight::NameAndStatus,
+        _ => matches!(role, Role::Auditor | Role::Admin),
+    }
+}
+
+/// The kinds `role` may export, in the page's order (none: the page is not theirs).
+pub fn kinds_for(role: Role) -> Vec<Kind> {
+    KINDS
+        .into_iter()
+        .filter(|&kind| may_export(role, kind))
+        .collect()
+}
+
+/// Why `role` may not export `kind`, in the words of the refusal.
+pub fn refusal(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Ratings => {
+            "Players' ratings are exported by those who read them: hosts, compliance officers, \
+             pit managers and auditors."
+        }
+        _ => "This export is for auditors and administrators.",
+    }
+}
 
 /// Every table's code.
 pub async fn table_codes(read: &Db) -> Result<Vec<String>, PitError> {

@@ -28,7 +28,7 @@ use crate::db::users::Role;
 
 /// The `players` chain: every player, status, rating and refused seating, and every read of a
 /// player's personal data.
-pub const PLAYERS_CHAIN: &str = "players";
+pub const PLAYERS_CHAIN: &str = crate::db::players::PLAYERS_CHAIN;
 
 /// How much of a player a role sees.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

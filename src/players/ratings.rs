@@ -56,23 +56,10 @@ pub struct Seated {
 
 /// The span of a rating from its steps.
 fn span_of(row: &RatingRow, steps: &[&StepRow]) -> Span {
-    let mut span = Span {
-        start: row.started_at,
-        pauses: Vec::new(),
-        end: None,
-    };
-    for step in steps {
-        match step.kind.as_str() {
-            "pause" => span.pauses.push((step.at, None)),
-            "resume" => {
-                if let Some(last) = span.pauses.last_mut() {
-                    last.1 = Some(step.at);
-                }
-            }
-            _ => span.end = Some(step.at),
-        }
-    }
-    span
+    Span::from_steps(
+        row.started_at,
+        steps.iter().map(|s| (s.kind.as_str(), s.at)),
+    )
 }
 
 /// These ratings with their figures and buy-ins at `now`, in the order given: five queries

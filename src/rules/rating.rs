@@ -17,6 +17,31 @@ pub struct Span {
 }
 
 impl Span {
+    /// The span of a rating begun at `start` from its steps in order, each its kind as stored
+    /// (`pause`, `resume`, `end`) and when it was taken.
+    pub fn from_steps<'a>(
+        start: DateTime<Utc>,
+        steps: impl IntoIterator<Item = (&'a str, DateTime<Utc>)>,
+    ) -> Span {
+        let mut span = Span {
+            start,
+            pauses: Vec::new(),
+            end: None,
+        };
+        for (kind, at) in steps {
+            match kind {
+                "pause" => span.pauses.push((at, None)),
+                "resume" => {
+                    if let Some(last) = span.pauses.last_mut() {
+                        last.1 = Some(at);
+                    }
+                }
+                _ => span.end = Some(at),
+            }
+        }
+        span
+    }
+
     /// Whether a round settled at `at` was played by the rated player: at or after the start,
     /// before the end, and in no pause.
     pub fn covers(&self, at: DateTime<Utc>) -> bool {

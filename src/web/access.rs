@@ -90,8 +90,16 @@ const ROUND_WRITERS: Allow = Allow::Roles(&[Role::Dealer, Role::Supervisor]);
 /// Who may read rounds: those who enter them, and auditors.
 const ROUND_READERS: Allow = Allow::Roles(&[Role::Dealer, Role::Supervisor, Role::Auditor]);
 const DEALER: Allow = Allow::Roles(&[Role::Dealer]);
-/// Who may download exports: auditors, and administrators.
-const EXPORTERS: Allow = Allow::Roles(&[Role::Auditor, Role::Admin]);
+/// Who may open the Exports page: auditors and administrators, and those who read players'
+/// ratings (their export). The use-case says which kinds each may download
+/// (`pit::exports::kinds_for`).
+const EXPORTERS: Allow = Allow::Roles(&[
+    Role::Auditor,
+    Role::Admin,
+    Role::Host,
+    Role::Compliance,
+    Role::Supervisor,
+]);
 /// Who reads every settled round and the review queue: pit managers and administrators, who
 /// decide on rounds, and auditors.
 const REVIEW_READERS: Allow = Allow::Roles(&[Role::Supervisor, Role::Admin, Role::Auditor]);

@@ -1,5 +1,7 @@
-//! The auditor's exports: a form (kind, range of gaming days, table, format) and the download,
-//! streamed from the read database as it is written (docs/exports.md). Nothing is changed.
+//! The exports: a form (kind, range of gaming days, table, format) and the download, streamed
+//! from the read database as it is written (docs/exports.md). Nothing is changed. Each role is
+//! offered the kinds it may export (`pit::exports::kinds_for`): auditors every kind,
+//! administrators all but players' ratings, the players' readers the ratings.
 
 use std::io::Write;
 use std::pin::Pin;
@@ -55,6 +57,8 @@ pub struct ExportErrors {
 #[template(path = "audit_exports.html")]
 struct ExportsPage {
     nav: Nav,
+    /// The kinds offered: the form's value and its label.
+    kinds: Vec<(&'static str, &'static str)>,
     form: ExportForm,
     errors: ExportErrors,
     tables: Vec<String>,
@@ -72,6 +76,10 @@ async fn page(
     let tables = exports::table_codes(&state.read_db).await?;
     let page = ExportsPage {
         nav: session::nav(session, Some(user))?,
+        kinds: exports::kinds_for(user.role)
+            .into_iter()
+            .map(|kind| (kind.name(), label(kind)))
+            .collect(),
         form,
         errors,
         tables,
@@ -84,15 +92,44 @@ async fn page(
     render(status, &page)
 }
 
-/// `GET /audit/exports`: the form, for today's gaming day.
+/// What the form calls each kind.
+fn label(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Rounds => "Rounds",
+        Kind::Events => "Audit events",
+        Kind::Report => "Gaming-day report",
+        Kind::Accounting => "Accounting documents",
+        Kind::Compliance => "Compliance records",
+        Kind::Ratings => "Players' ratings",
+    }
+}
+
+/// The kind a form names, if it is one.
+fn kind_of(text: &str) -> Option<Kind> {
+    match text {
+        "rounds" => Some(Kind::Rounds),
+        "events" => Some(Kind::Events),
+        "report" => Some(Kind::Report),
+        "accounting" => Some(Kind::Accounting),
+        "compliance" => Some(Kind::Compliance),
+        "ratings" => Some(Kind::Ratings),
+        _ => None,
+    }
+}
+
+/// `GET /audit/exports`: the form, for today's gaming day, the first kind the user may export
+/// chosen.
 pub async fn form(
     session: Session,
     state: web::Data<AppState>,
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
     let today = state.config.gaming_day(chrono::Utc::now()).to_string();
+    let kind = exports::kinds_for(user.role)
+        .first()
+        .map_or("rounds", |kind| kind.name());
     let form = ExportForm {
-        kind: "rounds".to_owned(),
+        kind: kind.to_owned(),
         from: today.clone(),
         to: today,
         table: String::new(),
@@ -112,21 +149,14 @@ pub async fn form(
 /// The query and format of a form, or what is wrong with each field.
 fn parse(form: &ExportForm) -> Result<(Query, Format), Box<ExportErrors>> {
     let mut errors = ExportErrors::default();
-    let kind = match form.kind.as_str() {
-        "rounds" => Some(Kind::Rounds),
-        "events" => Some(Kind::Events),
-        "report" => Some(Kind::Report),
-        "accounting" => Some(Kind::Accounting),
-        "compliance" => Some(Kind::Compliance),
-        _ => {
-            errors.kind = Some(
-                "Choose rounds, audit events, the gaming-day report, the accounting documents or \
-                 the compliance records."
-                    .to_owned(),
-            );
-            None
-        }
-    };
+    let kind = kind_of(&form.kind);
+    if kind.is_none() {
+        errors.kind = Some(
+            "Choose rounds, audit events, the gaming-day report, the accounting documents, the \
+             compliance records or the players' ratings."
+                .to_owned(),
+        );
+    }
     let day = |text: &str, error: &mut Option<String>| match text.parse::<NaiveDate>() {
         Ok(day) => Some(day),
         Err(_) => {
@@ -167,8 +197,9 @@ fn parse(form: &ExportForm) -> Result<(Query, Format), Box<ExportErrors>> {
     }
 }
 
-/// `GET /audit/exports/download`: the export, streamed as it is read. A bad field, an unknown
-/// table or a range the replica has not replayed yet is answered with the form and the reason.
+/// `GET /audit/exports/download`: the export, streamed as it is read. A kind the user may not
+/// export is refused (403); a bad field, an unknown table or a range the replica has not
+/// replayed yet is answered with the form and the reason.
 #[tracing::instrument(skip_all, fields(auditor = %user.username))]
 pub async fn download(
     session: Session,
@@ -177,6 +208,11 @@ pub async fn download(
     form: web::Query<ExportForm>,
 ) -> Result<HttpResponse, AppError> {
     let form = form.into_inner();
+    if let Some(kind) = kind_of(&form.kind) {
+        if !exports::may_export(user.role, kind) {
+            return Err(AppError::ForbiddenBecause(exports::refusal(kind)));
+        }
+    }
     let (query, format) = match parse(&form) {
         Ok(parsed) => parsed,
         Err(errors) => {

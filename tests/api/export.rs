@@ -495,8 +495,8 @@ async fn an_auditor_downloads_an_export_that_verifies_and_a_bad_range_is_refused
     let page = res.text().await.unwrap();
     assert!(
         page.contains(
-            "Choose rounds, audit events, the gaming-day report, the accounting documents or \
-             the compliance records"
+            "Choose rounds, audit events, the gaming-day report, the accounting documents, the \
+             compliance records or the players' ratings"
         ),
         "{page}"
     );
@@ -960,7 +960,7 @@ async fn an_export_follows_no_planted_link_and_never_writes_onto_the_seals_or_th
 /// record's fields, `row` first, given the column names) and its manifest, and then every sum
 /// is worked out again (each row's, each column's, the data's), so that the file agrees with
 /// itself throughout.
-fn forge_csv(
+pub(crate) fn forge_csv(
     path: &Path,
     edit: impl FnOnce(&mut Vec<String>, &mut [Vec<String>], &mut serde_json::Value),
 ) -> PathBuf {

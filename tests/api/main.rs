@@ -15,6 +15,7 @@ mod drop;
 mod durability;
 mod export;
 mod export_accounting;
+mod export_ratings;
 mod forms;
 mod headers;
 mod helpers;

@@ -10,16 +10,16 @@ use serde_json::Value;
 
 use crate::helpers::{count, create_table, location, record, spawn_app, the_round, TestApp};
 
-const TABLE: &str = "RATE-1";
+pub(crate) const TABLE: &str = "RATE-1";
 
-struct Floor {
-    app: TestApp,
-    host: TestApp,
-    dealer: TestApp,
-    supervisor: TestApp,
+pub(crate) struct Floor {
+    pub(crate) app: TestApp,
+    pub(crate) host: TestApp,
+    pub(crate) dealer: TestApp,
+    pub(crate) supervisor: TestApp,
 }
 
-async fn floor() -> Floor {
+pub(crate) async fn floor() -> Floor {
     let app = spawn_app().await;
     create_table(&app, TABLE);
     let host = app.another_browser();
@@ -38,7 +38,7 @@ async fn floor() -> Floor {
 }
 
 /// Registers a player with this card as the host; their id.
-async fn register(host: &TestApp, card: &str, first: &str) -> i64 {
+pub(crate) async fn register(host: &TestApp, card: &str, first: &str) -> i64 {
     let res = host
         .post_form(
             "/players",
@@ -64,7 +64,7 @@ async fn register(host: &TestApp, card: &str, first: &str) -> i64 {
 }
 
 /// Posts a form at the table screen and answers the flash it left there.
-async fn at_table(dealer: &TestApp, path: &str, fields: &[(&str, &str)]) -> String {
+pub(crate) async fn at_table(dealer: &TestApp, path: &str, fields: &[(&str, &str)]) -> String {
     let res = dealer.post_form(path, fields).await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER, "{path}");
     assert_eq!(location(&res), format!("/tables/{TABLE}"));
@@ -77,7 +77,7 @@ async fn at_table(dealer: &TestApp, path: &str, fields: &[(&str, &str)]) -> Stri
 }
 
 /// A cash buy-in at seat 3, recorded from the table screen.
-async fn buy_in(dealer: &TestApp, amount: &str) {
+pub(crate) async fn buy_in(dealer: &TestApp, amount: &str) {
     let res = dealer
         .post_form(
             &format!("/tables/{TABLE}/buy-ins"),
@@ -702,7 +702,7 @@ async fn ratings_add_up_to_the_rounds_their_players_were_there_for() {
 }
 
 /// A seat's bet and result in the round recorded under `key`, in minor units.
-fn seat_of(app: &TestApp, key: &str, seat: usize) -> (i64, i64) {
+pub(crate) fn seat_of(app: &TestApp, key: &str, seat: usize) -> (i64, i64) {
     use pusoy_pit::db::schema::rounds;
     let places: Value = rounds::table
         .filter(rounds::draft_key.eq(key))

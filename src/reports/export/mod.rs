@@ -1,5 +1,6 @@
 //! Exports that verify offline: settled rounds (one row per place), audit events, the
-//! gaming-day report's lines and table accounting's documents, as CSV or JSON Lines, streamed from one database snapshot and
+//! gaming-day report's lines, table accounting's documents, the compliance records and players'
+//! ratings (each with the rounds it was computed from), as CSV or JSON Lines, streamed from one database snapshot and
 //! ended by a manifest (the file's last line) that states the query, the row count, the
 //! SHA-256 of the data, the CRC-32 of each column, the chain heads and day seals that cover the
 //! range, and where a read replica stood.
@@ -20,6 +21,7 @@ mod accounting;
 mod check;
 mod compliance;
 mod events;
+mod ratings;
 mod report;
 mod rounds;
 mod seals;
@@ -52,6 +54,8 @@ pub enum Kind {
     Accounting,
     /// The cage's cash and the compliance cases with their transactions and decisions.
     Compliance,
+    /// Players' ratings begun in the range, each with its pauses and the rounds it counts.
+    Ratings,
 }
 
 impl Kind {
@@ -62,6 +66,7 @@ impl Kind {
             Kind::Report => "report",
             Kind::Accounting => "accounting",
             Kind::Compliance => "compliance",
+            Kind::Ratings => "ratings",
         }
     }
 }
@@ -459,6 +464,7 @@ pub fn export(
             Kind::Report => report::export(conn, query, clock, format, out, manifest),
             Kind::Accounting => accounting::export(conn, query, clock, format, out, manifest),
             Kind::Compliance => compliance::export(conn, query, clock, format, out, manifest),
+            Kind::Ratings => ratings::export(conn, query, clock, format, out, manifest),
         }
     })
 }

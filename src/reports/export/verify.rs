@@ -5,7 +5,8 @@
 //! positions; rounds: every round settled again by the engine; report: every line's shares
 //! follow from its figures and each section adds up to the total; accounting: every
 //! document's lines add up to its total and each table-day's win, variance and hold follow
-//! from its documents). Every problem names its row and field.
+//! from its documents; ratings: every rating's figures follow from its rounds and pauses).
+//! Every problem names its row and field.
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
@@ -23,11 +24,14 @@ use super::accounting::AccountingCheck;
 use super::check::{Checker, Problem, Problems, Row};
 use super::compliance::ComplianceCheck;
 use super::events::EventsCheck;
+use super::ratings::RatingsCheck;
 use super::report::ReportCheck;
 use super::rounds::RoundsCheck;
 use super::seals::{check_manifest, Sealed, Seals};
 use super::table::{ColumnKind, ColumnSums, Sums, MANIFEST_MARK, ROW};
-use super::{accounting, compliance, events, report, rounds, Clock, Kind, Manifest, FORMATS_READ};
+use super::{
+    accounting, compliance, events, ratings, report, rounds, Clock, Kind, Manifest, FORMATS_READ,
+};
 
 /// A file that could be read to its end.
 #[derive(Debug)]
@@ -109,6 +113,7 @@ pub fn verify_against(path: &Path, seals: Option<&[SealCopy]>) -> Result<Verifie
         }
         Kind::Accounting => accounting::COLUMNS,
         Kind::Compliance => compliance::COLUMNS,
+        Kind::Ratings => ratings::COLUMNS,
     };
     let sum = super::sums(&manifest.format);
     let mut kinds = vec![(ROW, ColumnKind::Int)];
@@ -142,11 +147,11 @@ pub fn verify_against(path: &Path, seals: Option<&[SealCopy]>) -> Result<Verifie
             Seals::Given(Sealed::of(copies))
         }
         None => {
-            // A report, accounting or compliance export holds no events: nothing of it is
-            // sealed.
+            // A report, accounting, compliance or ratings export holds no events: nothing of
+            // it is sealed.
             if !matches!(
                 manifest.kind,
-                Kind::Report | Kind::Accounting | Kind::Compliance
+                Kind::Report | Kind::Accounting | Kind::Compliance | Kind::Ratings
             ) {
                 problems.note(
                     "not checked against the seals: no seal file given (--seals FILE)".to_owned(),
@@ -161,6 +166,7 @@ pub fn verify_against(path: &Path, seals: Option<&[SealCopy]>) -> Result<Verifie
         Kind::Report => Box::new(ReportCheck::new(&manifest)),
         Kind::Accounting => Box::new(AccountingCheck::new(&manifest)),
         Kind::Compliance => Box::new(ComplianceCheck::new(&manifest)),
+        Kind::Ratings => Box::new(RatingsCheck::new(&manifest)),
     };
     file.seek(SeekFrom::Start(0)).map_err(io)?;
     let mut data = HashingReader {
