@@ -496,7 +496,7 @@ async fn an_auditor_downloads_an_export_that_verifies_and_a_bad_range_is_refused
     assert!(
         page.contains(
             "Choose rounds, audit events, the gaming-day report, the accounting documents, the \
-             compliance records or the players' ratings"
+             compliance records or the players&#39; ratings"
         ),
         "{page}"
     );
