@@ -25,15 +25,16 @@ pub struct RuleLine {
     pub set_at: DateTime<Utc>,
 }
 
+fn rule(row: &rows::CompRuleRow) -> CompRule {
+    CompRule {
+        from_day: row.from_day,
+        basis_points: row.basis_points,
+    }
+}
+
 /// Every comp rule, oldest first, in the caller's turn of the database.
 pub(crate) fn rules_of(conn: &mut PgConnection) -> Result<Vec<CompRule>, AccountingError> {
-    Ok(rows::comp_rules(conn)?
-        .into_iter()
-        .map(|r| CompRule {
-            from_day: r.from_day,
-            basis_points: r.basis_points,
-        })
-        .collect())
+    Ok(rows::comp_rules(conn)?.iter().map(rule).collect())
 }
 
 /// Every comp rule, oldest first (administrators, auditors, pit managers).
@@ -47,10 +48,7 @@ fn lines(conn: &mut PgConnection) -> Result<Vec<RuleLine>, AccountingError> {
     Ok(found
         .into_iter()
         .map(|r| RuleLine {
-            rule: CompRule {
-                from_day: r.from_day,
-                basis_points: r.basis_points,
-            },
+            rule: rule(&r),
             set_by: r.set_by.map(|id| person(&names, id)),
             set_at: r.set_at,
         })

@@ -470,11 +470,7 @@ impl Totals {
     }
 
     pub fn average_bet(&self) -> Total {
-        Total(if self.hands == 0 {
-            0
-        } else {
-            self.total_bet.0 / i128::from(self.hands)
-        })
+        rating::average_bet(self.total_bet, self.hands)
     }
 }
 

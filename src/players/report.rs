@@ -4,7 +4,7 @@
 //! (those who see players' names); players are named by card number and name, no personal
 //! data.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, NaiveDate, Utc};
 
@@ -113,7 +113,8 @@ pub async fn day(
             .collect();
         let mut by_player: BTreeMap<(PlayerId, String), PlayerDay> = BTreeMap::new();
         let mut by_table: BTreeMap<(String, String), TableDay> = BTreeMap::new();
-        let mut by_dealer: BTreeMap<(UserId, String), (DealerDay, Vec<PlayerId>)> = BTreeMap::new();
+        let mut by_dealer: BTreeMap<(UserId, String), (DealerDay, BTreeSet<PlayerId>)> =
+            BTreeMap::new();
         for r in &ratings {
             let f = &r.figures;
             let (card, name) = players.get(&r.player).cloned().unwrap_or_default();
@@ -170,13 +171,10 @@ pub async fn day(
                                 actual_win: Total(0),
                                 theoretical_win: Total(0),
                             },
-                            Vec::new(),
+                            BTreeSet::new(),
                         )
                     });
-                if !players.contains(&r.player) {
-                    players.push(r.player);
-                    d.players += 1;
-                }
+                players.insert(r.player);
                 d.hands += f.hands;
                 d.total_bet.0 += f.total_bet.0;
                 d.actual_win.0 += f.actual_win.0;
@@ -186,7 +184,8 @@ pub async fn day(
         let dealer_names = names(conn, by_dealer.keys().map(|(dealer, _)| *dealer))?;
         let mut dealers: Vec<DealerDay> = by_dealer
             .into_values()
-            .map(|(mut d, _)| {
+            .map(|(mut d, players)| {
+                d.players = u32::try_from(players.len()).unwrap_or(u32::MAX);
                 d.name = person(&dealer_names, d.dealer).name;
                 d
             })

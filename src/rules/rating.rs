@@ -126,13 +126,20 @@ pub fn figures(span: &Span, rounds: &[SeatRound], now: DateTime<Utc>) -> Figures
     }
     f.actual_win = Total(-f.player_result.0);
     f.theoretical_win = Total(rounded_millionths(theoretical_millionths));
-    if f.hands > 0 {
-        f.average_bet = Total(f.total_bet.0 / i128::from(f.hands));
-    }
+    f.average_bet = average_bet(f.total_bet, f.hands);
     if f.seconds_played >= 60 {
         f.hands_per_hour_tenths = i64::from(f.hands) * 36_000 / f.seconds_played;
     }
     f
+}
+
+/// A total bet over its hands, rounded down to a minor unit (zero with no hands).
+pub fn average_bet(total_bet: Total, hands: u32) -> Total {
+    Total(if hands == 0 {
+        0
+    } else {
+        total_bet.0 / i128::from(hands)
+    })
 }
 
 /// `millionths / 1,000,000`, rounded half away from zero.

@@ -18,6 +18,7 @@ use crate::players::records::{self, FormRefusal, PlayerForm, PlayerLine, Status,
 use crate::players::report;
 use crate::players::{comp, keeps_records};
 use crate::rules::money::Total;
+use crate::rules::rating::average_bet;
 use crate::web::error::AppError;
 use crate::web::format::{money, sum, total, when};
 use crate::web::layout::Nav;
@@ -444,15 +445,6 @@ pub struct DayQuery {
     day: Option<String>,
 }
 
-/// A total bet over its hands, rounded down to a minor unit (zero with no hands).
-fn average(total_bet: Total, hands: u32) -> Total {
-    Total(if hands == 0 {
-        0
-    } else {
-        total_bet.0 / i128::from(hands)
-    })
-}
-
 fn player_day_view(p: &report::PlayerDay) -> PlayerDayView {
     let c = p.currency.as_str();
     PlayerDayView {
@@ -461,7 +453,7 @@ fn player_day_view(p: &report::PlayerDay) -> PlayerDayView {
         name: p.name.clone(),
         hands: p.hands,
         time_played: duration(p.seconds_played),
-        average_bet: sum(average(p.total_bet, p.hands), c),
+        average_bet: sum(average_bet(p.total_bet, p.hands), c),
         actual_win: total(p.actual_win, c),
         theoretical_win: total(p.theoretical_win, c),
     }
@@ -514,7 +506,7 @@ pub async fn day_report(
                 players: d.players,
                 hands: d.hands,
                 total_bet: sum(d.total_bet, &d.currency),
-                average_bet: sum(average(d.total_bet, d.hands), &d.currency),
+                average_bet: sum(average_bet(d.total_bet, d.hands), &d.currency),
                 actual_win: total(d.actual_win, &d.currency),
                 theoretical_win: total(d.theoretical_win, &d.currency),
             })
