@@ -10,7 +10,6 @@ use std::collections::HashMap;
 use chrono::NaiveDate;
 use diesel::prelude::*;
 use diesel::PgConnection;
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{to_value, Value};
 
@@ -24,10 +23,11 @@ use crate::db::rounds::payload::{
     PointsRoundRecord, PointsSettlementRecord, RoundRecord, SettlementRecord,
 };
 use crate::db::rounds::rows::points_place_rows;
-use crate::db::rounds::rows::{self, place_rows, PlaceRow, SettledRound};
+use crate::db::rounds::rows::{
+    self, place_rows, PlaceName, PlaceOutcome, PlaceRow, SettledRound,
+};
 use crate::rules::game::{Game, GameRules};
 use crate::rules::money::Money;
-use crate::rules::place::{PlayerSeat, SeatNo};
 use crate::rules::points::profile::PointsProfile;
 use crate::rules::points::settle::settle_points;
 use crate::rules::points::wire::{PlayerIn, PointsRoundIn, PointsSettlementOut};
@@ -50,25 +50,20 @@ impl Recheck {
     }
 }
 
-fn from_text<T: DeserializeOwned>(text: &str) -> Option<T> {
-    serde_json::from_value(serde_json::Value::String(text.to_owned())).ok()
-}
-
 fn text(t: &Option<String>) -> Option<Cow<'_, str>> {
     t.as_deref().map(Cow::Borrowed)
 }
 
 fn place_in(row: &PlaceRow) -> Result<PlaceIn<'_>, String> {
     Ok(PlaceIn {
-        action: from_text(&row.action)
-            .ok_or_else(|| format!("{}: unknown action {:?}", row.place, row.action))?,
-        royalty: match &row.royalty {
-            Some(royalty) => Some(
-                from_text(royalty)
-                    .ok_or_else(|| format!("{}: unknown royalty {royalty:?}", row.place))?,
-            ),
-            None => None,
-        },
+        action: row.action.banking().ok_or_else(|| {
+            format!(
+                "{}: {} is not an action of the banking game",
+                row.place,
+                row.action.key()
+            )
+        })?,
+        royalty: row.royalty,
         back: text(&row.back),
         middle: text(&row.middle),
         front: text(&row.front),
@@ -80,16 +75,14 @@ fn place_in(row: &PlaceRow) -> Result<PlaceIn<'_>, String> {
 fn round_in<'a>(places: &'a [PlaceRow], profile: &RuleProfile) -> Result<RoundIn<'a>, String> {
     let (dealer, seats) = places
         .split_first()
-        .filter(|(dealer, _)| dealer.place == "dealer")
+        .filter(|(dealer, _)| dealer.place == PlaceName::Dealer)
         .ok_or("the stored places do not start with the dealer")?;
     let mut seats_in = Vec::with_capacity(seats.len());
     for row in seats {
         let number = row
             .place
-            .strip_prefix("seat")
-            .and_then(|n| n.parse::<i64>().ok())
-            .and_then(|n| SeatNo::new(n).ok())
-            .ok_or_else(|| format!("unknown place {:?}", row.place))?;
+            .banking_seat()
+            .ok_or_else(|| format!("unknown place {:?}", row.place.key()))?;
         seats_in.push(SeatIn::new(
             number,
             row.bet.unwrap_or(Money(0)),
@@ -121,21 +114,18 @@ fn points_round_in<'a>(
     for row in places {
         let seat = row
             .place
-            .strip_prefix("seat")
-            .and_then(|n| n.parse::<i64>().ok())
-            .and_then(|n| PlayerSeat::new(n).ok())
-            .ok_or_else(|| format!("unknown place {:?}", row.place))?;
+            .points_seat()
+            .ok_or_else(|| format!("unknown place {:?}", row.place.key()))?;
         seats.push(PlayerIn {
             seat,
-            action: from_text(&row.action)
-                .ok_or_else(|| format!("{}: unknown action {:?}", row.place, row.action))?,
-            natural: match &row.natural {
-                Some(natural) => Some(
-                    from_text(natural)
-                        .ok_or_else(|| format!("{}: unknown natural {natural:?}", row.place))?,
-                ),
-                None => None,
-            },
+            action: row.action.points().ok_or_else(|| {
+                format!(
+                    "{}: {} is not an action of the points game",
+                    row.place,
+                    row.action.key()
+                )
+            })?,
+            natural: row.natural,
             back: text(&row.back),
             middle: text(&row.middle),
             front: text(&row.front),
@@ -373,8 +363,8 @@ fn compare_places(round: &SettledRound, again: &[PlaceRow], differences: &mut Ve
             ("fouled", describe(&stored.fouled), describe(&fresh.fouled)),
             (
                 "outcome",
-                describe(&stored.outcome),
-                describe(&fresh.outcome),
+                describe(&stored.outcome.map(PlaceOutcome::key)),
+                describe(&fresh.outcome.map(PlaceOutcome::key)),
             ),
             (
                 "hands won",
