@@ -13,6 +13,7 @@ use diesel::PgConnection;
 use serde::{Deserialize, Serialize};
 use serde_json::{to_value, Value};
 
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, Actor, AuditEvent, NewAuditEvent};
 use crate::db::tables;
 
@@ -23,9 +24,7 @@ use crate::db::rounds::payload::{
     PointsRoundRecord, PointsSettlementRecord, RoundRecord, SettlementRecord,
 };
 use crate::db::rounds::rows::points_place_rows;
-use crate::db::rounds::rows::{
-    self, place_rows, PlaceName, PlaceOutcome, PlaceRow, SettledRound,
-};
+use crate::db::rounds::rows::{self, place_rows, PlaceName, PlaceOutcome, PlaceRow, SettledRound};
 use crate::rules::game::{Game, GameRules};
 use crate::rules::money::Money;
 use crate::rules::points::profile::PointsProfile;
@@ -518,7 +517,7 @@ pub fn recheck_day(
 
 /// The action of the audit event that records a gaming day's recompute check (on the `system`
 /// chain, target `day:YYYY-MM-DD`).
-pub const RECHECKED: &str = "review.rechecked";
+pub const RECHECKED: AuditAction = AuditAction::ReviewRechecked;
 
 /// A finished recompute check as its audit event's details keep it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -586,7 +585,7 @@ pub fn latest(
 ) -> QueryResult<Option<(AuditEvent, Option<RecheckRecord>)>> {
     use crate::db::schema::audit_events as e;
     let event = e::table
-        .filter(e::action.eq(RECHECKED))
+        .filter(e::action.eq(RECHECKED.as_str()))
         .filter(e::target.eq(day_target(day)))
         .order(e::id.desc())
         .select(AuditEvent::as_select())

@@ -13,6 +13,7 @@ use chrono::{NaiveDate, Utc};
 use serde::Deserialize;
 
 use crate::config::Zone;
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::AuditEvent;
 use crate::db::ids::{RoundId, TableId, UserId};
 use crate::db::review::{
@@ -251,7 +252,7 @@ pub struct EventView {
 
 fn event_view(event: &AuditEvent, zone: Zone) -> EventView {
     // The settled event carries the whole round, shown above; the rest carry a few fields.
-    let details = if event.action == "round.settled" {
+    let details = if event.action == AuditAction::RoundSettled {
         format!("chain {} #{}", event.chain, event.seq)
     } else {
         format!("{} (chain {} #{})", event.details, event.chain, event.seq)
@@ -403,7 +404,9 @@ fn round_page(nav: Nav, read: RoundRead, user: &CurrentUser, zone: Zone) -> Roun
         .iter()
         .map(|p| place_view(p, winners_of(p.place), &currency))
         .collect();
-    let settled = events.iter().find(|e| e.action == "round.settled");
+    let settled = events
+        .iter()
+        .find(|e| e.action == AuditAction::RoundSettled);
     // The round against the event that recorded it (a rewrite into another self-consistent
     // round settles again as stored, but differs from its event).
     let event_differences = match (&profile, settled) {

@@ -346,7 +346,8 @@ impl TestApp {
     }
 
     /// Audit events with this action, oldest first.
-    pub fn audit(&self, action: &str) -> Vec<audit_log::AuditEvent> {
+    pub fn audit(&self, action: impl AsRef<str>) -> Vec<audit_log::AuditEvent> {
+        let action = action.as_ref();
         let mut events = audit_log::recent(&mut self.conn(), 10_000).unwrap();
         events.reverse();
         events.retain(|e| e.action == action);

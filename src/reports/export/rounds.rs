@@ -12,6 +12,7 @@ use std::io::Write;
 use chrono::{DateTime, Utc};
 use diesel::PgConnection;
 
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_copy;
 use crate::db::audit_log::{self, Details, HashBuffers, HashedFields};
 use crate::db::canonical_json;
@@ -22,11 +23,11 @@ use crate::reports::recheck::points_places_again;
 use crate::rules::game::GameRules;
 use crate::rules::money::Money;
 use crate::rules::place::SeatNo;
-use crate::rules::points::profile::PointsProfile;
 use crate::rules::points::natural::Natural;
+use crate::rules::points::profile::PointsProfile;
 use crate::rules::points::wire::Against;
-use crate::rules::royalty::Royalty;
 use crate::rules::profile::RuleProfile;
+use crate::rules::royalty::Royalty;
 use crate::rules::settle::settle;
 use crate::rules::wire::{Action, HandsOut, PlaceIn, RoundIn, SeatIn, SettlementOut, WireError};
 
@@ -560,7 +561,7 @@ impl RoundsCheck {
             );
             return;
         };
-        if event.6 != "round.settled"
+        if event.6 != AuditAction::RoundSettled
             || event.7 != format!("round:{round_id}")
             || event.2.to_string() != first.text(at::EVENT_SEQ)
         {
@@ -1229,7 +1230,11 @@ fn resettle_points(rows: &[Row], rules: &PointsProfile, round_id: &str, problems
         check(at::FOUL, fresh.foul_reason.clone().unwrap_or_default());
         check(
             at::OUTCOME,
-            fresh.outcome.map(PlaceOutcome::key).unwrap_or_default().to_owned(),
+            fresh
+                .outcome
+                .map(PlaceOutcome::key)
+                .unwrap_or_default()
+                .to_owned(),
         );
         check(
             at::POINTS,
