@@ -182,7 +182,8 @@ mod tests {
                 .all(|a| a.as_str() != action.as_str()));
         }
         assert_eq!("round.settle".parse::<AuditAction>(), Err(UnknownAction));
-        assert!(String::from("round.settled") == AuditAction::RoundSettled);
+        let stored = String::from("round.settled");
+        assert!(stored == AuditAction::RoundSettled);
         assert_eq!(
             AuditAction::RoundVoid.refused(),
             Some(AuditAction::RoundVoidRefused)
