@@ -858,7 +858,9 @@ async fn an_unrated_observation_is_recorded_ended_and_estimated_from_its_seats_r
         .text()
         .await
         .unwrap();
-    let unrated = report
+    // In the page's body, not its title.
+    let body = report.split("</title>").nth(1).expect("a title");
+    let unrated = body
         .split("id=\"unrated\"")
         .nth(1)
         .expect("the unrated play");
