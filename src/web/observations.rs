@@ -99,6 +99,10 @@ struct ObservationsPage {
     error_field: &'static str,
     error_of: i64,
     observations: Vec<ObservationView>,
+    /// Some observation is running that the viewer may end: the "Playing now" list.
+    may_end_any: bool,
+    /// The viewer is a pit manager (who opens the table screen too; an auditor does not).
+    observer: bool,
 }
 
 /// What a refused form brings back: why, the field, the observation (none: the record form)
@@ -121,7 +125,14 @@ fn page(
     let zone = state.config.zone();
     let today = state.config.gaming_day(Utc::now());
     let currency = shown.table.currency.clone();
+    let observations: Vec<ObservationView> = shown
+        .observations
+        .iter()
+        .map(|o| view(o, viewer, zone))
+        .collect();
     Ok(ObservationsPage {
+        may_end_any: observations.iter().any(|o| o.may_end),
+        observer: observes(viewer.role),
         nav: session::nav(session, Some(viewer))?,
         code: shown.table.code.clone(),
         name: shown.table.name.clone(),
@@ -139,11 +150,7 @@ fn page(
         error: refusal.error,
         error_field: refusal.field.unwrap_or(""),
         error_of: refusal.of.map_or(0, |id| id.0),
-        observations: shown
-            .observations
-            .iter()
-            .map(|o| view(o, viewer, zone))
-            .collect(),
+        observations,
         currency,
     })
 }

@@ -193,11 +193,13 @@ test('a pit manager observes an unrated player at seat 2 and ends the observatio
   await round(dealer, 2, 250);
 
   await pit.goto(`${base}/tables/${TABLE}/observations`);
-  await row.locator('input[name=walked_with]').fill('400');
-  await submit(pit, `#observations tbody tr:has-text("man, 50s, red shirt") button:has-text("End observation")`);
+  const running = pit.locator('#running li', { hasText: 'man, 50s, red shirt' });
+  await running.locator('input[name=walked_with]').fill('400');
+  await submit(pit, '#running li:has-text("man, 50s, red shirt") button:has-text("End observation")');
   assert.match(await pit.locator('.flash').innerText(), /Observation ended at seat 2: man, 50s, red shirt, walked with PHP 400\.00\./);
   const ended = await row.innerText();
   assert.doesNotMatch(ended, /playing/);
+  assert.equal(await pit.locator('#running').count(), 0, 'nothing running');
   assert.equal(await row.locator('.hands').innerText(), '1');
   assert.equal(await row.locator('.total-bet').innerText(), 'PHP 250.00');
   assert.match(await row.locator('.theoretical-win').innerText(), /^PHP [+−-]?[\d,]+\.\d\d/);
