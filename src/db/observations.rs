@@ -9,7 +9,9 @@ use diesel::sql_types::{Array, BigInt, Nullable, Timestamptz};
 
 use crate::db::ids::{ObservationId, TableId, UserId};
 use crate::db::players::{rounds_of_spans, SeatRoundRow};
-use crate::db::schema::{unrated_observation_ends, unrated_observation_voids, unrated_observations};
+use crate::db::schema::{
+    unrated_observation_ends, unrated_observation_voids, unrated_observations,
+};
 
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable)]
 #[diesel(table_name = unrated_observations)]
@@ -114,10 +116,7 @@ fn observed(
     query: unrated_observations::BoxedQuery<'_, diesel::pg::Pg>,
 ) -> QueryResult<Vec<Observed>> {
     let rows: Vec<ObservationRow> = query
-        .order((
-            unrated_observations::gaming_day,
-            unrated_observations::id,
-        ))
+        .order((unrated_observations::gaming_day, unrated_observations::id))
         .select(ObservationRow::as_select())
         .load(conn)?;
     let ids: Vec<ObservationId> = rows.iter().map(|r| r.id).collect();

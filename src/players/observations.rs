@@ -29,7 +29,7 @@ use crate::players::ratings::walked_with;
 use crate::players::PLAYERS_CHAIN;
 use crate::rules::drop as arithmetic;
 use crate::rules::money::Money;
-use crate::rules::rating::{estimate, started_at, Figures};
+use crate::rules::rating::{estimate, started_at, Dealt, Figures};
 
 /// The longest description, in characters.
 pub const DESCRIPTION_MOST: usize = 120;
@@ -110,7 +110,7 @@ pub(crate) fn observations_of(
         .iter()
         .map(|(_, end, _)| end.as_ref().map(|e| e.ended_at))
         .collect();
-    let mut dealt: HashMap<i64, Vec<(DateTime<Utc>, Option<i32>)>> = HashMap::new();
+    let mut dealt: HashMap<i64, Vec<Dealt>> = HashMap::new();
     for round in rows::observed_rounds(conn, &ids, &ends)? {
         dealt
             .entry(round.span_id)
@@ -140,7 +140,13 @@ pub(crate) fn observations_of(
                 table_code: codes.get(&row.table_id).cloned().ok_or_else(stored)?,
                 seat: u8::try_from(row.seat).map_err(|_| stored())?,
                 gaming_day: row.gaming_day,
-                estimate: estimate(row.started_at, ended_at, Money(row.average_bet), rounds, now),
+                estimate: estimate(
+                    row.started_at,
+                    ended_at,
+                    Money(row.average_bet),
+                    rounds,
+                    now,
+                ),
                 description: row.description,
                 currency: row.currency,
                 average_bet: Money(row.average_bet),
@@ -296,9 +302,7 @@ fn description_of(typed: &str) -> Result<String, Stop> {
     if length > DESCRIPTION_MOST {
         return Err(Stop::Field(
             "description",
-            format!(
-                "The description has {length} characters: {DESCRIPTION_MOST} at most."
-            ),
+            format!("The description has {length} characters: {DESCRIPTION_MOST} at most."),
         ));
     }
     Ok(description)
@@ -467,7 +471,9 @@ pub async fn end(
                 return Err(Stop::Refused(format!("Observation {id} is void.")));
             }
             if ended.is_some() {
-                return Err(Stop::Refused(format!("Observation {id} has ended already.")));
+                return Err(Stop::Refused(format!(
+                    "Observation {id} has ended already."
+                )));
             }
             let walked = match typed_walked_with.trim() {
                 "" => None,

@@ -222,6 +222,10 @@ pub fn comp(earned: impl IntoIterator<Item = (Total, i32)>) -> Total {
     Total((units / 10_000).max(0))
 }
 
+/// A round dealt at an observed seat: when, and its rule profile version's edge (none while not
+/// computed).
+pub type Dealt = (DateTime<Utc>, Option<i32>);
+
 /// An unrated observation's estimates (docs/rules.md §14): the pit manager's estimated average
 /// bet taken as the bet of every round settled at the observed seat from the observation's
 /// start up to its end (`dealt`: when each was dealt, and its version's edge). Its hands are
@@ -231,7 +235,7 @@ pub fn estimate(
     start: DateTime<Utc>,
     end: Option<DateTime<Utc>>,
     average_bet: Money,
-    dealt: &[(DateTime<Utc>, Option<i32>)],
+    dealt: &[Dealt],
     now: DateTime<Utc>,
 ) -> Figures {
     let span = Span {

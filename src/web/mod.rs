@@ -261,9 +261,7 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
                     .get(observations::list)
                     .post(observations::record),
             )
-            .service(
-                web::resource("/tables/{code}/observations/{id}/end").post(observations::end),
-            )
+            .service(web::resource("/tables/{code}/observations/{id}/end").post(observations::end))
             .service(
                 web::resource("/tables/{code}/observations/{id}/void").post(observations::void),
             )

@@ -15,8 +15,7 @@ use crate::accounting::drop::may_void;
 use crate::accounting::Saved;
 use crate::db::ids::ObservationId;
 use crate::players::observations::{
-    self, observes, Clock, Observation, ObservationForm, Page, TableObservations,
-    DESCRIPTION_MOST,
+    self, observes, Clock, Observation, ObservationForm, Page, TableObservations, DESCRIPTION_MOST,
 };
 use crate::web::error::AppError;
 use crate::web::format::{money, sum, when};
@@ -233,9 +232,7 @@ pub async fn record(
     let clock = Clock {
         now,
         offset: state.config.zone().offset,
-        day_began: state
-            .config
-            .gaming_day_end(day.pred_opt().unwrap_or(day)),
+        day_began: state.config.gaming_day_end(day.pred_opt().unwrap_or(day)),
     };
     let saved = observations::record(
         &state.db,

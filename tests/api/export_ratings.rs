@@ -363,7 +363,11 @@ async fn unrated_observations_are_exported_with_their_rounds_and_their_estimates
         .supervisor
         .post_form(
             &format!("/tables/{TABLE}/observations"),
-            &[("seat", "1"), ("description", "woman, 20s"), ("average_bet", "10")],
+            &[
+                ("seat", "1"),
+                ("description", "woman, 20s"),
+                ("average_bet", "10"),
+            ],
         )
         .await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
@@ -385,7 +389,12 @@ async fn unrated_observations_are_exported_with_their_rounds_and_their_estimates
     let lines: Vec<&str> = rows.iter().map(|r| r["line"].as_str()).collect();
     assert_eq!(
         lines,
-        ["observation", "observed_round", "observed_round", "observation"]
+        [
+            "observation",
+            "observed_round",
+            "observed_round",
+            "observation"
+        ]
     );
     let first = &rows[0];
     for (name, value) in [
@@ -429,7 +438,12 @@ async fn unrated_observations_are_exported_with_their_rounds_and_their_estimates
         "{found:?}"
     );
     assert!(
-        says(&found, Some(2), Some("table"), &format!("observation {ended} says")),
+        says(
+            &found,
+            Some(2),
+            Some("table"),
+            &format!("observation {ended} says")
+        ),
         "{found:?}"
     );
 

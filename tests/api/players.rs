@@ -772,9 +772,17 @@ async fn an_unrated_observation_is_recorded_ended_and_estimated_from_its_seats_r
     assert_eq!(status, StatusCode::CREATED, "{body}");
 
     let id = observe(&f.supervisor, "  man, 50s,   red shirt ", "25").await;
-    let page = f.supervisor.get(&observations()).await.text().await.unwrap();
+    let page = f
+        .supervisor
+        .get(&observations())
+        .await
+        .text()
+        .await
+        .unwrap();
     assert!(
-        page.contains("Unrated player observed at seat 3: man, 50s, red shirt, about PHP 25.00 a hand."),
+        page.contains(
+            "Unrated player observed at seat 3: man, 50s, red shirt, about PHP 25.00 a hand."
+        ),
         "{page}"
     );
     // The pit manager's table screen lists it; a dealer's has no such panel.
@@ -812,9 +820,17 @@ async fn an_unrated_observation_is_recorded_ended_and_estimated_from_its_seats_r
     assert_eq!(status, StatusCode::CREATED, "{body}");
 
     // One round at seat 3 while observed, at the estimated 25.00: 2 % of it is 0.50.
-    let page = f.supervisor.get(&observations()).await.text().await.unwrap();
+    let page = f
+        .supervisor
+        .get(&observations())
+        .await
+        .text()
+        .await
+        .unwrap();
     assert!(
-        page.contains("Observation ended at seat 3: man, 50s, red shirt, walked with PHP 1,200.00."),
+        page.contains(
+            "Observation ended at seat 3: man, 50s, red shirt, walked with PHP 1,200.00."
+        ),
         "{page}"
     );
     let row = row_of(&page, id);
@@ -823,7 +839,10 @@ async fn an_unrated_observation_is_recorded_ended_and_estimated_from_its_seats_r
     assert!(row.contains("total-bet\">PHP 25.00<"), "{row}");
     assert!(row.contains("theoretical-win\">PHP +0.50<"), "{row}");
     assert!(row.contains("walked-with\">PHP 1,200.00<"), "{row}");
-    assert!(!page.contains(&format!("id=\"running-{id}\"")), "ended: {page}");
+    assert!(
+        !page.contains(&format!("id=\"running-{id}\"")),
+        "ended: {page}"
+    );
     // A second end is refused, with nothing written.
     let res = f
         .supervisor
@@ -868,7 +887,10 @@ async fn an_unrated_observation_is_recorded_ended_and_estimated_from_its_seats_r
     assert!(unrated.contains("observations\">1<"), "{unrated}");
     assert!(unrated.contains("hands\">1<"), "{unrated}");
     assert!(unrated.contains("average-bet\">PHP 25.00<"), "{unrated}");
-    assert!(unrated.contains("theoretical-win\">PHP +0.50<"), "{unrated}");
+    assert!(
+        unrated.contains("theoretical-win\">PHP +0.50<"),
+        "{unrated}"
+    );
     assert!(unrated.contains("man, 50s, red shirt"), "{unrated}");
 }
 
@@ -886,16 +908,27 @@ async fn an_observation_is_voided_by_another_pit_manager_never_by_who_recorded_i
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
     let body = res.text().await.unwrap();
     assert!(
-        body.contains("You recorded this observation: another pit manager or an administrator voids it."),
+        body.contains(
+            "You recorded this observation: another pit manager or an administrator voids it."
+        ),
         "{body}"
     );
     assert_eq!(
-        count(&f.app, "SELECT count(*) AS n FROM unrated_observation_voids"),
+        count(
+            &f.app,
+            "SELECT count(*) AS n FROM unrated_observation_voids"
+        ),
         0
     );
     assert!(f.app.audit("observation.void").is_empty());
     // Their page offers no void form for it.
-    let page = f.supervisor.get(&observations()).await.text().await.unwrap();
+    let page = f
+        .supervisor
+        .get(&observations())
+        .await
+        .text()
+        .await
+        .unwrap();
     assert!(!row_of(&page, id).contains("Void observation"), "{page}");
 
     let other = f.app.another_browser();
@@ -908,7 +941,10 @@ async fn an_observation_is_voided_by_another_pit_manager_never_by_who_recorded_i
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
     assert!(res.text().await.unwrap().contains("data-field=\"reason\""));
     assert_eq!(
-        count(&f.app, "SELECT count(*) AS n FROM unrated_observation_voids"),
+        count(
+            &f.app,
+            "SELECT count(*) AS n FROM unrated_observation_voids"
+        ),
         0
     );
     let res = other
@@ -916,7 +952,10 @@ async fn an_observation_is_voided_by_another_pit_manager_never_by_who_recorded_i
         .await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
     assert_eq!(
-        count(&f.app, "SELECT count(*) AS n FROM unrated_observation_voids"),
+        count(
+            &f.app,
+            "SELECT count(*) AS n FROM unrated_observation_voids"
+        ),
         1
     );
     let voids = f.app.audit("observation.void");
@@ -1005,7 +1044,11 @@ async fn a_bad_observation_is_refused_naming_its_field_and_writes_nothing() {
         )
         .await;
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
-    assert!(res.text().await.unwrap().contains("Seat 3 has a rated player"));
+    assert!(res
+        .text()
+        .await
+        .unwrap()
+        .contains("Seat 3 has a rated player"));
     // No dealer on shift: nothing to observe.
     create_table(&f.app, "QUIET-1");
     let res = f

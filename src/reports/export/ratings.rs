@@ -39,7 +39,7 @@ use crate::db::ids::{ObservationId, PlayerId, RatingId, TableId};
 use crate::db::observations::{self as observation_rows, Observed};
 use crate::db::players::{self as rows, RatingRow, SeatRoundRow, StepRow};
 use crate::rules::money::{Money, Total};
-use crate::rules::rating::{estimate, figures, Figures, SeatRound, Span};
+use crate::rules::rating::{estimate, figures, Dealt, Figures, SeatRound, Span};
 
 use super::check::{Checker, Problems, Row};
 use super::table::{ColumnKind, Field, Format, TableWriter};
@@ -256,35 +256,40 @@ fn write_batch<W: Write>(
         let table = Field::text(code.as_str());
         let seat = Field::Int(i64::from(rating.seat));
         let currency = Field::text(currency.as_str());
-        writer.write(&[
-            Field::text("rating"),
-            id.clone(),
-            Field::Int(rating.player_id.0),
-            Field::text(card.as_str()),
-            Field::text(name.as_str()),
-            table.clone(),
-            seat.clone(),
-            currency.clone(),
-            Field::Text(rating.gaming_day.to_string()),
-            started_utc,
-            started_local,
-            ended_utc,
-            ended_local,
-            Field::Int(f.seconds_played),
-            Field::Int(i64::from(f.hands)),
-            amount(f.total_bet, rating.id)?,
-            amount(f.average_bet, rating.id)?,
-            Field::Int(f.largest_bet.minor_units()),
-            amount(f.player_result, rating.id)?,
-            amount(f.actual_win, rating.id)?,
-            amount(f.theoretical_win, rating.id)?,
-            Field::Bool(f.theoretical_complete),
-            Field::Int(bought.get(&rating.id).copied().unwrap_or(0)),
-            Field::opt_int(walked_with),
-        ]
-        .into_iter()
-        .chain(std::iter::repeat_n(Field::Null, COLUMNS.len() - at::ROUND_ID + 1))
-        .collect::<Vec<_>>())?;
+        writer.write(
+            &[
+                Field::text("rating"),
+                id.clone(),
+                Field::Int(rating.player_id.0),
+                Field::text(card.as_str()),
+                Field::text(name.as_str()),
+                table.clone(),
+                seat.clone(),
+                currency.clone(),
+                Field::Text(rating.gaming_day.to_string()),
+                started_utc,
+                started_local,
+                ended_utc,
+                ended_local,
+                Field::Int(f.seconds_played),
+                Field::Int(i64::from(f.hands)),
+                amount(f.total_bet, rating.id)?,
+                amount(f.average_bet, rating.id)?,
+                Field::Int(f.largest_bet.minor_units()),
+                amount(f.player_result, rating.id)?,
+                amount(f.actual_win, rating.id)?,
+                amount(f.theoretical_win, rating.id)?,
+                Field::Bool(f.theoretical_complete),
+                Field::Int(bought.get(&rating.id).copied().unwrap_or(0)),
+                Field::opt_int(walked_with),
+            ]
+            .into_iter()
+            .chain(std::iter::repeat_n(
+                Field::Null,
+                COLUMNS.len() - at::ROUND_ID + 1,
+            ))
+            .collect::<Vec<_>>(),
+        )?;
         // The part of a row a pause or round repeats of its rating.
         let of_rating = |line: &str| {
             let mut fields = vec![
@@ -371,8 +376,7 @@ fn write_observations<W: Write>(
             .iter()
             .filter(|r| span.covers(r.dealt_at))
             .collect();
-        let dealt: Vec<(DateTime<Utc>, Option<i32>)> =
-            counted.iter().map(|r| (r.dealt_at, r.edge_ppm)).collect();
+        let dealt: Vec<Dealt> = counted.iter().map(|r| (r.dealt_at, r.edge_ppm)).collect();
         let f = estimate(o.started_at, ended, Money(o.average_bet), &dealt, now);
         let amount = |total: Total| {
             i64::try_from(total.0)
@@ -470,7 +474,7 @@ struct ObservationSeen {
     /// Its end (none while it runs), if it reads.
     end: Option<Option<DateTime<Utc>>>,
     average_bet: Option<i64>,
-    dealt: Vec<(DateTime<Utc>, Option<i32>)>,
+    dealt: Vec<Dealt>,
     /// Its rounds' ids, and the row each is on.
     round_ids: BTreeMap<i64, u64>,
 }
@@ -512,7 +516,11 @@ fn edge_at(row: &Row, problems: &mut Problems) -> Option<Option<i32>> {
         text => match text.parse::<i32>() {
             Ok(edge) => Some(Some(edge)),
             Err(_) => {
-                problems.at(row, at::EDGE_PPM, format!("{text:?} is not parts per million"));
+                problems.at(
+                    row,
+                    at::EDGE_PPM,
+                    format!("{text:?} is not parts per million"),
+                );
                 None
             }
         },
@@ -661,7 +669,10 @@ impl RatingsCheck {
         let expected: [(usize, String); 5] = [
             (at::HANDS, f.hands.to_string()),
             (at::ESTIMATED_TOTAL_BET, f.total_bet.0.to_string()),
-            (at::ESTIMATED_THEORETICAL_WIN, f.theoretical_win.0.to_string()),
+            (
+                at::ESTIMATED_THEORETICAL_WIN,
+                f.theoretical_win.0.to_string(),
+            ),
             (at::THEORETICAL_COMPLETE, f.theoretical_complete.to_string()),
             (at::SECONDS_PLAYED, f.seconds_played.to_string()),
         ];
