@@ -137,13 +137,34 @@ pub(crate) fn event(
     table: Option<TableId>,
     details: serde_json::Value,
 ) -> Result<(), AccountingError> {
+    event_on(
+        conn,
+        me,
+        action,
+        format!("player:{player}"),
+        day,
+        table,
+        details,
+    )
+}
+
+/// Appends an event about `target` (`player:7`, `observation:3`) to the `players` chain.
+pub(crate) fn event_on(
+    conn: &mut PgConnection,
+    me: &Me,
+    action: &str,
+    target: String,
+    day: NaiveDate,
+    table: Option<TableId>,
+    details: serde_json::Value,
+) -> Result<(), AccountingError> {
     audit_log::append(
         conn,
         &NewAuditEvent {
             chain: PLAYERS_CHAIN,
             actor: &me.actor,
             action,
-            target: format!("player:{player}"),
+            target,
             details,
             gaming_day: Some(day),
             table_id: table,

@@ -19,14 +19,13 @@ use crate::accounting::drop::{
 use crate::accounting::record::attempt;
 use crate::accounting::slips::{Me, Person};
 use crate::accounting::{AccountingError, Saved};
-use crate::db::audit_log::{self, NewAuditEvent};
 use crate::db::handle::Db;
 use crate::db::ids::{ObservationId, TableId, UserId};
 use crate::db::observations::{self as rows, NewObservation, Observed};
 use crate::db::users::Role;
 use crate::db::{shifts, tables};
+use crate::players::event_on;
 use crate::players::ratings::walked_with;
-use crate::players::PLAYERS_CHAIN;
 use crate::rules::drop as arithmetic;
 use crate::rules::money::Money;
 use crate::rules::rating::{estimate, started_at, Dealt, Figures};
@@ -263,19 +262,16 @@ fn event(
     table: TableId,
     details: serde_json::Value,
 ) -> Result<(), Stop> {
-    audit_log::append(
+    let target = format!("observation:{id}");
+    Ok(event_on(
         conn,
-        &NewAuditEvent {
-            chain: PLAYERS_CHAIN,
-            actor: &me.actor,
-            action,
-            target: format!("observation:{id}"),
-            details,
-            gaming_day: Some(day),
-            table_id: Some(table),
-        },
-    )?;
-    Ok(())
+        me,
+        action,
+        target,
+        day,
+        Some(table),
+        details,
+    )?)
 }
 
 fn pit_manager(me: &Me, what: &str) -> Result<(), Stop> {
@@ -451,6 +447,32 @@ fn day_of(
         .ok_or(AccountingError::NotFound("observation"))
 }
 
+/// A change to observation `id` at table `code` by a pit manager (`what` they do to it, in
+/// words): `step` with the table, locked, and the observation, on its open gaming day, in one
+/// transaction; refused, the table's page of that day.
+async fn change_observed(
+    db: &Db,
+    code: String,
+    id: ObservationId,
+    now: DateTime<Utc>,
+    me: Me,
+    what: &'static str,
+    step: impl FnOnce(&mut PgConnection, &Me, DropTable, Observed) -> Result<String, Stop>
+        + Send
+        + 'static,
+) -> Result<Saved<String, Page>, AccountingError> {
+    db.run(move |conn| {
+        let day = day_of(conn, &code, id)?;
+        let change = |conn: &mut PgConnection| {
+            pit_manager(&me, what)?;
+            let (table, observed) = observed_here(conn, &code, id)?;
+            step(conn, &me, table, observed)
+        };
+        answer(conn, &code, day, now, change)
+    })
+    .await
+}
+
 /// Ends observation `id` at table `code` now, with the chips walked with if typed (empty:
 /// not seen). By a pit manager; not a void one, not twice. `observation.ended` on the
 /// `players` chain, with its estimates.
@@ -462,11 +484,15 @@ pub async fn end(
     now: DateTime<Utc>,
     me: Me,
 ) -> Result<Saved<String, Page>, AccountingError> {
-    db.run(move |conn| {
-        let day = day_of(conn, &code, id)?;
-        let change = |conn: &mut PgConnection| {
-            pit_manager(&me, "ends")?;
-            let (table, (row, ended, void)) = observed_here(conn, &code, id)?;
+    change_observed(
+        db,
+        code,
+        id,
+        now,
+        me,
+        "ends",
+        move |conn, me, table, observed| {
+            let (row, ended, void) = observed;
             if void.is_some() {
                 return Err(Stop::Refused(format!("Observation {id} is void.")));
             }
@@ -485,13 +511,13 @@ pub async fn end(
             let at = now.max(row.started_at);
             rows::insert_end(conn, id, at, walked.map(Money::minor_units), me.id)?
                 .ok_or_else(|| Stop::Refused(format!("Observation {id} has ended already.")))?;
-            let seat = row.seat;
+            let (seat, day) = (row.seat, row.gaming_day);
             let description = row.description.clone();
             let ended = observations_of(conn, vec![(row, None, None)], at)?;
             let f = ended.first().map(|o| o.estimate).unwrap_or_default();
             event(
                 conn,
-                &me,
+                me,
                 "observation.ended",
                 id,
                 day,
@@ -516,9 +542,8 @@ pub async fn end(
                     chips.major_text()
                 ))
             ))
-        };
-        answer(conn, &code, day, now, change)
-    })
+        },
+    )
     .await
 }
 
@@ -533,11 +558,15 @@ pub async fn void(
     now: DateTime<Utc>,
     me: Me,
 ) -> Result<Saved<String, Page>, AccountingError> {
-    db.run(move |conn| {
-        let day = day_of(conn, &code, id)?;
-        let change = |conn: &mut PgConnection| {
-            pit_manager(&me, "voids")?;
-            let (table, (row, _, void)) = observed_here(conn, &code, id)?;
+    change_observed(
+        db,
+        code,
+        id,
+        now,
+        me,
+        "voids",
+        move |conn, me, table, observed| {
+            let (row, _, void) = observed;
             may_void(me.id, me.role, row.recorded_by, "observation").map_err(Stop::Refused)?;
             if void.is_some() {
                 return Err(Stop::Refused(format!("Observation {id} is void already.")));
@@ -559,10 +588,10 @@ pub async fn void(
                 .ok_or_else(|| Stop::Refused(format!("Observation {id} is void already.")))?;
             event(
                 conn,
-                &me,
+                me,
                 "observation.void",
                 id,
-                day,
+                row.gaming_day,
                 table.id,
                 json!({
                     "observation": id,
@@ -576,8 +605,7 @@ pub async fn void(
                 "Observation {id} at seat {} ({}) is void.",
                 row.seat, row.description
             ))
-        };
-        answer(conn, &code, day, now, change)
-    })
+        },
+    )
     .await
 }

@@ -261,9 +261,8 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
                     .get(observations::list)
                     .post(observations::record),
             )
-            .service(web::resource("/tables/{code}/observations/{id}/end").post(observations::end))
             .service(
-                web::resource("/tables/{code}/observations/{id}/void").post(observations::void),
+                web::resource("/tables/{code}/observations/{id}/{step}").post(observations::step),
             )
             .service(web::resource("/tables").get(tables::list))
             .service(web::resource("/tables/{code}/sign-on").post(tables::sign_on))

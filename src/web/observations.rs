@@ -247,70 +247,35 @@ pub async fn record(
 }
 
 #[derive(Deserialize)]
-pub struct EndForm {
+pub struct StepForm {
+    /// Ending: the chips walked with, if seen.
     #[serde(default)]
     walked_with: String,
-}
-
-/// `POST /tables/{code}/observations/{id}/end`: the observed player left (now).
-#[tracing::instrument(skip_all, fields(user = %user.username))]
-pub async fn end(
-    req: HttpRequest,
-    session: Session,
-    state: web::Data<AppState>,
-    user: CurrentUser,
-    path: web::Path<(String, i64)>,
-    form: web::Form<EndForm>,
-) -> Result<HttpResponse, AppError> {
-    let (code, id) = path.into_inner();
-    let id = ObservationId(id);
-    let saved = observations::end(
-        &state.db,
-        code.clone(),
-        id,
-        form.into_inner().walked_with,
-        Utc::now(),
-        user.me(&req),
-    )
-    .await?;
-    answer(
-        &session,
-        &user,
-        &state,
-        &code,
-        saved,
-        Some(id),
-        ObservationForm::default(),
-    )
-}
-
-#[derive(Deserialize)]
-pub struct VoidForm {
+    /// Voiding: why.
     #[serde(default)]
     reason: String,
 }
 
-/// `POST /tables/{code}/observations/{id}/void`: voids an observation with the reason.
+/// `POST /tables/{code}/observations/{id}/{step}`: `end` (the observed player left, now) or
+/// `void` (with the reason).
 #[tracing::instrument(skip_all, fields(user = %user.username))]
-pub async fn void(
+pub async fn step(
     req: HttpRequest,
     session: Session,
     state: web::Data<AppState>,
     user: CurrentUser,
-    path: web::Path<(String, i64)>,
-    form: web::Form<VoidForm>,
+    path: web::Path<(String, i64, String)>,
+    form: web::Form<StepForm>,
 ) -> Result<HttpResponse, AppError> {
-    let (code, id) = path.into_inner();
+    let (code, id, step) = path.into_inner();
     let id = ObservationId(id);
-    let saved = observations::void(
-        &state.db,
-        code.clone(),
-        id,
-        form.into_inner().reason,
-        Utc::now(),
-        user.me(&req),
-    )
-    .await?;
+    let form = form.into_inner();
+    let (db, at, now, me) = (&state.db, code.clone(), Utc::now(), user.me(&req));
+    let saved = match step.as_str() {
+        "end" => observations::end(db, at, id, form.walked_with, now, me).await?,
+        "void" => observations::void(db, at, id, form.reason, now, me).await?,
+        _ => return Err(AppError::NotFound),
+    };
     answer(
         &session,
         &user,

@@ -697,12 +697,6 @@ const MATRIX: &[Case] = &[
         &[],
         [303, 403, 404, 403, 403, 403, 403, 403, 403],
     ),
-    case(
-        "POST",
-        "/tables/NO-SUCH/observations/1/void",
-        &[("reason", "matrix")],
-        [303, 403, 404, 403, 403, 403, 403, 403, 403],
-    ),
     // Round entry: a missing table or round is 404 once past access; a form body is not a
     // round (422).
     case(

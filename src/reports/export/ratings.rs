@@ -318,16 +318,7 @@ fn write_batch<W: Write>(
         }
         for round in counted {
             let mut fields = of_rating("round");
-            fields.extend(std::iter::repeat_n(
-                Field::Null,
-                at::ROUND_ID - 1 - fields.len(),
-            ));
-            fields.push(Field::Int(round.round_id));
-            fields.extend(time(Some(round.dealt_at), clock));
-            fields.push(Field::Int(round.dealer_id.0));
-            fields.push(Field::Int(round.bet));
-            fields.push(Field::Int(round.result));
-            fields.push(Field::opt_int(round.edge_ppm.map(i64::from)));
+            round_fields(&mut fields, round, true, clock);
             fields.extend(std::iter::repeat_n(
                 Field::Null,
                 COLUMNS.len() - fields.len(),
@@ -336,6 +327,25 @@ fn write_batch<W: Write>(
         }
     }
     Ok(())
+}
+
+/// A round's columns after a row's first ones: its id, when it was dealt, its dealer, the
+/// seat's bet and result (none without `seat_bet`) and its edge.
+fn round_fields(fields: &mut Vec<Field>, round: &SeatRoundRow, seat_bet: bool, clock: Clock) {
+    fields.extend(std::iter::repeat_n(
+        Field::Null,
+        at::ROUND_ID - 1 - fields.len(),
+    ));
+    fields.push(Field::Int(round.round_id));
+    fields.extend(time(Some(round.dealt_at), clock));
+    fields.push(Field::Int(round.dealer_id.0));
+    if seat_bet {
+        fields.push(Field::Int(round.bet));
+        fields.push(Field::Int(round.result));
+    } else {
+        fields.extend([Field::Null, Field::Null]);
+    }
+    fields.push(Field::opt_int(round.edge_ppm.map(i64::from)));
 }
 
 /// Writes these unrated observations, each with the rounds its estimates count.
@@ -421,16 +431,8 @@ fn write_observations<W: Write>(
         writer.write(&fields)?;
         for round in counted {
             let mut fields = of_observation("observed_round");
-            fields.extend(std::iter::repeat_n(
-                Field::Null,
-                at::ROUND_ID - 1 - fields.len(),
-            ));
-            fields.push(Field::Int(round.round_id));
-            fields.extend(time(Some(round.dealt_at), clock));
-            fields.push(Field::Int(round.dealer_id.0));
-            fields.push(Field::Null);
-            fields.push(Field::Null);
-            fields.push(Field::opt_int(round.edge_ppm.map(i64::from)));
+            // The seat's bet and result are the player's, whom the rounds do not know.
+            round_fields(&mut fields, round, false, clock);
             fields.push(Field::Int(o.id.0));
             fields.extend(std::iter::repeat_n(
                 Field::Null,
