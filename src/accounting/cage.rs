@@ -17,6 +17,7 @@ use crate::accounting::chips::{self, ChipSetVersion};
 use crate::accounting::signatures::{self, Capacity, Document, SecondPerson, Signature};
 use crate::accounting::{save, AccountingError, Saved};
 use crate::db::accounting as chip_rows;
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::cage::{
     self as rows, Kind, NewSlip, NewStep, Signer, SlipRow, SlipTable, Step, StepRow,
@@ -249,7 +250,7 @@ fn audit_both(
     conn: &mut PgConnection,
     slip: &Slip,
     actor: &Actor,
-    action: &str,
+    action: AuditAction,
     details: serde_json::Value,
 ) -> Result<(), AccountingError> {
     let table_chain = audit_log::table_chain(slip.table.id);
@@ -265,7 +266,7 @@ fn both_chains<'a>(
     slip: &Slip,
     table_chain: &'a str,
     actor: &'a Actor,
-    action: &'a str,
+    action: AuditAction,
     details: serde_json::Value,
 ) -> [NewAuditEvent<'a>; 2] {
     [table_chain, CAGE_CHAIN].map(|chain| NewAuditEvent {
@@ -453,7 +454,7 @@ pub async fn request(
                 conn,
                 &slip,
                 &actor,
-                "cage.requested",
+                AuditAction::CageRequested,
                 json!({
                     "kind": kind.as_str(),
                     "number": slip.number_text(),
@@ -503,7 +504,7 @@ pub async fn issue(
                 conn,
                 &slip,
                 &actor,
-                "cage.issued",
+                AuditAction::CageIssued,
                 json!({"kind": slip.kind.as_str(), "number": slip.number_text(), "total": slip.inventory.total()}),
             )?;
             reread(conn, id)
@@ -702,7 +703,7 @@ fn received(
         [signed_in, second],
         &accounts,
         &actor,
-        "cage.received",
+        AuditAction::CageReceived,
         details,
     )?;
     Ok(slip)
@@ -781,7 +782,7 @@ fn voided(
         [signed_in, second],
         &accounts,
         &actor,
-        "cage.void",
+        AuditAction::CageVoid,
         details,
     )?;
     Ok(slip)
@@ -800,7 +801,7 @@ fn record_step(
     signers: [Signature; 2],
     accounts: &[users::User],
     actor: &Actor,
-    action: &str,
+    action: AuditAction,
     details: serde_json::Value,
 ) -> Result<(), AccountingError> {
     let document = document(slip);
@@ -842,7 +843,7 @@ pub async fn print(
                 conn,
                 &slip,
                 &actor,
-                "cage.printed",
+                AuditAction::CagePrinted,
                 json!({
                     "number": slip.number_text(),
                     "copy": copy,

@@ -15,6 +15,7 @@ use serde_json::json;
 use crate::accounting::record::{attempt, day_open, names, person, Stop, Void};
 use crate::accounting::slips::{Me, Person};
 use crate::accounting::{AccountingError, Saved};
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::compliance::{
     self as rows, CageCashRow, CageCashVoidRow, CashLine, NewCageCash, NewCase, ThresholdRow,
@@ -92,7 +93,7 @@ fn identification(player: &PlayerRow) -> serde_json::Value {
 fn compliance_event(
     conn: &mut PgConnection,
     actor: &Actor,
-    action: &str,
+    action: AuditAction,
     target: String,
     day: NaiveDate,
     table: Option<TableId>,
@@ -151,7 +152,7 @@ fn raise(
     compliance_event(
         conn,
         actor,
-        "compliance.case_raised",
+        AuditAction::ComplianceCaseRaised,
         format!("case:{}", case.id),
         tx.day,
         tx.table,
@@ -264,7 +265,7 @@ pub(crate) fn check(
     compliance_event(
         conn,
         actor,
-        "cash.recorded",
+        AuditAction::CashRecorded,
         tx.target.clone(),
         tx.day,
         tx.table,
@@ -304,7 +305,7 @@ pub(crate) fn check(
         compliance_event(
             conn,
             actor,
-            "cash.approaching",
+            AuditAction::CashApproaching,
             format!("player:{player_id}"),
             tx.day,
             tx.table,
@@ -548,7 +549,7 @@ pub async fn record_cage_cash(
             compliance_event(
                 conn,
                 &me.actor,
-                "cash.cage_recorded",
+                AuditAction::CashCageRecorded,
                 format!("cage_cash:{}", row.id),
                 day,
                 None,
@@ -649,7 +650,7 @@ pub async fn void_cage_cash(
             compliance_event(
                 conn,
                 &me.actor,
-                "cash.cage_void",
+                AuditAction::CashCageVoid,
                 format!("cage_cash:{id}"),
                 day,
                 None,

@@ -9,6 +9,7 @@ use serde_json::json;
 
 use crate::accounting::{save, AccountingError, Saved};
 use crate::db::accounting::{self as rows, ChipSet, ChipSetVersionRow};
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::handle::Db;
 use crate::db::ids::{ChipSetId, ChipSetVersionId};
@@ -129,12 +130,16 @@ pub async fn create(
             )?;
             audit_log::append(
                 conn,
-                &NewAuditEvent::system(&actor, "chips.create", format!("chip_set:{}", set.id))
-                    .details(json!({
-                        "currency": set.currency,
-                        "version": 1,
-                        "denominations": amounts_json(&denominations),
-                    })),
+                &NewAuditEvent::system(
+                    &actor,
+                    AuditAction::ChipsCreate,
+                    format!("chip_set:{}", set.id),
+                )
+                .details(json!({
+                    "currency": set.currency,
+                    "version": 1,
+                    "denominations": amounts_json(&denominations),
+                })),
             )?;
             Ok(ChipSetHistory {
                 id: set.id,
@@ -183,13 +188,17 @@ pub async fn new_version(
             )?;
             audit_log::append(
                 conn,
-                &NewAuditEvent::system(&actor, "chips.new_version", format!("chip_set:{}", set.id))
-                    .details(json!({
-                        "currency": set.currency,
-                        "version": next,
-                        "before": before.map(|v| amounts_json(&v.denominations)),
-                        "after": amounts_json(&denominations),
-                    })),
+                &NewAuditEvent::system(
+                    &actor,
+                    AuditAction::ChipsNewVersion,
+                    format!("chip_set:{}", set.id),
+                )
+                .details(json!({
+                    "currency": set.currency,
+                    "version": next,
+                    "before": before.map(|v| amounts_json(&v.denominations)),
+                    "after": amounts_json(&denominations),
+                })),
             )?;
             Ok((set.currency, stored(row)?))
         };

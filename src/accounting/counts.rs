@@ -18,6 +18,7 @@ use crate::accounting::signatures::{self, Capacity, Document, SecondPerson, Sign
 use crate::accounting::slips::{Me, Person};
 use crate::accounting::{save, AccountingError, Saved};
 use crate::db::accounting::names_of;
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::counts::{self as rows, CountRow, CountTable, CountVoidRow, NewCount};
 use crate::db::days;
@@ -426,7 +427,7 @@ fn audit_refusal(
             &NewAuditEvent {
                 chain: &document.chain,
                 actor,
-                action: "signature.refused",
+                action: AuditAction::SignatureRefused,
                 target: document.target.clone(),
                 details: json!({ "as": as_name, "reason": reason }),
                 gaming_day: document.gaming_day,
@@ -637,7 +638,7 @@ fn record(
         &NewAuditEvent {
             chain: &document.chain,
             actor: &me.actor,
-            action: "count.signed",
+            action: AuditAction::CountSigned,
             target: document.target.clone(),
             details: json!({
                 "count": row.id,
@@ -718,7 +719,7 @@ pub async fn void(
                 &NewAuditEvent {
                     chain: &audit_log::table_chain(table.id),
                     actor: &me.actor,
-                    action: "count.void",
+                    action: AuditAction::CountVoid,
                     target: format!("count:{id}"),
                     details: json!({
                         "count": id,

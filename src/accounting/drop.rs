@@ -18,6 +18,7 @@ pub use crate::accounting::record::Void;
 pub(crate) use crate::accounting::record::{day_open, names, person, Stop};
 use crate::accounting::slips::{Me, Person};
 use crate::accounting::{AccountingError, Saved};
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::drop::{self as rows, BuyInRow, BuyInVoidRow, FeeRow, FeeVoidRow, NewBuyIn, NewFee};
 use crate::db::handle::Db;
@@ -308,7 +309,7 @@ fn event(
     table: TableId,
     day: NaiveDate,
     actor: &Actor,
-    action: &str,
+    action: AuditAction,
     target: String,
     details: serde_json::Value,
 ) -> Result<(), Stop> {
@@ -396,7 +397,7 @@ pub async fn record_buy_in(
                 table.id,
                 day,
                 &me.actor,
-                "buyin.recorded",
+                AuditAction::BuyinRecorded,
                 format!("buy_in:{}", row.id),
                 json!({
                     "buy_in": row.id,
@@ -481,7 +482,7 @@ pub async fn record_fee(
                 table.id,
                 day,
                 &me.actor,
-                "fee.recorded",
+                AuditAction::FeeRecorded,
                 format!("table_fee:{}", row.id),
                 json!({
                     "fee": row.id,
@@ -539,7 +540,7 @@ pub async fn void_buy_in(
                 table.id,
                 day,
                 &me.actor,
-                "buyin.void",
+                AuditAction::BuyinVoid,
                 format!("buy_in:{id}"),
                 json!({
                     "buy_in": id,
@@ -587,7 +588,7 @@ pub async fn void_fee(
                 table.id,
                 day,
                 &me.actor,
-                "fee.void",
+                AuditAction::FeeVoid,
                 format!("table_fee:{id}"),
                 json!({
                     "fee": id,

@@ -46,6 +46,7 @@ use crate::db::accounting_history::{
     self as rows, BuyInInsert, CageSlipInsert, CountInsert, Documents, ExplanationInsert, RoundRow,
     Sequence, ShiftRow, SlipInsert, StepInsert,
 };
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, Actor, ChainHead, NewAuditEvent, SealedEvent};
 use crate::db::cage::Kind as CageKind;
 use crate::db::ids::{ChipSetVersionId, ParId, TableId, UserId};
@@ -162,7 +163,7 @@ pub fn prepare(
                         conn,
                         &NewAuditEvent::system(
                             actor,
-                            "chips.create",
+                            AuditAction::ChipsCreate,
                             format!("chip_set:{}", set.id),
                         )
                         .details(json!({
@@ -197,7 +198,7 @@ pub fn prepare(
                 &NewAuditEvent {
                     chain: &audit_log::table_chain(id),
                     actor,
-                    action: "table.par",
+                    action: AuditAction::TablePar,
                     target: format!("table:{}", table.code),
                     details: json!({
                         "version": next,
@@ -306,7 +307,7 @@ struct Pending {
     chain: String,
     at: DateTime<Utc>,
     actor: Actor,
-    action: &'static str,
+    action: AuditAction,
     target: String,
     details: Value,
     table: TableId,
@@ -329,7 +330,7 @@ impl Day<'_> {
         table: TableId,
         at: DateTime<Utc>,
         actor: Actor,
-        action: &'static str,
+        action: AuditAction,
         target: String,
         details: Value,
     ) {
@@ -360,7 +361,7 @@ impl Day<'_> {
                 table,
                 at,
                 person.actor(),
-                "signature",
+                AuditAction::Signature,
                 target.to_owned(),
                 json!({
                     "capacity": capacity,
@@ -893,7 +894,7 @@ fn record(
         table.id,
         opened_at,
         dealer.actor(),
-        "slip.opener",
+        AuditAction::SlipOpener,
         target.clone(),
         json!({
             "slip": ids.opener,
@@ -939,7 +940,7 @@ fn record(
             table.id,
             explained_at,
             witness.actor(),
-            "slip.explained",
+            AuditAction::SlipExplained,
             target,
             json!({"slip": ids.opener, "explanation": explanation, "difference": difference}),
         );
@@ -972,7 +973,7 @@ fn record(
             table.id,
             buy_in.at,
             dealer.actor(),
-            "buyin.recorded",
+            AuditAction::BuyinRecorded,
             format!("buy_in:{id}"),
             json!({
                 "buy_in": id,
@@ -1047,7 +1048,7 @@ fn record(
             sheet,
             slip.requested,
             requester.actor(),
-            "cage.requested",
+            AuditAction::CageRequested,
             json!({
                 "kind": slip.kind.as_str(),
                 "number": number_text,
@@ -1068,7 +1069,7 @@ fn record(
             sheet,
             slip.issued,
             cashier.actor(),
-            "cage.issued",
+            AuditAction::CageIssued,
             brief.clone(),
         );
         sheet.signatures(
@@ -1080,7 +1081,13 @@ fn record(
                 (witness, "supervisor", Role::Supervisor),
             ],
         );
-        both(sheet, slip.received, dealer.actor(), "cage.received", brief);
+        both(
+            sheet,
+            slip.received,
+            dealer.actor(),
+            AuditAction::CageReceived,
+            brief,
+        );
     }
 
     // The closer, once the last dealer has signed off: short by a chip when miscounted.
@@ -1135,7 +1142,7 @@ fn record(
         table.id,
         closed_at,
         dealer.actor(),
-        "slip.closer",
+        AuditAction::SlipCloser,
         target,
         json!({
             "slip": ids.closer,
@@ -1200,7 +1207,7 @@ fn record(
         table.id,
         counted_at,
         first_counter.actor(),
-        "count.signed",
+        AuditAction::CountSigned,
         target,
         json!({
             "count": ids.count,

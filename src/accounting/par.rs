@@ -11,6 +11,7 @@ use serde_json::json;
 use crate::accounting::chips::{self, ChipSetVersion};
 use crate::accounting::{save, AccountingError, Saved};
 use crate::db::accounting::{self as rows, ParRow, ParTable};
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::handle::Db;
 use crate::db::ids::{ChipSetVersionId, ParId, TableId};
@@ -163,7 +164,7 @@ pub async fn set(
                 &NewAuditEvent {
                     chain: &audit_log::table_chain(table.id),
                     actor: &actor,
-                    action: "table.par",
+                    action: AuditAction::TablePar,
                     target: format!("table:{}", table.code),
                     details: json!({
                         "version": next,

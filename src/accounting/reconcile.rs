@@ -11,6 +11,7 @@ use diesel::PgConnection;
 use serde_json::json;
 
 use crate::accounting::AccountingError;
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::handle::Db;
 use crate::db::ids::{InvestigationId, ShiftId, TableId, UserId};
@@ -797,7 +798,7 @@ pub fn open_if_flagged(
         &NewAuditEvent {
             chain: &format!("table:{table}"),
             actor,
-            action: "investigation.opened",
+            action: AuditAction::InvestigationOpened,
             target: format!("investigation:{}", row.id),
             details: json!({
                 "investigation": row.id,
@@ -874,7 +875,7 @@ pub async fn close(
                 &NewAuditEvent {
                     chain: &format!("table:{}", row.table_id),
                     actor: &by.actor,
-                    action: "investigation.closed",
+                    action: AuditAction::InvestigationClosed,
                     target: format!("investigation:{id}"),
                     details: json!({
                         "investigation": id,

@@ -15,6 +15,7 @@ use diesel::PgConnection;
 use serde_json::json;
 
 use crate::accounting::AccountingError;
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::ids::{TableId, UserId};
 use crate::db::users::{self, FailedSignIn, Role};
@@ -319,7 +320,7 @@ async fn refused(
                 &NewAuditEvent {
                     chain: &document.chain,
                     actor: &actor,
-                    action: "signature.refused",
+                    action: AuditAction::SignatureRefused,
                     target: document.target.clone(),
                     details: json!({ "as": as_name, "reason": reason }),
                     gaming_day: document.gaming_day,
@@ -412,7 +413,7 @@ pub fn events<'a>(document: &'a Document, signed: &'a [Signed]) -> Vec<NewAuditE
         .map(|signed| NewAuditEvent {
             chain: &document.chain,
             actor: &signed.actor,
-            action: "signature",
+            action: AuditAction::Signature,
             target: document.target.clone(),
             details: signed.details.clone(),
             gaming_day: document.gaming_day,

@@ -20,6 +20,7 @@ use crate::accounting::chips::{self, ChipSetVersion};
 use crate::accounting::signatures::{self, Capacity, Document, SecondPerson, Signature};
 use crate::accounting::{AccountingError, Saved};
 use crate::db::accounting::{self as rows, NewSlip, ParTable, SlipRow};
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::handle::Db;
 use crate::db::ids::{ChipSetVersionId, ShiftId, SlipId, UserId};
@@ -610,8 +611,8 @@ fn record(
         })
         .collect();
     let action = match kind {
-        Kind::Opener => "slip.opener",
-        Kind::Closer => "slip.closer",
+        Kind::Opener => AuditAction::SlipOpener,
+        Kind::Closer => AuditAction::SlipCloser,
     };
     audit_log::append(
         conn,
@@ -701,7 +702,7 @@ pub async fn void(
                 &NewAuditEvent {
                     chain: &audit_log::table_chain(table.id),
                     actor: &me.actor,
-                    action: "slip.void",
+                    action: AuditAction::SlipVoid,
                     target: format!("slip:{id}"),
                     details: json!({ "slip": id, "kind": slip.kind, "reason": reason }),
                     gaming_day: Some(slip.gaming_day),
@@ -763,7 +764,7 @@ pub async fn explain(
                 &NewAuditEvent {
                     chain: &audit_log::table_chain(table.id),
                     actor: &me.actor,
-                    action: "slip.explained",
+                    action: AuditAction::SlipExplained,
                     target: format!("slip:{id}"),
                     details: json!({
                         "slip": id,

@@ -9,6 +9,7 @@ use rand::RngCore;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::ids::{TokenId, UserId};
 use crate::db::schema::{api_tokens, users};
@@ -95,7 +96,7 @@ pub fn issue(
             .get_result(conn)?;
         audit_log::append(
             conn,
-            &NewAuditEvent::system(actor, "api_token.issued", target(id)).details(json!({
+            &NewAuditEvent::system(actor, AuditAction::ApiTokenIssued, target(id)).details(json!({
                 "name": name,
                 "user": username,
                 "prefix": &token[..SHOWN_LEN],
@@ -137,7 +138,7 @@ pub fn revoke(conn: &mut PgConnection, id: TokenId, actor: &Actor) -> QueryResul
         };
         audit_log::append(
             conn,
-            &NewAuditEvent::system(actor, "api_token.revoked", target(id))
+            &NewAuditEvent::system(actor, AuditAction::ApiTokenRevoked, target(id))
                 .details(json!({ "name": name })),
         )?;
         Ok(Revoked::Now)

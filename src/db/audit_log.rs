@@ -14,6 +14,7 @@ use diesel::sql_types::{BigInt, Bytea, Date, Json, Jsonb, Nullable, Text, Timest
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use crate::db::audit_actions::AuditAction;
 use crate::db::canonical_json::{self, write_canonical, write_json_string, NotJson};
 use crate::db::ids::{TableId, UserId};
 use crate::db::prepared::{column, Sql};
@@ -98,7 +99,7 @@ impl Actor {
 pub struct NewAuditEvent<'a> {
     pub chain: &'a str,
     pub actor: &'a Actor,
-    pub action: &'a str,
+    pub action: AuditAction,
     pub target: String,
     pub details: Value,
     pub gaming_day: Option<NaiveDate>,
@@ -108,7 +109,7 @@ pub struct NewAuditEvent<'a> {
 impl<'a> NewAuditEvent<'a> {
     /// An event on the `system` chain. Its target is cut to [`TARGET_MOST_BYTES`]: it may hold
     /// what a request sent (a path), which must not grow the trail at the sender's will.
-    pub fn system(actor: &'a Actor, action: &'a str, target: impl Into<String>) -> Self {
+    pub fn system(actor: &'a Actor, action: AuditAction, target: impl Into<String>) -> Self {
         NewAuditEvent {
             chain: SYSTEM_CHAIN,
             actor,
@@ -275,7 +276,7 @@ impl SealedEvent {
                 at,
                 actor_user_id,
                 actor_name: &event.actor.name,
-                action: event.action,
+                action: event.action.as_str(),
                 target: &event.target,
                 details: Details::Canonical(details.as_str()),
                 client_addr: event.actor.client_addr.as_deref(),
@@ -289,7 +290,7 @@ impl SealedEvent {
             at,
             actor_user_id,
             actor_name: event.actor.name.clone(),
-            action: event.action.to_owned(),
+            action: event.action.as_str().to_owned(),
             target: event.target,
             details,
             client_addr: event.actor.client_addr.clone(),

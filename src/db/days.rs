@@ -9,6 +9,7 @@ use diesel::pg::PgConnection;
 use diesel::prelude::*;
 use serde_json::json;
 
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::checkpoints;
 use crate::db::ids::UserId;
@@ -52,7 +53,7 @@ pub fn is_closed_day_refusal(err: &diesel::result::Error) -> bool {
 pub const DAY_CHAIN: &str = "day";
 
 /// The action of a day seal's event.
-pub const DAY_CLOSED: &str = "day.closed";
+pub const DAY_CLOSED: AuditAction = AuditAction::DayClosed;
 
 /// The day a refusal by the database's closed-day trigger names, if `err` is one.
 pub fn closed_day_refused(err: &diesel::result::Error) -> Option<NaiveDate> {

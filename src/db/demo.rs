@@ -3,6 +3,7 @@
 
 use diesel::prelude::*;
 
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::profiles::{self, ProfileError};
 use crate::db::tables::{self, TableError, TableInput};
@@ -243,7 +244,7 @@ fn seed_players(conn: &mut PgConnection) -> Result<(), SeedError> {
             notes: String::new(),
         };
         let row = players::insert_player(conn, &identity, host.id)?;
-        let event = |action: &'static str, details: serde_json::Value| NewAuditEvent {
+        let event = |action: AuditAction, details: serde_json::Value| NewAuditEvent {
             chain: "players",
             actor: &actor,
             action,
@@ -255,7 +256,7 @@ fn seed_players(conn: &mut PgConnection) -> Result<(), SeedError> {
         audit_log::append(
             conn,
             &event(
-                "player.registered",
+                AuditAction::PlayerRegistered,
                 serde_json::json!({ "player": row.id, "card_number": card }),
             ),
         )?;
@@ -273,7 +274,7 @@ fn seed_players(conn: &mut PgConnection) -> Result<(), SeedError> {
             audit_log::append(
                 conn,
                 &event(
-                    "player.status_set",
+                    AuditAction::PlayerStatusSet,
                     serde_json::json!({ "player": row.id, "status": status, "reason": reason }),
                 ),
             )?;

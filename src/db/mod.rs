@@ -6,6 +6,7 @@
 pub mod accounting;
 pub mod accounting_history;
 pub mod api_tokens;
+pub mod audit_actions;
 pub mod audit_copy;
 pub mod audit_log;
 pub mod cage;

@@ -7,6 +7,7 @@ use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use serde_json::json;
 
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::ids::{ProfileId, ProfileVersionId, TableId, UserId};
 use crate::db::schema::{gaming_tables, rule_profile_versions, rule_profiles};
@@ -139,12 +140,16 @@ pub fn create_profile(
         let version = insert_version(conn, profile.id, 1, options, actor)?;
         audit_log::append(
             conn,
-            &NewAuditEvent::system(actor, "profile.create", format!("profile:{}", profile.id))
-                .details(json!({
-                    "name": profile.name,
-                    "version": 1,
-                    "options": options_json(options),
-                })),
+            &NewAuditEvent::system(
+                actor,
+                AuditAction::ProfileCreate,
+                format!("profile:{}", profile.id),
+            )
+            .details(json!({
+                "name": profile.name,
+                "version": 1,
+                "options": options_json(options),
+            })),
         )?;
         Ok((profile, version))
     })
@@ -188,7 +193,7 @@ pub fn new_version(
             conn,
             &NewAuditEvent::system(
                 actor,
-                "profile.new_version",
+                AuditAction::ProfileNewVersion,
                 format!("profile:{}", profile.id),
             )
             .details(json!({

@@ -9,6 +9,7 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Bool, Timestamptz};
 use serde::Serialize;
 
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::AuditEvent;
 use crate::db::ids::{RoundId, TableId, UserId};
 use crate::db::rounds::rows::RoundRow;
@@ -183,7 +184,7 @@ pub fn worked_shift_of(
             .filter(audit_events::target.eq_any(shift_rounds))
             // Matches the partial index `audit_events_round_target_idx`.
             .filter(audit_events::target.like("round:%"))
-            .filter(audit_events::action.eq("round.settled"))
+            .filter(audit_events::action.eq(AuditAction::RoundSettled.as_str()))
             .filter(audit_events::actor_user_id.eq(user)),
     );
     let edited = diesel::dsl::exists(
@@ -205,7 +206,7 @@ pub fn settled_events_of(conn: &mut PgConnection, ids: &[RoundId]) -> QueryResul
         .filter(audit_events::target.eq_any(targets))
         // Matches the partial index `audit_events_round_target_idx`.
         .filter(audit_events::target.like("round:%"))
-        .filter(audit_events::action.eq("round.settled"))
+        .filter(audit_events::action.eq(AuditAction::RoundSettled.as_str()))
         .order(audit_events::id.asc())
         .select(AuditEvent::as_select())
         .load(conn)

@@ -11,6 +11,7 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 
 use crate::config::Timeouts;
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::ids::UserId;
 use crate::db::schema::{sessions, users};
@@ -155,8 +156,12 @@ pub fn load_live(
                 let actor = Actor::system("system");
                 audit_log::append(
                     conn,
-                    &NewAuditEvent::system(&actor, "session.expired", format!("user:{username}"))
-                        .details(json!({ "reason": reason, "user_id": id })),
+                    &NewAuditEvent::system(
+                        &actor,
+                        AuditAction::SessionExpired,
+                        format!("user:{username}"),
+                    )
+                    .details(json!({ "reason": reason, "user_id": id })),
                 )?;
             }
             return Ok(None);

@@ -8,6 +8,7 @@ use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use serde_json::{json, Value};
 
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::days;
 use crate::db::ids::{ProfileVersionId, ShiftId, TableId, UserId};
@@ -243,7 +244,14 @@ pub fn sign_on_event<'a>(
         "dealer_id": shift.dealer_id,
         "rule_profile_version_id": version,
     });
-    shift_event(chain, code, shift, dealer, "table.sign_on", details)
+    shift_event(
+        chain,
+        code,
+        shift,
+        dealer,
+        AuditAction::TableSignOn,
+        details,
+    )
 }
 
 /// The `table.sign_off` event of `shift` at the table `code`, on the table's `chain`.
@@ -255,7 +263,7 @@ pub fn sign_off_event<'a>(
     reason: &str,
 ) -> NewAuditEvent<'a> {
     let details = json!({ "shift_id": shift.id, "dealer_id": shift.dealer_id, "reason": reason });
-    shift_event(chain, code, shift, by, "table.sign_off", details)
+    shift_event(chain, code, shift, by, AuditAction::TableSignOff, details)
 }
 
 /// An event of `shift` at the table `code`, on the table's `chain`, with the shift's gaming day.
@@ -264,7 +272,7 @@ fn shift_event<'a>(
     code: &str,
     shift: &Shift,
     actor: &'a Actor,
-    action: &'static str,
+    action: AuditAction,
     details: Value,
 ) -> NewAuditEvent<'a> {
     NewAuditEvent {

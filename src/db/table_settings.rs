@@ -4,6 +4,7 @@
 use diesel::prelude::*;
 use serde_json::json;
 
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::ids::TableId;
 use crate::db::schema::gaming_tables;
@@ -60,7 +61,7 @@ pub fn set_confirm_prompt(
             &NewAuditEvent {
                 chain: &audit_log::table_chain(table),
                 actor,
-                action: "table.confirm_prompt",
+                action: AuditAction::TableConfirmPrompt,
                 target: format!("table:{code}"),
                 details: json!({ "before": before, "after": on }),
                 gaming_day: None,

@@ -8,6 +8,7 @@ use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use serde::Serialize;
 use serde_json::json;
 
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::ids::{ProfileId, ProfileVersionId, TableId};
 use crate::db::profiles::{self, ProfileError, Version};
@@ -260,7 +261,7 @@ pub fn create_table(
             &NewAuditEvent {
                 chain: &audit_log::table_chain(table.id),
                 actor,
-                action: "table.create",
+                action: AuditAction::TableCreate,
                 target: format!("table:{}", table.code),
                 details: details(&table),
                 gaming_day: None,
@@ -308,7 +309,7 @@ pub fn update_table(
         &NewAuditEvent {
             chain: &audit_log::table_chain(after.id),
             actor,
-            action: "table.update",
+            action: AuditAction::TableUpdate,
             target: format!("table:{}", after.code),
             details: json!({ "before": details(before), "after": details(&after) }),
             gaming_day: None,

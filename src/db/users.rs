@@ -9,6 +9,7 @@ use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::ids::UserId;
 use crate::db::schema::{sessions, sign_in_locks, users};
@@ -238,7 +239,7 @@ pub fn create(
             })?;
         audit_log::append(
             conn,
-            &NewAuditEvent::system(actor, "user.create", target(&user)).details(json!({
+            &NewAuditEvent::system(actor, AuditAction::UserCreate, target(&user)).details(json!({
                 "role": user.role.as_str(),
                 "display_name": user.display_name,
             })),
@@ -300,11 +301,13 @@ pub fn record_failed_sign_in(
         .get_result(conn)?;
         audit_log::append(
             conn,
-            &NewAuditEvent::system(actor, "auth.signin.failed", target(user)).details(json!({
-                "reason": "wrong password",
-                "failed_attempts": attempts,
-                "from_this_address": here.failures,
-            })),
+            &NewAuditEvent::system(actor, AuditAction::AuthSigninFailed, target(user)).details(
+                json!({
+                    "reason": "wrong password",
+                    "failed_attempts": attempts,
+                    "from_this_address": here.failures,
+                }),
+            ),
         )?;
         if here.failures >= LOCKOUT_THRESHOLD {
             let until: DateTime<Utc> = diesel::update(
@@ -330,11 +333,13 @@ pub fn record_failed_sign_in(
                 .execute(conn)?;
             audit_log::append(
                 conn,
-                &NewAuditEvent::system(actor, "auth.lockout", target(user)).details(json!({
-                    "failed_attempts": attempts,
-                    "client_addr": lock_addr(actor),
-                    "locked_until": until,
-                })),
+                &NewAuditEvent::system(actor, AuditAction::AuthLockout, target(user)).details(
+                    json!({
+                        "failed_attempts": attempts,
+                        "client_addr": lock_addr(actor),
+                        "locked_until": until,
+                    }),
+                ),
             )?;
             return Ok(FailedSignIn::LockedNow);
         }
@@ -357,7 +362,7 @@ pub fn record_refused_sign_in(
             conn,
             &NewAuditEvent::system(
                 actor,
-                "auth.signin.failed",
+                AuditAction::AuthSigninFailed,
                 format!("user:{}", normalize_username(username)),
             )
             .details(json!({ "reason": reason })),
@@ -380,7 +385,7 @@ pub fn record_sign_in(conn: &mut PgConnection, user: &User, actor: &Actor) -> Qu
         .execute(conn)?;
         audit_log::append(
             conn,
-            &NewAuditEvent::system(actor, "auth.signin", target(user))
+            &NewAuditEvent::system(actor, AuditAction::AuthSignin, target(user))
                 .details(json!({ "role": user.role.as_str() })),
         )?;
         Ok(())
@@ -404,7 +409,7 @@ pub fn unlock(conn: &mut PgConnection, id: UserId, actor: &Actor) -> QueryResult
             "was_locked": user.is_locked(),
             "failed_attempts": user.failed_attempts,
         });
-        Ok(("user.unlock", details))
+        Ok((AuditAction::UserUnlock, details))
     })
 }
 
@@ -414,7 +419,7 @@ fn change_user(
     conn: &mut PgConnection,
     id: UserId,
     actor: &Actor,
-    change: impl FnOnce(&mut PgConnection, &User) -> QueryResult<(&'static str, Value)>,
+    change: impl FnOnce(&mut PgConnection, &User) -> QueryResult<(AuditAction, Value)>,
 ) -> QueryResult<bool> {
     conn.transaction(|conn| {
         let Some(user) = find(conn, id)? else {
@@ -449,9 +454,9 @@ pub fn set_disabled(
             0
         };
         let action = if disabled {
-            "user.disable"
+            AuditAction::UserDisable
         } else {
-            "user.enable"
+            AuditAction::UserEnable
         };
         Ok((action, json!({ "sessions_ended": ended })))
     })
@@ -469,8 +474,8 @@ pub fn set_password(
 ) -> QueryResult<bool> {
     change_user(conn, id, actor, |conn, user| {
         let (must_change, action) = match change {
-            PasswordChange::BySelf => (false, "user.password_change"),
-            PasswordChange::Reset => (true, "user.password_reset"),
+            PasswordChange::BySelf => (false, AuditAction::UserPasswordChange),
+            PasswordChange::Reset => (true, AuditAction::UserPasswordReset),
         };
         diesel::update(users::table.find(id.0))
             .set((
@@ -517,9 +522,9 @@ pub fn set_signing_pin(
             ))
             .execute(conn)?;
         let action = match change {
-            PinChange::Set => "user.pin_set",
-            PinChange::Removed => "user.pin_removed",
-            PinChange::Cleared => "user.pin_cleared",
+            PinChange::Set => AuditAction::UserPinSet,
+            PinChange::Removed => AuditAction::UserPinRemoved,
+            PinChange::Cleared => AuditAction::UserPinCleared,
         };
         Ok((action, json!({ "had_pin": user.signing_pin.is_some() })))
     })

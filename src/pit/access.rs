@@ -6,6 +6,7 @@ use diesel::PgConnection;
 use serde_json::Value;
 
 use crate::db::api_tokens;
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::handle::Db;
 use crate::db::ids::UserId;
@@ -54,7 +55,7 @@ pub async fn session_user(db: &Db, id: UserId) -> Result<Option<User>, PitError>
 /// it is about, and its details.
 pub struct SystemEvent {
     pub actor: Actor,
-    pub action: &'static str,
+    pub action: AuditAction,
     pub target: String,
     pub details: Value,
 }

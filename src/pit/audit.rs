@@ -22,7 +22,7 @@ pub async fn last_verification(
 ) -> Result<(Option<AuditEvent>, Vec<(TableId, String, String)>), PitError> {
     db.run(|conn| {
         Ok((
-            events::latest(conn, VERIFIED)?,
+            events::latest(conn, VERIFIED.as_str())?,
             tables::codes_and_currencies(conn)?,
         ))
     })

@@ -37,7 +37,7 @@ pub async fn home(db: &Db, id: UserId, role: Role) -> Result<Home, PitError> {
         };
         let audit = match role {
             Role::Auditor | Role::Admin => Some((
-                events::latest(conn, VERIFIED)?,
+                events::latest(conn, VERIFIED.as_str())?,
                 audit_log::recent(conn, 25)?,
             )),
             Role::Dealer

@@ -1,6 +1,7 @@
 //! Signing in and out: the account named, its password checked (in the time a real check takes
 //! whatever the outcome), the lock at the client's address, and the events of each outcome.
 
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::Actor;
 use crate::db::handle::Db;
 use crate::db::users::{self, FailedSignIn, User};
@@ -90,7 +91,7 @@ pub async fn sign_in(
 pub async fn sign_out(db: &Db, actor: Actor, target: String) -> Result<(), PitError> {
     let event = SystemEvent {
         actor,
-        action: "auth.signout",
+        action: AuditAction::AuthSignout,
         target,
         details: serde_json::json!({}),
     };

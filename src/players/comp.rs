@@ -9,6 +9,7 @@ use serde_json::json;
 use crate::accounting::record::{names, person};
 use crate::accounting::slips::{Me, Person};
 use crate::accounting::AccountingError;
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, NewAuditEvent};
 use crate::db::handle::Db;
 use crate::db::players as rows;
@@ -132,7 +133,7 @@ pub async fn set(
                 &NewAuditEvent {
                     chain: PLAYERS_CHAIN,
                     actor: &me.actor,
-                    action: "comp.rule_set",
+                    action: AuditAction::CompRuleSet,
                     target: format!("comp_rule:{}", row.id),
                     details: json!({
                         "basis_points": bp,

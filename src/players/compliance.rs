@@ -16,6 +16,7 @@ use crate::accounting::cash::{thresholds, COMPLIANCE_CHAIN};
 use crate::accounting::record::{names, person};
 use crate::accounting::slips::{Me, Person};
 use crate::accounting::AccountingError;
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, NewAuditEvent};
 use crate::db::compliance::{self as rows, CaseRow, DecisionRow, NewDecision, NewThresholds};
 use crate::db::handle::Db;
@@ -212,7 +213,7 @@ pub async fn list(
 fn event(
     conn: &mut PgConnection,
     me: &Me,
-    action: &str,
+    action: AuditAction,
     target: String,
     day: Option<NaiveDate>,
     details: serde_json::Value,
@@ -246,7 +247,7 @@ pub async fn show(db: &Db, id: CaseId, me: Me) -> Result<Case, AccountingError> 
             event(
                 conn,
                 &me,
-                "compliance.case_read",
+                AuditAction::ComplianceCaseRead,
                 format!("case:{id}"),
                 Some(day),
                 json!({ "case": id, "player": case.player }),
@@ -341,7 +342,7 @@ pub async fn decide(
             event(
                 conn,
                 &me,
-                "compliance.decided",
+                AuditAction::ComplianceDecided,
                 format!("case:{id}"),
                 Some(row.gaming_day),
                 json!({
@@ -475,7 +476,7 @@ pub async fn set_thresholds(
             event(
                 conn,
                 &me,
-                "compliance.thresholds_set",
+                AuditAction::ComplianceThresholdsSet,
                 format!("thresholds:{currency}"),
                 None,
                 json!({

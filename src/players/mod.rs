@@ -22,6 +22,7 @@ use diesel::PgConnection;
 
 use crate::accounting::slips::Me;
 use crate::accounting::AccountingError;
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, NewAuditEvent};
 use crate::db::ids::{PlayerId, TableId};
 use crate::db::players::StatusRow;
@@ -131,7 +132,7 @@ pub(crate) fn refusal(field: &'static str, reason: impl Into<String>) -> FormRef
 pub(crate) fn event(
     conn: &mut PgConnection,
     me: &Me,
-    action: &str,
+    action: AuditAction,
     player: PlayerId,
     day: NaiveDate,
     table: Option<TableId>,

@@ -12,6 +12,7 @@ use serde_json::json;
 use crate::accounting::drop::{day_open, locked_table, recording_shift, DropTable, Stop};
 use crate::accounting::slips::Me;
 use crate::accounting::AccountingError;
+use crate::db::audit_actions::AuditAction;
 use crate::db::handle::Db;
 use crate::db::ids::{PlayerId, RatingId, TableId, UserId};
 use crate::db::players::{self as rows, NewRating, NewRefusal, NewStep, RatingRow, StepRow};
@@ -263,7 +264,7 @@ pub async fn seat(
                 event(
                     conn,
                     &me,
-                    "player.seat_refused",
+                    AuditAction::PlayerSeatRefused,
                     player.id,
                     day,
                     Some(table.id),
@@ -312,7 +313,7 @@ pub async fn seat(
             event(
                 conn,
                 &me,
-                "rating.started",
+                AuditAction::RatingStarted,
                 player.id,
                 day,
                 Some(table.id),
@@ -433,11 +434,11 @@ pub async fn step(
             });
             let (action, words) = match walked {
                 None if step == Step::Pause => (
-                    "rating.paused",
+                    AuditAction::RatingPaused,
                     format!("{} is away from seat {seat}.", player.first_name),
                 ),
                 None => (
-                    "rating.resumed",
+                    AuditAction::RatingResumed,
                     format!("{} is back at seat {seat}.", player.first_name),
                 ),
                 Some(chips) => {
@@ -452,7 +453,7 @@ pub async fn step(
                         details["seconds_played"] = json!(f.seconds_played);
                     }
                     (
-                        "rating.ended",
+                        AuditAction::RatingEnded,
                         format!(
                             "{} left seat {seat} with {} {}.",
                             player.first_name,

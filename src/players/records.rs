@@ -12,6 +12,7 @@ use sha2::{Digest, Sha256};
 
 use crate::accounting::slips::{Me, Person};
 use crate::accounting::AccountingError;
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, NewAuditEvent};
 use crate::db::handle::Db;
 use crate::db::ids::PlayerId;
@@ -196,7 +197,7 @@ pub async fn register(
             event(
                 conn,
                 &me,
-                "player.registered",
+                AuditAction::PlayerRegistered,
                 row.id,
                 day,
                 None,
@@ -301,7 +302,7 @@ pub async fn correct(
             event(
                 conn,
                 &me,
-                "player.corrected",
+                AuditAction::PlayerCorrected,
                 id,
                 day,
                 None,
@@ -399,7 +400,7 @@ pub(crate) fn add_status(
     event(
         conn,
         me,
-        "player.status_set",
+        AuditAction::PlayerStatusSet,
         player.id,
         day,
         None,
@@ -528,7 +529,7 @@ pub async fn page(
             event(
                 conn,
                 &me,
-                "player.read",
+                AuditAction::PlayerRead,
                 id,
                 day,
                 None,
@@ -674,7 +675,7 @@ pub async fn import_exclusions(
                 &NewAuditEvent {
                     chain: PLAYERS_CHAIN,
                     actor: &me.actor,
-                    action: "exclusion_list.imported",
+                    action: AuditAction::ExclusionListImported,
                     target: format!("exclusion_list:{list}"),
                     details: json!({
                         "list": list,

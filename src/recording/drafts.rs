@@ -6,6 +6,7 @@ use diesel::{Connection, PgConnection};
 use rand::RngCore;
 use serde_json::{json, Value};
 
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::days;
 use crate::db::ids::{DraftKey, UserId};
@@ -67,7 +68,7 @@ pub fn open(
             &NewAuditEvent {
                 chain: &audit_log::table_chain(id),
                 actor,
-                action: "round.draft_opened",
+                action: AuditAction::RoundDraftOpened,
                 target: format!("round:{}", draft.draft_key),
                 details: json!({
                     "table": table.table.code,
@@ -116,7 +117,7 @@ pub fn save_data(
                 &NewAuditEvent {
                     chain: &audit_log::table_chain(table.table.id),
                     actor,
-                    action: "round.draft_changed",
+                    action: AuditAction::RoundDraftChanged,
                     target: format!("round:{}", draft.draft_key),
                     details: json!({
                         "table": table.table.code,

@@ -14,6 +14,7 @@ use chrono::NaiveDate;
 use diesel::{Connection, PgConnection};
 use serde_json::json;
 
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::days;
 use crate::db::ids::{RoundId, UserId};
@@ -114,7 +115,7 @@ fn name_of(conn: &mut PgConnection, round: &RoundRow) -> Result<String, ReviewEr
 fn record_refusal(
     conn: &mut PgConnection,
     id: RoundId,
-    action: &str,
+    action: AuditAction,
     actor: &Actor,
     err: &ReviewError,
 ) {
@@ -123,11 +124,14 @@ fn record_refusal(
         Some(round) => audit_log::table_chain(round.table_id),
         None => audit_log::SYSTEM_CHAIN.to_owned(),
     };
-    let refused = format!("{action}.refused");
+    let Some(refused) = action.refused() else {
+        tracing::error!(%action, "a refusal of an action that records none");
+        return;
+    };
     let event = NewAuditEvent {
         chain: &chain,
         actor,
-        action: &refused,
+        action: refused,
         target: review::round_target(id),
         details: json!({ "reason": err.to_string() }),
         gaming_day: round.as_ref().map(|r| r.gaming_day),
@@ -142,7 +146,7 @@ fn record_refusal(
 fn audited<T>(
     conn: &mut PgConnection,
     id: RoundId,
-    action: &str,
+    action: AuditAction,
     actor: &Actor,
     decide: impl FnOnce(&mut PgConnection) -> Result<T, ReviewError>,
 ) -> Result<T, ReviewError> {
@@ -195,7 +199,7 @@ pub fn may_decide(
     };
     let settled = review::round_events(conn, round.id)?
         .into_iter()
-        .find(|e| e.action == "round.settled");
+        .find(|e| e.action == AuditAction::RoundSettled);
     if let Some(settled) = &settled {
         if entered_by(&settled.details).contains(&reviewer.user) {
             return Err(another(format!("You entered {name}")));
@@ -238,7 +242,7 @@ pub fn approve(
     reviewer: Reviewer,
     actor: &Actor,
 ) -> Result<RoundRow, ReviewError> {
-    audited(conn, id, "round.approve", actor, |conn| {
+    audited(conn, id, AuditAction::RoundApprove, actor, |conn| {
         conn.transaction(|conn| {
             check_reviewer(reviewer, "approve")?;
             let round = review::lock_round(conn, id)?.ok_or(ReviewError::NoRound(id))?;
@@ -271,7 +275,7 @@ pub fn approve(
                     &NewAuditEvent {
                         chain: &audit_log::table_chain(round.table_id),
                         actor,
-                        action: "round.approved",
+                        action: AuditAction::RoundApproved,
                         target: review::round_target(id),
                         details: json!({ "round_no": round.round_no }),
                         gaming_day: Some(round.gaming_day),
@@ -340,7 +344,7 @@ pub fn void(
     reviewer: Reviewer,
     actor: &Actor,
 ) -> Result<RoundRow, ReviewError> {
-    audited(conn, id, "round.void", actor, |conn| {
+    audited(conn, id, AuditAction::RoundVoid, actor, |conn| {
         conn.transaction(|conn| {
             check_reviewer(reviewer, "void")?;
             let round = review::lock_round(conn, id)?.ok_or(ReviewError::NoRound(id))?;
@@ -364,7 +368,7 @@ pub fn void(
                     &NewAuditEvent {
                         chain: &audit_log::table_chain(round.table_id),
                         actor,
-                        action: "round.voided",
+                        action: AuditAction::RoundVoided,
                         target: review::round_target(id),
                         details: json!({
                             "round_no": round.round_no,
@@ -424,7 +428,7 @@ pub fn reenter(
         user: writer.user,
         role: writer.role,
     };
-    audited(conn, id, "round.reenter", actor, |conn| {
+    audited(conn, id, AuditAction::RoundReenter, actor, |conn| {
         check_reviewer(reviewer, "re-enter")?;
         let voided = replaceable(conn, id)?;
         may_decide(conn, &voided, reviewer, Decision::Reenter)?;
@@ -484,7 +488,7 @@ fn reenter_once(
             &NewAuditEvent {
                 chain: &audit_log::table_chain(voided.table_id),
                 actor: entry.actor,
-                action: "round.reentered",
+                action: AuditAction::RoundReentered,
                 target: review::round_target(voided.id),
                 details: json!({
                     "round_no": voided.round_no,

@@ -120,7 +120,7 @@ fn side(
                     .places
                     .iter()
                     .filter_map(|place| {
-                        let seat = place.place.strip_prefix("seat")?.parse().ok()?;
+                        let seat = place.place.seat()?;
                         Some(LastSeat {
                             seat,
                             bet: place.bet?,

@@ -7,6 +7,7 @@ use chrono::NaiveDate;
 use diesel::{Connection, PgConnection};
 use serde_json::Value;
 
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, Actor, ChainHead, NewAuditEvent, SealedEvent};
 use crate::db::ids::{DraftKey, RoundId, TableId, UserId};
 use crate::db::rounds::confirm::{self, EntryRow, RoundWrite, TokenToCheck};
@@ -395,7 +396,7 @@ impl RoundToSettle<'_> {
         let event = NewAuditEvent {
             chain: &audit_log::table_chain(table.id),
             actor: self.actor,
-            action: "round.settled",
+            action: AuditAction::RoundSettled,
             target: format!("round:{round_id}"),
             details: self
                 .details(round_no, shift)

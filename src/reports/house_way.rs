@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::db::ids::ProfileVersionId;
 use crate::db::profiles;
-use crate::db::rounds::rows::PlaceRow;
+use crate::db::rounds::rows::{PlaceName, PlaceRow};
 use crate::db::schema::{gaming_tables, round_voids, rounds, users};
 use crate::reports::gaming_day::{check_range, ReportError};
 use crate::rules::card::parse_cards;
@@ -32,7 +32,7 @@ pub fn recorded_set(place: &PlaceRow) -> Option<SetHand> {
 
 /// A place's set against the house way of its cards (`None`: the place set no hands).
 pub fn analyse_place(place: &PlaceRow, profile: &RuleProfile) -> Option<Analysis> {
-    let side = if place.place == "dealer" {
+    let side = if place.place == PlaceName::Dealer {
         Side::Dealer
     } else {
         Side::Player
@@ -88,7 +88,7 @@ impl Departures {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Setter {
     Dealer(String),
-    Seat { table: String, seat: String },
+    Seat { table: String, seat: u8 },
 }
 
 /// The surveillance report over gaming days `from` to `to`.
@@ -167,7 +167,7 @@ pub fn report(
             continue;
         };
         for place in &places {
-            let is_dealer = place.place == "dealer";
+            let is_dealer = place.place == PlaceName::Dealer;
             let analysis = analyse_place(place, &profile);
             let flagged = is_dealer && row.flagged;
             if analysis.is_none() && !flagged {
@@ -178,7 +178,7 @@ pub fn report(
             } else {
                 let seat = Setter::Seat {
                     table: row.table.clone(),
-                    seat: place.place.clone(),
+                    seat: place.place.seat().unwrap_or_default(),
                 };
                 (&mut seats, seat)
             };

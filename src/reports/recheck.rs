@@ -10,10 +10,10 @@ use std::collections::HashMap;
 use chrono::NaiveDate;
 use diesel::prelude::*;
 use diesel::PgConnection;
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{to_value, Value};
 
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, Actor, AuditEvent, NewAuditEvent};
 use crate::db::tables;
 
@@ -24,10 +24,9 @@ use crate::db::rounds::payload::{
     PointsRoundRecord, PointsSettlementRecord, RoundRecord, SettlementRecord,
 };
 use crate::db::rounds::rows::points_place_rows;
-use crate::db::rounds::rows::{self, place_rows, PlaceRow, SettledRound};
+use crate::db::rounds::rows::{self, place_rows, PlaceName, PlaceOutcome, PlaceRow, SettledRound};
 use crate::rules::game::{Game, GameRules};
 use crate::rules::money::Money;
-use crate::rules::place::{PlayerSeat, SeatNo};
 use crate::rules::points::profile::PointsProfile;
 use crate::rules::points::settle::settle_points;
 use crate::rules::points::wire::{PlayerIn, PointsRoundIn, PointsSettlementOut};
@@ -50,25 +49,20 @@ impl Recheck {
     }
 }
 
-fn from_text<T: DeserializeOwned>(text: &str) -> Option<T> {
-    serde_json::from_value(serde_json::Value::String(text.to_owned())).ok()
-}
-
 fn text(t: &Option<String>) -> Option<Cow<'_, str>> {
     t.as_deref().map(Cow::Borrowed)
 }
 
 fn place_in(row: &PlaceRow) -> Result<PlaceIn<'_>, String> {
     Ok(PlaceIn {
-        action: from_text(&row.action)
-            .ok_or_else(|| format!("{}: unknown action {:?}", row.place, row.action))?,
-        royalty: match &row.royalty {
-            Some(royalty) => Some(
-                from_text(royalty)
-                    .ok_or_else(|| format!("{}: unknown royalty {royalty:?}", row.place))?,
-            ),
-            None => None,
-        },
+        action: row.action.banking().ok_or_else(|| {
+            format!(
+                "{}: {} is not an action of the banking game",
+                row.place,
+                row.action.key()
+            )
+        })?,
+        royalty: row.royalty,
         back: text(&row.back),
         middle: text(&row.middle),
         front: text(&row.front),
@@ -80,16 +74,14 @@ fn place_in(row: &PlaceRow) -> Result<PlaceIn<'_>, String> {
 fn round_in<'a>(places: &'a [PlaceRow], profile: &RuleProfile) -> Result<RoundIn<'a>, String> {
     let (dealer, seats) = places
         .split_first()
-        .filter(|(dealer, _)| dealer.place == "dealer")
+        .filter(|(dealer, _)| dealer.place == PlaceName::Dealer)
         .ok_or("the stored places do not start with the dealer")?;
     let mut seats_in = Vec::with_capacity(seats.len());
     for row in seats {
         let number = row
             .place
-            .strip_prefix("seat")
-            .and_then(|n| n.parse::<i64>().ok())
-            .and_then(|n| SeatNo::new(n).ok())
-            .ok_or_else(|| format!("unknown place {:?}", row.place))?;
+            .banking_seat()
+            .ok_or_else(|| format!("unknown place {:?}", row.place.key()))?;
         seats_in.push(SeatIn::new(
             number,
             row.bet.unwrap_or(Money(0)),
@@ -121,21 +113,18 @@ fn points_round_in<'a>(
     for row in places {
         let seat = row
             .place
-            .strip_prefix("seat")
-            .and_then(|n| n.parse::<i64>().ok())
-            .and_then(|n| PlayerSeat::new(n).ok())
-            .ok_or_else(|| format!("unknown place {:?}", row.place))?;
+            .points_seat()
+            .ok_or_else(|| format!("unknown place {:?}", row.place.key()))?;
         seats.push(PlayerIn {
             seat,
-            action: from_text(&row.action)
-                .ok_or_else(|| format!("{}: unknown action {:?}", row.place, row.action))?,
-            natural: match &row.natural {
-                Some(natural) => Some(
-                    from_text(natural)
-                        .ok_or_else(|| format!("{}: unknown natural {natural:?}", row.place))?,
-                ),
-                None => None,
-            },
+            action: row.action.points().ok_or_else(|| {
+                format!(
+                    "{}: {} is not an action of the points game",
+                    row.place,
+                    row.action.key()
+                )
+            })?,
+            natural: row.natural,
             back: text(&row.back),
             middle: text(&row.middle),
             front: text(&row.front),
@@ -373,8 +362,8 @@ fn compare_places(round: &SettledRound, again: &[PlaceRow], differences: &mut Ve
             ("fouled", describe(&stored.fouled), describe(&fresh.fouled)),
             (
                 "outcome",
-                describe(&stored.outcome),
-                describe(&fresh.outcome),
+                describe(&stored.outcome.map(PlaceOutcome::key)),
+                describe(&fresh.outcome.map(PlaceOutcome::key)),
             ),
             (
                 "hands won",
@@ -528,7 +517,7 @@ pub fn recheck_day(
 
 /// The action of the audit event that records a gaming day's recompute check (on the `system`
 /// chain, target `day:YYYY-MM-DD`).
-pub const RECHECKED: &str = "review.rechecked";
+pub const RECHECKED: AuditAction = AuditAction::ReviewRechecked;
 
 /// A finished recompute check as its audit event's details keep it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -596,7 +585,7 @@ pub fn latest(
 ) -> QueryResult<Option<(AuditEvent, Option<RecheckRecord>)>> {
     use crate::db::schema::audit_events as e;
     let event = e::table
-        .filter(e::action.eq(RECHECKED))
+        .filter(e::action.eq(RECHECKED.as_str()))
         .filter(e::target.eq(day_target(day)))
         .order(e::id.desc())
         .select(AuditEvent::as_select())

@@ -14,6 +14,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_copy::{self, CopyError};
 use crate::db::audit_log::{AuditEvent, ChainHead, ChainedEvent, HashBuffers, GENESIS_HASH};
 use crate::db::days::{self, DAY_CHAIN, DAY_CLOSED};
@@ -120,7 +121,7 @@ impl Verification {
 }
 
 /// The action of the event that records a verification's verdict (on the `system` chain).
-pub const VERIFIED: &str = "audit.verified";
+pub const VERIFIED: AuditAction = AuditAction::AuditVerified;
 
 /// A verdict as recorded in the trail: what the auditor's page shows of the last check.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -962,7 +963,7 @@ mod tests {
                 NewAuditEvent {
                     chain: "table:1",
                     actor: &actor,
-                    action: "test.event",
+                    action: AuditAction::SessionExpired,
                     target: format!("n:{i}"),
                     details: json!({ "n": i }),
                     gaming_day: None,

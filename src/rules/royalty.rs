@@ -19,6 +19,15 @@ pub enum Royalty {
 }
 
 impl Royalty {
+    /// The name on the wire and in stored rounds: `six_pairs`.
+    pub const fn key(self) -> &'static str {
+        match self {
+            Royalty::SixPairs => "six_pairs",
+            Royalty::FourOfAKind => "four_of_a_kind",
+            Royalty::StraightFlush => "straight_flush",
+        }
+    }
+
     pub const fn word(self) -> &'static str {
         match self {
             Royalty::SixPairs => "six pairs",

@@ -23,6 +23,7 @@ use actix_web::{web, Error, FromRequest, HttpMessage, HttpRequest, HttpResponse}
 use governor::clock::{Clock, DefaultClock};
 use serde_json::json;
 
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::Actor;
 use crate::db::ids::UserId;
 use crate::db::users::{Role, User};
@@ -589,7 +590,7 @@ pub async fn refuse(state: &AppState, req: &HttpRequest, refusal: Refusal) -> Ap
                 role: user.role,
                 allowed,
             };
-            (actor, "authz.denied", details, answer)
+            (actor, Some(AuditAction::AuthzDenied), details, answer)
         }
         Refusal::Page(user, reason) => {
             tracing::warn!(user = %user.username, %target, "page refused");
@@ -597,7 +598,7 @@ pub async fn refuse(state: &AppState, req: &HttpRequest, refusal: Refusal) -> Ap
             let details = json!({ "role": user.role.as_str(), "reason": reason });
             (
                 actor,
-                "authz.denied",
+                Some(AuditAction::AuthzDenied),
                 details,
                 AppError::ForbiddenBecause(reason),
             )
@@ -626,7 +627,7 @@ pub async fn refuse(state: &AppState, req: &HttpRequest, refusal: Refusal) -> Ap
             let actor = Actor::anonymous(addr);
             (
                 actor,
-                "api_token.refused",
+                Some(AuditAction::ApiTokenRefused),
                 details,
                 AppError::InvalidApiToken,
             )
@@ -637,7 +638,10 @@ pub async fn refuse(state: &AppState, req: &HttpRequest, refusal: Refusal) -> Ap
     // DENIALS_PER_MINUTE a minute the account is answered 429.
     let mut repeated = Vec::new();
     let mut answer = answer;
-    if let Some(user_id) = actor.user_id.filter(|_| action == "authz.denied") {
+    if let Some(user_id) = actor
+        .user_id
+        .filter(|_| action == Some(AuditAction::AuthzDenied))
+    {
         let pattern = req.match_pattern().unwrap_or_else(|| req.path().to_owned());
         let key = format!("{}|{}|{} {pattern}", user_id.0, actor.name, req.method());
         let verdict = state
@@ -654,11 +658,11 @@ pub async fn refuse(state: &AppState, req: &HttpRequest, refusal: Refusal) -> Ap
             return answer;
         }
         if !verdict.record {
-            action = "";
+            action = None;
         }
     }
     let mut events = Vec::new();
-    if !action.is_empty() {
+    if let Some(action) = action {
         events.push(access::SystemEvent {
             actor,
             action,
@@ -674,7 +678,7 @@ pub async fn refuse(state: &AppState, req: &HttpRequest, refusal: Refusal) -> Ap
         let minute = chrono::DateTime::from_timestamp(repeated.minute * 60, 0).unwrap_or_default();
         events.push(access::SystemEvent {
             actor: Actor::user(UserId(id.parse().unwrap_or_default()), name, None),
-            action: "authz.denied_repeatedly",
+            action: AuditAction::AuthzDeniedRepeatedly,
             target: route.to_owned(),
             details: json!({ "count": repeated.count, "minute": minute }),
         });

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::AuditEvent;
 use crate::db::ids::TableId;
 use crate::rules::money::Money;
@@ -326,12 +327,12 @@ fn verified(event: &AuditEvent, out: &mut Described) {
 pub fn describe(event: &AuditEvent, currency: Option<&str>) -> Described {
     let currency = text(&event.details, "currency").or(currency);
     let mut out = Described::default();
-    match event.action.as_str() {
-        "round.settled" => round_settled(event, &mut out),
-        "profile.create" | "profile.new_version" => profile(event, &mut out),
-        "table.create" | "table.update" => table_settings(event, &mut out),
-        "day.closed" => day_closed(event, &mut out),
-        "audit.verified" => verified(event, &mut out),
+    match event.action.parse() {
+        Ok(AuditAction::RoundSettled) => round_settled(event, &mut out),
+        Ok(AuditAction::ProfileCreate | AuditAction::ProfileNewVersion) => profile(event, &mut out),
+        Ok(AuditAction::TableCreate | AuditAction::TableUpdate) => table_settings(event, &mut out),
+        Ok(AuditAction::DayClosed) => day_closed(event, &mut out),
+        Ok(AuditAction::AuditVerified) => verified(event, &mut out),
         _ => {
             if let Some(map) = event.details.as_object() {
                 out.lines.extend(map.iter().map(|(k, v)| {
@@ -370,7 +371,7 @@ mod tests {
 
     use super::*;
 
-    fn event(action: &str, target: &str, details: Value) -> AuditEvent {
+    fn event(action: AuditAction, target: &str, details: Value) -> AuditEvent {
         AuditEvent {
             id: 1,
             chain: "table:1".to_owned(),
@@ -378,7 +379,7 @@ mod tests {
             at: Utc::now(),
             actor_user_id: None,
             actor_name: "ann".to_owned(),
-            action: action.to_owned(),
+            action: action.as_str().to_owned(),
             target: target.to_owned(),
             details,
             client_addr: None,
@@ -392,7 +393,7 @@ mod tests {
     #[test]
     fn a_round_reads_as_its_places_and_results() {
         let e = event(
-            "round.settled",
+            AuditAction::RoundSettled,
             "round:42",
             json!({
                 "table": "PUSOY-01", "round_no": 7, "dealer_id": 3,
@@ -428,7 +429,7 @@ mod tests {
     #[test]
     fn a_tables_amounts_read_as_amounts() {
         let e = event(
-            "table.create",
+            AuditAction::TableCreate,
             "table:PUSOY-P1",
             json!({
                 "code": "PUSOY-P1", "name": "Pusoy P1", "currency": "PHP",
@@ -451,7 +452,7 @@ mod tests {
     #[test]
     fn an_amount_in_an_event_reads_as_money_in_the_tables_currency() {
         let e = event(
-            "round.voided",
+            AuditAction::RoundVoided,
             "round:42",
             json!({"round_no": 7, "reason": "misdeal", "dealer_result": -1140000}),
         );
@@ -475,7 +476,7 @@ mod tests {
     #[test]
     fn a_profile_change_names_each_option_that_changed() {
         let e = event(
-            "profile.new_version",
+            AuditAction::ProfileNewVersion,
             "profile:2",
             json!({"name": "House", "version": 3,
                    "before": {"surrender": true, "ties": "dealer_wins"},

@@ -15,6 +15,7 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 use subtle::ConstantTimeEq;
 
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::Actor;
 use crate::pit::access::{self, SystemEvent};
 use crate::web::access::ApiTokenAuth;
@@ -98,7 +99,7 @@ pub async fn verify(
     if verdict.record {
         events.push(SystemEvent {
             actor,
-            action: "csrf.rejected",
+            action: AuditAction::CsrfRejected,
             target,
             details: json!({ "reason": reason }),
         });
@@ -107,7 +108,7 @@ pub async fn verify(
         let minute = DateTime::from_timestamp(repeated.minute * 60, 0).unwrap_or_default();
         events.push(SystemEvent {
             actor: Actor::anonymous(Some(repeated.client_addr.clone())),
-            action: "csrf.rejected_repeatedly",
+            action: AuditAction::CsrfRejectedRepeatedly,
             target: format!("client:{}", repeated.client_addr),
             details: json!({ "count": repeated.count, "minute": minute }),
         });

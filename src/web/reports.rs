@@ -721,9 +721,9 @@ fn departure_view((setter, d): &(Setter, Departures)) -> DepartureView {
     let (who, table, seat) = match setter {
         Setter::Dealer(name) => (name.clone(), String::new(), String::new()),
         Setter::Seat { table, seat } => (
-            format!("{table} seat {}", seat.trim_start_matches("seat")),
+            format!("{table} seat {seat}"),
             table.clone(),
-            seat.trim_start_matches("seat").to_owned(),
+            seat.to_string(),
         ),
     };
     DepartureView {

@@ -13,13 +13,14 @@ use chrono::{NaiveDate, Utc};
 use serde::Deserialize;
 
 use crate::config::Zone;
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::AuditEvent;
 use crate::db::ids::{RoundId, TableId, UserId};
 use crate::db::review::{
     ApprovalFilter, OutcomeFilter, QueueCursor, QueueFilter, QueueOrder, QueueRow, VoidFilter,
     VoidReason,
 };
-use crate::db::rounds::rows::{PlaceRow, SettledRound};
+use crate::db::rounds::rows::{PlaceAction, PlaceName, PlaceRow, SettledRound};
 use crate::db::users::Role;
 use crate::pit::review::{self, Queue, Reentry, ReentryRefused, RoundLink, RoundRead};
 use crate::pit::PitError;
@@ -158,24 +159,27 @@ fn words(text: &str) -> String {
     }
 }
 
+/// "Dealer", "Seat 2".
+fn place_title(place: PlaceName) -> String {
+    match place {
+        PlaceName::Dealer => "Dealer".to_owned(),
+        PlaceName::Seat(n) => format!("Seat {n}"),
+    }
+}
+
 fn place_view(row: &PlaceRow, winners: Option<HandWinners>, currency: &str) -> PlaceView {
-    let title = match row.place.strip_prefix("seat") {
-        Some(n) => format!("Seat {n}"),
-        None => "Dealer".to_owned(),
-    };
-    let declared = match (row.action.as_str(), &row.royalty) {
-        ("natural", _) => format!(
+    let title = place_title(row.place);
+    let declared = match (row.action, row.royalty) {
+        (PlaceAction::Natural, _) => format!(
             "Natural shown: {}",
-            row.natural
-                .as_deref()
-                .and_then(Natural::from_key)
-                .map(Natural::word)
-                .unwrap_or_default()
+            row.natural.map(Natural::word).unwrap_or_default()
         ),
-        ("royalty", Some(royalty)) => format!("Royalty declared: {}", words(royalty)),
-        ("royalty", None) => "Royalty declared".to_owned(),
-        ("surrender", _) => "Surrendered".to_owned(),
-        _ => "Played".to_owned(),
+        (PlaceAction::Royalty, Some(royalty)) => {
+            format!("Royalty declared: {}", words(royalty.key()))
+        }
+        (PlaceAction::Royalty, None) => "Royalty declared".to_owned(),
+        (PlaceAction::Surrender, _) => "Surrendered".to_owned(),
+        (PlaceAction::Play, _) => "Played".to_owned(),
     };
     let hand = |slot: &'static str,
                 cards: &Option<String>,
@@ -210,7 +214,7 @@ fn place_view(row: &PlaceRow, winners: Option<HandWinners>, currency: &str) -> P
     PlaceView {
         title,
         bet_amount: row.bet.map(Money::major_text).unwrap_or_default(),
-        action: words(&row.action),
+        action: words(row.action.key()),
         hands_line: match (&row.back_name, &row.middle_name, &row.front_name) {
             (Some(b), Some(m), Some(f)) => format!("{b} / {m} / {f}"),
             _ => String::new(),
@@ -224,7 +228,10 @@ fn place_view(row: &PlaceRow, winners: Option<HandWinners>, currency: &str) -> P
         dealt: faces(&row.dealt),
         hands,
         foul: row.foul_reason.clone().unwrap_or_default(),
-        outcome: row.outcome.as_deref().map(words).unwrap_or_default(),
+        outcome: row
+            .outcome
+            .map(|outcome| words(outcome.key()))
+            .unwrap_or_default(),
         hands_won: row
             .hands_won
             .map(|n| format!("{n} of 3"))
@@ -245,7 +252,7 @@ pub struct EventView {
 
 fn event_view(event: &AuditEvent, zone: Zone) -> EventView {
     // The settled event carries the whole round, shown above; the rest carry a few fields.
-    let details = if event.action == "round.settled" {
+    let details = if event.action == AuditAction::RoundSettled {
         format!("chain {} #{}", event.chain, event.seq)
     } else {
         format!("{} (chain {} #{})", event.details, event.chain, event.seq)
@@ -337,10 +344,7 @@ fn house_way_lines(places: &[PlaceRow], profile: &RuleProfile) -> Vec<HouseWayLi
                 )
             };
             Some(HouseWayLine {
-                title: match place.place.strip_prefix("seat") {
-                    Some(n) => format!("Seat {n}"),
-                    None => "Dealer".to_owned(),
-                },
+                title: place_title(place.place),
                 recorded: line(&recorded),
                 house_way: line(best),
                 recorded_ev: format!(
@@ -385,8 +389,8 @@ fn round_page(nav: Nav, read: RoundRead, user: &CurrentUser, zone: Zone) -> Roun
         },
     };
     let currency = round.round.currency.clone();
-    let winners_of = |place: &str| {
-        let seat: u8 = place.strip_prefix("seat")?.parse().ok()?;
+    let winners_of = |place: PlaceName| {
+        let seat = place.seat()?;
         checked
             .settlement
             .as_ref()?
@@ -398,9 +402,11 @@ fn round_page(nav: Nav, read: RoundRead, user: &CurrentUser, zone: Zone) -> Roun
     let places = round
         .places
         .iter()
-        .map(|p| place_view(p, winners_of(&p.place), &currency))
+        .map(|p| place_view(p, winners_of(p.place), &currency))
         .collect();
-    let settled = events.iter().find(|e| e.action == "round.settled");
+    let settled = events
+        .iter()
+        .find(|e| e.action == AuditAction::RoundSettled);
     // The round against the event that recorded it (a rewrite into another self-consistent
     // round settles again as stored, but differs from its event).
     let event_differences = match (&profile, settled) {
@@ -757,12 +763,8 @@ fn entry_places(body: &RoundBody) -> Vec<EntryPlace> {
 /// The voided round's places as a round body, to start the form from.
 fn body_of_round(round: &SettledRound) -> RoundBody {
     let play = |p: &PlaceRow| PlaceBody {
-        action: serde_json::from_value(serde_json::Value::String(p.action.clone()))
-            .unwrap_or_default(),
-        royalty: p
-            .royalty
-            .as_ref()
-            .and_then(|r| serde_json::from_value(serde_json::Value::String(r.clone())).ok()),
+        action: p.action.banking().unwrap_or_default(),
+        royalty: p.royalty,
         dealt: p.dealt.clone(),
         back: p.back.clone(),
         middle: p.middle.clone(),
@@ -770,7 +772,7 @@ fn body_of_round(round: &SettledRound) -> RoundBody {
     };
     let mut body = RoundBody::default();
     for p in &round.places {
-        match p.place.strip_prefix("seat").and_then(|n| n.parse().ok()) {
+        match p.place.seat().map(i64::from) {
             Some(seat) => body.seats.push(SeatBody {
                 seat,
                 bet: p.bet.map(Money::minor_units).unwrap_or_default(),

@@ -1,5 +1,6 @@
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
+use pusoy_pit::db::audit_actions::AuditAction;
 use pusoy_pit::db::audit_log::{self, Actor, ChainCheck, NewAuditEvent, SYSTEM_CHAIN};
 use pusoy_pit::db::demo;
 use pusoy_pit::db::users::{self, Role};
@@ -124,7 +125,7 @@ async fn chains_are_numbered_independently() {
                 &NewAuditEvent {
                     chain,
                     actor: &actor,
-                    action: "test.event",
+                    action: AuditAction::SessionExpired,
                     target: chain.to_owned(),
                     details: json!({ "n": 1 }),
                     gaming_day: None,
@@ -152,7 +153,7 @@ async fn events_appended_together_are_those_appended_one_by_one_in_their_order()
     let event = |chain, n| NewAuditEvent {
         chain,
         actor: &actor,
-        action: "test.batch",
+        action: AuditAction::SessionExpired,
         target: format!("{chain}/{n}"),
         details: json!({ "n": n }),
         gaming_day: None,
@@ -172,7 +173,7 @@ async fn events_appended_together_are_those_appended_one_by_one_in_their_order()
         .unwrap()
         .into_iter()
         .rev()
-        .filter(|e| e.action == "test.batch")
+        .filter(|e| e.action == AuditAction::SessionExpired)
         .map(|e| (e.chain, e.seq, e.details["n"].as_i64().unwrap()))
         .collect();
     let expected = [

@@ -8,6 +8,7 @@ use chrono::Utc;
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Date};
+use pusoy_pit::db::audit_actions::AuditAction;
 use pusoy_pit::db::audit_log::{self, Actor, AuditEvent, NewAuditEvent};
 use pusoy_pit::db::days;
 use pusoy_pit::db::schema::audit_events;
@@ -50,7 +51,7 @@ pub(crate) fn append_events(app: &TestApp, chain: &str, n: i64) {
             &NewAuditEvent {
                 chain,
                 actor: &actor,
-                action: "test.event",
+                action: AuditAction::SessionExpired,
                 target: format!("n:{i}"),
                 details: json!({ "n": i }),
                 gaming_day: None,
@@ -201,7 +202,7 @@ async fn details_are_stored_as_hashed_and_older_jsonb_text_still_verifies() {
                 &NewAuditEvent {
                     chain,
                     actor: &actor,
-                    action: "test.event",
+                    action: AuditAction::SessionExpired,
                     target: format!("n:{i}"),
                     details: json!({ "zeta": [i, "é"], "a": { "bb": true, "c": null } }),
                     gaming_day: None,
@@ -894,7 +895,7 @@ async fn the_event_search_filters_describes_and_pages_by_keyset() {
         .text()
         .await
         .unwrap();
-    assert!(by_actor.contains("table.sign_on<br>") && !by_actor.contains("test.event<br>"));
+    assert!(by_actor.contains("table.sign_on<br>") && !by_actor.contains("session.expired<br>"));
     let today = app.config.gaming_day(Utc::now());
     let by_day = app
         .get(&format!("/audit/events?day={today}&chain=table:1"))
@@ -1037,7 +1038,11 @@ async fn the_production_role_may_only_append_to_and_read_the_trail() {
     append_events(&app, "t:role", 1);
     audit_log::append(
         &mut conn,
-        &NewAuditEvent::system(&Actor::system("app"), "test.event", "by the app's role"),
+        &NewAuditEvent::system(
+            &Actor::system("app"),
+            AuditAction::SessionExpired,
+            "by the app's role",
+        ),
     )
     .unwrap();
     for sql in [

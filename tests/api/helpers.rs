@@ -193,6 +193,9 @@ pub fn new_client() -> reqwest::Client {
     reqwest::Client::builder()
         .cookie_store(true)
         .redirect(reqwest::redirect::Policy::none())
+        // The server closes a connection idle for 5 s (actix-web's keep-alive); a client that
+        // kept it longer could send on it as it closes and read an incomplete answer.
+        .pool_idle_timeout(std::time::Duration::from_secs(2))
         .build()
         .unwrap()
 }
@@ -346,7 +349,8 @@ impl TestApp {
     }
 
     /// Audit events with this action, oldest first.
-    pub fn audit(&self, action: &str) -> Vec<audit_log::AuditEvent> {
+    pub fn audit(&self, action: impl AsRef<str>) -> Vec<audit_log::AuditEvent> {
+        let action = action.as_ref();
         let mut events = audit_log::recent(&mut self.conn(), 10_000).unwrap();
         events.reverse();
         events.retain(|e| e.action == action);

@@ -1,6 +1,9 @@
 //! A settled round as stored: its header row, its places (kept in the row as a JSON array), the
 //! conversion from the rules' settlement to those places, and the reads of settled rounds.
 
+use std::fmt;
+use std::str::FromStr;
+
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Date, Text};
@@ -15,8 +18,15 @@ use crate::db::shifts::Shift;
 use crate::rules::card::{parse_cards, Card};
 use crate::rules::houseway::{hand_text, Analysis};
 use crate::rules::money::{Money, Total};
-use crate::rules::points::wire::{Against, PlayerIn, PointsRoundIn, PointsSettlementOut};
-use crate::rules::wire::{HandsOut, PlaceIn, RoundIn, SettlementOut};
+use crate::rules::place::{Place, PlayerSeat, SeatNo};
+use crate::rules::points::natural::Natural;
+use crate::rules::points::settle::PointsOutcome;
+use crate::rules::points::wire::{
+    Against, PlayerIn, PointsAction, PointsRoundIn, PointsSettlementOut,
+};
+use crate::rules::royalty::Royalty;
+use crate::rules::settle::Outcome;
+use crate::rules::wire::{Action, HandsOut, PlaceIn, RoundIn, SettlementOut};
 
 /// A settled round's header row.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Serialize)]
@@ -47,10 +57,10 @@ pub struct RoundRow {
 /// natural shown and whether they made pusoy, which a banking round's places leave out).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PlaceRow {
-    pub place: String,
+    pub place: PlaceName,
     pub bet: Option<Money>,
-    pub action: String,
-    pub royalty: Option<String>,
+    pub action: PlaceAction,
+    pub royalty: Option<Royalty>,
     pub dealt: Option<String>,
     pub back: Option<String>,
     pub middle: Option<String>,
@@ -60,11 +70,11 @@ pub struct PlaceRow {
     pub front_name: Option<String>,
     pub fouled: Option<bool>,
     pub foul_reason: Option<String>,
-    pub outcome: Option<String>,
+    pub outcome: Option<PlaceOutcome>,
     pub hands_won: Option<i16>,
     pub result: Money,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub natural: Option<String>,
+    pub natural: Option<Natural>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub points: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -76,6 +86,204 @@ pub struct PlaceRow {
     /// `rounds.house_way_departure` is computed from it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub house_way: Option<HouseWayRow>,
+}
+
+/// Which place a stored place is: the dealer, or a seat by its number (1 to 3 in a banking
+/// round, 1 to 4 in a points round). Kept as `"dealer"` and `"seat2"`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PlaceName {
+    #[default]
+    Dealer,
+    Seat(u8),
+}
+
+impl PlaceName {
+    /// The seat's number, `None` for the dealer.
+    pub fn seat(self) -> Option<u8> {
+        match self {
+            PlaceName::Dealer => None,
+            PlaceName::Seat(number) => Some(number),
+        }
+    }
+
+    /// The banking game's seat, `None` for the dealer and for a seat it does not have.
+    pub fn banking_seat(self) -> Option<SeatNo> {
+        self.seat().and_then(|n| SeatNo::new(i64::from(n)).ok())
+    }
+
+    /// The points game's player seat, `None` for the dealer and for a seat it does not have.
+    pub fn points_seat(self) -> Option<PlayerSeat> {
+        self.seat().and_then(|n| PlayerSeat::new(i64::from(n)).ok())
+    }
+
+    /// The text kept in the row: `dealer`, `seat2`.
+    pub fn key(self) -> String {
+        self.to_string()
+    }
+}
+
+impl From<Place> for PlaceName {
+    fn from(place: Place) -> PlaceName {
+        match place {
+            Place::Dealer => PlaceName::Dealer,
+            Place::Seat(seat) => PlaceName::Seat(seat.number()),
+        }
+    }
+}
+
+impl fmt::Display for PlaceName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlaceName::Dealer => f.write_str("dealer"),
+            PlaceName::Seat(number) => write!(f, "seat{number}"),
+        }
+    }
+}
+
+impl FromStr for PlaceName {
+    type Err = UnknownPlace;
+
+    fn from_str(text: &str) -> Result<PlaceName, UnknownPlace> {
+        if text == "dealer" {
+            return Ok(PlaceName::Dealer);
+        }
+        text.strip_prefix("seat")
+            .and_then(|n| n.parse::<u8>().ok())
+            .filter(|n| (1..=PlayerSeat::ALL.len() as u8).contains(n))
+            .map(PlaceName::Seat)
+            .ok_or(UnknownPlace)
+    }
+}
+
+/// A place's text that is neither `dealer` nor a seat of either game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("not dealer or seat1 to seat4")]
+pub struct UnknownPlace;
+
+impl Serialize for PlaceName {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for PlaceName {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<PlaceName, D::Error> {
+        let text = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// What a stored place did before setting, in either game (the banking game's [`Action`], the
+/// points game's [`PointsAction`]), kept as their wire words.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlaceAction {
+    #[default]
+    Play,
+    Surrender,
+    Royalty,
+    Natural,
+}
+
+impl PlaceAction {
+    /// The banking game's action, `None` for a natural (the points game's alone).
+    pub fn banking(self) -> Option<Action> {
+        match self {
+            PlaceAction::Play => Some(Action::Play),
+            PlaceAction::Surrender => Some(Action::Surrender),
+            PlaceAction::Royalty => Some(Action::Royalty),
+            PlaceAction::Natural => None,
+        }
+    }
+
+    /// The points game's action, `None` for a royalty (the banking game's alone).
+    pub fn points(self) -> Option<PointsAction> {
+        match self {
+            PlaceAction::Play => Some(PointsAction::Play),
+            PlaceAction::Surrender => Some(PointsAction::Surrender),
+            PlaceAction::Natural => Some(PointsAction::Natural),
+            PlaceAction::Royalty => None,
+        }
+    }
+
+    /// The word kept in the row: `surrender`.
+    pub const fn key(self) -> &'static str {
+        match self {
+            PlaceAction::Play => "play",
+            PlaceAction::Surrender => "surrender",
+            PlaceAction::Royalty => "royalty",
+            PlaceAction::Natural => "natural",
+        }
+    }
+}
+
+impl From<Action> for PlaceAction {
+    fn from(action: Action) -> PlaceAction {
+        match action {
+            Action::Play => PlaceAction::Play,
+            Action::Surrender => PlaceAction::Surrender,
+            Action::Royalty => PlaceAction::Royalty,
+        }
+    }
+}
+
+impl From<PointsAction> for PlaceAction {
+    fn from(action: PointsAction) -> PlaceAction {
+        match action {
+            PointsAction::Play => PlaceAction::Play,
+            PointsAction::Surrender => PlaceAction::Surrender,
+            PointsAction::Natural => PlaceAction::Natural,
+        }
+    }
+}
+
+/// How a stored seat's round ended, in either game (the banking game's [`Outcome`], the points
+/// game's [`PointsOutcome`]), kept as their wire words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlaceOutcome {
+    Played,
+    Surrendered,
+    Royalty,
+    DealerRoyalty,
+    DealerSurrendered,
+    Natural,
+}
+
+impl PlaceOutcome {
+    /// The word kept in the row: `dealer_royalty`.
+    pub const fn key(self) -> &'static str {
+        match self {
+            PlaceOutcome::Played => "played",
+            PlaceOutcome::Surrendered => "surrendered",
+            PlaceOutcome::Royalty => "royalty",
+            PlaceOutcome::DealerRoyalty => "dealer_royalty",
+            PlaceOutcome::DealerSurrendered => "dealer_surrendered",
+            PlaceOutcome::Natural => "natural",
+        }
+    }
+}
+
+impl From<Outcome> for PlaceOutcome {
+    fn from(outcome: Outcome) -> PlaceOutcome {
+        match outcome {
+            Outcome::Played => PlaceOutcome::Played,
+            Outcome::Surrendered => PlaceOutcome::Surrendered,
+            Outcome::Royalty => PlaceOutcome::Royalty,
+            Outcome::DealerRoyalty => PlaceOutcome::DealerRoyalty,
+            Outcome::DealerSurrendered => PlaceOutcome::DealerSurrendered,
+        }
+    }
+}
+
+impl From<PointsOutcome> for PlaceOutcome {
+    fn from(outcome: PointsOutcome) -> PlaceOutcome {
+        match outcome {
+            PointsOutcome::Played => PlaceOutcome::Played,
+            PointsOutcome::Surrendered => PlaceOutcome::Surrendered,
+            PointsOutcome::Natural => PlaceOutcome::Natural,
+        }
+    }
 }
 
 /// The house way's set of a dealer's 13 cards, kept with a round whose dealer set them
@@ -233,21 +441,13 @@ pub fn house_results(
     })
 }
 
-/// A serde enum's text (`"surrender"`, `"six_pairs"`...).
-fn text_of<T: Serialize>(value: &T) -> Option<String> {
-    match serde_json::to_value(value) {
-        Ok(Value::String(text)) => Some(text),
-        _ => None,
-    }
-}
-
-fn base_row(place: String, bet: Option<Money>, play: &PlaceIn<'_>, result: Money) -> PlaceRow {
+fn base_row(place: Place, bet: Option<Money>, play: &PlaceIn<'_>, result: Money) -> PlaceRow {
     let text = |t: &Option<std::borrow::Cow<'_, str>>| t.as_deref().map(str::to_owned);
     PlaceRow {
-        place,
+        place: place.into(),
         bet,
-        action: text_of(&play.action).unwrap_or_default(),
-        royalty: play.royalty.as_ref().and_then(text_of),
+        action: play.action.into(),
+        royalty: play.royalty,
         dealt: text(&play.dealt),
         back: text(&play.back),
         middle: text(&play.middle),
@@ -311,7 +511,7 @@ pub fn place_rows(
     house_way: Option<&Analysis>,
 ) -> Vec<PlaceRow> {
     let dealer = &settlement.dealer;
-    let mut row = base_row("dealer".to_owned(), None, &round.dealer, dealer.result);
+    let mut row = base_row(Place::Dealer, None, &round.dealer, dealer.result);
     row.name_hands(dealer.hands.as_ref());
     row.fouled = dealer.fouled;
     row.foul_reason.clone_from(&dealer.foul);
@@ -322,7 +522,7 @@ pub fn place_rows(
             continue;
         };
         let mut row = base_row(
-            format!("seat{}", seat.seat.number()),
+            Place::Seat(seat.seat),
             Some(seat.bet),
             &seat.play(),
             out.result,
@@ -330,7 +530,7 @@ pub fn place_rows(
         row.name_hands(out.hands.as_ref());
         row.fouled = out.fouled;
         row.foul_reason.clone_from(&out.foul);
-        row.outcome = text_of(&out.outcome);
+        row.outcome = Some(out.outcome.into());
         row.hands_won = out.hands_won.map(i16::from);
         rows.push(row);
     }
@@ -349,17 +549,17 @@ pub fn points_place_rows(
         .filter_map(|player: &PlayerIn<'_>| {
             let out = settlement.seats.iter().find(|s| s.seat == player.seat)?;
             let mut row = PlaceRow {
-                place: format!("seat{}", player.seat.number()),
-                action: text_of(&player.action).unwrap_or_default(),
+                place: PlaceName::Seat(player.seat.number()),
+                action: player.action.into(),
                 dealt: text(&player.dealt),
                 back: text(&player.back),
                 middle: text(&player.middle),
                 front: text(&player.front),
                 fouled: out.fouled,
                 foul_reason: out.foul.clone(),
-                outcome: text_of(&out.outcome),
+                outcome: Some(out.outcome.into()),
                 result: out.result,
-                natural: player.natural.as_ref().and_then(text_of),
+                natural: player.natural,
                 points: Some(out.points),
                 against: Some(out.against),
                 pusoy: Some(settlement.pusoy == Some(player.seat)),

@@ -12,19 +12,22 @@ use std::io::Write;
 use chrono::{DateTime, Utc};
 use diesel::PgConnection;
 
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_copy;
 use crate::db::audit_log::{self, Details, HashBuffers, HashedFields};
 use crate::db::canonical_json;
 use crate::db::export::{self as db, ChainEvent, RoundLine};
 use crate::db::ids::{TableId, UserId};
-use crate::db::rounds::rows::PlaceRow;
+use crate::db::rounds::rows::{PlaceOutcome, PlaceRow, UnknownPlace};
 use crate::reports::recheck::points_places_again;
 use crate::rules::game::GameRules;
 use crate::rules::money::Money;
 use crate::rules::place::SeatNo;
+use crate::rules::points::natural::Natural;
 use crate::rules::points::profile::PointsProfile;
 use crate::rules::points::wire::Against;
 use crate::rules::profile::RuleProfile;
+use crate::rules::royalty::Royalty;
 use crate::rules::settle::settle;
 use crate::rules::wire::{Action, HandsOut, PlaceIn, RoundIn, SeatIn, SettlementOut, WireError};
 
@@ -219,10 +222,10 @@ pub(super) fn export(
                     Field::Int(line.profile_version_id),
                     Field::opt_int(version.map(|v| i64::from(v.version))),
                     Field::text(line.currency.as_str()),
-                    Field::Text(place.place),
+                    Field::Text(place.place.key()),
                     Field::opt_int(place.bet.map(|m| m.0)),
-                    Field::Text(place.action),
-                    Field::opt_text(place.royalty),
+                    Field::text(place.action.key()),
+                    Field::opt_text(place.royalty.map(Royalty::key)),
                     Field::opt_text(place.dealt),
                     Field::opt_text(place.back),
                     Field::opt_text(place.middle),
@@ -232,7 +235,7 @@ pub(super) fn export(
                     Field::opt_text(place.front_name),
                     Field::opt_bool(place.fouled),
                     Field::opt_text(place.foul_reason),
-                    Field::opt_text(place.outcome),
+                    Field::opt_text(place.outcome.map(PlaceOutcome::key)),
                     Field::opt_int(place.hands_won.map(i64::from)),
                     Field::Int(place.result.0),
                     Field::Bool(line.needs_approval),
@@ -244,7 +247,7 @@ pub(super) fn export(
                     Field::opt_text(line.voided_by.as_deref()),
                     time(line.voided_at),
                     Field::opt_int(line.replaces_round_id),
-                    Field::opt_text(place.natural),
+                    Field::opt_text(place.natural.map(Natural::key)),
                     Field::opt_int(place.points),
                     Field::opt_text(place.against.as_ref().map(against_text)),
                     Field::opt_bool(place.pusoy),
@@ -558,7 +561,7 @@ impl RoundsCheck {
             );
             return;
         };
-        if event.6 != "round.settled"
+        if event.6 != AuditAction::RoundSettled
             || event.7 != format!("round:{round_id}")
             || event.2.to_string() != first.text(at::EVENT_SEQ)
         {
@@ -1158,15 +1161,23 @@ fn points_place(row: &Row) -> Result<PlaceRow, (usize, String)> {
     let result = int(row, at::RESULT)
         .map_err(|e| (at::RESULT, e))?
         .ok_or_else(|| (at::RESULT, "a player's result is missing".to_owned()))?;
+    let place = row
+        .text(at::PLACE)
+        .parse()
+        .map_err(|e: UnknownPlace| (at::PLACE, format!("{:?} is {e}", row.text(at::PLACE))))?;
+    let action = word(row.text(at::ACTION))
+        .map_err(|e| (at::ACTION, e))?
+        .ok_or_else(|| (at::ACTION, "a player's action is missing".to_owned()))?;
+    let natural = word(row.text(at::NATURAL)).map_err(|e| (at::NATURAL, e))?;
     Ok(PlaceRow {
-        place: row.text(at::PLACE).to_owned(),
-        action: row.text(at::ACTION).to_owned(),
+        place,
+        action,
         dealt: text(at::DEALT),
         back: text(at::BACK),
         middle: text(at::MIDDLE),
         front: text(at::FRONT),
         result: Money(result),
-        natural: text(at::NATURAL),
+        natural,
         points: int(row, at::POINTS).map_err(|e| (at::POINTS, e))?,
         ..PlaceRow::default()
     })
@@ -1217,7 +1228,14 @@ fn resettle_points(rows: &[Row], rules: &PointsProfile, round_id: &str, problems
             fresh.fouled.map(|f| f.to_string()).unwrap_or_default(),
         );
         check(at::FOUL, fresh.foul_reason.clone().unwrap_or_default());
-        check(at::OUTCOME, fresh.outcome.clone().unwrap_or_default());
+        check(
+            at::OUTCOME,
+            fresh
+                .outcome
+                .map(PlaceOutcome::key)
+                .unwrap_or_default()
+                .to_owned(),
+        );
         check(
             at::POINTS,
             fresh.points.map(|p| p.to_string()).unwrap_or_default(),
