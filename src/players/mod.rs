@@ -153,7 +153,7 @@ pub(crate) fn event(
 pub(crate) fn event_on(
     conn: &mut PgConnection,
     me: &Me,
-    action: &str,
+    action: AuditAction,
     target: String,
     day: NaiveDate,
     table: Option<TableId>,

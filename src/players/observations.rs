@@ -19,6 +19,7 @@ use crate::accounting::drop::{
 use crate::accounting::record::attempt;
 use crate::accounting::slips::{Me, Person};
 use crate::accounting::{AccountingError, Saved};
+use crate::db::audit_actions::AuditAction;
 use crate::db::handle::Db;
 use crate::db::ids::{ObservationId, TableId, UserId};
 use crate::db::observations::{self as rows, NewObservation, Observed};
@@ -256,7 +257,7 @@ fn answer<T>(
 fn event(
     conn: &mut PgConnection,
     me: &Me,
-    action: &str,
+    action: AuditAction,
     id: ObservationId,
     day: NaiveDate,
     table: TableId,
@@ -395,7 +396,7 @@ pub async fn record(
             event(
                 conn,
                 &me,
-                "observation.recorded",
+                AuditAction::ObservationRecorded,
                 row.id,
                 day,
                 table.id,
@@ -518,7 +519,7 @@ pub async fn end(
             event(
                 conn,
                 me,
-                "observation.ended",
+                AuditAction::ObservationEnded,
                 id,
                 day,
                 table.id,
@@ -589,7 +590,7 @@ pub async fn void(
             event(
                 conn,
                 me,
-                "observation.void",
+                AuditAction::ObservationVoid,
                 id,
                 row.gaming_day,
                 table.id,
