@@ -56,3 +56,6 @@ REVOKE UPDATE, DELETE ON cage_cash, cage_cash_voids, compliance_thresholds, comp
 REVOKE UPDATE, DELETE ON exclusion_lists, exclusion_list_lines FROM :"app_role";
 -- Comp rules are added, never changed.
 REVOKE UPDATE, DELETE ON comp_rules FROM :"app_role";
+-- Unrated observations, their ends and voids are added, never changed (triggers refuse it too).
+REVOKE UPDATE, DELETE ON unrated_observations, unrated_observation_ends,
+    unrated_observation_voids FROM :"app_role";

@@ -74,6 +74,8 @@ ids! {
     RatingId(i64);
     /// A seating refused because the player is excluded (`seat_refusals.id`).
     SeatRefusalId(i64);
+    /// A pit manager's observation of a player not carded (`unrated_observations.id`).
+    ObservationId(i64);
     /// Cash over the cage's counter (`cage_cash.id`).
     CageCashId(i64);
     /// A compliance case: a covered transaction or a structuring candidate

@@ -21,6 +21,7 @@ pub mod embedded;
 pub mod export;
 pub mod handle;
 pub mod ids;
+pub mod observations;
 pub mod players;
 pub mod prepared;
 pub mod profiles;

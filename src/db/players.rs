@@ -570,12 +570,14 @@ pub fn players_of(conn: &mut PgConnection, ids: &[PlayerId]) -> QueryResult<Vec<
         .load(conn)
 }
 
-/// One round at a rated seat: when it counts (a round entered again counts at the time of the
-/// round it replaced), what the seat bet and won, and its rule profile version's edge.
+/// One round at a rated (or observed) seat: when it counts (a round entered again counts at the
+/// time of the round it replaced), what the seat bet and won, and its rule profile version's
+/// edge.
 #[derive(Debug, Clone, PartialEq, Eq, QueryableByName)]
 pub struct SeatRoundRow {
+    /// The rating's id (the observation's, for [`crate::db::observations::observed_rounds`]).
     #[diesel(sql_type = BigInt)]
-    pub rating_id: i64,
+    pub span_id: i64,
     /// The round counted (the re-entry, for a round entered again).
     #[diesel(sql_type = BigInt)]
     pub round_id: i64,
@@ -593,34 +595,25 @@ pub struct SeatRoundRow {
     pub edge_ppm: Option<i32>,
 }
 
-/// The rounds not voided at each rating's table and seat, settled from its start to its end
-/// (`ends`, the same order as `ids`; none: up to now); a round entered again counts in place
-/// of the round it replaced, at that round's time (one re-entry deep: a re-entry of a
-/// re-entry is not followed). The caller leaves out what falls in a
-/// pause. One statement for many ratings; each reads its table's rounds by the table's and
-/// the time's index.
-pub fn seat_rounds(
-    conn: &mut PgConnection,
-    ids: &[RatingId],
-    ends: &[Option<DateTime<Utc>>],
-) -> QueryResult<Vec<SeatRoundRow>> {
-    use diesel::sql_types::{Array, Nullable as N};
-    diesel::sql_query(
-        "WITH span AS ( \
-             SELECT r.id, r.table_id, 'seat' || r.seat AS place, r.started_at, \
-                    coalesce(e.ended, 'infinity') AS ended \
-             FROM unnest($1::int8[], $2::timestamptz[]) AS e (id, ended) \
-             JOIN ratings r ON r.id = e.id), \
+/// The rounds of a seat's spans of time: `span` is a query of `(id, table_id, place,
+/// started_at, ended)` (place `seat<n>`, ended `infinity` while it runs) whose parameters are
+/// `$1` the spans' ids (`int8[]`) and `$2` their ends (`timestamptz[]`, null: none). Answers
+/// the rounds not voided at each span's table and seat, settled from its start to its end; a
+/// round entered again counts in place of the round it replaced, at that round's time (one
+/// re-entry deep: a re-entry of a re-entry is not followed). Rows are [`SeatRoundRow`]s.
+pub(crate) fn rounds_of_spans(span: &str) -> String {
+    format!(
+        "WITH span AS ({span}), \
          dealt AS ( \
-             SELECT s.id AS rating_id, s.place, x.id AS round_id, x.settled_at AS dealt_at \
+             SELECT s.id AS span_id, s.place, x.id AS round_id, x.settled_at AS dealt_at \
              FROM span s JOIN rounds x ON x.table_id = s.table_id \
               AND x.settled_at >= s.started_at AND x.settled_at < s.ended \
               AND NOT EXISTS (SELECT 1 FROM round_reentries re WHERE re.round_id = x.id)), \
          counted AS ( \
-             SELECT d.rating_id, d.place, coalesce(re.round_id, d.round_id) AS round_id, \
+             SELECT d.span_id, d.place, coalesce(re.round_id, d.round_id) AS round_id, \
                     d.dealt_at \
              FROM dealt d LEFT JOIN round_reentries re ON re.replaces_round_id = d.round_id) \
-         SELECT c.rating_id, c.round_id, c.dealt_at, x.dealer_id, \
+         SELECT c.span_id, c.round_id, c.dealt_at, x.dealer_id, \
                 coalesce((p->>'bet')::int8, 0) AS bet, (p->>'result')::int8 AS result, \
                 CASE WHEN v.game = 'points' THEN 0 ELSE e.edge_ppm END AS edge_ppm \
          FROM counted c \
@@ -632,8 +625,26 @@ pub fn seat_rounds(
          CROSS JOIN LATERAL jsonb_array_elements(x.places) p \
          WHERE p->>'place' = c.place \
            AND NOT EXISTS (SELECT 1 FROM round_voids rv WHERE rv.round_id = x.id) \
-         ORDER BY c.rating_id, c.dealt_at, c.round_id",
+         ORDER BY c.span_id, c.dealt_at, c.round_id"
     )
+}
+
+/// The rounds not voided at each rating's table and seat, settled from its start to its end
+/// (`ends`, the same order as `ids`; none: up to now), as [`rounds_of_spans`] counts them. The
+/// caller leaves out what falls in a pause. One statement for many ratings; each reads its
+/// table's rounds by the table's and the time's index.
+pub fn seat_rounds(
+    conn: &mut PgConnection,
+    ids: &[RatingId],
+    ends: &[Option<DateTime<Utc>>],
+) -> QueryResult<Vec<SeatRoundRow>> {
+    use diesel::sql_types::{Array, Nullable as N};
+    diesel::sql_query(rounds_of_spans(
+        "SELECT r.id, r.table_id, 'seat' || r.seat AS place, r.started_at, \
+                coalesce(e.ended, 'infinity') AS ended \
+         FROM unnest($1::int8[], $2::timestamptz[]) AS e (id, ended) \
+         JOIN ratings r ON r.id = e.id",
+    ))
     .bind::<Array<BigInt>, _>(ids.iter().map(|id| id.0).collect::<Vec<_>>())
     .bind::<Array<N<Timestamptz>>, _>(ends.to_vec())
     .load(conn)

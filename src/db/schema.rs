@@ -662,6 +662,39 @@ diesel::table! {
 }
 
 diesel::table! {
+    unrated_observation_ends (observation_id) {
+        observation_id -> Int8,
+        ended_at -> Timestamptz,
+        walked_with -> Nullable<Int8>,
+        ended_by -> Int8,
+    }
+}
+
+diesel::table! {
+    unrated_observation_voids (observation_id) {
+        observation_id -> Int8,
+        reason -> Text,
+        voided_by -> Int8,
+        voided_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
+    unrated_observations (id) {
+        id -> Int8,
+        table_id -> Int8,
+        seat -> Int2,
+        gaming_day -> Date,
+        description -> Text,
+        currency -> Text,
+        average_bet -> Int8,
+        started_at -> Timestamptz,
+        recorded_by -> Int8,
+        recorded_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     users (id) {
         id -> Int8,
         username -> Text,
@@ -771,6 +804,12 @@ diesel::joinable!(table_fees -> users (recorded_by));
 diesel::joinable!(table_pars -> chip_set_versions (chip_set_version_id));
 diesel::joinable!(table_pars -> gaming_tables (table_id));
 diesel::joinable!(table_pars -> users (created_by));
+diesel::joinable!(unrated_observation_ends -> unrated_observations (observation_id));
+diesel::joinable!(unrated_observation_ends -> users (ended_by));
+diesel::joinable!(unrated_observation_voids -> unrated_observations (observation_id));
+diesel::joinable!(unrated_observation_voids -> users (voided_by));
+diesel::joinable!(unrated_observations -> gaming_tables (table_id));
+diesel::joinable!(unrated_observations -> users (recorded_by));
 
 diesel::allow_tables_to_appear_in_same_query!(
     api_tokens,
@@ -825,5 +864,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     table_fee_voids,
     table_fees,
     table_pars,
+    unrated_observation_ends,
+    unrated_observation_voids,
+    unrated_observations,
     users,
 );

@@ -9,7 +9,7 @@ use crate::db::audit_log::Actor;
 use crate::db::handle::Db;
 use crate::db::ids::RoundId;
 use crate::pit::PitError;
-use crate::players::ratings::{self, Seated};
+use crate::players::{self, AtTable};
 use crate::recording::form::Fields;
 use crate::recording::screen::{self, Save, Screen, Stored};
 use crate::recording::Writer;
@@ -17,7 +17,8 @@ use crate::rules::houseway::HouseWayOut;
 use crate::rules::money::Money;
 
 /// The table's screen: its open round and what is beside it, with the table's buy-ins and
-/// fees of gaming day `day` (its drop so far), the rated players seated there, and the opener's count form while the table
+/// fees of gaming day `day` (its drop so far), the rated players seated there and the unrated
+/// observations running, and the opener's count form while the table
 /// has no opener standing (`limit`: the opener's difference that holds the table).
 pub async fn show(
     db: &Db,
@@ -25,12 +26,12 @@ pub async fn show(
     writer: Writer,
     day: NaiveDate,
     limit: Money,
-) -> Result<(Screen, TableDay, Option<SlipsPage>, Vec<Seated>), PitError> {
+) -> Result<(Screen, TableDay, Option<SlipsPage>, AtTable), PitError> {
     db.run(move |conn| {
         let screen = screen::show(conn, &code, writer, day)?;
         let drop = drop::table_day(conn, &code, day)?;
         let opener = slips::opener_form(conn, &code, day, limit)?;
-        let seated = ratings::seated_at(conn, drop.table.id)?;
+        let seated = players::at_table(conn, drop.table.id)?;
         Ok((screen, drop, opener, seated))
     })
     .await
@@ -89,7 +90,7 @@ pub async fn preview(
     db: &Db,
     typed: Typed,
     by_house_way: bool,
-) -> Result<(Screen, TableDay, Vec<Seated>), PitError> {
+) -> Result<(Screen, TableDay, AtTable), PitError> {
     db.run(move |conn| {
         let screen = if by_house_way {
             screen::set_by_house_way(conn, typed.save())?
@@ -97,7 +98,7 @@ pub async fn preview(
             screen::preview(conn, typed.save())?
         };
         let drop = drop::table_day(conn, &typed.code, typed.day)?;
-        let seated = ratings::seated_at(conn, drop.table.id)?;
+        let seated = players::at_table(conn, drop.table.id)?;
         Ok((screen, drop, seated))
     })
     .await

@@ -1,7 +1,7 @@
 //! Rated play's use-cases (docs/players.md, issue 35): the casino's players and their
 //! exclusions ([`records`]), ratings at the tables computed from the rounds ([`ratings`]), and
 //! the house edge of each rule profile version that theoretical win is taken from
-//! ([`edges`]). Web handlers and the CLI call one function each; every decision and every
+//! ([`edges`]), and pit managers' estimates of players not carded ([`observations`]). Web handlers and the CLI call one function each; every decision and every
 //! message a person reads is made here. Failures share table accounting's use-case error.
 //!
 //! Who sees what of a player ([`Sight`]): hosts, compliance officers and auditors the whole
@@ -12,6 +12,7 @@
 pub mod comp;
 pub mod compliance;
 pub mod edges;
+pub mod observations;
 pub mod ratings;
 pub mod records;
 pub mod report;
@@ -137,17 +138,54 @@ pub(crate) fn event(
     table: Option<TableId>,
     details: serde_json::Value,
 ) -> Result<(), AccountingError> {
+    event_on(
+        conn,
+        me,
+        action,
+        format!("player:{player}"),
+        day,
+        table,
+        details,
+    )
+}
+
+/// Appends an event about `target` (`player:7`, `observation:3`) to the `players` chain.
+pub(crate) fn event_on(
+    conn: &mut PgConnection,
+    me: &Me,
+    action: AuditAction,
+    target: String,
+    day: NaiveDate,
+    table: Option<TableId>,
+    details: serde_json::Value,
+) -> Result<(), AccountingError> {
     audit_log::append(
         conn,
         &NewAuditEvent {
             chain: PLAYERS_CHAIN,
             actor: &me.actor,
             action,
-            target: format!("player:{player}"),
+            target,
             details,
             gaming_day: Some(day),
             table_id: table,
         },
     )?;
     Ok(())
+}
+
+/// Who a table's screen shows at its seats: the rated players seated, and the unrated
+/// observations running.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AtTable {
+    pub seated: Vec<ratings::Seated>,
+    pub observed: Vec<observations::Open>,
+}
+
+/// Who is at table `table`'s seats, in the caller's turn of the database.
+pub fn at_table(conn: &mut PgConnection, table: TableId) -> Result<AtTable, AccountingError> {
+    Ok(AtTable {
+        seated: ratings::seated_at(conn, table)?,
+        observed: observations::open_at(conn, table)?,
+    })
 }

@@ -83,7 +83,7 @@ pub(crate) fn rated(
     let ends: Vec<Option<DateTime<Utc>>> = spans.iter().map(|s| s.end).collect();
     let mut rounds_of: HashMap<RatingId, Vec<(UserId, SeatRound)>> = HashMap::new();
     for r in rows::seat_rounds(conn, &ids, &ends)? {
-        rounds_of.entry(RatingId(r.rating_id)).or_default().push((
+        rounds_of.entry(RatingId(r.span_id)).or_default().push((
             r.dealer_id,
             SeatRound {
                 at: r.dealt_at,
@@ -361,7 +361,7 @@ impl Step {
 }
 
 /// The chips a leaving player walks with, as typed: zero or more.
-fn walked_with(typed: &str) -> Result<Money, AccountingError> {
+pub(crate) fn walked_with(typed: &str) -> Result<Money, AccountingError> {
     let typed = typed.trim();
     if typed.is_empty() {
         return Err(AccountingError::Refused(

@@ -1,6 +1,7 @@
 //! The rated play of a gaming day (docs/players.md, "The day's rated play"): the top players by
 //! theoretical and by actual win, rated play by table, and the share of the day's drop that was
-//! bought in by rated players. For pit managers, hosts, compliance officers and auditors
+//! bought in by rated players, and the unrated play the pit managers observed (estimates). For
+//! pit managers, hosts, compliance officers and auditors
 //! (those who see players' names); players are named by card number and name, no personal
 //! data.
 
@@ -14,6 +15,7 @@ use crate::accounting::AccountingError;
 use crate::db::handle::Db;
 use crate::db::ids::{PlayerId, UserId};
 use crate::db::players as rows;
+use crate::players::observations::{of_day, Observation};
 use crate::players::ratings::rated;
 use crate::players::Sight;
 use crate::rules::money::Total;
@@ -79,6 +81,52 @@ pub struct DayReport {
     /// By dealer's name, then currency.
     pub dealers: Vec<DealerDay>,
     pub drop: Vec<DropShare>,
+    /// The day's unrated observations not void, per currency: estimates.
+    pub unrated: Vec<UnratedDay>,
+    /// Each observation of the day, void ones included (shown struck).
+    pub observations: Vec<Observation>,
+}
+
+/// A currency's unrated play of the day, from the observations not void: every figure but the
+/// count and the hands is estimated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnratedDay {
+    pub currency: String,
+    pub observations: u32,
+    pub seconds_played: i64,
+    /// The rounds counted at the observed seats while observed.
+    pub hands: u32,
+    /// Σ estimated average bet × hands.
+    pub total_bet: Total,
+    pub theoretical_win: Total,
+    /// Whether every hand's edge was known.
+    pub theoretical_complete: bool,
+}
+
+/// The day's unrated play per currency, from its observations not void.
+fn unrated_of(observations: &[Observation]) -> Vec<UnratedDay> {
+    let mut by_currency: BTreeMap<String, UnratedDay> = BTreeMap::new();
+    for o in observations.iter().filter(|o| o.void.is_none()) {
+        let u = by_currency
+            .entry(o.currency.clone())
+            .or_insert_with(|| UnratedDay {
+                currency: o.currency.clone(),
+                observations: 0,
+                seconds_played: 0,
+                hands: 0,
+                total_bet: Total(0),
+                theoretical_win: Total(0),
+                theoretical_complete: true,
+            });
+        let f = &o.estimate;
+        u.observations += 1;
+        u.seconds_played += f.seconds_played;
+        u.hands += f.hands;
+        u.total_bet.0 += f.total_bet.0;
+        u.theoretical_win.0 += f.theoretical_win.0;
+        u.theoretical_complete &= f.theoretical_complete;
+    }
+    by_currency.into_values().collect()
 }
 
 /// How many players each top list shows.
@@ -213,6 +261,7 @@ pub async fn day(
                 drop: Total(i128::from(d.amount)),
             })
             .collect();
+        let observations = of_day(conn, day, now)?;
         Ok(DayReport {
             day,
             by_theoretical,
@@ -220,6 +269,8 @@ pub async fn day(
             tables,
             dealers,
             drop,
+            unrated: unrated_of(&observations),
+            observations,
         })
     })
     .await

@@ -2,7 +2,7 @@
 //! rounds settled there while they sat, not estimated. Pure: the rounds, the rating's steps and
 //! the time it is read at come from the caller.
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Duration, FixedOffset, NaiveDate, NaiveTime, Utc};
 
 use crate::rules::money::{Money, Total};
 
@@ -222,11 +222,88 @@ pub fn comp(earned: impl IntoIterator<Item = (Total, i32)>) -> Total {
     Total((units / 10_000).max(0))
 }
 
+/// A round dealt at an observed seat: when, and its rule profile version's edge (none while not
+/// computed).
+pub type Dealt = (DateTime<Utc>, Option<i32>);
+
+/// An unrated observation's estimates (docs/rules.md §14): the pit manager's estimated average
+/// bet taken as the bet of every round settled at the observed seat from the observation's
+/// start up to its end (`dealt`: when each was dealt, and its version's edge). Its hands are
+/// those rounds, counted; its total bet and theoretical win are estimates, the average bet's
+/// multiples; it has no result (the player is not known to the rounds).
+pub fn estimate(
+    start: DateTime<Utc>,
+    end: Option<DateTime<Utc>>,
+    average_bet: Money,
+    dealt: &[Dealt],
+    now: DateTime<Utc>,
+) -> Figures {
+    let span = Span {
+        start,
+        pauses: Vec::new(),
+        end,
+    };
+    let rounds: Vec<SeatRound> = dealt
+        .iter()
+        .map(|&(at, edge_ppm)| SeatRound {
+            at,
+            bet: average_bet,
+            result: Money::ZERO,
+            edge_ppm,
+        })
+        .collect();
+    figures(&span, &rounds, now)
+}
+
+/// Why a typed start time is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StartError {
+    #[error("{0:?} is not a time of day: type it as hours and minutes, such as 21:30.")]
+    NotATime(String),
+    #[error("{at} is before the gaming day began ({began}): record it on the day it was seen.")]
+    BeforeTheDay { at: String, began: String },
+}
+
+/// When an observed player sat down, from the local time of day typed (`HH:MM`, 24-hour, at
+/// `offset`): the latest such moment at or before `now`; empty: `now`. Refused before
+/// `day_began` (the start of the current gaming day).
+pub fn started_at(
+    typed: &str,
+    now: DateTime<Utc>,
+    offset: FixedOffset,
+    day_began: DateTime<Utc>,
+) -> Result<DateTime<Utc>, StartError> {
+    let typed = typed.trim();
+    if typed.is_empty() {
+        return Ok(now);
+    }
+    let time = NaiveTime::parse_from_str(typed, "%H:%M")
+        .map_err(|_| StartError::NotATime(typed.to_owned()))?;
+    let local_now = now.with_timezone(&offset);
+    let today = local_now.date_naive().and_time(time);
+    let local = if today > local_now.naive_local() {
+        today - Duration::days(1)
+    } else {
+        today
+    };
+    let at = (local - offset).and_utc();
+    if at < day_began {
+        return Err(StartError::BeforeTheDay {
+            at: local.format("%Y-%m-%d %H:%M").to_string(),
+            began: day_began
+                .with_timezone(&offset)
+                .format("%Y-%m-%d %H:%M")
+                .to_string(),
+        });
+    }
+    Ok(at)
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use chrono::{Duration, TimeZone};
+    use chrono::TimeZone;
     use proptest::prelude::*;
 
     fn t(minutes: i64) -> DateTime<Utc> {
@@ -393,5 +470,52 @@ mod tests {
             Total(0)
         );
         assert_eq!(comp([]), Total(0));
+    }
+
+    #[test]
+    fn an_observation_estimates_from_its_bet_and_the_rounds_dealt_at_its_seat() {
+        // 500.00 estimated; three rounds at the seat, one after the end; a 2 % and a 1.5 % edge.
+        let dealt = [
+            (t(5), Some(20_000)),
+            (t(10), Some(15_000)),
+            (t(40), Some(20_000)),
+        ];
+        let f = estimate(t(0), Some(t(30)), Money(50_000), &dealt, t(600));
+        assert_eq!(f.hands, 2);
+        assert_eq!(f.total_bet, Total(100_000));
+        assert_eq!(f.average_bet, Total(50_000));
+        // 50,000 × 0.02 + 50,000 × 0.015 = 1,000 + 750.
+        assert_eq!(f.theoretical_win, Total(1_750));
+        assert!(f.theoretical_complete);
+        assert_eq!(f.player_result, Total(0));
+        assert_eq!(f.seconds_played, 30 * 60);
+        // Running: its time runs to now; an edge not known says so.
+        let f = estimate(t(0), None, Money(50_000), &[(t(5), None)], t(20));
+        assert_eq!((f.hands, f.seconds_played), (1, 20 * 60));
+        assert!(!f.theoretical_complete);
+    }
+
+    #[test]
+    fn a_typed_start_is_the_latest_such_time_not_after_now_within_the_day() {
+        let manila = FixedOffset::east_opt(8 * 3600).unwrap();
+        // t(0) is 04:00 on 30 November in Manila; the gaming day began at 06:00 the day before.
+        let began = t(-22 * 60);
+        assert_eq!(started_at("", t(0), manila, began), Ok(t(0)));
+        assert_eq!(started_at(" 03:30 ", t(0), manila, began), Ok(t(-30)));
+        // 23:15 is last night's, not tonight's.
+        assert_eq!(started_at("23:15", t(0), manila, began), Ok(t(-285)));
+        assert_eq!(started_at("04:00", t(0), manila, began), Ok(t(0)));
+        assert_eq!(
+            started_at("05:59", t(0), manila, began),
+            Err(StartError::BeforeTheDay {
+                at: "2026-11-29 05:59".to_owned(),
+                began: "2026-11-29 06:00".to_owned(),
+            })
+        );
+        assert_eq!(
+            started_at("9pm", t(0), manila, began),
+            Err(StartError::NotATime("9pm".to_owned()))
+        );
+        assert!(started_at("24:00", t(0), manila, began).is_err());
     }
 }

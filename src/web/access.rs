@@ -186,6 +186,11 @@ const STATUS_SETTERS: Allow = Allow::Roles(&[Role::Host, Role::Compliance, Role:
 const RATED_PLAY_READERS: Allow = PLAYER_READERS;
 /// Who seats rated players and ends their ratings: as for buy-ins.
 const RATERS: Allow = DROP_WRITERS;
+/// Who records, ends and voids unrated observations: pit managers (the use-case keeps a void
+/// from whoever recorded it).
+const OBSERVERS: Allow = Allow::Roles(&[Role::Supervisor]);
+/// Who reads a table's unrated observations: pit managers and auditors.
+const OBSERVATION_READERS: Allow = Allow::Roles(&[Role::Supervisor, Role::Auditor]);
 
 /// Who reads the cage's cash desk: the cage, administrators, auditors and compliance officers.
 const CAGE_CASH_READERS: Allow =
@@ -286,6 +291,9 @@ pub const RULES: &[Rule] = &[
     rule("POST", "/players/{id}/status", STATUS_SETTERS),
     rule("POST", "/tables/{code}/ratings", RATERS),
     rule("POST", "/tables/{code}/ratings/{seat}/{step}", RATERS),
+    rule("GET", "/tables/{code}/observations", OBSERVATION_READERS),
+    rule("POST", "/tables/{code}/observations", OBSERVERS),
+    rule("POST", "/tables/{code}/observations/{id}/{step}", OBSERVERS),
     rule("GET", "/tables", EVERY_ROLE),
     rule("POST", "/tables/{code}/sign-on", DEALER),
     rule("POST", "/tables/{code}/sign-off", ROUND_WRITERS),

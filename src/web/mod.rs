@@ -33,6 +33,7 @@ pub mod forms;
 mod headers;
 mod home;
 mod layout;
+mod observations;
 mod outage;
 mod pit;
 mod players;
@@ -255,6 +256,14 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
             .service(web::resource("/reports/players").get(players::day_report))
             .service(web::resource("/tables/{code}/ratings").post(players::seat))
             .service(web::resource("/tables/{code}/ratings/{seat}/{step}").post(players::step))
+            .service(
+                web::resource("/tables/{code}/observations")
+                    .get(observations::list)
+                    .post(observations::record),
+            )
+            .service(
+                web::resource("/tables/{code}/observations/{id}/{step}").post(observations::step),
+            )
             .service(web::resource("/tables").get(tables::list))
             .service(web::resource("/tables/{code}/sign-on").post(tables::sign_on))
             .service(

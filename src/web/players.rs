@@ -193,11 +193,12 @@ pub struct TotalsView {
 }
 
 /// `2 h 05 min`.
-fn duration(seconds: i64) -> String {
+pub(crate) fn duration(seconds: i64) -> String {
     format!("{} h {:02} min", seconds / 3600, (seconds % 3600) / 60)
 }
 
-fn theoretical(amount: Total, complete: bool, currency: &str) -> String {
+/// A theoretical win, said to be short while an edge is not known.
+pub(crate) fn theoretical(amount: Total, complete: bool, currency: &str) -> String {
     if complete {
         total(amount, currency)
     } else {
@@ -407,6 +408,31 @@ struct DayPage {
     tables: Vec<TableDayView>,
     dealers: Vec<DealerDayView>,
     drop: Vec<(String, String, String, String)>,
+    unrated: Vec<UnratedView>,
+    observations: Vec<ObservedDayView>,
+}
+
+/// A currency's unrated play of the day (estimates).
+pub struct UnratedView {
+    pub currency: String,
+    pub observations: u32,
+    pub time: String,
+    pub hands: u32,
+    pub average_bet: String,
+    pub theoretical_win: String,
+}
+
+/// An observation on the day's report.
+pub struct ObservedDayView {
+    pub id: i64,
+    pub table: String,
+    pub seat: u8,
+    pub description: String,
+    pub time: String,
+    pub hands: u32,
+    pub average_bet: String,
+    pub theoretical_win: String,
+    pub void: bool,
 }
 
 pub struct PlayerDayView {
@@ -526,6 +552,41 @@ pub async fn day_report(
                     sum(d.rated, &d.currency),
                     share,
                 )
+            })
+            .collect(),
+        unrated: shown
+            .unrated
+            .iter()
+            .map(|u| UnratedView {
+                currency: u.currency.clone(),
+                observations: u.observations,
+                time: duration(u.seconds_played),
+                hands: u.hands,
+                average_bet: sum(average_bet(u.total_bet, u.hands), &u.currency),
+                theoretical_win: theoretical(
+                    u.theoretical_win,
+                    u.theoretical_complete,
+                    &u.currency,
+                ),
+            })
+            .collect(),
+        observations: shown
+            .observations
+            .iter()
+            .map(|o| ObservedDayView {
+                id: o.id.0,
+                table: o.table_code.clone(),
+                seat: o.seat,
+                description: o.description.clone(),
+                time: duration(o.estimate.seconds_played),
+                hands: o.estimate.hands,
+                average_bet: money(o.average_bet, &o.currency),
+                theoretical_win: theoretical(
+                    o.estimate.theoretical_win,
+                    o.estimate.theoretical_complete,
+                    &o.currency,
+                ),
+                void: o.void.is_some(),
             })
             .collect(),
     };

@@ -20,7 +20,8 @@ use crate::db::audit_log::Actor;
 use crate::db::ids::RoundId;
 use crate::db::tables::PlayingTable;
 use crate::pit::screen::{self, Typed};
-use crate::players::ratings::Seated;
+use crate::players::observations::observes;
+use crate::players::AtTable;
 use crate::recording::entry::{place_note, FieldErrors, PlaceNote};
 use crate::recording::form::{self, Fields};
 use crate::recording::screen::{Screen, Stored};
@@ -169,9 +170,19 @@ struct TablePage {
     drop: DropPanel,
     /// The rated players seated at the table (docs/players.md): card number and first name.
     rated: Vec<RatedView>,
+    /// The unrated observations running at the table (docs/players.md), for the pit manager.
+    observed: Vec<ObservedView>,
+    observer: bool,
     /// The opener's count form, while the table has no opener standing (shown to whoever may
     /// sign one: a dealer or a pit manager at the table).
     opener: Option<CountFormView>,
+}
+
+/// An unrated observation running at a seat.
+struct ObservedView {
+    seat: u8,
+    description: String,
+    since: String,
 }
 
 /// A rated player at a seat, as the dealer sees them.
@@ -267,11 +278,13 @@ fn problems(count: usize) -> String {
 struct Shown {
     settled: Option<RoundId>,
     previewed: bool,
+    /// The viewer records unrated observations (a pit manager): the panel that lists them.
+    observer: bool,
 }
 
 fn page(
     nav: Nav,
-    (screen, day, seated): (Screen, TableDay, Vec<Seated>),
+    (screen, day, at_table): (Screen, TableDay, AtTable),
     zone: Zone,
     shown: Shown,
     opener: Option<CountFormView>,
@@ -341,6 +354,7 @@ fn page(
             .and_then(|id| recent.iter().find(|r| r.id == id).cloned()),
         other_shift,
         previewed: shown.previewed,
+        observer: shown.observer,
         house_today: format::total(side.house.day, &stored.table.table.currency),
         shift_dealer: format!(
             "{} since {}",
@@ -350,7 +364,17 @@ fn page(
         house_shift: format::total(side.house.shift, &stored.table.table.currency),
         house_way_words: houseway::description(),
         drop: drop_panel(&day),
-        rated: seated
+        observed: at_table
+            .observed
+            .into_iter()
+            .map(|o| ObservedView {
+                seat: o.seat,
+                description: o.description,
+                since: when(o.since, zone),
+            })
+            .collect(),
+        rated: at_table
+            .seated
             .into_iter()
             .map(|s| RatedView {
                 seat: s.seat,
@@ -714,6 +738,7 @@ pub async fn show(
     let shown = Shown {
         settled: query.settled.map(RoundId),
         previewed: false,
+        observer: observes(user.role),
     };
     let result = show_page(state, session.clone(), user, path, shown).await;
     as_page(&session, "/", result)
@@ -799,6 +824,7 @@ async fn submit_form(
     let shown = Shown {
         settled: None,
         previewed: true,
+        observer: observes(user.role),
     };
     render(status, &page(nav, screen, state.config.zone(), shown, None))
 }

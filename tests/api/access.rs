@@ -677,6 +677,26 @@ const MATRIX: &[Case] = &[
         &[],
         [303, 404, 404, 403, 404, 403, 403, 403, 403],
     ),
+    // Unrated observations: recorded, ended and voided by pit managers, read by them and
+    // auditors.
+    case(
+        "GET",
+        "/tables/NO-SUCH/observations",
+        &[],
+        [303, 403, 404, 404, 403, 403, 403, 403, 403],
+    ),
+    case(
+        "POST",
+        "/tables/NO-SUCH/observations",
+        &[("seat", "1"), ("description", "man"), ("average_bet", "25")],
+        [303, 403, 404, 403, 403, 403, 403, 403, 403],
+    ),
+    case(
+        "POST",
+        "/tables/NO-SUCH/observations/1/end",
+        &[],
+        [303, 403, 404, 403, 403, 403, 403, 403, 403],
+    ),
     // Round entry: a missing table or round is 404 once past access; a form body is not a
     // round (422).
     case(

@@ -12,7 +12,7 @@ use reqwest::StatusCode;
 
 use crate::export::{csv_edit, export_to, forge_csv, lines, says, scratch, write_lines};
 use crate::helpers::{record, the_round, PASSWORD};
-use crate::players::{at_table, buy_in, floor, register, seat_of, TABLE};
+use crate::players::{at_table, buy_in, floor, observe, register, seat_of, TABLE};
 
 /// The data rows of a CSV export, by column name.
 fn rows(path: &Path) -> Vec<HashMap<String, String>> {
@@ -332,4 +332,123 @@ async fn ratings_export_and_verify_and_an_edited_figure_is_named_by_rating_and_f
         ))
         .await;
     assert_eq!(res.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn unrated_observations_are_exported_with_their_rounds_and_their_estimates_verified() {
+    let f = floor().await;
+    use diesel::RunQueryDsl;
+    diesel::sql_query(
+        "INSERT INTO profile_version_edges (rule_profile_version_id, edge_ppm, half_width_ppm, \
+         deals, seed) SELECT id, 20000, 3000, 1000, 1 FROM rule_profile_versions",
+    )
+    .execute(&mut f.app.conn())
+    .unwrap();
+    // Seat 3 observed for two rounds at an estimated 25.00, then ended with 600 walked with; a
+    // second observation at seat 1, still running, is void.
+    let ended = observe(&f.supervisor, "man, 50s, red shirt", "25").await;
+    for key in ["observed-round-1", "observed-round-2"] {
+        let (status, body) = record(&f.dealer, TABLE, key, the_round()).await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+    }
+    let res = f
+        .supervisor
+        .post_form(
+            &format!("/tables/{TABLE}/observations/{ended}/end"),
+            &[("walked_with", "600")],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let res = f
+        .supervisor
+        .post_form(
+            &format!("/tables/{TABLE}/observations"),
+            &[
+                ("seat", "1"),
+                ("description", "woman, 20s"),
+                ("average_bet", "10"),
+            ],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let other = f.app.another_browser();
+    f.app.create_user("other-pit", Role::Supervisor, PASSWORD);
+    other.sign_in("other-pit", PASSWORD).await;
+    let res = other
+        .post_form(
+            &format!("/tables/{TABLE}/observations/{}/void", ended + 1),
+            &[("reason", "a carded player after all")],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+
+    let path = export_to(&f.app, Kind::Ratings, Format::Csv, Some(TABLE));
+    let verified = export::verify(&path).unwrap();
+    assert_eq!(verified.problems, vec![]);
+    let rows = rows(&path);
+    let lines: Vec<&str> = rows.iter().map(|r| r["line"].as_str()).collect();
+    assert_eq!(
+        lines,
+        [
+            "observation",
+            "observed_round",
+            "observed_round",
+            "observation"
+        ]
+    );
+    let first = &rows[0];
+    for (name, value) in [
+        ("observation_id", ended.to_string()),
+        ("table", TABLE.to_owned()),
+        ("seat", "3".to_owned()),
+        ("description", "man, 50s, red shirt".to_owned()),
+        ("hands", "2".to_owned()),
+        ("estimated_average_bet", "2500".to_owned()),
+        ("estimated_total_bet", "5000".to_owned()),
+        // 2 % of 25.00, twice.
+        ("estimated_theoretical_win", "100".to_owned()),
+        ("theoretical_complete", "true".to_owned()),
+        ("walked_with", "60000".to_owned()),
+        ("rating_id", String::new()),
+        ("void_reason", String::new()),
+    ] {
+        assert_eq!(first[name], value, "{name}");
+    }
+    assert_eq!(rows[3]["void_reason"], "a carded player after all");
+
+    // An estimate edited is named by row, field and observation; a round moved to another
+    // table is named too.
+    let forged = forge_csv(&path, |names, rows, _| {
+        let column = names
+            .iter()
+            .position(|n| n == "estimated_theoretical_win")
+            .unwrap();
+        rows[0][column] = "101".to_owned();
+        let table = names.iter().position(|n| n == "table").unwrap();
+        rows[1][table] = "OTHER-9".to_owned();
+    });
+    let found = export::verify(&forged).unwrap().problems;
+    assert!(
+        says(
+            &found,
+            Some(1),
+            Some("estimated_theoretical_win"),
+            &format!("observation {ended}: its 2 round(s) make 100, the row says 101")
+        ),
+        "{found:?}"
+    );
+    assert!(
+        says(
+            &found,
+            Some(2),
+            Some("table"),
+            &format!("observation {ended} says")
+        ),
+        "{found:?}"
+    );
+
+    // JSON Lines verifies the same.
+    let jsonl = export_to(&f.app, Kind::Ratings, Format::Jsonl, Some(TABLE));
+    let verified = export::verify(&jsonl).unwrap();
+    assert_eq!((verified.rows, verified.problems), (4, vec![]));
 }

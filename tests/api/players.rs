@@ -722,3 +722,387 @@ pub(crate) fn seat_of(app: &TestApp, key: &str, seat: usize) -> (i64, i64) {
         seat["result"].as_i64().unwrap(),
     )
 }
+
+/// The path of table [`TABLE`]'s observations page.
+fn observations() -> String {
+    format!("/tables/{TABLE}/observations")
+}
+
+/// Records an observation at seat 3 as `who` (a pit manager); its id.
+pub(crate) async fn observe(who: &TestApp, description: &str, average_bet: &str) -> i64 {
+    let res = who
+        .post_form(
+            &observations(),
+            &[
+                ("seat", "3"),
+                ("description", description),
+                ("average_bet", average_bet),
+                ("started", ""),
+            ],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER, "observation");
+    assert_eq!(location(&res), observations());
+    count(
+        &who.another_browser(),
+        "SELECT max(id) AS n FROM unrated_observations",
+    )
+}
+
+/// The page's row of observation `id`.
+fn row_of(page: &str, id: i64) -> String {
+    page.split(&format!("id=\"observation-{id}\""))
+        .nth(1)
+        .and_then(|rest| rest.split("</tr>").next())
+        .unwrap_or_else(|| panic!("observation {id} on the page: {page}"))
+        .to_owned()
+}
+
+#[tokio::test]
+async fn an_unrated_observation_is_recorded_ended_and_estimated_from_its_seats_rounds() {
+    let f = floor().await;
+    // The table's rules have a house edge of 2 % stored.
+    diesel::sql_query(
+        "INSERT INTO profile_version_edges (rule_profile_version_id, edge_ppm, half_width_ppm, \
+         deals, seed) SELECT id, 20000, 3000, 1000, 1 FROM rule_profile_versions",
+    )
+    .execute(&mut f.app.conn())
+    .unwrap();
+    let (status, body) = record(&f.dealer, TABLE, "before-round-1", the_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+
+    let id = observe(&f.supervisor, "  man, 50s,   red shirt ", "25").await;
+    let page = f
+        .supervisor
+        .get(&observations())
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains(
+            "Unrated player observed at seat 3: man, 50s, red shirt, about PHP 25.00 a hand."
+        ),
+        "{page}"
+    );
+    // The pit manager's table screen lists it; a dealer's has no such panel.
+    let screen = f
+        .supervisor
+        .get(&format!("/tables/{TABLE}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        screen.contains("id=\"observed-seat-3\"") && screen.contains("man, 50s, red shirt"),
+        "{screen}"
+    );
+    let screen = f
+        .dealer
+        .get(&format!("/tables/{TABLE}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(!screen.contains("observed-panel"), "{screen}");
+
+    let (status, body) = record(&f.dealer, TABLE, "observed-round-1", the_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let res = f
+        .supervisor
+        .post_form(
+            &format!("{}/{id}/end", observations()),
+            &[("walked_with", "1,200")],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let (status, body) = record(&f.dealer, TABLE, "after-round-1", the_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+
+    // One round at seat 3 while observed, at the estimated 25.00: 2 % of it is 0.50.
+    let page = f
+        .supervisor
+        .get(&observations())
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains(
+            "Observation ended at seat 3: man, 50s, red shirt, walked with PHP 1,200.00."
+        ),
+        "{page}"
+    );
+    let row = row_of(&page, id);
+    assert!(row.contains("hands\">1<"), "{row}");
+    assert!(row.contains("average-bet\">PHP 25.00<"), "{row}");
+    assert!(row.contains("total-bet\">PHP 25.00<"), "{row}");
+    assert!(row.contains("theoretical-win\">PHP +0.50<"), "{row}");
+    assert!(row.contains("walked-with\">PHP 1,200.00<"), "{row}");
+    assert!(
+        !page.contains(&format!("id=\"running-{id}\"")),
+        "ended: {page}"
+    );
+    // A second end is refused, with nothing written.
+    let res = f
+        .supervisor
+        .post_form(&format!("{}/{id}/end", observations()), &[])
+        .await;
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(res.text().await.unwrap().contains("has ended already"));
+    assert_eq!(
+        count(&f.app, "SELECT count(*) AS n FROM unrated_observation_ends"),
+        1
+    );
+
+    // Audited on the players' chain, with the table and gaming day.
+    let recorded = f.app.audit("observation.recorded");
+    assert_eq!(recorded.len(), 1);
+    assert_eq!(recorded[0].chain, "players");
+    assert_eq!(recorded[0].target, format!("observation:{id}"));
+    assert_eq!(recorded[0].details["description"], "man, 50s, red shirt");
+    assert_eq!(recorded[0].details["average_bet"], 2_500);
+    assert!(recorded[0].gaming_day.is_some() && recorded[0].table_id.is_some());
+    let ended = f.app.audit("observation.ended");
+    assert_eq!(ended.len(), 1);
+    assert_eq!(ended[0].details["hands"], 1);
+    assert_eq!(ended[0].details["walked_with"], 120_000);
+    assert_eq!(ended[0].details["estimated_theoretical_win"], 50);
+
+    // The day's report: one observation, its hand, its estimates, marked as such.
+    let report = f
+        .supervisor
+        .get("/reports/players")
+        .await
+        .text()
+        .await
+        .unwrap();
+    // In the page's body, not its title.
+    let body = report.split("</title>").nth(1).expect("a title");
+    let unrated = body
+        .split("id=\"unrated\"")
+        .nth(1)
+        .expect("the unrated play");
+    assert!(unrated.contains("Estimates"), "{unrated}");
+    assert!(unrated.contains("observations\">1<"), "{unrated}");
+    assert!(unrated.contains("hands\">1<"), "{unrated}");
+    assert!(unrated.contains("average-bet\">PHP 25.00<"), "{unrated}");
+    assert!(
+        unrated.contains("theoretical-win\">PHP +0.50<"),
+        "{unrated}"
+    );
+    assert!(unrated.contains("man, 50s, red shirt"), "{unrated}");
+}
+
+#[tokio::test]
+async fn an_observation_is_voided_by_another_pit_manager_never_by_who_recorded_it() {
+    let f = floor().await;
+    let id = observe(&f.supervisor, "woman, 30s, green dress", "40").await;
+    let void = format!("{}/{id}/void", observations());
+
+    // Who recorded it may not void it: refused, nothing written.
+    let res = f
+        .supervisor
+        .post_form(&void, &[("reason", "wrong table")])
+        .await;
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let body = res.text().await.unwrap();
+    assert!(
+        body.contains(
+            "You recorded this observation: another pit manager or an administrator voids it."
+        ),
+        "{body}"
+    );
+    assert_eq!(
+        count(
+            &f.app,
+            "SELECT count(*) AS n FROM unrated_observation_voids"
+        ),
+        0
+    );
+    assert!(f.app.audit("observation.void").is_empty());
+    // Their page offers no void form for it.
+    let page = f
+        .supervisor
+        .get(&observations())
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(!row_of(&page, id).contains("Void observation"), "{page}");
+
+    let other = f.app.another_browser();
+    f.app
+        .create_user("other-pit", Role::Supervisor, crate::helpers::PASSWORD);
+    let res = other.sign_in("other-pit", crate::helpers::PASSWORD).await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    // No reason: refused, naming the field.
+    let res = other.post_form(&void, &[("reason", "  ")]).await;
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(res.text().await.unwrap().contains("data-field=\"reason\""));
+    assert_eq!(
+        count(
+            &f.app,
+            "SELECT count(*) AS n FROM unrated_observation_voids"
+        ),
+        0
+    );
+    let res = other
+        .post_form(&void, &[("reason", "seen at table 2, not here")])
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    assert_eq!(
+        count(
+            &f.app,
+            "SELECT count(*) AS n FROM unrated_observation_voids"
+        ),
+        1
+    );
+    let voids = f.app.audit("observation.void");
+    assert_eq!(voids.len(), 1);
+    assert_eq!(voids[0].details["reason"], "seen at table 2, not here");
+    assert_eq!(voids[0].chain, "players");
+    // Void once; a void one is not ended; it counts for nothing on the day's report.
+    let res = other.post_form(&void, &[("reason", "again")]).await;
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let res = other
+        .post_form(&format!("{}/{id}/end", observations()), &[])
+        .await;
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(
+        count(&f.app, "SELECT count(*) AS n FROM unrated_observation_ends"),
+        0
+    );
+    let page = other.get(&observations()).await.text().await.unwrap();
+    assert!(row_of(&page, id).contains("VOID"), "{page}");
+    let report = other.get("/reports/players").await.text().await.unwrap();
+    assert!(
+        report.contains("No unrated play observed this day."),
+        "{report}"
+    );
+    // The database keeps it as it was.
+    let changed = diesel::sql_query("UPDATE unrated_observations SET average_bet = 1")
+        .execute(&mut f.app.conn());
+    assert!(changed.is_err());
+}
+
+#[tokio::test]
+async fn a_bad_observation_is_refused_naming_its_field_and_writes_nothing() {
+    let f = floor().await;
+    let long = "x".repeat(121);
+    let cases: [(&str, &str, &str, &str, &str); 11] = [
+        ("", "man, 40s", "25", "", "seat"),
+        ("9", "man, 40s", "25", "", "seat"),
+        ("3", "   ", "25", "", "description"),
+        ("3", &long, "25", "", "description"),
+        ("3", "man, 40s", "", "", "average_bet"),
+        ("3", "man, 40s", "lots", "", "average_bet"),
+        ("3", "man, 40s", "0", "", "average_bet"),
+        ("3", "man, 40s", "-5", "", "average_bet"),
+        // The table's limits are PHP 1.00 to PHP 100.00.
+        ("3", "man, 40s", "100.01", "", "average_bet"),
+        ("3", "man, 40s", "0.50", "", "average_bet"),
+        ("3", "man, 40s", "25", "9pm", "started"),
+    ];
+    for (seat, description, bet, started, field) in cases {
+        let res = f
+            .supervisor
+            .post_form(
+                &observations(),
+                &[
+                    ("seat", seat),
+                    ("description", description),
+                    ("average_bet", bet),
+                    ("started", started),
+                ],
+            )
+            .await;
+        assert_eq!(
+            res.status(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{seat} {description} {bet} {started}"
+        );
+        let body = res.text().await.unwrap();
+        assert!(
+            body.contains(&format!("data-field=\"{field}\"")),
+            "{field}: {body}"
+        );
+    }
+    // A seat with a rated player is theirs.
+    register(&f.host, "RC-3003", "Ana").await;
+    at_table(
+        &f.dealer,
+        &format!("/tables/{TABLE}/ratings"),
+        &[("seat", "3"), ("card", "RC3003")],
+    )
+    .await;
+    let res = f
+        .supervisor
+        .post_form(
+            &observations(),
+            &[("seat", "3"), ("description", "man"), ("average_bet", "25")],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(res
+        .text()
+        .await
+        .unwrap()
+        .contains("Seat 3 has a rated player"));
+    // No dealer on shift: nothing to observe.
+    create_table(&f.app, "QUIET-1");
+    let res = f
+        .supervisor
+        .post_form(
+            "/tables/QUIET-1/observations",
+            &[("seat", "1"), ("description", "man"), ("average_bet", "25")],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(res
+        .text()
+        .await
+        .unwrap()
+        .contains("No dealer is on shift at QUIET-1"));
+    assert_eq!(
+        count(&f.app, "SELECT count(*) AS n FROM unrated_observations"),
+        0
+    );
+    assert!(f.app.audit("observation.recorded").is_empty());
+}
+
+#[tokio::test]
+async fn only_a_pit_manager_records_ends_or_voids_an_observation() {
+    let f = floor().await;
+    let fields = [("seat", "3"), ("description", "man"), ("average_bet", "25")];
+    for who in [&f.dealer, &f.host] {
+        let res = who.post_form(&observations(), &fields).await;
+        assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    }
+    assert_eq!(
+        count(&f.app, "SELECT count(*) AS n FROM unrated_observations"),
+        0
+    );
+    let id = observe(&f.supervisor, "man", "25").await;
+    for who in [&f.dealer, &f.host] {
+        for step in ["end", "void"] {
+            let res = who
+                .post_form(
+                    &format!("{}/{id}/{step}", observations()),
+                    &[("reason", "no")],
+                )
+                .await;
+            assert_eq!(res.status(), StatusCode::FORBIDDEN, "{step}");
+        }
+    }
+    assert_eq!(
+        count(
+            &f.app,
+            "SELECT (SELECT count(*) FROM unrated_observation_ends) \
+             + (SELECT count(*) FROM unrated_observation_voids) AS n"
+        ),
+        0
+    );
+    assert_eq!(f.app.audit("observation.recorded").len(), 1);
+    assert!(f.app.audit("observation.ended").is_empty());
+}

@@ -30,9 +30,11 @@ const ROLES = [
   { role: 'admin', username: 'admin', password: 'demo-admin-pit',
     extra: ['/reports/accounting', '/count', '/cage/cash', '/compliance/thresholds'] },
   { role: 'supervisor', username: 'supervisor', password: 'demo-supervisor-pit',
-    extra: ['/reports/accounting', '/tables/PUSOY-01/buy-ins', '/tables/PUSOY-01/slips', '/players/1'] },
+    extra: ['/reports/accounting', '/tables/PUSOY-01/buy-ins', '/tables/PUSOY-01/slips', '/players/1',
+      '/tables/PUSOY-01/observations'] },
   { role: 'dealer', username: 'dealer2', password: 'demo-dealer2-pit' },
-  { role: 'auditor', username: 'auditor', password: 'demo-auditor-pit', extra: ['/reports/accounting'] },
+  { role: 'auditor', username: 'auditor', password: 'demo-auditor-pit',
+    extra: ['/reports/accounting', '/tables/PUSOY-01/observations'] },
   { role: 'count', username: 'counter', password: 'demo-counter-pit', tables: false },
   // The demo's players are registered first: player 1 (active) and 3 (self-excluded).
   { role: 'host', username: 'host', password: 'demo-host-pit',

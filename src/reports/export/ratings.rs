@@ -17,6 +17,15 @@
 //!   (the player's), the house edge of its rule profile version `edge_ppm`, none while not
 //!   computed).
 //!
+//! After the ratings, every unrated observation begun in the range, each followed by its own:
+//! - `observation`: a pit manager's observation of a player not carded (`observation_id`,
+//!   `description`), its table, seat, currency, gaming day, start and end, `seconds_played`,
+//!   `hands` (the rounds counted at its seat), `theoretical_complete`, `walked_with`, and its
+//!   estimates: `estimated_average_bet` (as the pit manager typed it), `estimated_total_bet`
+//!   and `estimated_theoretical_win`; `void_reason` when it is void;
+//! - `observed_round`: a round its estimates count (`round_id`, `dealt_*`, `dealer_id`,
+//!   `edge_ppm`, `observation_id`).
+//!
 //! A running rating's time is counted up to the manifest's `exported_at`. Amounts are in the
 //! currency's minor units.
 
@@ -26,10 +35,11 @@ use std::io::Write;
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::PgConnection;
 
-use crate::db::ids::{PlayerId, RatingId, TableId};
+use crate::db::ids::{ObservationId, PlayerId, RatingId, TableId};
+use crate::db::observations::{self as observation_rows, Observed};
 use crate::db::players::{self as rows, RatingRow, SeatRoundRow, StepRow};
 use crate::rules::money::{Money, Total};
-use crate::rules::rating::{figures, Figures, SeatRound, Span};
+use crate::rules::rating::{estimate, figures, Dealt, Figures, SeatRound, Span};
 
 use super::check::{Checker, Problems, Row};
 use super::table::{ColumnKind, Field, Format, TableWriter};
@@ -70,6 +80,12 @@ pub const COLUMNS: &[(&str, ColumnKind)] = &[
     ("bet", Int),
     ("result", Int),
     ("edge_ppm", Int),
+    ("observation_id", Int),
+    ("description", Text),
+    ("estimated_average_bet", Int),
+    ("estimated_total_bet", Int),
+    ("estimated_theoretical_win", Int),
+    ("void_reason", Text),
 ];
 
 /// Where each column is in a row (`row` is 0).
@@ -96,6 +112,10 @@ mod at {
     pub const BET: usize = 29;
     pub const RESULT: usize = 30;
     pub const EDGE_PPM: usize = 31;
+    pub const OBSERVATION_ID: usize = 32;
+    pub const ESTIMATED_AVERAGE_BET: usize = 34;
+    pub const ESTIMATED_TOTAL_BET: usize = 35;
+    pub const ESTIMATED_THEORETICAL_WIN: usize = 36;
 }
 
 /// How many ratings are read and written at a time (the process holds their rounds).
@@ -133,6 +153,10 @@ pub(super) fn export(
     let mut writer = TableWriter::new(format, COLUMNS, out)?;
     for batch in begun.chunks(BATCH) {
         write_batch(conn, batch, now, clock, &mut writer)?;
+    }
+    let observed = observation_rows::between(conn, query.from, query.to, table)?;
+    for batch in observed.chunks(BATCH) {
+        write_observations(conn, batch, now, clock, &mut writer)?;
     }
     let rows = writer.finish(manifest)?;
     Ok(Written { rows })
@@ -177,7 +201,7 @@ fn write_batch<W: Write>(
     let mut rounds_of: HashMap<RatingId, Vec<SeatRoundRow>> = HashMap::new();
     for round in rows::seat_rounds(conn, &ids, &ends)? {
         rounds_of
-            .entry(RatingId(round.rating_id))
+            .entry(RatingId(round.span_id))
             .or_default()
             .push(round);
     }
@@ -232,39 +256,40 @@ fn write_batch<W: Write>(
         let table = Field::text(code.as_str());
         let seat = Field::Int(i64::from(rating.seat));
         let currency = Field::text(currency.as_str());
-        writer.write(&[
-            Field::text("rating"),
-            id.clone(),
-            Field::Int(rating.player_id.0),
-            Field::text(card.as_str()),
-            Field::text(name.as_str()),
-            table.clone(),
-            seat.clone(),
-            currency.clone(),
-            Field::Text(rating.gaming_day.to_string()),
-            started_utc,
-            started_local,
-            ended_utc,
-            ended_local,
-            Field::Int(f.seconds_played),
-            Field::Int(i64::from(f.hands)),
-            amount(f.total_bet, rating.id)?,
-            amount(f.average_bet, rating.id)?,
-            Field::Int(f.largest_bet.minor_units()),
-            amount(f.player_result, rating.id)?,
-            amount(f.actual_win, rating.id)?,
-            amount(f.theoretical_win, rating.id)?,
-            Field::Bool(f.theoretical_complete),
-            Field::Int(bought.get(&rating.id).copied().unwrap_or(0)),
-            Field::opt_int(walked_with),
-            Field::Null,
-            Field::Null,
-            Field::Null,
-            Field::Null,
-            Field::Null,
-            Field::Null,
-            Field::Null,
-        ])?;
+        writer.write(
+            &[
+                Field::text("rating"),
+                id.clone(),
+                Field::Int(rating.player_id.0),
+                Field::text(card.as_str()),
+                Field::text(name.as_str()),
+                table.clone(),
+                seat.clone(),
+                currency.clone(),
+                Field::Text(rating.gaming_day.to_string()),
+                started_utc,
+                started_local,
+                ended_utc,
+                ended_local,
+                Field::Int(f.seconds_played),
+                Field::Int(i64::from(f.hands)),
+                amount(f.total_bet, rating.id)?,
+                amount(f.average_bet, rating.id)?,
+                Field::Int(f.largest_bet.minor_units()),
+                amount(f.player_result, rating.id)?,
+                amount(f.actual_win, rating.id)?,
+                amount(f.theoretical_win, rating.id)?,
+                Field::Bool(f.theoretical_complete),
+                Field::Int(bought.get(&rating.id).copied().unwrap_or(0)),
+                Field::opt_int(walked_with),
+            ]
+            .into_iter()
+            .chain(std::iter::repeat_n(
+                Field::Null,
+                COLUMNS.len() - at::ROUND_ID + 1,
+            ))
+            .collect::<Vec<_>>(),
+        )?;
         // The part of a row a pause or round repeats of its rating.
         let of_rating = |line: &str| {
             let mut fields = vec![
@@ -293,16 +318,126 @@ fn write_batch<W: Write>(
         }
         for round in counted {
             let mut fields = of_rating("round");
+            round_fields(&mut fields, round, true, clock);
             fields.extend(std::iter::repeat_n(
                 Field::Null,
-                at::ROUND_ID - 1 - fields.len(),
+                COLUMNS.len() - fields.len(),
             ));
-            fields.push(Field::Int(round.round_id));
-            fields.extend(time(Some(round.dealt_at), clock));
-            fields.push(Field::Int(round.dealer_id.0));
-            fields.push(Field::Int(round.bet));
-            fields.push(Field::Int(round.result));
-            fields.push(Field::opt_int(round.edge_ppm.map(i64::from)));
+            writer.write(&fields)?;
+        }
+    }
+    Ok(())
+}
+
+/// A round's columns after a row's first ones: its id, when it was dealt, its dealer, the
+/// seat's bet and result (none without `seat_bet`) and its edge.
+fn round_fields(fields: &mut Vec<Field>, round: &SeatRoundRow, seat_bet: bool, clock: Clock) {
+    fields.extend(std::iter::repeat_n(
+        Field::Null,
+        at::ROUND_ID - 1 - fields.len(),
+    ));
+    fields.push(Field::Int(round.round_id));
+    fields.extend(time(Some(round.dealt_at), clock));
+    fields.push(Field::Int(round.dealer_id.0));
+    if seat_bet {
+        fields.push(Field::Int(round.bet));
+        fields.push(Field::Int(round.result));
+    } else {
+        fields.extend([Field::Null, Field::Null]);
+    }
+    fields.push(Field::opt_int(round.edge_ppm.map(i64::from)));
+}
+
+/// Writes these unrated observations, each with the rounds its estimates count.
+fn write_observations<W: Write>(
+    conn: &mut PgConnection,
+    batch: &[Observed],
+    now: DateTime<Utc>,
+    clock: Clock,
+    writer: &mut TableWriter<W>,
+) -> Result<(), ExportError> {
+    let ids: Vec<ObservationId> = batch.iter().map(|(o, _, _)| o.id).collect();
+    let ends: Vec<Option<DateTime<Utc>>> = batch
+        .iter()
+        .map(|(_, end, _)| end.as_ref().map(|e| e.ended_at))
+        .collect();
+    let mut rounds_of: HashMap<i64, Vec<SeatRoundRow>> = HashMap::new();
+    for round in observation_rows::observed_rounds(conn, &ids, &ends)? {
+        rounds_of.entry(round.span_id).or_default().push(round);
+    }
+    let table_ids: BTreeSet<TableId> = batch.iter().map(|(o, _, _)| o.table_id).collect();
+    let table_ids: Vec<TableId> = table_ids.into_iter().collect();
+    let tables: HashMap<TableId, String> = rows::tables_of(conn, &table_ids)?
+        .into_iter()
+        .map(|(id, code, _)| (id, code))
+        .collect();
+    for ((o, end, void), ended) in batch.iter().zip(ends) {
+        let code = tables
+            .get(&o.table_id)
+            .ok_or_else(|| ExportError::Stored(format!("observation {}", o.id)))?;
+        let span = Span {
+            start: o.started_at,
+            pauses: Vec::new(),
+            end: ended,
+        };
+        let counted: Vec<&SeatRoundRow> = rounds_of
+            .get(&o.id.0)
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .filter(|r| span.covers(r.dealt_at))
+            .collect();
+        let dealt: Vec<Dealt> = counted.iter().map(|r| (r.dealt_at, r.edge_ppm)).collect();
+        let f = estimate(o.started_at, ended, Money(o.average_bet), &dealt, now);
+        let amount = |total: Total| {
+            i64::try_from(total.0)
+                .map(Field::Int)
+                .map_err(|_| ExportError::Stored(format!("observation {}: beyond 2^63", o.id)))
+        };
+        let of_observation = |line: &str| {
+            vec![
+                Field::text(line),
+                Field::Null,
+                Field::Null,
+                Field::Null,
+                Field::Null,
+                Field::text(code.as_str()),
+                Field::Int(i64::from(o.seat)),
+                Field::text(o.currency.as_str()),
+            ]
+        };
+        let mut fields = of_observation("observation");
+        fields.push(Field::Text(o.gaming_day.to_string()));
+        fields.extend(time(Some(o.started_at), clock));
+        fields.extend(time(ended, clock));
+        fields.push(Field::Int(f.seconds_played));
+        fields.push(Field::Int(i64::from(f.hands)));
+        fields.extend(std::iter::repeat_n(
+            Field::Null,
+            at::THEORETICAL_COMPLETE - 1 - fields.len(),
+        ));
+        fields.push(Field::Bool(f.theoretical_complete));
+        fields.push(Field::Null);
+        fields.push(Field::opt_int(end.as_ref().and_then(|e| e.walked_with)));
+        fields.extend(std::iter::repeat_n(
+            Field::Null,
+            at::OBSERVATION_ID - 1 - fields.len(),
+        ));
+        fields.push(Field::Int(o.id.0));
+        fields.push(Field::text(o.description.as_str()));
+        fields.push(Field::Int(o.average_bet));
+        fields.push(amount(f.total_bet)?);
+        fields.push(amount(f.theoretical_win)?);
+        fields.push(Field::opt_text(void.as_ref().map(|v| v.reason.as_str())));
+        writer.write(&fields)?;
+        for round in counted {
+            let mut fields = of_observation("observed_round");
+            // The seat's bet and result are the player's, whom the rounds do not know.
+            round_fields(&mut fields, round, false, clock);
+            fields.push(Field::Int(o.id.0));
+            fields.extend(std::iter::repeat_n(
+                Field::Null,
+                COLUMNS.len() - fields.len(),
+            ));
             writer.write(&fields)?;
         }
     }
@@ -329,6 +464,21 @@ pub(super) struct RatingsCheck {
     now: Option<DateTime<Utc>>,
     open: Option<RatingSeen>,
     seen: BTreeSet<i64>,
+    observed: Option<ObservationSeen>,
+    observations_seen: BTreeSet<i64>,
+}
+
+/// An unrated observation as its rows tell it, until the next observation or rating.
+struct ObservationSeen {
+    row: Row,
+    id: i64,
+    start: Option<DateTime<Utc>>,
+    /// Its end (none while it runs), if it reads.
+    end: Option<Option<DateTime<Utc>>>,
+    average_bet: Option<i64>,
+    dealt: Vec<Dealt>,
+    /// Its rounds' ids, and the row each is on.
+    round_ids: BTreeMap<i64, u64>,
 }
 
 /// A row's time column, or the problem with it.
@@ -361,6 +511,24 @@ fn int_at(row: &Row, column: usize, problems: &mut Problems) -> Option<i64> {
     }
 }
 
+/// A row's house edge (none: not computed), or the problem with it.
+fn edge_at(row: &Row, problems: &mut Problems) -> Option<Option<i32>> {
+    match row.text(at::EDGE_PPM) {
+        "" => Some(None),
+        text => match text.parse::<i32>() {
+            Ok(edge) => Some(Some(edge)),
+            Err(_) => {
+                problems.at(
+                    row,
+                    at::EDGE_PPM,
+                    format!("{text:?} is not parts per million"),
+                );
+                None
+            }
+        },
+    }
+}
+
 impl RatingsCheck {
     pub(super) fn new(manifest: &Manifest) -> RatingsCheck {
         RatingsCheck {
@@ -372,6 +540,157 @@ impl RatingsCheck {
                 .map(|at| at.with_timezone(&Utc)),
             open: None,
             seen: BTreeSet::new(),
+            observed: None,
+            observations_seen: BTreeSet::new(),
+        }
+    }
+
+    /// Whether a rating's or an observation's row is of the query: its gaming day in the
+    /// range, its table the query's.
+    fn of_query(&self, row: &Row, problems: &mut Problems) {
+        match row.text(at::GAMING_DAY).parse::<NaiveDate>() {
+            Ok(day) if day < self.from || day > self.to => problems.at(
+                row,
+                at::GAMING_DAY,
+                format!("{day} is outside the range {} to {}", self.from, self.to),
+            ),
+            Ok(_) => {}
+            Err(_) => problems.at(
+                row,
+                at::GAMING_DAY,
+                format!("{:?} is not a date", row.text(at::GAMING_DAY)),
+            ),
+        }
+        if let Some(table) = &self.table {
+            if row.text(at::TABLE) != table {
+                problems.at(row, at::TABLE, format!("the export is of table {table}"));
+            }
+        }
+    }
+
+    fn begin_observation(&mut self, row: Row, problems: &mut Problems) {
+        let id = int_at(&row, at::OBSERVATION_ID, problems).unwrap_or(0);
+        if !self.observations_seen.insert(id) {
+            problems.at(
+                &row,
+                at::OBSERVATION_ID,
+                format!("observation {id} is written twice"),
+            );
+        }
+        self.of_query(&row, problems);
+        if row.text(at::TABLE).is_empty() {
+            problems.at(&row, at::TABLE, format!("observation {id} names no table"));
+        }
+        let start = time_at(&row, at::STARTED_UTC, problems);
+        let end = match row.text(at::ENDED_UTC) {
+            "" => Some(None),
+            _ => time_at(&row, at::ENDED_UTC, problems).map(Some),
+        };
+        if let (Some(start), Some(Some(end))) = (start, end) {
+            if end < start {
+                problems.at(
+                    &row,
+                    at::ENDED_UTC,
+                    format!("observation {id} ends before it starts"),
+                );
+            }
+        }
+        let average_bet = int_at(&row, at::ESTIMATED_AVERAGE_BET, problems);
+        if average_bet.is_some_and(|bet| bet <= 0) {
+            problems.at(
+                &row,
+                at::ESTIMATED_AVERAGE_BET,
+                format!("observation {id}: an estimated average bet not above zero"),
+            );
+        }
+        self.observed = Some(ObservationSeen {
+            row,
+            id,
+            start,
+            end,
+            average_bet,
+            dealt: Vec::new(),
+            round_ids: BTreeMap::new(),
+        });
+    }
+
+    /// An observed round: it follows its observation's row with the same table, seat and
+    /// currency, falls in its time, and is counted once.
+    fn observed_round(&mut self, row: &Row, problems: &mut Problems) {
+        let round = int_at(row, at::ROUND_ID, problems).unwrap_or(0);
+        let dealt = time_at(row, at::DEALT_UTC, problems);
+        let edge = edge_at(row, problems);
+        let id = row.text(at::OBSERVATION_ID);
+        let Some(o) = self.observed.as_mut().filter(|o| o.id.to_string() == id) else {
+            problems.at(
+                row,
+                at::OBSERVATION_ID,
+                format!("a round of observation {id}, whose row it does not follow"),
+            );
+            return;
+        };
+        for column in [at::TABLE, at::SEAT, at::CURRENCY] {
+            if row.text(column) != o.row.text(column) {
+                problems.at(
+                    row,
+                    column,
+                    format!("observation {id} says {:?}", o.row.text(column)),
+                );
+            }
+        }
+        if let Some(first) = o.round_ids.insert(round, row.number) {
+            problems.at(
+                row,
+                at::ROUND_ID,
+                format!("observation {id} counts round {round} twice (row {first} too)"),
+            );
+        }
+        if let (Some(start), Some(end), Some(dealt)) = (o.start, o.end, dealt) {
+            if dealt < start || end.is_some_and(|end| dealt >= end) {
+                problems.at(
+                    row,
+                    at::DEALT_UTC,
+                    format!("round {round} is outside observation {id}'s time"),
+                );
+            }
+        }
+        if let (Some(dealt), Some(edge)) = (dealt, edge) {
+            o.dealt.push((dealt, edge));
+        }
+    }
+
+    /// Works out an observation's estimates again from its rows and names each that differs.
+    fn close_observation(&mut self, problems: &mut Problems) {
+        let Some(o) = self.observed.take() else {
+            return;
+        };
+        let (Some(start), Some(end), Some(bet)) = (o.start, o.end, o.average_bet) else {
+            return;
+        };
+        let f = estimate(start, end, Money(bet), &o.dealt, self.now.unwrap_or(start));
+        let expected: [(usize, String); 5] = [
+            (at::HANDS, f.hands.to_string()),
+            (at::ESTIMATED_TOTAL_BET, f.total_bet.0.to_string()),
+            (
+                at::ESTIMATED_THEORETICAL_WIN,
+                f.theoretical_win.0.to_string(),
+            ),
+            (at::THEORETICAL_COMPLETE, f.theoretical_complete.to_string()),
+            (at::SECONDS_PLAYED, f.seconds_played.to_string()),
+        ];
+        for (column, value) in expected {
+            if o.row.text(column) != value {
+                problems.at(
+                    &o.row,
+                    column,
+                    format!(
+                        "observation {}: its {} round(s) make {value}, the row says {}",
+                        o.id,
+                        o.dealt.len(),
+                        o.row.text(column)
+                    ),
+                );
+            }
         }
     }
 
@@ -380,24 +699,7 @@ impl RatingsCheck {
         if !self.seen.insert(id) {
             problems.at(&row, at::RATING_ID, format!("rating {id} is written twice"));
         }
-        match row.text(at::GAMING_DAY).parse::<NaiveDate>() {
-            Ok(day) if day < self.from || day > self.to => problems.at(
-                &row,
-                at::GAMING_DAY,
-                format!("{day} is outside the range {} to {}", self.from, self.to),
-            ),
-            Ok(_) => {}
-            Err(_) => problems.at(
-                &row,
-                at::GAMING_DAY,
-                format!("{:?} is not a date", row.text(at::GAMING_DAY)),
-            ),
-        }
-        if let Some(table) = &self.table {
-            if row.text(at::TABLE) != table {
-                problems.at(&row, at::TABLE, format!("the export is of table {table}"));
-            }
-        }
+        self.of_query(&row, problems);
         let start = time_at(&row, at::STARTED_UTC, problems);
         let end = match row.text(at::ENDED_UTC) {
             "" => Some(None),
@@ -505,8 +807,15 @@ impl Checker for RatingsCheck {
         match row.text(at::LINE) {
             "rating" => {
                 self.close(problems);
+                self.close_observation(problems);
                 self.begin(row, problems);
             }
+            "observation" => {
+                self.close(problems);
+                self.close_observation(problems);
+                self.begin_observation(row, problems);
+            }
+            "observed_round" => self.observed_round(&row, problems),
             "pause" => {
                 let from = time_at(&row, at::STARTED_UTC, problems);
                 let until = match row.text(at::ENDED_UTC) {
@@ -533,20 +842,7 @@ impl Checker for RatingsCheck {
                 let dealt = time_at(&row, at::DEALT_UTC, problems);
                 let bet = int_at(&row, at::BET, problems);
                 let result = int_at(&row, at::RESULT, problems);
-                let edge_ppm = match row.text(at::EDGE_PPM) {
-                    "" => Some(None),
-                    text => match text.parse::<i32>() {
-                        Ok(edge) => Some(Some(edge)),
-                        Err(_) => {
-                            problems.at(
-                                &row,
-                                at::EDGE_PPM,
-                                format!("{text:?} is not parts per million"),
-                            );
-                            None
-                        }
-                    },
-                };
+                let edge_ppm = edge_at(&row, problems);
                 if bet.is_some_and(|bet| bet < 0) {
                     problems.at(&row, at::BET, "a bet below zero".to_owned());
                 }
@@ -598,5 +894,6 @@ impl Checker for RatingsCheck {
 
     fn finish(&mut self, problems: &mut Problems) {
         self.close(problems);
+        self.close_observation(problems);
     }
 }

@@ -1,0 +1,198 @@
+//! Unrated observations: rows and queries (migration `2026-12-14-000001_unrated_observations`;
+//! docs/players.md). An observation, its end and its void are only ever inserted (triggers
+//! refuse changes). The decisions and the words a person reads are in
+//! `crate::players::observations`.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use diesel::prelude::*;
+use diesel::sql_types::{Array, BigInt, Nullable, Timestamptz};
+
+use crate::db::ids::{ObservationId, TableId, UserId};
+use crate::db::players::{rounds_of_spans, SeatRoundRow};
+use crate::db::schema::{
+    unrated_observation_ends, unrated_observation_voids, unrated_observations,
+};
+
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable)]
+#[diesel(table_name = unrated_observations)]
+pub struct ObservationRow {
+    pub id: ObservationId,
+    pub table_id: TableId,
+    pub seat: i16,
+    pub gaming_day: NaiveDate,
+    pub description: String,
+    pub currency: String,
+    pub average_bet: i64,
+    pub started_at: DateTime<Utc>,
+    pub recorded_by: UserId,
+    pub recorded_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable)]
+#[diesel(table_name = unrated_observation_ends)]
+pub struct EndRow {
+    pub observation_id: ObservationId,
+    pub ended_at: DateTime<Utc>,
+    pub walked_with: Option<i64>,
+    pub ended_by: UserId,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable)]
+#[diesel(table_name = unrated_observation_voids)]
+pub struct VoidRow {
+    pub observation_id: ObservationId,
+    pub reason: String,
+    pub voided_by: UserId,
+    pub voided_at: DateTime<Utc>,
+}
+
+/// An observation with its end and its void, if any.
+pub type Observed = (ObservationRow, Option<EndRow>, Option<VoidRow>);
+
+/// An observation to record.
+#[derive(Debug, Clone, PartialEq, Eq, Insertable)]
+#[diesel(table_name = unrated_observations)]
+pub struct NewObservation<'a> {
+    pub table_id: TableId,
+    pub seat: i16,
+    pub gaming_day: NaiveDate,
+    pub description: &'a str,
+    pub currency: &'a str,
+    pub average_bet: i64,
+    pub started_at: DateTime<Utc>,
+    pub recorded_by: UserId,
+}
+
+pub fn insert(conn: &mut PgConnection, new: &NewObservation<'_>) -> QueryResult<ObservationRow> {
+    diesel::insert_into(unrated_observations::table)
+        .values(new)
+        .returning(ObservationRow::as_returning())
+        .get_result(conn)
+}
+
+/// Ends an observation; none when it has ended already.
+pub fn insert_end(
+    conn: &mut PgConnection,
+    id: ObservationId,
+    at: DateTime<Utc>,
+    walked_with: Option<i64>,
+    by: UserId,
+) -> QueryResult<Option<EndRow>> {
+    diesel::insert_into(unrated_observation_ends::table)
+        .values((
+            unrated_observation_ends::observation_id.eq(id),
+            unrated_observation_ends::ended_at.eq(at),
+            unrated_observation_ends::walked_with.eq(walked_with),
+            unrated_observation_ends::ended_by.eq(by),
+        ))
+        .on_conflict_do_nothing()
+        .returning(EndRow::as_returning())
+        .get_result(conn)
+        .optional()
+}
+
+/// Voids an observation; none when it is void already.
+pub fn insert_void(
+    conn: &mut PgConnection,
+    id: ObservationId,
+    reason: &str,
+    by: UserId,
+) -> QueryResult<Option<VoidRow>> {
+    diesel::insert_into(unrated_observation_voids::table)
+        .values((
+            unrated_observation_voids::observation_id.eq(id),
+            unrated_observation_voids::reason.eq(reason),
+            unrated_observation_voids::voided_by.eq(by),
+        ))
+        .on_conflict_do_nothing()
+        .returning(VoidRow::as_returning())
+        .get_result(conn)
+        .optional()
+}
+
+/// The observations these filters pick, by gaming day and id, with their ends and voids.
+fn observed(
+    conn: &mut PgConnection,
+    query: unrated_observations::BoxedQuery<'_, diesel::pg::Pg>,
+) -> QueryResult<Vec<Observed>> {
+    let rows: Vec<ObservationRow> = query
+        .order((unrated_observations::gaming_day, unrated_observations::id))
+        .select(ObservationRow::as_select())
+        .load(conn)?;
+    let ids: Vec<ObservationId> = rows.iter().map(|r| r.id).collect();
+    let ends: Vec<EndRow> = unrated_observation_ends::table
+        .filter(unrated_observation_ends::observation_id.eq_any(&ids))
+        .select(EndRow::as_select())
+        .load(conn)?;
+    let voids: Vec<VoidRow> = unrated_observation_voids::table
+        .filter(unrated_observation_voids::observation_id.eq_any(&ids))
+        .select(VoidRow::as_select())
+        .load(conn)?;
+    Ok(rows
+        .into_iter()
+        .map(|row| {
+            let end = ends.iter().find(|e| e.observation_id == row.id).cloned();
+            let void = voids.iter().find(|v| v.observation_id == row.id).cloned();
+            (row, end, void)
+        })
+        .collect())
+}
+
+/// One observation, with its end and void.
+pub fn observation(conn: &mut PgConnection, id: ObservationId) -> QueryResult<Option<Observed>> {
+    let query = unrated_observations::table
+        .filter(unrated_observations::id.eq(id))
+        .into_boxed();
+    Ok(observed(conn, query)?.into_iter().next())
+}
+
+/// The observations of gaming days `from` to `to` (at one table, or every table).
+pub fn between(
+    conn: &mut PgConnection,
+    from: NaiveDate,
+    to: NaiveDate,
+    table: Option<TableId>,
+) -> QueryResult<Vec<Observed>> {
+    let mut query = unrated_observations::table
+        .filter(unrated_observations::gaming_day.between(from, to))
+        .into_boxed();
+    if let Some(table) = table {
+        query = query.filter(unrated_observations::table_id.eq(table));
+    }
+    observed(conn, query)
+}
+
+/// The observations at a table not ended and not void, by seat, whatever their day.
+pub fn open_at_table(conn: &mut PgConnection, table: TableId) -> QueryResult<Vec<ObservationRow>> {
+    unrated_observations::table
+        .filter(unrated_observations::table_id.eq(table))
+        .filter(diesel::dsl::not(diesel::dsl::exists(
+            unrated_observation_ends::table
+                .filter(unrated_observation_ends::observation_id.eq(unrated_observations::id)),
+        )))
+        .filter(diesel::dsl::not(diesel::dsl::exists(
+            unrated_observation_voids::table
+                .filter(unrated_observation_voids::observation_id.eq(unrated_observations::id)),
+        )))
+        .order((unrated_observations::seat, unrated_observations::id))
+        .select(ObservationRow::as_select())
+        .load(conn)
+}
+
+/// The rounds counted at each observation's table and seat from its start to its end (`ends`,
+/// the same order as `ids`; none: up to now), as `db::players::rounds_of_spans` counts them.
+pub fn observed_rounds(
+    conn: &mut PgConnection,
+    ids: &[ObservationId],
+    ends: &[Option<DateTime<Utc>>],
+) -> QueryResult<Vec<SeatRoundRow>> {
+    diesel::sql_query(rounds_of_spans(
+        "SELECT o.id, o.table_id, 'seat' || o.seat AS place, o.started_at, \
+                coalesce(e.ended, 'infinity') AS ended \
+         FROM unnest($1::int8[], $2::timestamptz[]) AS e (id, ended) \
+         JOIN unrated_observations o ON o.id = e.id",
+    ))
+    .bind::<Array<BigInt>, _>(ids.iter().map(|id| id.0).collect::<Vec<_>>())
+    .bind::<Array<Nullable<Timestamptz>>, _>(ends.to_vec())
+    .load(conn)
+}

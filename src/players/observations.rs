@@ -1,0 +1,612 @@
+//! Unrated observations (docs/players.md, "Unrated observations"): a pit manager's note of a
+//! player who is not carded, at a seat of a table with a dealer on shift: who they look like,
+//! the average bet the pit manager estimates, when they sat down and, later, when they left and
+//! with what chips. Its figures are estimates (`rules::rating::estimate`): the estimated bet
+//! over the rounds settled at the seat while they sat, the house edge of each round's rule
+//! profile version. An observation is never changed: its end and its void are records of
+//! their own, a void by someone other than whoever recorded it, with the reason; a correction
+//! is a void and a new observation. Each is an event on the `players` chain.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, FixedOffset, NaiveDate, Utc};
+use diesel::PgConnection;
+use serde_json::json;
+
+use crate::accounting::drop::{
+    day_open, locked_table, may_void, names, person, table_of, DropTable, Stop, Void,
+};
+use crate::accounting::record::attempt;
+use crate::accounting::slips::{Me, Person};
+use crate::accounting::{AccountingError, Saved};
+use crate::db::audit_actions::AuditAction;
+use crate::db::handle::Db;
+use crate::db::ids::{ObservationId, TableId, UserId};
+use crate::db::observations::{self as rows, NewObservation, Observed};
+use crate::db::users::Role;
+use crate::db::{shifts, tables};
+use crate::players::event_on;
+use crate::players::ratings::walked_with;
+use crate::rules::drop as arithmetic;
+use crate::rules::money::Money;
+use crate::rules::rating::{estimate, started_at, Dealt, Figures};
+
+/// The longest description, in characters.
+pub const DESCRIPTION_MOST: usize = 120;
+/// The longest reason of a void, in characters.
+const REASON_MOST: usize = 500;
+
+/// Who records, ends and voids observations: a pit manager.
+pub fn observes(role: Role) -> bool {
+    role == Role::Supervisor
+}
+
+/// An observation as the pages show it, with its estimates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Observation {
+    pub id: ObservationId,
+    pub table_code: String,
+    pub seat: u8,
+    pub gaming_day: NaiveDate,
+    pub description: String,
+    pub currency: String,
+    pub average_bet: Money,
+    pub started_at: DateTime<Utc>,
+    pub ended_at: Option<DateTime<Utc>>,
+    pub walked_with: Option<Money>,
+    pub recorded_by: Person,
+    pub void: Option<Void>,
+    /// Estimated: hands are the rounds counted at the seat, their bet the estimated one.
+    pub estimate: Figures,
+}
+
+/// A table's observations of a gaming day: the page that records, ends and voids them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableObservations {
+    pub table: DropTable,
+    pub day: NaiveDate,
+    pub min_bet: Money,
+    pub max_bet: Money,
+    /// The dealer on shift there now, by name (none: nothing can be observed).
+    pub dealer: Option<String>,
+    pub observations: Vec<Observation>,
+}
+
+/// What a refused form's page shows: the field the refusal is about (`seat`, `description`,
+/// `average_bet`, `started`, `walked_with`, `reason`), if one, and the table's observations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page {
+    pub field: Option<&'static str>,
+    pub table: TableObservations,
+}
+
+/// An observation as typed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ObservationForm {
+    pub seat: String,
+    pub description: String,
+    pub average_bet: String,
+    /// The local time of day the player sat down (`HH:MM`); empty: now.
+    pub started: String,
+}
+
+/// When a form is sent: now, the casino's offset from UTC, and when the gaming day began.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Clock {
+    pub now: DateTime<Utc>,
+    pub offset: FixedOffset,
+    pub day_began: DateTime<Utc>,
+}
+
+/// These observations with their estimates at `now` and the names of who recorded and voided
+/// them, in the order given.
+pub(crate) fn observations_of(
+    conn: &mut PgConnection,
+    observed: Vec<Observed>,
+    now: DateTime<Utc>,
+) -> Result<Vec<Observation>, AccountingError> {
+    let ids: Vec<ObservationId> = observed.iter().map(|(o, _, _)| o.id).collect();
+    let ends: Vec<Option<DateTime<Utc>>> = observed
+        .iter()
+        .map(|(_, end, _)| end.as_ref().map(|e| e.ended_at))
+        .collect();
+    let mut dealt: HashMap<i64, Vec<Dealt>> = HashMap::new();
+    for round in rows::observed_rounds(conn, &ids, &ends)? {
+        dealt
+            .entry(round.span_id)
+            .or_default()
+            .push((round.dealt_at, round.edge_ppm));
+    }
+    let mut table_ids: Vec<TableId> = observed.iter().map(|(o, _, _)| o.table_id).collect();
+    table_ids.sort();
+    table_ids.dedup();
+    let codes: HashMap<TableId, String> = crate::db::players::tables_of(conn, &table_ids)?
+        .into_iter()
+        .map(|(id, code, _)| (id, code))
+        .collect();
+    let people: Vec<UserId> = observed
+        .iter()
+        .flat_map(|(o, _, v)| std::iter::once(o.recorded_by).chain(v.as_ref().map(|v| v.voided_by)))
+        .collect();
+    let names = names(conn, people.into_iter())?;
+    observed
+        .into_iter()
+        .map(|(row, end, void)| {
+            let stored = || AccountingError::BadStored(format!("observation {}", row.id));
+            let ended_at = end.as_ref().map(|e| e.ended_at);
+            let rounds = dealt.get(&row.id.0).map_or(&[][..], Vec::as_slice);
+            Ok(Observation {
+                id: row.id,
+                table_code: codes.get(&row.table_id).cloned().ok_or_else(stored)?,
+                seat: u8::try_from(row.seat).map_err(|_| stored())?,
+                gaming_day: row.gaming_day,
+                estimate: estimate(
+                    row.started_at,
+                    ended_at,
+                    Money(row.average_bet),
+                    rounds,
+                    now,
+                ),
+                description: row.description,
+                currency: row.currency,
+                average_bet: Money(row.average_bet),
+                started_at: row.started_at,
+                ended_at,
+                walked_with: end.and_then(|e| e.walked_with).map(Money),
+                recorded_by: person(&names, row.recorded_by),
+                void: void.map(|v| Void {
+                    reason: v.reason,
+                    by: person(&names, v.voided_by),
+                    at: v.voided_at,
+                }),
+            })
+        })
+        .collect()
+}
+
+/// The observations begun on gaming day `day` at every table, with their estimates at `now`.
+pub(crate) fn of_day(
+    conn: &mut PgConnection,
+    day: NaiveDate,
+    now: DateTime<Utc>,
+) -> Result<Vec<Observation>, AccountingError> {
+    let observed = rows::between(conn, day, day, None)?;
+    observations_of(conn, observed, now)
+}
+
+/// An observation running at a table, as its screen shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Open {
+    pub id: ObservationId,
+    pub seat: u8,
+    pub description: String,
+    pub since: DateTime<Utc>,
+}
+
+/// The observations running at a table (not ended, not void), by seat, in the caller's turn.
+pub fn open_at(conn: &mut PgConnection, table: TableId) -> Result<Vec<Open>, AccountingError> {
+    rows::open_at_table(conn, table)?
+        .into_iter()
+        .map(|row| {
+            Ok(Open {
+                id: row.id,
+                seat: u8::try_from(row.seat)
+                    .map_err(|_| AccountingError::BadStored(format!("observation {}", row.id)))?,
+                description: row.description,
+                since: row.started_at,
+            })
+        })
+        .collect()
+}
+
+fn table_observations(
+    conn: &mut PgConnection,
+    code: &str,
+    day: NaiveDate,
+    now: DateTime<Utc>,
+) -> Result<TableObservations, AccountingError> {
+    let table = table_of(conn, code)?;
+    let limits = tables::playing_by_id(conn, table.id)
+        .map_err(|err| AccountingError::BadStored(format!("the rules of table {code}: {err}")))?
+        .ok_or(AccountingError::NotFound("table"))?;
+    let dealer = shifts::current_shift(conn, table.id)?.map(|s| s.dealer_name);
+    let observed = rows::between(conn, day, day, Some(table.id))?;
+    Ok(TableObservations {
+        observations: observations_of(conn, observed, now)?,
+        min_bet: limits.table.min_bet,
+        max_bet: limits.table.max_bet,
+        dealer,
+        table,
+        day,
+    })
+}
+
+/// Table `code`'s observations of gaming day `day`, for its page.
+pub async fn table(
+    db: &Db,
+    code: String,
+    day: NaiveDate,
+    now: DateTime<Utc>,
+) -> Result<TableObservations, AccountingError> {
+    db.run(move |conn| table_observations(conn, &code, day, now))
+        .await
+}
+
+/// Runs `change` in a transaction: done, or refused with table `code`'s page of `day` (read
+/// after the refusal, which wrote nothing).
+fn answer<T>(
+    conn: &mut PgConnection,
+    code: &str,
+    day: NaiveDate,
+    now: DateTime<Utc>,
+    change: impl FnOnce(&mut PgConnection) -> Result<T, Stop>,
+) -> Result<Saved<T, Page>, AccountingError> {
+    let (field, reason) = match attempt(conn, change)? {
+        Ok(done) => return Ok(Saved::Done(done)),
+        Err(refusal) => refusal,
+    };
+    Ok(Saved::Refused {
+        reason,
+        page: Page {
+            field,
+            table: table_observations(conn, code, day, now)?,
+        },
+    })
+}
+
+fn event(
+    conn: &mut PgConnection,
+    me: &Me,
+    action: AuditAction,
+    id: ObservationId,
+    day: NaiveDate,
+    table: TableId,
+    details: serde_json::Value,
+) -> Result<(), Stop> {
+    let target = format!("observation:{id}");
+    Ok(event_on(
+        conn,
+        me,
+        action,
+        target,
+        day,
+        Some(table),
+        details,
+    )?)
+}
+
+fn pit_manager(me: &Me, what: &str) -> Result<(), Stop> {
+    if observes(me.role) {
+        Ok(())
+    } else {
+        Err(Stop::Refused(format!(
+            "A pit manager {what} an unrated observation, not the {} role.",
+            me.role.as_str()
+        )))
+    }
+}
+
+/// The description as typed: said, and short.
+fn description_of(typed: &str) -> Result<String, Stop> {
+    let description = typed.split_whitespace().collect::<Vec<_>>().join(" ");
+    if description.is_empty() {
+        return Err(Stop::Field(
+            "description",
+            "Describe the player, such as \"man, 50s, red shirt\".".to_owned(),
+        ));
+    }
+    let length = description.chars().count();
+    if length > DESCRIPTION_MOST {
+        return Err(Stop::Field(
+            "description",
+            format!("The description has {length} characters: {DESCRIPTION_MOST} at most."),
+        ));
+    }
+    Ok(description)
+}
+
+/// Records an observation at table `code` on gaming day `day` (the current one): a pit
+/// manager, a dealer on shift there, an open day; a seat of the table's game with no rated
+/// player and no other observation running; a description; an estimated average bet within
+/// the table's limits; a start (now, unless typed) in the current gaming day.
+/// `observation.recorded` on the `players` chain.
+pub async fn record(
+    db: &Db,
+    code: String,
+    day: NaiveDate,
+    form: ObservationForm,
+    clock: Clock,
+    me: Me,
+) -> Result<Saved<String, Page>, AccountingError> {
+    db.run(move |conn| {
+        let change = |conn: &mut PgConnection| {
+            pit_manager(&me, "records")?;
+            let table = locked_table(conn, &code)?;
+            day_open(conn, day)?;
+            if shifts::current_shift(conn, table.id)?.is_none() {
+                return Err(Stop::Refused(format!(
+                    "No dealer is on shift at {}: an observation is of play being dealt.",
+                    table.code
+                )));
+            }
+            let seat = arithmetic::seat(table.game, &form.seat)
+                .map_err(|err| Stop::Field("seat", err.to_string()))?;
+            let description = description_of(&form.description)?;
+            let bet = arithmetic::amount(&form.average_bet)
+                .map_err(|err| Stop::Field("average_bet", err.to_string()))?;
+            let limits = tables::playing_by_id(conn, table.id)
+                .map_err(|err| {
+                    Stop::Failed(AccountingError::BadStored(format!(
+                        "the rules of table {}: {err}",
+                        table.code
+                    )))
+                })?
+                .ok_or(AccountingError::NotFound("table"))?
+                .table;
+            if bet < limits.min_bet || bet > limits.max_bet {
+                return Err(Stop::Field(
+                    "average_bet",
+                    format!(
+                        "An average bet of {cur} {} is outside the table's limits, {cur} {} to \
+                         {cur} {}.",
+                        bet.major_text(),
+                        limits.min_bet.major_text(),
+                        limits.max_bet.major_text(),
+                        cur = table.currency,
+                    ),
+                ));
+            }
+            let started = started_at(&form.started, clock.now, clock.offset, clock.day_began)
+                .map_err(|err| Stop::Field("started", err.to_string()))?;
+            if let Some(rated) = crate::db::players::open_at(conn, table.id, i16::from(seat))? {
+                return Err(Stop::Field(
+                    "seat",
+                    format!(
+                        "Seat {seat} has a rated player (rating {}): their play is rated, not \
+                         observed.",
+                        rated.id
+                    ),
+                ));
+            }
+            if let Some(running) = rows::open_at_table(conn, table.id)?
+                .into_iter()
+                .find(|o| o.seat == i16::from(seat))
+            {
+                return Err(Stop::Field(
+                    "seat",
+                    format!(
+                        "Seat {seat} has an observation running ({}): end it first.",
+                        running.description
+                    ),
+                ));
+            }
+            let row = rows::insert(
+                conn,
+                &NewObservation {
+                    table_id: table.id,
+                    seat: i16::from(seat),
+                    gaming_day: day,
+                    description: &description,
+                    currency: &table.currency,
+                    average_bet: bet.minor_units(),
+                    started_at: started,
+                    recorded_by: me.id,
+                },
+            )?;
+            event(
+                conn,
+                &me,
+                AuditAction::ObservationRecorded,
+                row.id,
+                day,
+                table.id,
+                json!({
+                    "observation": row.id,
+                    "table": table.code,
+                    "seat": seat,
+                    "description": description,
+                    "currency": table.currency,
+                    "average_bet": bet,
+                    "started_at": started,
+                }),
+            )?;
+            Ok(format!(
+                "Unrated player observed at seat {seat}: {description}, about {} {} a hand.",
+                table.currency,
+                bet.major_text()
+            ))
+        };
+        answer(conn, &code, day, clock.now, change)
+    })
+    .await
+}
+
+/// The observation `id` at table `code`, for a change to it: locked table, open day.
+fn observed_here(
+    conn: &mut PgConnection,
+    code: &str,
+    id: ObservationId,
+) -> Result<(DropTable, Observed), Stop> {
+    let table = locked_table(conn, code)?;
+    let observed = rows::observation(conn, id)?
+        .filter(|(o, _, _)| o.table_id == table.id)
+        .ok_or(AccountingError::NotFound("observation"))?;
+    day_open(conn, observed.0.gaming_day)?;
+    Ok((table, observed))
+}
+
+/// The gaming day of observation `id` at table `code` (the page a refusal shows).
+fn day_of(
+    conn: &mut PgConnection,
+    code: &str,
+    id: ObservationId,
+) -> Result<NaiveDate, AccountingError> {
+    let table = table_of(conn, code)?;
+    rows::observation(conn, id)?
+        .filter(|(o, _, _)| o.table_id == table.id)
+        .map(|(o, _, _)| o.gaming_day)
+        .ok_or(AccountingError::NotFound("observation"))
+}
+
+/// A change to observation `id` at table `code` by a pit manager (`what` they do to it, in
+/// words): `step` with the table, locked, and the observation, on its open gaming day, in one
+/// transaction; refused, the table's page of that day.
+async fn change_observed(
+    db: &Db,
+    code: String,
+    id: ObservationId,
+    now: DateTime<Utc>,
+    me: Me,
+    what: &'static str,
+    step: impl FnOnce(&mut PgConnection, &Me, DropTable, Observed) -> Result<String, Stop>
+        + Send
+        + 'static,
+) -> Result<Saved<String, Page>, AccountingError> {
+    db.run(move |conn| {
+        let day = day_of(conn, &code, id)?;
+        let change = |conn: &mut PgConnection| {
+            pit_manager(&me, what)?;
+            let (table, observed) = observed_here(conn, &code, id)?;
+            step(conn, &me, table, observed)
+        };
+        answer(conn, &code, day, now, change)
+    })
+    .await
+}
+
+/// Ends observation `id` at table `code` now, with the chips walked with if typed (empty:
+/// not seen). By a pit manager; not a void one, not twice. `observation.ended` on the
+/// `players` chain, with its estimates.
+pub async fn end(
+    db: &Db,
+    code: String,
+    id: ObservationId,
+    typed_walked_with: String,
+    now: DateTime<Utc>,
+    me: Me,
+) -> Result<Saved<String, Page>, AccountingError> {
+    change_observed(
+        db,
+        code,
+        id,
+        now,
+        me,
+        "ends",
+        move |conn, me, table, observed| {
+            let (row, ended, void) = observed;
+            if void.is_some() {
+                return Err(Stop::Refused(format!("Observation {id} is void.")));
+            }
+            if ended.is_some() {
+                return Err(Stop::Refused(format!(
+                    "Observation {id} has ended already."
+                )));
+            }
+            let walked = match typed_walked_with.trim() {
+                "" => None,
+                typed => Some(
+                    walked_with(typed)
+                        .map_err(|err| Stop::Field("walked_with", err.to_string()))?,
+                ),
+            };
+            let at = now.max(row.started_at);
+            rows::insert_end(conn, id, at, walked.map(Money::minor_units), me.id)?
+                .ok_or_else(|| Stop::Refused(format!("Observation {id} has ended already.")))?;
+            let (seat, day) = (row.seat, row.gaming_day);
+            let description = row.description.clone();
+            let ended = observations_of(conn, vec![(row, None, None)], at)?;
+            let f = ended.first().map(|o| o.estimate).unwrap_or_default();
+            event(
+                conn,
+                me,
+                AuditAction::ObservationEnded,
+                id,
+                day,
+                table.id,
+                json!({
+                    "observation": id,
+                    "table": table.code,
+                    "seat": seat,
+                    "ended_at": at,
+                    "walked_with": walked,
+                    "seconds_played": f.seconds_played,
+                    "hands": f.hands,
+                    "estimated_total_bet": f.total_bet.0 as i64,
+                    "estimated_theoretical_win": f.theoretical_win.0 as i64,
+                }),
+            )?;
+            Ok(format!(
+                "Observation ended at seat {seat}: {description}{}.",
+                walked.map_or(String::new(), |chips| format!(
+                    ", walked with {} {}",
+                    table.currency,
+                    chips.major_text()
+                ))
+            ))
+        },
+    )
+    .await
+}
+
+/// Voids observation `id` at table `code` with a reason: by a pit manager who did not record
+/// it ([`may_void`]), on an open day, not twice. It stays, shown struck, out of the day's
+/// figures. `observation.void` on the `players` chain.
+pub async fn void(
+    db: &Db,
+    code: String,
+    id: ObservationId,
+    reason: String,
+    now: DateTime<Utc>,
+    me: Me,
+) -> Result<Saved<String, Page>, AccountingError> {
+    change_observed(
+        db,
+        code,
+        id,
+        now,
+        me,
+        "voids",
+        move |conn, me, table, observed| {
+            let (row, _, void) = observed;
+            may_void(me.id, me.role, row.recorded_by, "observation").map_err(Stop::Refused)?;
+            if void.is_some() {
+                return Err(Stop::Refused(format!("Observation {id} is void already.")));
+            }
+            let reason = reason.split_whitespace().collect::<Vec<_>>().join(" ");
+            if reason.is_empty() {
+                return Err(Stop::Field(
+                    "reason",
+                    "Say why the observation is void.".to_owned(),
+                ));
+            }
+            if reason.chars().count() > REASON_MOST {
+                return Err(Stop::Field(
+                    "reason",
+                    format!("A reason has {REASON_MOST} characters at most."),
+                ));
+            }
+            rows::insert_void(conn, id, &reason, me.id)?
+                .ok_or_else(|| Stop::Refused(format!("Observation {id} is void already.")))?;
+            event(
+                conn,
+                me,
+                AuditAction::ObservationVoid,
+                id,
+                row.gaming_day,
+                table.id,
+                json!({
+                    "observation": id,
+                    "table": table.code,
+                    "seat": row.seat,
+                    "recorded_by": row.recorded_by,
+                    "reason": reason,
+                }),
+            )?;
+            Ok(format!(
+                "Observation {id} at seat {} ({}) is void.",
+                row.seat, row.description
+            ))
+        },
+    )
+    .await
+}

@@ -1,0 +1,251 @@
+// Browser test of rated play, against the real app (started by scripts/browser-test with the
+// demo data): a host registers a carded player; the dealer signs on at PUSOY-02 and seats them
+// at seat 1 on the table screen; rounds are entered and confirmed with seat 1's bets, one while
+// the player is away (not theirs); the player leaves with chips; a pit manager records an
+// unrated observation of a player not carded at seat 2 and ends it; the host reads the rating
+// on the player's page and finds the hands, bets and result the test entered; the demo's
+// self-excluded player is refused a seat with the reason. Screenshots of the table screen, the
+// observations page, the player's page and the day's rated play at 1280x800 and on a 10-inch
+// tablet in both orientations go to target/browser-shots/players-*.png.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const base = process.env.PUSOY_BASE_URL;
+const shots = process.env.BROWSER_SHOTS || path.resolve(here, '../../target/browser-shots');
+if (!base) throw new Error('PUSOY_BASE_URL is not set: run this through scripts/browser-test');
+fs.mkdirSync(shots, { recursive: true });
+
+const TABLE = 'PUSOY-02';
+const HOST = { username: 'host', password: 'demo-host-pit' };
+const DEALER = { username: 'dealer2', password: 'demo-dealer2-pit' };
+const SUPERVISOR = { username: 'supervisor', password: 'demo-supervisor-pit' };
+const DESKTOP = { width: 1280, height: 800 };
+const SIZES = [DESKTOP, { width: 1194, height: 834 }, { width: 834, height: 1194 }];
+const LAUNCH_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+// A card of this run's own: the app's database lives as long as the run, files run in turn.
+const CARD = `RB${Date.now() % 100_000_000}`;
+
+let browser;
+before(async () => {
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: LAUNCH_ARGS });
+});
+after(async () => {
+  await browser?.close();
+});
+
+async function signedIn(who) {
+  const context = await browser.newContext({ viewport: DESKTOP });
+  context.setDefaultTimeout(15_000);
+  const page = await context.newPage();
+  page.problems = [];
+  page.on('pageerror', (e) => page.problems.push(`${page.url()}: ${e}`));
+  page.on('console', (m) => { if (m.type() === 'error') page.problems.push(`${page.url()}: ${m.text()}`); });
+  await page.goto(`${base}/login`);
+  await page.fill('#username', who.username);
+  await page.fill('#password', who.password);
+  await Promise.all([page.waitForURL((u) => !u.pathname.startsWith('/login')), page.click('form button[type=submit]')]);
+  return page;
+}
+
+async function submit(page, button) {
+  await Promise.all([page.waitForNavigation(), page.locator(button).click()]);
+}
+
+/** Screenshots of the page at each size, each checked to fit its window. */
+async function atEachSize(page, name) {
+  for (const size of SIZES) {
+    await page.setViewportSize(size);
+    const [scroll, client] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+    assert.ok(scroll <= client + 1, `${page.url()} scrolls sideways at ${size.width}: ${scroll}px in ${client}px`);
+    await page.screenshot({ path: path.join(shots, `players-${name}-${size.width}x${size.height}.png`), fullPage: true });
+  }
+  await page.setViewportSize(DESKTOP);
+}
+
+/** Types like a dealer: key by key into an empty field, then leaves the field. */
+async function typeCards(page, name, text) {
+  const input = page.locator(`#${name}`);
+  await input.fill('');
+  await input.pressSequentially(text);
+  await input.blur();
+}
+
+/** Waits until the live check has saved the latest change. */
+async function saved(page) {
+  await page.waitForFunction(() => {
+    const s = document.querySelector('.save-status');
+    const state = s && s.getAttribute('data-state');
+    const form = document.getElementById('round-form');
+    return s && /^Saved/.test(s.textContent) && (state === 'ok' || state === 'warn') &&
+      form.getAttribute('data-saving') === 'no';
+  });
+}
+
+/** Enters and confirms a round in which only seat `seat` plays, betting `bet` (PHP); the house
+ * result in minor units, as the screen says it once confirmed. */
+async function round(page, seat, bet) {
+  await page.waitForSelector('#picker:not([hidden]) .pick');
+  for (const s of ['seat1', 'seat2', 'seat3']) await page.selectOption(`#${s}_action`, s === `seat${seat}` ? 'play' : '');
+  await page.fill(`#seat${seat}_bet`, String(bet));
+  await typeCards(page, `seat${seat}_back`, 'Qs Jd 9h 7c 5s');
+  await typeCards(page, `seat${seat}_middle`, 'Tc 8d 6h 4c 3d');
+  await typeCards(page, `seat${seat}_front`, '9c 7d 2h');
+  await typeCards(page, 'dealer_back', 'Ac Kc Qc Jc 2c');
+  await typeCards(page, 'dealer_middle', 'Qh Qd Jh Js 4s');
+  await typeCards(page, 'dealer_front', '9s 9d 8h');
+  await saved(page);
+  await page.waitForSelector('#round-form button.confirm:not([disabled])');
+  await Promise.all([page.waitForURL(new RegExp(`/tables/${TABLE}\\?settled=\\d+$`)), page.locator('#round-form button.confirm').click()]);
+  const said = await page.locator('#round-result').textContent();
+  const m = /House result PHP ([+-−][\d,]+\.\d\d)/.exec(said);
+  assert.ok(m, said);
+  return minor(m[1]);
+}
+
+/** "PHP +1,250.00" or "-300.00" in minor units. */
+function minor(text) {
+  const m = /([+−-]?)([\d,]+)\.(\d\d)/.exec(text);
+  assert.ok(m, `an amount: ${text}`);
+  const n = Number(m[2].replaceAll(',', '')) * 100 + Number(m[3]);
+  return m[1] === '-' || m[1] === '−' ? -n : n;
+}
+
+let playerUrl;
+let dealer;
+const bets = [];
+let houseResult = 0;
+
+test('a host registers a carded player', async () => {
+  const host = await signedIn(HOST);
+  await host.goto(`${base}/players`);
+  await host.fill('#p-card', CARD);
+  await host.fill('#p-first', 'Rosa');
+  await host.fill('#p-last', 'Dizon');
+  await host.fill('#p-born', '1984-02-29');
+  await submit(host, '#register button[type=submit]');
+  assert.match(host.url(), /\/players\/\d+$/);
+  playerUrl = host.url();
+  assert.deepEqual(host.problems, []);
+  await host.context().close();
+});
+
+test('the dealer seats the player, enters rounds at the seat, the player steps away and leaves', async () => {
+  dealer = await signedIn(DEALER);
+  await dealer.goto(`${base}/tables`);
+  await Promise.all([dealer.waitForURL(new RegExp(`/tables/${TABLE}$`)), dealer.click(`#table-${TABLE} button:has-text("Sign on")`)]);
+  await dealer.check('#rate-form input[name=seat][value="1"]');
+  await dealer.fill('#rate-form input[name=card]', CARD.toLowerCase());
+  await submit(dealer, '#rate-form button[type=submit]');
+  assert.match(await dealer.locator('.flash').innerText(), new RegExp(`Card ${CARD} rated at seat 1\\.`));
+  assert.match(await dealer.locator('#rated-seat-1').innerText(), new RegExp(`Rosa ${CARD}`));
+  await atEachSize(dealer, 'table-rated');
+
+  bets.push(300);
+  houseResult += await round(dealer, 1, 300);
+  // Away: the next round at the seat is not the rated player's.
+  await submit(dealer, '#rated-seat-1 button:has-text("Away")');
+  assert.match(await dealer.locator('#rated-seat-1').innerText(), /away/);
+  await round(dealer, 1, 900);
+  await submit(dealer, '#rated-seat-1 button:has-text("Back")');
+  bets.push(200);
+  houseResult += await round(dealer, 1, 200);
+  await dealer.fill('#rated-seat-1 input[name=walked_with]', '1,000');
+  await submit(dealer, '#rated-seat-1 button:has-text("Leave")');
+  assert.match(await dealer.locator('.flash').innerText(), /Rosa left seat 1 with PHP 1,000\.00\./);
+  assert.equal(await dealer.locator('#rated-seat-1').count(), 0);
+  assert.deepEqual(dealer.problems, []);
+});
+
+test('a pit manager observes an unrated player at seat 2 and ends the observation', async () => {
+  const pit = await signedIn(SUPERVISOR);
+  await pit.goto(`${base}/tables/${TABLE}`);
+  await submit(pit, '#observations-link');
+  assert.match(pit.url(), new RegExp(`/tables/${TABLE}/observations$`));
+  // A bad bet is refused beside its field, nothing recorded.
+  await pit.check('#record-observation input[name=seat][value="2"]');
+  await pit.fill('#observation-description', 'man, 50s, red shirt');
+  await pit.fill('#observation-bet', '99');
+  await submit(pit, '#record-observation button[type=submit]');
+  assert.equal(await pit.locator('#record-error').getAttribute('data-field'), 'average_bet');
+  assert.match(await pit.locator('#record-error').innerText(), /outside the table's limits/);
+  await atEachSize(pit, 'observations-refused');
+  // The refusal was a 422, which the browser logs: expected here, not a problem.
+  pit.problems.length = 0;
+  await pit.fill('#observation-bet', '250');
+  await submit(pit, '#record-observation button[type=submit]');
+  assert.match(await pit.locator('.flash').innerText(), /Unrated player observed at seat 2: man, 50s, red shirt, about PHP 250\.00 a hand\./);
+  const row = pit.locator('#observations tbody tr', { hasText: 'man, 50s, red shirt' });
+  assert.match(await row.innerText(), /playing/);
+  await atEachSize(pit, 'observations-running');
+  // The table screen as the pit manager sees it lists the observation.
+  await pit.goto(`${base}/tables/${TABLE}`);
+  assert.match(await pit.locator('#observed-seat-2').innerText(), /man, 50s, red shirt/);
+  await atEachSize(pit, 'table-pit-manager');
+
+  // The dealer deals seat 2 once while observed.
+  await dealer.goto(`${base}/tables/${TABLE}`);
+  await round(dealer, 2, 250);
+
+  await pit.goto(`${base}/tables/${TABLE}/observations`);
+  const running = pit.locator('#running li', { hasText: 'man, 50s, red shirt' });
+  await running.locator('input[name=walked_with]').fill('400');
+  await submit(pit, '#running li:has-text("man, 50s, red shirt") button:has-text("End observation")');
+  assert.match(await pit.locator('.flash').innerText(), /Observation ended at seat 2: man, 50s, red shirt, walked with PHP 400\.00\./);
+  const ended = await row.innerText();
+  assert.doesNotMatch(ended, /playing/);
+  assert.equal(await pit.locator('#running').count(), 0, 'nothing running');
+  assert.equal(await row.locator('.hands').innerText(), '1');
+  assert.equal(await row.locator('.total-bet').innerText(), 'PHP 250.00');
+  assert.match(await row.locator('.theoretical-win').innerText(), /^PHP [+−-]?[\d,]+\.\d\d/);
+  await atEachSize(pit, 'observations-ended');
+
+  const res = await pit.goto(`${base}/reports/players`);
+  assert.equal(res.status(), 200, await pit.locator('main').innerText());
+  const unrated = await pit.locator('#unrated').innerText();
+  assert.match(unrated, /Estimates/);
+  assert.match(unrated, /man, 50s, red shirt/);
+  await atEachSize(pit, 'report');
+  assert.deepEqual(pit.problems, []);
+  await pit.context().close();
+});
+
+test('the host reads the rating: the hands, bets and result entered at the seat', async () => {
+  const host = await signedIn(HOST);
+  await host.goto(playerUrl);
+  const rating = host.locator('tr[id^="rating-"]');
+  assert.equal(await rating.count(), 1);
+  const total = bets.reduce((a, b) => a + b, 0) * 100;
+  assert.equal(await rating.locator('.hands').innerText(), String(bets.length));
+  assert.equal(minor(await rating.locator('.total-bet').innerText()), total);
+  assert.equal(minor(await rating.locator('.average-bet').innerText()), Math.floor(total / bets.length));
+  // The house's actual win is what the house won at the seat in the rounds the player played.
+  assert.equal(minor(await rating.locator('.actual-win').innerText()), houseResult);
+  // Theoretical win: the total bet × the house edge the engine simulated for the table's
+  // rules (a few percent of the bet, of either sign while the simulation is short).
+  const theoretical = await rating.locator('.theoretical-win').innerText();
+  assert.ok(Math.abs(minor(theoretical)) <= total * 0.2, theoretical);
+  assert.match(await rating.innerText(), /PHP 1,000\.00/);
+  await atEachSize(host, 'player');
+  assert.deepEqual(host.problems, []);
+  await host.context().close();
+});
+
+test('an excluded player is refused a seat with the reason, and the dealer signs off', async () => {
+  await dealer.goto(`${base}/tables/${TABLE}`);
+  await dealer.check('#rate-form input[name=seat][value="3"]');
+  await dealer.fill('#rate-form input[name=card]', 'RC1003');
+  await submit(dealer, '#rate-form button[type=submit]');
+  assert.match(await dealer.locator('.flash').innerText(), /Do not seat card RC1003: Liza is self-excluded\. A pit manager has been alerted\./);
+  assert.equal(await dealer.locator('#rated-seat-3').count(), 0);
+  await dealer.goto(`${base}/tables`);
+  await Promise.all([dealer.waitForURL(/sign-off$/), dealer.click(`#table-${TABLE} a:has-text("Sign off")`)]);
+  await Promise.all([dealer.waitForURL(/\/tables$/), dealer.click('#shift-summary button[type=submit]')]);
+  assert.deepEqual(dealer.problems, []);
+  await dealer.context().close();
+});
