@@ -570,3 +570,54 @@ pub fn points_place_rows(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn serde_text<T: Serialize>(value: T) -> String {
+        serde_json::to_value(value)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default()
+    }
+
+    /// The words `key()` gives are the words serde stores, for every value (the two spell
+    /// them separately).
+    #[test]
+    fn a_stored_place_reads_and_writes_the_words_serde_keeps() {
+        use PlaceAction as A;
+        use PlaceOutcome as O;
+        for action in [A::Play, A::Surrender, A::Royalty, A::Natural] {
+            assert_eq!(serde_text(action), action.key());
+        }
+        for outcome in [
+            O::Played,
+            O::Surrendered,
+            O::Royalty,
+            O::DealerRoyalty,
+            O::DealerSurrendered,
+            O::Natural,
+        ] {
+            assert_eq!(serde_text(outcome), outcome.key());
+        }
+        for royalty in [
+            Royalty::SixPairs,
+            Royalty::FourOfAKind,
+            Royalty::StraightFlush,
+        ] {
+            assert_eq!(serde_text(royalty), royalty.key());
+        }
+        for (text, place) in [
+            ("dealer", PlaceName::Dealer),
+            ("seat1", PlaceName::Seat(1)),
+            ("seat4", PlaceName::Seat(4)),
+        ] {
+            assert_eq!(serde_text(place), text);
+            assert_eq!(text.parse(), Ok(place));
+        }
+        for bad in ["seat0", "seat5", "seat", "Dealer", "seat01x"] {
+            assert_eq!(bad.parse::<PlaceName>(), Err(UnknownPlace), "{bad}");
+        }
+    }
+}
