@@ -791,7 +791,6 @@ async fn concurrent_writers_keep_every_chain_linear_and_the_close_races_no_sign_
         // create, sign on, six rounds, sign off (and perhaps a sign-on again).
         assert!(chain.rows >= 9, "{chain:?}");
     }
-    let _ = std::fs::remove_file(&app.config.seal_file);
 }
 
 async fn spawn_app_with_more_connections() -> TestApp {

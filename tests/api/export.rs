@@ -1277,5 +1277,4 @@ async fn forged_exports_are_refused_against_the_seals() {
     );
     let (intact, said) = verify_export_command(&forged, Some(&app.config.seal_file));
     assert!(!intact && said.contains("field hash"), "{said}");
-    let _ = std::fs::remove_file(&app.config.seal_file);
 }

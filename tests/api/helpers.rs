@@ -136,6 +136,18 @@ pub struct TestApp {
     pub memos: Arc<TableMemos>,
     /// The app's clock: a test moves it ahead (a gaming day's end) without waiting for it.
     pub clock: Clock,
+    /// The app's seal file, removed when the last handle on the app (browsers, instances) is.
+    seal_file: Arc<SealFile>,
+}
+
+/// A test app's seal file in the temporary directory, removed once no test uses it: the suite
+/// would otherwise leave hundreds behind.
+struct SealFile(std::path::PathBuf);
+
+impl Drop for SealFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
 }
 
 /// The settings every test app starts from: development defaults, a small pool.
@@ -164,11 +176,17 @@ pub async fn spawn_app_with(adjust: impl FnOnce(&mut Config)) -> TestApp {
     if config.database_url.is_none() {
         config.database_url = Some(app_db_url);
     }
-    serve(db_url, config, new_client())
+    let seal_file = Arc::new(SealFile(config.seal_file.clone()));
+    serve(db_url, config, new_client(), seal_file)
 }
 
 /// The server of `config` (its `database_url` set) on a random port, reached by `client`.
-fn serve(db_url: String, config: Config, client: reqwest::Client) -> TestApp {
+fn serve(
+    db_url: String,
+    config: Config,
+    client: reqwest::Client,
+    seal_file: Arc<SealFile>,
+) -> TestApp {
     let app_url = config.database_url.clone().unwrap();
     let pool = pusoy_pit::db::pool(&app_url, config.db_pool_size).unwrap();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -185,6 +203,7 @@ fn serve(db_url: String, config: Config, client: reqwest::Client) -> TestApp {
         config,
         memos,
         clock,
+        seal_file,
     }
 }
 
@@ -213,6 +232,7 @@ impl TestApp {
             self.db_url.clone(),
             self.config.clone(),
             self.client.clone(),
+            self.seal_file.clone(),
         )
     }
 
@@ -225,6 +245,7 @@ impl TestApp {
             config: self.config.clone(),
             memos: self.memos.clone(),
             clock: self.clock.clone(),
+            seal_file: self.seal_file.clone(),
         }
     }
 
