@@ -108,7 +108,13 @@ struct Row {
     disabled_at: Option<DateTime<Utc>>,
 }
 
-/// Loads the live session under `key` and marks it seen at `now`. A session past a time-out,
+/// How stale a session's `last_seen_at` may be before a request moves it: marking every request
+/// would make each page a signed-in person opens a durable write. A session therefore ends
+/// between its idle limit less this and its idle limit after its last request (never later).
+pub const SEEN_EVERY: TimeDelta = TimeDelta::seconds(30);
+
+/// Loads the live session under `key` and marks it seen at `now` (when it was last marked
+/// [`SEEN_EVERY`] or more before). A session past a time-out,
 /// or whose user is disabled, is deleted instead (with a `session.expired` event) and `None`
 /// returned, exactly as if it had never existed.
 pub fn load_live(
@@ -166,9 +172,11 @@ pub fn load_live(
             }
             return Ok(None);
         }
-        diesel::update(sessions::table.filter(sessions::key_hash.eq(&hash)))
-            .set(sessions::last_seen_at.eq(now))
-            .execute(conn)?;
+        if now - row.last_seen_at >= SEEN_EVERY {
+            diesel::update(sessions::table.filter(sessions::key_hash.eq(&hash)))
+                .set(sessions::last_seen_at.eq(now))
+                .execute(conn)?;
+        }
         Ok(serde_json::from_value(row.state).ok())
     })
 }

@@ -170,7 +170,7 @@ pub async fn list(
     state: web::Data<AppState>,
     user: CurrentUser,
 ) -> Result<HttpResponse, AppError> {
-    let issued = session.remove_as::<Issued>(ISSUED_KEY).and_then(Result::ok);
+    let issued = crate::web::session::take::<Issued>(&session, ISSUED_KEY);
     let page = page(
         &session,
         &state,

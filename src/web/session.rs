@@ -206,7 +206,15 @@ pub fn set_flash_of(session: &Session, outcome: &Result<String, String>) -> Resu
 }
 
 pub fn take_flash(session: &Session) -> Option<Flash> {
-    session.remove_as::<Flash>(FLASH_KEY).and_then(Result::ok)
+    take(session, FLASH_KEY)
+}
+
+/// The value under `key`, taken out of the session. Only a session that holds one is changed:
+/// `Session::remove` marks it changed even when there is nothing to take, and a changed session
+/// is written back, so every page that looks would otherwise write its row.
+pub fn take<T: serde::de::DeserializeOwned>(session: &Session, key: &str) -> Option<T> {
+    session.get::<serde_json::Value>(key).ok().flatten()?;
+    session.remove_as::<T>(key).and_then(Result::ok)
 }
 
 /// The base layout's data for a page of `user` (or of nobody signed in): the session's CSRF

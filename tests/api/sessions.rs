@@ -75,6 +75,47 @@ async fn activity_within_the_idle_limit_keeps_the_session() {
     assert!(app.audit("session.expired").is_empty());
 }
 
+/// The version of a user's session row: it changes whenever the row is written.
+fn session_version(app: &TestApp, user: UserId) -> String {
+    #[derive(QueryableByName)]
+    struct Version {
+        #[diesel(sql_type = Text)]
+        xmin: String,
+    }
+    diesel::sql_query("SELECT xmin::text AS xmin FROM sessions WHERE user_id = $1")
+        .bind::<BigInt, _>(user.0)
+        .get_result::<Version>(&mut app.conn())
+        .unwrap()
+        .xmin
+}
+
+/// A page read writes nothing: not the session's state (no flash to take), and its last use
+/// only once it is half a minute old (`db::sessions::SEEN_EVERY`), which then moves to now.
+#[tokio::test]
+async fn pages_read_write_no_session_row_until_its_last_use_is_half_a_minute_old() {
+    let app = spawn_app().await;
+    let supervisor = app.signed_in_as(Role::Supervisor).await;
+    assert_eq!(app.get("/").await.status(), StatusCode::OK);
+    let before = session_version(&app, supervisor.id);
+    for page in ["/", "/pit", "/review", "/"] {
+        assert_eq!(app.get(page).await.status(), StatusCode::OK, "{page}");
+    }
+    assert_eq!(session_version(&app, supervisor.id), before);
+
+    age_sessions(&app, supervisor.id, "last_seen_at", "31 seconds");
+    let aged = session_version(&app, supervisor.id);
+    assert_eq!(app.get("/").await.status(), StatusCode::OK);
+    assert_ne!(session_version(&app, supervisor.id), aged);
+    let seconds: f64 = diesel::select(diesel::dsl::sql::<diesel::sql_types::Double>(&format!(
+        "(SELECT extract(epoch FROM now() - last_seen_at)::float8 FROM sessions \
+         WHERE user_id = {})",
+        supervisor.id.0
+    )))
+    .get_result(&mut app.conn())
+    .unwrap();
+    assert!(seconds < 5.0, "last use moved to now: {seconds} s ago");
+}
+
 #[tokio::test]
 async fn the_idle_limit_depends_on_the_role_and_is_configurable() {
     let app = crate::helpers::spawn_app_with(|c| {
