@@ -12,6 +12,7 @@ use diesel::sql_types::{
     Array, BigInt, Bool, Bytea, Date, Int4, Jsonb, Nullable, Text, Timestamptz,
 };
 
+use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::JsonText;
 use crate::db::prepared::Sql;
 
@@ -106,7 +107,7 @@ pub struct ChainEvent<'a> {
 
 /// The settled rounds of gaming days `$1` to `$2` (both included), of table code `$3` or of
 /// every table when it is NULL, in the order of the key on (table, gaming day, number); each
-/// with its `round.settled` event (found by the partial index on round targets) and the events
+/// with its `round.settled` event (`$4`; found by the partial index on round targets) and the events
 /// of its table's chain from the one after the previous round's event to its own.
 const ROUNDS: &str = "\
     WITH picked AS ( \
@@ -116,7 +117,7 @@ const ROUNDS: &str = "\
         LEFT JOIN LATERAL ( \
             SELECT e.seq, e.hash, e.prev_hash FROM audit_events e \
             WHERE e.target = 'round:' || r.id AND e.target LIKE 'round:%' \
-              AND e.action = 'round.settled' AND e.chain = 'table:' || r.table_id \
+              AND e.action = $4 AND e.chain = 'table:' || r.table_id \
             ORDER BY e.seq LIMIT 1) ev ON true \
         WHERE r.gaming_day BETWEEN $1 AND $2 AND ($3::text IS NULL OR t.code = $3) \
     ), placed AS ( \
@@ -159,7 +160,8 @@ pub fn each_round<E: From<diesel::result::Error>>(
     let query = Sql::new(ROUNDS)
         .bind::<Date, _>(from)
         .bind::<Date, _>(to)
-        .bind::<Nullable<Text>, _>(table);
+        .bind::<Nullable<Text>, _>(table)
+        .bind::<Text, _>(AuditAction::RoundSettled.as_str());
     stream(conn, query, &mut each)
 }
 

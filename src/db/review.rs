@@ -6,7 +6,7 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::dsl::sql;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Bool, Timestamptz};
+use diesel::sql_types::{BigInt, Bool, Text, Timestamptz};
 use serde::Serialize;
 
 use crate::db::audit_actions::AuditAction;
@@ -238,7 +238,7 @@ pub fn decisions_unlike_their_events(
                 v.round_id IS NOT NULL AS has_row, e.id IS NOT NULL AS has_event \
          FROM round_voids v \
          FULL JOIN (SELECT id, target, actor_user_id, details FROM audit_events \
-                    WHERE action = 'round.voided' AND target LIKE 'round:%') e \
+                    WHERE action = $1 AND target LIKE 'round:%') e \
            ON e.target = 'round:' || v.round_id \
          WHERE v.round_id IS NULL OR e.id IS NULL \
             OR v.voided_by IS DISTINCT FROM e.actor_user_id \
@@ -250,12 +250,14 @@ pub fn decisions_unlike_their_events(
                 a.round_id IS NOT NULL, e.id IS NOT NULL \
          FROM round_approvals a \
          FULL JOIN (SELECT id, target, actor_user_id FROM audit_events \
-                    WHERE action = 'round.approved' AND target LIKE 'round:%') e \
+                    WHERE action = $2 AND target LIKE 'round:%') e \
            ON e.target = 'round:' || a.round_id \
          WHERE a.round_id IS NULL OR e.id IS NULL \
             OR a.approved_by IS DISTINCT FROM e.actor_user_id \
          ORDER BY 2, 1",
     )
+    .bind::<Text, _>(AuditAction::RoundVoided.as_str())
+    .bind::<Text, _>(AuditAction::RoundApproved.as_str())
     .load(conn)
 }
 
@@ -268,10 +270,11 @@ pub fn settled_rounds_missing(conn: &mut PgConnection) -> QueryResult<Vec<RoundI
     }
     let rows: Vec<Missing> = diesel::sql_query(
         "SELECT substr(e.target, 7)::bigint AS round_id FROM audit_events e \
-         WHERE e.action = 'round.settled' AND e.target LIKE 'round:%' \
+         WHERE e.action = $1 AND e.target LIKE 'round:%' \
            AND NOT EXISTS (SELECT 1 FROM rounds r WHERE r.id = substr(e.target, 7)::bigint) \
          ORDER BY 1",
     )
+    .bind::<Text, _>(AuditAction::RoundSettled.as_str())
     .load(conn)?;
     Ok(rows.into_iter().map(|m| m.round_id).collect())
 }
