@@ -489,6 +489,8 @@ pub struct ObservedDayView {
     pub average_bet: String,
     pub theoretical_win: String,
     pub void: bool,
+    /// The player it was carded as (their id and name).
+    pub carded: Option<(i64, String)>,
 }
 
 pub struct PlayerDayView {
@@ -643,6 +645,7 @@ pub async fn day_report(
                     &o.currency,
                 ),
                 void: o.void.is_some(),
+                carded: o.carded.as_ref().map(|c| (c.player.0, c.name.clone())),
             })
             .collect(),
     };

@@ -1236,6 +1236,19 @@ async fn an_observed_player_carded_is_rated_from_the_moment_the_observation_ends
         "{observed}"
     );
 
+    // The day's report says whom the observation became.
+    let report = f
+        .supervisor
+        .get("/reports/players")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        report.contains(&format!("carded as <a href=\"/players/{player}\">Rosa Santos</a>")),
+        "{report}"
+    );
+
     // Audited on the players' chain: the carding, with the estimates, and the rating's start.
     let carded = f.app.audit("observation.carded");
     assert_eq!(carded.len(), 1);
