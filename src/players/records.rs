@@ -500,7 +500,8 @@ pub async fn page(
         let status_rows = rows::statuses(conn, id)?;
         let rating_rows = rows::ratings_of(conn, id, PAGE_RATINGS)?;
         let ratings = ratings::rated(conn, rating_rows, now)?;
-        let observed = observations_of(conn, crate::db::observations::carded_as(conn, id)?, now)?;
+        let carded = crate::db::observations::carded_as(conn, id)?;
+        let observed = observations_of(conn, carded, now)?;
         let people: Vec<_> = status_rows.iter().map(|s| s.set_by).collect();
         let names: HashMap<_, _> = crate::accounting::drop::names(conn, people.into_iter())?;
         let mut totals: Vec<(String, Totals)> = Vec::new();

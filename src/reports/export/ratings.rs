@@ -642,8 +642,14 @@ impl RatingsCheck {
                         }
                     }
                 }
-                // Named from both sides, differently: said from the rating's side below.
-                Some(_) => {}
+                Some((_, named)) => problems.at(
+                    o_row,
+                    at::RATING_ID,
+                    format!(
+                        "observation {observation} is carded as rating {rating}, which goes on \
+                         from observation {named}"
+                    ),
+                ),
                 None if self.seen.contains(rating) => problems.at(
                     o_row,
                     at::RATING_ID,
