@@ -127,7 +127,10 @@ pub fn insert_void(
 
 /// Records an observation's carding; none when it is carded already (the database refuses a
 /// carding whose observation does not end where and when its rating starts).
-pub fn insert_carding(conn: &mut PgConnection, new: &CardingRow) -> QueryResult<Option<CardingRow>> {
+pub fn insert_carding(
+    conn: &mut PgConnection,
+    new: &CardingRow,
+) -> QueryResult<Option<CardingRow>> {
     diesel::insert_into(observation_cardings::table)
         .values(new)
         .on_conflict_do_nothing()

@@ -21,13 +21,13 @@ use crate::accounting::drop::{
     day_open, locked_table, may_void, names, person, table_of, DropTable, Stop, Void,
 };
 use crate::accounting::record::attempt;
+use crate::accounting::record::Refusal;
 use crate::accounting::slips::{Me, Person};
 use crate::accounting::{AccountingError, Saved};
 use crate::db::audit_actions::AuditAction;
 use crate::db::handle::Db;
-use crate::accounting::record::Refusal;
 use crate::db::ids::{ObservationId, PlayerId, RatingId, TableId, UserId};
-use crate::db::observations::{self as rows, CardingRow, NewObservation, Observed};
+use crate::db::observations::{self as rows, CardingRow, NewObservation, ObservationRow, Observed};
 use crate::db::{shifts, tables};
 use crate::players::ratings::{
     card_number, player_of_card, refuse_excluded, seat_free, start, walked_with,
@@ -512,6 +512,23 @@ async fn change_observed(
     .await
 }
 
+/// Adds an observation ended at `at` to an event's details: its time and hands, and its
+/// estimated total bet and theoretical win.
+fn with_estimates(
+    conn: &mut PgConnection,
+    row: ObservationRow,
+    at: DateTime<Utc>,
+    details: &mut serde_json::Value,
+) -> Result<(), AccountingError> {
+    let ended = observations_of(conn, vec![(row, None, None)], at)?;
+    let f = ended.first().map(|o| o.estimate).unwrap_or_default();
+    details["seconds_played"] = json!(f.seconds_played);
+    details["hands"] = json!(f.hands);
+    details["estimated_total_bet"] = json!(f.total_bet.0 as i64);
+    details["estimated_theoretical_win"] = json!(f.theoretical_win.0 as i64);
+    Ok(())
+}
+
 /// Ends observation `id` at table `code` now, with the chips walked with if typed (empty:
 /// not seen). By a pit manager; not a void one, not twice. `observation.ended` on the
 /// `players` chain, with its estimates.
@@ -552,8 +569,14 @@ pub async fn end(
                 .ok_or_else(|| Stop::Refused(format!("Observation {id} has ended already.")))?;
             let (seat, day) = (row.seat, row.gaming_day);
             let description = row.description.clone();
-            let ended = observations_of(conn, vec![(row, None, None)], at)?;
-            let f = ended.first().map(|o| o.estimate).unwrap_or_default();
+            let mut details = json!({
+                "observation": id,
+                "table": table.code,
+                "seat": seat,
+                "ended_at": at,
+                "walked_with": walked,
+            });
+            with_estimates(conn, row, at, &mut details)?;
             event(
                 conn,
                 me,
@@ -561,17 +584,7 @@ pub async fn end(
                 id,
                 day,
                 table.id,
-                json!({
-                    "observation": id,
-                    "table": table.code,
-                    "seat": seat,
-                    "ended_at": at,
-                    "walked_with": walked,
-                    "seconds_played": f.seconds_played,
-                    "hands": f.hands,
-                    "estimated_total_bet": f.total_bet.0 as i64,
-                    "estimated_theoretical_win": f.theoretical_win.0 as i64,
-                }),
+                details,
             )?;
             Ok(format!(
                 "Observation ended at seat {seat}: {description}{}.",
@@ -662,8 +675,16 @@ pub async fn card(
             )?
             .ok_or_else(|| Stop::Refused(format!("Observation {id} is carded already.")))?;
             let description = row.description.clone();
-            let ended = observations_of(conn, vec![(row, None, None)], at)?;
-            let f = ended.first().map(|o| o.estimate).unwrap_or_default();
+            let mut details = json!({
+                "observation": id,
+                "table": table.code,
+                "seat": seat,
+                "player": player.id,
+                "card_number": player.card_number,
+                "rating": rating.id,
+                "carded_at": at,
+            });
+            with_estimates(conn, row, at, &mut details)?;
             event(
                 conn,
                 &me,
@@ -671,19 +692,7 @@ pub async fn card(
                 id,
                 day,
                 table.id,
-                json!({
-                    "observation": id,
-                    "table": table.code,
-                    "seat": seat,
-                    "player": player.id,
-                    "card_number": player.card_number,
-                    "rating": rating.id,
-                    "carded_at": at,
-                    "seconds_played": f.seconds_played,
-                    "hands": f.hands,
-                    "estimated_total_bet": f.total_bet.0 as i64,
-                    "estimated_theoretical_win": f.theoretical_win.0 as i64,
-                }),
+                details,
             )?;
             Ok(Ok(format!(
                 "Observation {id} at seat {seat} ({description}) carded: card {} ({} {}) rated \

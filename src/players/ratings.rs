@@ -398,7 +398,9 @@ pub async fn seat(
                 .into_iter()
                 .find(|o| o.seat == i16::from(seat))
             {
-                return Err(AccountingError::Refused(observed_seat(&me, seat, &observed)));
+                return Err(AccountingError::Refused(observed_seat(
+                    &me, seat, &observed,
+                )));
             }
             start(conn, &me, &player, &table, seat, day, None, None)?;
             Ok(None)

@@ -453,6 +453,16 @@ async fn unrated_observations_are_exported_with_their_rounds_and_their_estimates
     assert_eq!((verified.rows, verified.problems), (4, vec![]));
 }
 
+/// The problems `verify-export` finds in the export at `path` once `edit` has changed its rows
+/// (the file's sums worked out again).
+fn forged(
+    path: &Path,
+    edit: impl FnOnce(&mut Vec<String>, &mut [Vec<String>]),
+) -> Vec<pusoy_pit::reports::export::Problem> {
+    let forged = forge_csv(path, |names, rows, _| edit(names, rows));
+    export::verify(&forged).unwrap().problems
+}
+
 #[tokio::test]
 async fn a_carded_observation_and_its_rating_name_each_other_and_the_check_holds_them_to_it() {
     let f = floor().await;
@@ -484,19 +494,21 @@ async fn a_carded_observation_and_its_rating_name_each_other_and_the_check_holds
     assert_eq!(observed["card_number"], "RC4004");
     assert_eq!(observed["player_name"], "Rosa Santos");
     assert_eq!(observed["ended_utc"], rating["started_utc"]);
-    assert_eq!((rating["hands"].as_str(), observed["hands"].as_str()), ("1", "1"));
+    assert_eq!(
+        (rating["hands"].as_str(), observed["hands"].as_str()),
+        ("1", "1")
+    );
     let id = rating["rating_id"].clone();
 
     // The rating moved a second from the observation's end: time lost between them.
     let column = |names: &[String], name: &str| names.iter().position(|n| n == name).unwrap();
-    let forged = forge_csv(&path, |names, rows, _| {
+    let found = forged(&path, |names, rows| {
         let at = column(names, "started_utc");
         let started = chrono::DateTime::parse_from_rfc3339(&rows[0][at]).unwrap();
         rows[0][at] = (started + chrono::TimeDelta::seconds(1))
             .with_timezone(&chrono::Utc)
             .to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
     });
-    let found = export::verify(&forged).unwrap().problems;
     assert!(
         says(
             &found,
@@ -507,10 +519,9 @@ async fn a_carded_observation_and_its_rating_name_each_other_and_the_check_holds
         "{found:?}"
     );
     // Another player's card on the rating, and a rating that names no observation.
-    let forged = forge_csv(&path, |names, rows, _| {
+    let found = forged(&path, |names, rows| {
         rows[0][column(names, "card_number")] = "RC9999".to_owned();
     });
-    let found = export::verify(&forged).unwrap().problems;
     assert!(
         says(
             &found,
@@ -520,10 +531,9 @@ async fn a_carded_observation_and_its_rating_name_each_other_and_the_check_holds
         ),
         "{found:?}"
     );
-    let forged = forge_csv(&path, |names, rows, _| {
+    let found = forged(&path, |names, rows| {
         rows[0][column(names, "observation_id")] = String::new();
     });
-    let found = export::verify(&forged).unwrap().problems;
     assert!(
         says(
             &found,
@@ -534,10 +544,9 @@ async fn a_carded_observation_and_its_rating_name_each_other_and_the_check_holds
         "{found:?}"
     );
     // The observation carded as a rating begun in the range that the file does not hold.
-    let forged = forge_csv(&path, |names, rows, _| {
+    let found = forged(&path, |names, rows| {
         rows[2][column(names, "rating_id")] = "999999".to_owned();
     });
-    let found = export::verify(&forged).unwrap().problems;
     assert!(
         says(
             &found,
@@ -557,11 +566,10 @@ async fn a_carded_observation_and_its_rating_name_each_other_and_the_check_holds
         "{found:?}"
     );
     // An observation carded that never ended.
-    let forged = forge_csv(&path, |names, rows, _| {
+    let found = forged(&path, |names, rows| {
         rows[2][column(names, "ended_utc")] = String::new();
         rows[2][column(names, "ended_local")] = String::new();
     });
-    let found = export::verify(&forged).unwrap().problems;
     assert!(
         says(
             &found,

@@ -63,6 +63,17 @@ pub(crate) async fn register(host: &TestApp, card: &str, first: &str) -> i64 {
         .expect("the player's page")
 }
 
+/// Bars the player, as a pit manager, for cheating.
+async fn bar(supervisor: &TestApp, player: i64) {
+    let res = supervisor
+        .post_form(
+            &format!("/players/{player}/status"),
+            &[("status", "barred"), ("reason", "cheating at table 4")],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+}
+
 /// Posts a form at the table screen and answers the flash it left there.
 pub(crate) async fn at_table(dealer: &TestApp, path: &str, fields: &[(&str, &str)]) -> String {
     let res = dealer.post_form(path, fields).await;
@@ -293,14 +304,7 @@ async fn a_rating_is_the_rounds_at_the_seat_while_the_player_sat_there() {
 async fn an_excluded_player_is_refused_a_seat_and_the_refusal_is_kept_and_audited() {
     let f = floor().await;
     let player = register(&f.host, "RC-2002", "Jose").await;
-    let res = f
-        .supervisor
-        .post_form(
-            &format!("/players/{player}/status"),
-            &[("status", "barred"), ("reason", "cheating at table 4")],
-        )
-        .await;
-    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    bar(&f.supervisor, player).await;
 
     let screen = at_table(
         &f.dealer,
@@ -1148,16 +1152,12 @@ async fn an_observed_player_carded_is_rated_from_the_moment_the_observation_ends
     assert_eq!(status, StatusCode::CREATED, "{body}");
 
     // Carded from the table screen's Unrated players, back there.
-    let res = card(&f.supervisor, id, "rc-4004", "screen").await;
-    assert_eq!(res.status(), StatusCode::SEE_OTHER);
-    assert_eq!(location(&res), format!("/tables/{TABLE}"));
-    let screen = f
-        .supervisor
-        .get(&format!("/tables/{TABLE}"))
-        .await
-        .text()
-        .await
-        .unwrap();
+    let screen = at_table(
+        &f.supervisor,
+        &format!("{}/{id}/card", observations()),
+        &[("card", "rc-4004"), ("back", "screen")],
+    )
+    .await;
     assert!(
         screen.contains(&format!(
             "Observation {id} at seat 3 (woman, 40s, blue scarf) carded: card RC4004 (Rosa \
@@ -1203,7 +1203,9 @@ async fn an_observed_player_carded_is_rated_from_the_moment_the_observation_ends
     assert!(row.contains("hands\">1<"), "{row}");
     assert!(row.contains("theoretical-win\">PHP +0.50<"), "{row}");
     assert!(
-        row.contains(&format!("carded as <a href=\"/players/{player}\">Rosa Santos</a>")),
+        row.contains(&format!(
+            "carded as <a href=\"/players/{player}\">Rosa Santos</a>"
+        )),
         "{row}"
     );
     assert!(!page.contains(&format!("id=\"running-{id}\"")), "{page}");
@@ -1231,10 +1233,7 @@ async fn an_observed_player_carded_is_rated_from_the_moment_the_observation_ends
         .and_then(|rest| rest.split("</tr>").next())
         .expect("the observation on the player's page");
     assert!(observed.contains("hands\">1<"), "{observed}");
-    assert!(
-        observed.contains(&format!("rating {rating}")),
-        "{observed}"
-    );
+    assert!(observed.contains(&format!("rating {rating}")), "{observed}");
 
     // The day's report says whom the observation became.
     let report = f
@@ -1245,7 +1244,9 @@ async fn an_observed_player_carded_is_rated_from_the_moment_the_observation_ends
         .await
         .unwrap();
     assert!(
-        report.contains(&format!("carded as <a href=\"/players/{player}\">Rosa Santos</a>")),
+        report.contains(&format!(
+            "carded as <a href=\"/players/{player}\">Rosa Santos</a>"
+        )),
         "{report}"
     );
 
@@ -1283,14 +1284,7 @@ async fn an_observed_player_carded_is_rated_from_the_moment_the_observation_ends
 async fn carding_is_refused_for_an_excluded_or_elsewhere_rated_player_and_a_stopped_observation() {
     let f = floor().await;
     let barred = register(&f.host, "RC-5005", "Jose").await;
-    let res = f
-        .supervisor
-        .post_form(
-            &format!("/players/{barred}/status"),
-            &[("status", "barred"), ("reason", "cheating at table 4")],
-        )
-        .await;
-    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    bar(&f.supervisor, barred).await;
     let id = observe(&f.supervisor, "man, 60s, cap", "25").await;
     let nothing_carded = |app: &TestApp| {
         assert_eq!(
@@ -1383,7 +1377,11 @@ async fn carding_is_refused_for_an_excluded_or_elsewhere_rated_player_and_a_stop
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
     let res = card(&f.supervisor, id, "RC7007", "").await;
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
-    assert!(res.text().await.unwrap().contains(&format!("Observation {id} is void")));
+    assert!(res
+        .text()
+        .await
+        .unwrap()
+        .contains(&format!("Observation {id} is void")));
     let ended = observe(&f.supervisor, "man, 60s, cap", "25").await;
     let res = f
         .supervisor

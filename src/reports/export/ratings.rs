@@ -42,8 +42,8 @@ use diesel::PgConnection;
 use crate::db::ids::{ObservationId, PlayerId, RatingId, TableId};
 use crate::db::observations::{self as observation_rows, Observed};
 use crate::db::players::{self as rows, PlayerRow, RatingRow, SeatRoundRow, StepRow};
-use crate::rules::money::{Money, Total};
 use crate::rules::gaming_day::gaming_day;
+use crate::rules::money::{Money, Total};
 use crate::rules::rating::{estimate, figures, Dealt, Figures, SeatRound, Span};
 
 use super::check::{Checker, Problems, Row};
@@ -581,13 +581,15 @@ impl RatingsCheck {
             observations_seen: BTreeSet::new(),
             carded_ratings: BTreeMap::new(),
             carded_observations: BTreeMap::new(),
-            clock: manifest.utc_offset.parse::<chrono::FixedOffset>().ok().zip(
-                chrono::NaiveTime::parse_from_str(&manifest.gaming_day_start, "%H:%M").ok(),
-            )
-            .map(|(utc_offset, gaming_day_start)| Clock {
-                utc_offset,
-                gaming_day_start,
-            }),
+            clock: manifest
+                .utc_offset
+                .parse::<chrono::FixedOffset>()
+                .ok()
+                .zip(chrono::NaiveTime::parse_from_str(&manifest.gaming_day_start, "%H:%M").ok())
+                .map(|(utc_offset, gaming_day_start)| Clock {
+                    utc_offset,
+                    gaming_day_start,
+                }),
         }
     }
 
