@@ -59,3 +59,5 @@ REVOKE UPDATE, DELETE ON comp_rules FROM :"app_role";
 -- Unrated observations, their ends and voids are added, never changed (triggers refuse it too).
 REVOKE UPDATE, DELETE ON unrated_observations, unrated_observation_ends,
     unrated_observation_voids FROM :"app_role";
+-- An observed player's carding is added, never changed (triggers refuse it too).
+REVOKE UPDATE, DELETE ON observation_cardings FROM :"app_role";

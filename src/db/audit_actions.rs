@@ -67,6 +67,7 @@ audit_actions! {
     FeeVoid = "fee.void",
     InvestigationClosed = "investigation.closed",
     InvestigationOpened = "investigation.opened",
+    ObservationCarded = "observation.carded",
     ObservationEnded = "observation.ended",
     ObservationRecorded = "observation.recorded",
     ObservationVoid = "observation.void",

@@ -1,16 +1,18 @@
-//! Unrated observations: rows and queries (migration `2026-12-14-000001_unrated_observations`;
-//! docs/players.md). An observation, its end and its void are only ever inserted (triggers
-//! refuse changes). The decisions and the words a person reads are in
+//! Unrated observations: rows and queries (migrations `2026-12-14-000001_unrated_observations`
+//! and `2026-12-15-000001_observation_cardings`; docs/players.md). An observation, its end, its
+//! void and its carding (the player carded, and the rating it goes on as) are only ever
+//! inserted (triggers refuse changes). The decisions and the words a person reads are in
 //! `crate::players::observations`.
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Nullable, Timestamptz};
 
-use crate::db::ids::{ObservationId, TableId, UserId};
-use crate::db::players::{rounds_of_spans, SeatRoundRow};
+use crate::db::ids::{ObservationId, PlayerId, RatingId, TableId, UserId};
+use crate::db::players::{rounds_of_spans, PlayerRow, SeatRoundRow};
 use crate::db::schema::{
-    unrated_observation_ends, unrated_observation_voids, unrated_observations,
+    observation_cardings, players, unrated_observation_ends, unrated_observation_voids,
+    unrated_observations,
 };
 
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable)]
@@ -44,6 +46,19 @@ pub struct VoidRow {
     pub reason: String,
     pub voided_by: UserId,
     pub voided_at: DateTime<Utc>,
+}
+
+/// An observation's player carded mid-session: the observation ended at `carded_at`, and the
+/// rating `rating_id` of the player began there and then.
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = observation_cardings)]
+pub struct CardingRow {
+    pub observation_id: ObservationId,
+    pub rating_id: RatingId,
+    pub player_id: PlayerId,
+    pub gaming_day: NaiveDate,
+    pub carded_by: UserId,
+    pub carded_at: DateTime<Utc>,
 }
 
 /// An observation with its end and its void, if any.
@@ -108,6 +123,58 @@ pub fn insert_void(
         .returning(VoidRow::as_returning())
         .get_result(conn)
         .optional()
+}
+
+/// Records an observation's carding; none when it is carded already (the database refuses a
+/// carding whose observation does not end where and when its rating starts).
+pub fn insert_carding(
+    conn: &mut PgConnection,
+    new: &CardingRow,
+) -> QueryResult<Option<CardingRow>> {
+    diesel::insert_into(observation_cardings::table)
+        .values(new)
+        .on_conflict_do_nothing()
+        .returning(CardingRow::as_returning())
+        .get_result(conn)
+        .optional()
+}
+
+/// The cardings of these observations, with the players carded.
+pub fn cardings(
+    conn: &mut PgConnection,
+    ids: &[ObservationId],
+) -> QueryResult<Vec<(CardingRow, PlayerRow)>> {
+    observation_cardings::table
+        .inner_join(players::table)
+        .filter(observation_cardings::observation_id.eq_any(ids))
+        .select((CardingRow::as_select(), PlayerRow::as_select()))
+        .load(conn)
+}
+
+/// The cardings these ratings began with.
+pub fn cardings_of_ratings(
+    conn: &mut PgConnection,
+    ids: &[RatingId],
+) -> QueryResult<Vec<CardingRow>> {
+    observation_cardings::table
+        .filter(observation_cardings::rating_id.eq_any(ids))
+        .select(CardingRow::as_select())
+        .load(conn)
+}
+
+/// The observations of the player before they were carded, by gaming day and id, with their
+/// ends and voids.
+pub fn carded_as(conn: &mut PgConnection, player: PlayerId) -> QueryResult<Vec<Observed>> {
+    let query = unrated_observations::table
+        .filter(
+            unrated_observations::id.eq_any(
+                observation_cardings::table
+                    .filter(observation_cardings::player_id.eq(player))
+                    .select(observation_cardings::observation_id),
+            ),
+        )
+        .into_boxed();
+    observed(conn, query)
 }
 
 /// The observations these filters pick, by gaming day and id, with their ends and voids.

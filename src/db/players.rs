@@ -408,6 +408,8 @@ pub struct NewRating {
     pub seat: i16,
     pub gaming_day: NaiveDate,
     pub started_by: UserId,
+    /// When it starts (none: now, the database's time).
+    pub started_at: Option<DateTime<Utc>>,
 }
 
 /// Starts a rating and marks the seat and the player taken. None when the seat or the player
@@ -421,6 +423,7 @@ pub fn start_rating(conn: &mut PgConnection, new: &NewRating) -> QueryResult<Opt
             ratings::seat.eq(new.seat),
             ratings::gaming_day.eq(new.gaming_day),
             ratings::started_by.eq(new.started_by),
+            new.started_at.map(|at| ratings::started_at.eq(at)),
         ))
         .returning(RatingRow::as_returning())
         .get_result(conn)?;

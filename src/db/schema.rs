@@ -397,6 +397,17 @@ diesel::table! {
 }
 
 diesel::table! {
+    observation_cardings (observation_id) {
+        observation_id -> Int8,
+        rating_id -> Int8,
+        player_id -> Int8,
+        gaming_day -> Date,
+        carded_by -> Int8,
+        carded_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     open_ratings (table_id, seat) {
         table_id -> Int8,
         seat -> Int2,
@@ -760,6 +771,10 @@ diesel::joinable!(inventory_slips -> table_pars (par_id));
 diesel::joinable!(investigation_closings -> investigations (investigation_id));
 diesel::joinable!(investigation_closings -> users (closed_by));
 diesel::joinable!(investigations -> gaming_tables (table_id));
+diesel::joinable!(observation_cardings -> players (player_id));
+diesel::joinable!(observation_cardings -> ratings (rating_id));
+diesel::joinable!(observation_cardings -> unrated_observations (observation_id));
+diesel::joinable!(observation_cardings -> users (carded_by));
 diesel::joinable!(open_ratings -> gaming_tables (table_id));
 diesel::joinable!(open_ratings -> players (player_id));
 diesel::joinable!(open_ratings -> ratings (rating_id));
@@ -843,6 +858,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     inventory_slips,
     investigation_closings,
     investigations,
+    observation_cardings,
     open_ratings,
     opener_explanations,
     player_statuses,

@@ -66,6 +66,11 @@ pub fn sets_status(role: Role) -> bool {
     matches!(role, Role::Host | Role::Compliance | Role::Supervisor)
 }
 
+/// Who records, ends, voids and cards unrated observations: a pit manager.
+pub fn observes(role: Role) -> bool {
+    role == Role::Supervisor
+}
+
 /// A player's standing: whether they may be seated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {

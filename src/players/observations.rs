@@ -6,6 +6,10 @@
 //! profile version. An observation is never changed: its end and its void are records of
 //! their own, a void by someone other than whoever recorded it, with the reason; a correction
 //! is a void and a new observation. Each is an event on the `players` chain.
+//!
+//! An observed player carded mid-session ([`card`]): the observation ends and a rating of the
+//! player starts at its seat at that same moment, so no round is counted both as an estimate
+//! and as rated, and none is lost between them; the link is a record of its own.
 
 use std::collections::HashMap;
 
@@ -17,16 +21,18 @@ use crate::accounting::drop::{
     day_open, locked_table, may_void, names, person, table_of, DropTable, Stop, Void,
 };
 use crate::accounting::record::attempt;
+use crate::accounting::record::Refusal;
 use crate::accounting::slips::{Me, Person};
 use crate::accounting::{AccountingError, Saved};
 use crate::db::audit_actions::AuditAction;
 use crate::db::handle::Db;
-use crate::db::ids::{ObservationId, TableId, UserId};
-use crate::db::observations::{self as rows, NewObservation, Observed};
-use crate::db::users::Role;
+use crate::db::ids::{ObservationId, PlayerId, RatingId, TableId, UserId};
+use crate::db::observations::{self as rows, CardingRow, NewObservation, ObservationRow, Observed};
 use crate::db::{shifts, tables};
-use crate::players::event_on;
-use crate::players::ratings::walked_with;
+use crate::players::ratings::{
+    card_number, player_of_card, refuse_excluded, seat_free, start, walked_with,
+};
+use crate::players::{event_on, observes};
 use crate::rules::drop as arithmetic;
 use crate::rules::money::Money;
 use crate::rules::rating::{estimate, started_at, Dealt, Figures};
@@ -35,11 +41,6 @@ use crate::rules::rating::{estimate, started_at, Dealt, Figures};
 pub const DESCRIPTION_MOST: usize = 120;
 /// The longest reason of a void, in characters.
 const REASON_MOST: usize = 500;
-
-/// Who records, ends and voids observations: a pit manager.
-pub fn observes(role: Role) -> bool {
-    role == Role::Supervisor
-}
 
 /// An observation as the pages show it, with its estimates.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,8 +57,22 @@ pub struct Observation {
     pub walked_with: Option<Money>,
     pub recorded_by: Person,
     pub void: Option<Void>,
+    /// The player it was carded as, when it was.
+    pub carded: Option<Carded>,
     /// Estimated: hands are the rounds counted at the seat, their bet the estimated one.
     pub estimate: Figures,
+}
+
+/// The player an observation was carded as, and the rating it goes on as, from its end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Carded {
+    pub player: PlayerId,
+    pub card_number: String,
+    /// First and last name.
+    pub name: String,
+    pub rating: RatingId,
+    pub at: DateTime<Utc>,
+    pub by: Person,
 }
 
 /// A table's observations of a gaming day: the page that records, ends and voids them.
@@ -124,9 +139,14 @@ pub(crate) fn observations_of(
         .into_iter()
         .map(|(id, code, _)| (id, code))
         .collect();
+    let mut carded: HashMap<ObservationId, _> = rows::cardings(conn, &ids)?
+        .into_iter()
+        .map(|(carding, player)| (carding.observation_id, (carding, player)))
+        .collect();
     let people: Vec<UserId> = observed
         .iter()
         .flat_map(|(o, _, v)| std::iter::once(o.recorded_by).chain(v.as_ref().map(|v| v.voided_by)))
+        .chain(carded.values().map(|(c, _)| c.carded_by))
         .collect();
     let names = names(conn, people.into_iter())?;
     observed
@@ -154,6 +174,14 @@ pub(crate) fn observations_of(
                 ended_at,
                 walked_with: end.and_then(|e| e.walked_with).map(Money),
                 recorded_by: person(&names, row.recorded_by),
+                carded: carded.remove(&row.id).map(|(c, player)| Carded {
+                    player: player.id,
+                    card_number: player.card_number,
+                    name: format!("{} {}", player.first_name, player.last_name),
+                    rating: c.rating_id,
+                    at: c.carded_at,
+                    by: person(&names, c.carded_by),
+                }),
                 void: void.map(|v| Void {
                     reason: v.reason,
                     by: person(&names, v.voided_by),
@@ -241,10 +269,20 @@ fn answer<T>(
     now: DateTime<Utc>,
     change: impl FnOnce(&mut PgConnection) -> Result<T, Stop>,
 ) -> Result<Saved<T, Page>, AccountingError> {
-    let (field, reason) = match attempt(conn, change)? {
-        Ok(done) => return Ok(Saved::Done(done)),
-        Err(refusal) => refusal,
-    };
+    match attempt(conn, change)? {
+        Ok(done) => Ok(Saved::Done(done)),
+        Err(refusal) => refused(conn, code, day, now, refusal),
+    }
+}
+
+/// A refusal with table `code`'s page of `day`.
+fn refused<T>(
+    conn: &mut PgConnection,
+    code: &str,
+    day: NaiveDate,
+    now: DateTime<Utc>,
+    (field, reason): Refusal,
+) -> Result<Saved<T, Page>, AccountingError> {
     Ok(Saved::Refused {
         reason,
         page: Page {
@@ -474,6 +512,23 @@ async fn change_observed(
     .await
 }
 
+/// Adds an observation ended at `at` to an event's details: its time and hands, and its
+/// estimated total bet and theoretical win.
+fn with_estimates(
+    conn: &mut PgConnection,
+    row: ObservationRow,
+    at: DateTime<Utc>,
+    details: &mut serde_json::Value,
+) -> Result<(), AccountingError> {
+    let ended = observations_of(conn, vec![(row, None, None)], at)?;
+    let f = ended.first().map(|o| o.estimate).unwrap_or_default();
+    details["seconds_played"] = json!(f.seconds_played);
+    details["hands"] = json!(f.hands);
+    details["estimated_total_bet"] = json!(f.total_bet.0 as i64);
+    details["estimated_theoretical_win"] = json!(f.theoretical_win.0 as i64);
+    Ok(())
+}
+
 /// Ends observation `id` at table `code` now, with the chips walked with if typed (empty:
 /// not seen). By a pit manager; not a void one, not twice. `observation.ended` on the
 /// `players` chain, with its estimates.
@@ -514,8 +569,14 @@ pub async fn end(
                 .ok_or_else(|| Stop::Refused(format!("Observation {id} has ended already.")))?;
             let (seat, day) = (row.seat, row.gaming_day);
             let description = row.description.clone();
-            let ended = observations_of(conn, vec![(row, None, None)], at)?;
-            let f = ended.first().map(|o| o.estimate).unwrap_or_default();
+            let mut details = json!({
+                "observation": id,
+                "table": table.code,
+                "seat": seat,
+                "ended_at": at,
+                "walked_with": walked,
+            });
+            with_estimates(conn, row, at, &mut details)?;
             event(
                 conn,
                 me,
@@ -523,17 +584,7 @@ pub async fn end(
                 id,
                 day,
                 table.id,
-                json!({
-                    "observation": id,
-                    "table": table.code,
-                    "seat": seat,
-                    "ended_at": at,
-                    "walked_with": walked,
-                    "seconds_played": f.seconds_played,
-                    "hands": f.hands,
-                    "estimated_total_bet": f.total_bet.0 as i64,
-                    "estimated_theoretical_win": f.theoretical_win.0 as i64,
-                }),
+                details,
             )?;
             Ok(format!(
                 "Observation ended at seat {seat}: {description}{}.",
@@ -545,6 +596,116 @@ pub async fn end(
             ))
         },
     )
+    .await
+}
+
+/// Cards the player of observation `id` at table `code` (card `typed_card`, a player on
+/// record): the observation ends now, its estimates kept, and a rating of the player starts at
+/// its seat at that same moment, on gaming day `day` (the current one); the link is kept
+/// (`observation_cardings`) and audited (`observation.carded` and `rating.started` on the
+/// `players` chain). By a pit manager, of a running observation (not ended, not void), on open
+/// gaming days. A self-excluded or barred player is refused as a seating is (the refusal
+/// recorded for the pit board and audited, the observation left running); so is a player rated
+/// at another seat.
+pub async fn card(
+    db: &Db,
+    code: String,
+    id: ObservationId,
+    typed_card: String,
+    day: NaiveDate,
+    now: DateTime<Utc>,
+    me: Me,
+) -> Result<Saved<String, Page>, AccountingError> {
+    db.run(move |conn| {
+        let shown = day_of(conn, &code, id)?;
+        // Done, or an excluded player's refusal, which is written and kept.
+        let change = |conn: &mut PgConnection| -> Result<Result<String, String>, Stop> {
+            pit_manager(&me, "cards the player of")?;
+            let (table, (row, ended, void)) = observed_here(conn, &code, id)?;
+            day_open(conn, day)?;
+            if void.is_some() {
+                return Err(Stop::Refused(format!(
+                    "Observation {id} is void: seat the player at the table screen."
+                )));
+            }
+            if ended.is_some() {
+                return Err(Stop::Refused(format!(
+                    "Observation {id} has ended: that player left. Seat them at the table \
+                     screen if they are back."
+                )));
+            }
+            let card = card_number(&typed_card);
+            if card.is_empty() {
+                return Err(Stop::Field(
+                    "card",
+                    "Type or scan the player's card number.".to_owned(),
+                ));
+            }
+            let player = player_of_card(conn, &card)?.ok_or_else(|| {
+                Stop::Field(
+                    "card",
+                    format!(
+                        "No player has card {card}: check the number (a host registers a new \
+                         player first)."
+                    ),
+                )
+            })?;
+            let seat = u8::try_from(row.seat)
+                .map_err(|_| AccountingError::BadStored(format!("observation {id}")))?;
+            if let Some(refused) = refuse_excluded(conn, &me, &player, &table, seat, day)? {
+                return Ok(Err(format!(
+                    "{refused} Observation {id} keeps running: end it when they leave."
+                )));
+            }
+            seat_free(conn, &player, &table, seat)?;
+            let at = now.max(row.started_at);
+            rows::insert_end(conn, id, at, None, me.id)?
+                .ok_or_else(|| Stop::Refused(format!("Observation {id} has ended already.")))?;
+            let rating = start(conn, &me, &player, &table, seat, day, Some(at), Some(id))?;
+            rows::insert_carding(
+                conn,
+                &CardingRow {
+                    observation_id: id,
+                    rating_id: rating.id,
+                    player_id: player.id,
+                    gaming_day: day,
+                    carded_by: me.id,
+                    carded_at: at,
+                },
+            )?
+            .ok_or_else(|| Stop::Refused(format!("Observation {id} is carded already.")))?;
+            let description = row.description.clone();
+            let mut details = json!({
+                "observation": id,
+                "table": table.code,
+                "seat": seat,
+                "player": player.id,
+                "card_number": player.card_number,
+                "rating": rating.id,
+                "carded_at": at,
+            });
+            with_estimates(conn, row, at, &mut details)?;
+            event(
+                conn,
+                &me,
+                AuditAction::ObservationCarded,
+                id,
+                day,
+                table.id,
+                details,
+            )?;
+            Ok(Ok(format!(
+                "Observation {id} at seat {seat} ({description}) carded: card {} ({} {}) rated \
+                 at seat {seat} from now on; the observation's estimates are kept up to now.",
+                player.card_number, player.first_name, player.last_name
+            )))
+        };
+        match attempt(conn, change)? {
+            Ok(Ok(done)) => Ok(Saved::Done(done)),
+            Ok(Err(excluded)) => refused(conn, &code, shown, now, (Some("card"), excluded)),
+            Err(refusal) => refused(conn, &code, shown, now, refusal),
+        }
+    })
     .await
 }
 

@@ -14,9 +14,12 @@ use crate::accounting::slips::Me;
 use crate::accounting::AccountingError;
 use crate::db::audit_actions::AuditAction;
 use crate::db::handle::Db;
-use crate::db::ids::{PlayerId, RatingId, TableId, UserId};
-use crate::db::players::{self as rows, NewRating, NewRefusal, NewStep, RatingRow, StepRow};
-use crate::players::{event, status_of, FormRefusal};
+use crate::db::ids::{ObservationId, PlayerId, RatingId, TableId, UserId};
+use crate::db::observations::{self as observation_rows, ObservationRow};
+use crate::db::players::{
+    self as rows, NewRating, NewRefusal, NewStep, PlayerRow, RatingRow, StepRow,
+};
+use crate::players::{event, observes, status_of, FormRefusal};
 use crate::rules::drop::{self as arithmetic, LARGEST};
 use crate::rules::money::Money;
 use crate::rules::rating::{figures, Figures, SeatRound, Span};
@@ -215,10 +218,154 @@ fn as_form_refusal<T>(
     }
 }
 
+/// A card number as typed, as it is stored: without spaces and dashes, in capitals.
+pub(crate) fn card_number(typed: &str) -> String {
+    typed
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '-')
+        .collect::<String>()
+        .to_uppercase()
+}
+
+/// The player with card `card` (as stored), locked until the transaction ends so a status and
+/// a seating of theirs take turns; none: nobody has it.
+pub(crate) fn player_of_card(
+    conn: &mut PgConnection,
+    card: &str,
+) -> Result<Option<PlayerRow>, AccountingError> {
+    let Some(found) = rows::by_card(conn, card)? else {
+        return Ok(None);
+    };
+    Ok(Some(rows::lock_player(conn, found.id)?.unwrap_or(found)))
+}
+
+/// A self-excluded or barred player refused a seat: the refusal is recorded for the pit board
+/// and audited (`player.seat_refused`), and these are its words. None: the player is active.
+/// The caller commits what this wrote, and writes nothing else.
+pub(crate) fn refuse_excluded(
+    conn: &mut PgConnection,
+    me: &Me,
+    player: &PlayerRow,
+    table: &DropTable,
+    seat: u8,
+    day: NaiveDate,
+) -> Result<Option<String>, AccountingError> {
+    let status = status_of(rows::current_status(conn, player.id)?.as_ref())?;
+    if !status.excluded() {
+        return Ok(None);
+    }
+    let refused = rows::insert_refusal(
+        conn,
+        &NewRefusal {
+            player_id: player.id,
+            table_id: table.id,
+            seat: i16::from(seat),
+            gaming_day: day,
+            status: status.as_str(),
+            refused_by: me.id,
+        },
+    )?;
+    event(
+        conn,
+        me,
+        AuditAction::PlayerSeatRefused,
+        player.id,
+        day,
+        Some(table.id),
+        json!({
+            "player": player.id,
+            "refusal": refused.id,
+            "table": table.code,
+            "seat": seat,
+            "status": status.as_str(),
+        }),
+    )?;
+    Ok(Some(format!(
+        "Do not seat card {}: {} is {}. A pit manager has been alerted.",
+        player.card_number,
+        player.first_name,
+        status.title().to_lowercase()
+    )))
+}
+
+/// Refuses a rating of `player` at seat `seat` of `table` while the seat has a rated player,
+/// or the player is rated at another seat.
+pub(crate) fn seat_free(
+    conn: &mut PgConnection,
+    player: &PlayerRow,
+    table: &DropTable,
+    seat: u8,
+) -> Result<(), AccountingError> {
+    if let Some(there) = rows::open_at(conn, table.id, i16::from(seat))? {
+        return Err(AccountingError::Refused(format!(
+            "Seat {seat} has a rated player already (rating {}): end it first.",
+            there.id
+        )));
+    }
+    if let Some(elsewhere) = rows::open_of(conn, player.id)? {
+        return Err(AccountingError::Refused(format!(
+            "{} is rated at another seat (rating {}): end that rating first.",
+            player.first_name, elsewhere.id
+        )));
+    }
+    Ok(())
+}
+
+/// Starts a rating of `player` at seat `seat` of `table`, from `at` (none: now), and writes
+/// `rating.started` (naming the observation it goes on from, if one).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn start(
+    conn: &mut PgConnection,
+    me: &Me,
+    player: &PlayerRow,
+    table: &DropTable,
+    seat: u8,
+    day: NaiveDate,
+    at: Option<DateTime<Utc>>,
+    from: Option<ObservationId>,
+) -> Result<RatingRow, AccountingError> {
+    let started = rows::start_rating(
+        conn,
+        &NewRating {
+            player_id: player.id,
+            table_id: table.id,
+            seat: i16::from(seat),
+            gaming_day: day,
+            started_by: me.id,
+            started_at: at,
+        },
+    )?
+    .ok_or_else(|| {
+        AccountingError::Refused(
+            "The seat or the player was rated a moment ago: look again.".to_owned(),
+        )
+    })?;
+    let mut details = json!({
+        "player": player.id,
+        "rating": started.id,
+        "table": table.code,
+        "seat": seat,
+    });
+    if let Some(observation) = from {
+        details["observation"] = json!(observation);
+    }
+    event(
+        conn,
+        me,
+        AuditAction::RatingStarted,
+        player.id,
+        day,
+        Some(table.id),
+        details,
+    )?;
+    Ok(started)
+}
+
 /// Seats the player with card `card` at seat `seat` of table `code` and starts their rating
-/// (`rating.started`). Refused for a card nobody has, a seat or player already rated, and a
-/// self-excluded or barred player: that refusal is recorded for the pit board and audited
-/// (`player.seat_refused`), and its words give the reason.
+/// (`rating.started`). Refused for a card nobody has, a seat or player already rated, a seat
+/// where an unrated observation is running (a pit manager cards that player from it instead,
+/// or ends it), and a self-excluded or barred player: that refusal is recorded for the pit
+/// board and audited (`player.seat_refused`), and its words give the reason.
 pub async fn seat(
     db: &Db,
     code: String,
@@ -228,11 +375,7 @@ pub async fn seat(
     me: Me,
 ) -> Result<Result<String, FormRefusal>, AccountingError> {
     db.run(move |conn| {
-        let card: String = card
-            .chars()
-            .filter(|c| !c.is_whitespace() && *c != '-')
-            .collect::<String>()
-            .to_uppercase();
+        let card = card_number(&card);
         if card.is_empty() {
             return Ok(Err(FormRefusal {
                 field: Some("card"),
@@ -242,88 +385,24 @@ pub async fn seat(
         // An excluded player's refusal is written and kept; every other refusal writes nothing.
         let excluded = conn.transaction(|conn| {
             let (table, seat) = table_and_seat(conn, &code, day, &seat, &me)?;
-            let Some(found) = rows::by_card(conn, &card)? else {
+            let Some(player) = player_of_card(conn, &card)? else {
                 return Err(AccountingError::Refused(format!(
                     "No player has card {card}: check the number, or seat them unrated."
                 )));
             };
-            let player = rows::lock_player(conn, found.id)?.unwrap_or(found);
-            let status = status_of(rows::current_status(conn, player.id)?.as_ref())?;
-            if status.excluded() {
-                let refused = rows::insert_refusal(
-                    conn,
-                    &NewRefusal {
-                        player_id: player.id,
-                        table_id: table.id,
-                        seat: i16::from(seat),
-                        gaming_day: day,
-                        status: status.as_str(),
-                        refused_by: me.id,
-                    },
-                )?;
-                event(
-                    conn,
-                    &me,
-                    AuditAction::PlayerSeatRefused,
-                    player.id,
-                    day,
-                    Some(table.id),
-                    json!({
-                        "player": player.id,
-                        "refusal": refused.id,
-                        "table": table.code,
-                        "seat": seat,
-                        "status": status.as_str(),
-                    }),
-                )?;
-                return Ok(Some(format!(
-                    "Do not seat card {}: {} is {}. A pit manager has been alerted.",
-                    player.card_number,
-                    player.first_name,
-                    status.title().to_lowercase()
+            if let Some(refused) = refuse_excluded(conn, &me, &player, &table, seat, day)? {
+                return Ok(Some(refused));
+            }
+            seat_free(conn, &player, &table, seat)?;
+            if let Some(observed) = observation_rows::open_at_table(conn, table.id)?
+                .into_iter()
+                .find(|o| o.seat == i16::from(seat))
+            {
+                return Err(AccountingError::Refused(observed_seat(
+                    &me, seat, &observed,
                 )));
             }
-            if let Some(there) = rows::open_at(conn, table.id, i16::from(seat))? {
-                return Err(AccountingError::Refused(format!(
-                    "Seat {seat} has a rated player already (rating {}): end it first.",
-                    there.id
-                )));
-            }
-            if let Some(elsewhere) = rows::open_of(conn, player.id)? {
-                return Err(AccountingError::Refused(format!(
-                    "{} is rated at another seat (rating {}): end that rating first.",
-                    player.first_name, elsewhere.id
-                )));
-            }
-            let started = rows::start_rating(
-                conn,
-                &NewRating {
-                    player_id: player.id,
-                    table_id: table.id,
-                    seat: i16::from(seat),
-                    gaming_day: day,
-                    started_by: me.id,
-                },
-            )?
-            .ok_or_else(|| {
-                AccountingError::Refused(
-                    "The seat or the player was rated a moment ago: look again.".to_owned(),
-                )
-            })?;
-            event(
-                conn,
-                &me,
-                AuditAction::RatingStarted,
-                player.id,
-                day,
-                Some(table.id),
-                json!({
-                    "player": player.id,
-                    "rating": started.id,
-                    "table": table.code,
-                    "seat": seat,
-                }),
-            )?;
+            start(conn, &me, &player, &table, seat, day, None, None)?;
             Ok(None)
         });
         Ok(match as_form_refusal(excluded)? {
@@ -336,6 +415,29 @@ pub async fn seat(
         })
     })
     .await
+}
+
+/// Why a carded player is not seated where an unrated observation is running, and what to do:
+/// the observed player carded from the observation keeps the time observed and counts no round
+/// twice (a pit manager does it, at the table screen's Unrated players); another player waits
+/// until the observation is ended.
+fn observed_seat(me: &Me, seat: u8, observed: &ObservationRow) -> String {
+    let what = format!(
+        "Seat {seat} has an unrated player observed (observation {}: {}).",
+        observed.id, observed.description
+    );
+    if observes(me.role) {
+        format!(
+            "{what} If this is that player, card them from the observation (Unrated players: \
+             Card player) so that the time observed is kept; if that player left, end the \
+             observation first."
+        )
+    } else {
+        format!(
+            "{what} If this is that player, call a pit manager to card them from the \
+             observation; if that player left, a pit manager ends it first."
+        )
+    }
 }
 
 /// What is done to a seated player's rating.

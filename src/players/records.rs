@@ -18,6 +18,7 @@ use crate::db::handle::Db;
 use crate::db::ids::PlayerId;
 use crate::db::players::{self as rows, Identity, NewList, NewListLine, NewStatus, PlayerRow};
 use crate::players::comp;
+use crate::players::observations::{observations_of, Observation};
 use crate::players::ratings::{self, Rating};
 use crate::players::{event, keeps_records, refusal, sets_status, status_of, Sight, PLAYERS_CHAIN};
 pub use crate::players::{FormRefusal, Status};
@@ -437,6 +438,9 @@ pub struct PlayerPage {
     pub personal: Option<PlayerForm>,
     pub statuses: Vec<StatusLine>,
     pub ratings: Vec<Rating>,
+    /// The unrated observations of the player before they were carded (each going on as one
+    /// of their ratings), oldest first: estimates, in no total.
+    pub observed: Vec<Observation>,
     /// The ratings' figures added up, per currency.
     pub totals: Vec<(String, Totals)>,
     pub registered_at: DateTime<Utc>,
@@ -496,6 +500,8 @@ pub async fn page(
         let status_rows = rows::statuses(conn, id)?;
         let rating_rows = rows::ratings_of(conn, id, PAGE_RATINGS)?;
         let ratings = ratings::rated(conn, rating_rows, now)?;
+        let carded = crate::db::observations::carded_as(conn, id)?;
+        let observed = observations_of(conn, carded, now)?;
         let people: Vec<_> = status_rows.iter().map(|s| s.set_by).collect();
         let names: HashMap<_, _> = crate::accounting::drop::names(conn, people.into_iter())?;
         let mut totals: Vec<(String, Totals)> = Vec::new();
@@ -556,6 +562,7 @@ pub async fn page(
             last_name: player.last_name,
             personal,
             ratings,
+            observed,
             totals,
             registered_at: player.created_at,
             may_correct: keeps_records(me.role),

@@ -1,6 +1,6 @@
 //! Unrated observations (docs/players.md, "Unrated observations"): a table's observations of
-//! the gaming day with their estimates, and the pit manager's forms that record, end and void
-//! them. Each handler parses the request, calls one use-case of
+//! the gaming day with their estimates, and the pit manager's forms that record, end, void
+//! them and card their players. Each handler parses the request, calls one use-case of
 //! `crate::players::observations`, and renders its answer: done, back to the page with what
 //! was done; refused, the page again (422) with the reason beside the field it names.
 
@@ -15,8 +15,9 @@ use crate::accounting::drop::may_void;
 use crate::accounting::Saved;
 use crate::db::ids::ObservationId;
 use crate::players::observations::{
-    self, observes, Clock, Observation, ObservationForm, Page, TableObservations, DESCRIPTION_MOST,
+    self, Clock, Observation, ObservationForm, Page, TableObservations, DESCRIPTION_MOST,
 };
+use crate::players::observes;
 use crate::web::error::AppError;
 use crate::web::format::{money, sum, when};
 use crate::web::layout::Nav;
@@ -42,8 +43,20 @@ pub struct ObservationView {
     pub recorded_by: String,
     /// (reason, by, when).
     pub void: Option<(String, String, String)>,
+    /// The player it was carded as.
+    pub carded: Option<CardedView>,
+    /// Running, and the viewer a pit manager: it may be ended, or its player carded.
     pub may_end: bool,
     pub may_void: bool,
+}
+
+/// The player an observation was carded as, and the rating it goes on as.
+pub struct CardedView {
+    pub player_id: i64,
+    pub name: String,
+    pub card_number: String,
+    pub rating: i64,
+    pub by: String,
 }
 
 fn view(o: &Observation, viewer: &CurrentUser, zone: crate::config::Zone) -> ObservationView {
@@ -70,6 +83,13 @@ fn view(o: &Observation, viewer: &CurrentUser, zone: crate::config::Zone) -> Obs
             .void
             .as_ref()
             .map(|v| (v.reason.clone(), v.by.name.clone(), when(v.at, zone))),
+        carded: o.carded.as_ref().map(|c| CardedView {
+            player_id: c.player.0,
+            name: c.name.clone(),
+            card_number: c.card_number.clone(),
+            rating: c.rating.0,
+            by: c.by.name.clone(),
+        }),
         may_end: observes(viewer.role) && o.void.is_none() && o.ended_at.is_none(),
         may_void: o.void.is_none()
             && observes(viewer.role)
@@ -169,8 +189,11 @@ pub async fn list(
     render(StatusCode::OK, &page)
 }
 
-/// Done: back to the table's observations, saying what was done; refused: the page, 422.
+/// Done: back to the table screen (`back` is `screen`) or the table's observations, saying
+/// what was done; refused: the observations page, 422.
+#[allow(clippy::too_many_arguments)]
 fn answer(
+    back: &str,
     session: &Session,
     user: &CurrentUser,
     state: &AppState,
@@ -182,7 +205,11 @@ fn answer(
     match saved {
         Saved::Done(words) => {
             session::set_flash(session, &words)?;
-            Ok(redirect(&format!("/tables/{code}/observations")))
+            Ok(redirect(&if back == "screen" {
+                format!("/tables/{code}")
+            } else {
+                format!("/tables/{code}/observations")
+            }))
         }
         Saved::Refused { reason, page: p } => {
             let refusal = Refusal {
@@ -243,7 +270,7 @@ pub async fn record(
         user.me(&req),
     )
     .await?;
-    answer(&session, &user, &state, &code, saved, None, typed)
+    answer("", &session, &user, &state, &code, saved, None, typed)
 }
 
 #[derive(Deserialize)]
@@ -254,10 +281,17 @@ pub struct StepForm {
     /// Voiding: why.
     #[serde(default)]
     reason: String,
+    /// Carding: the player's card number.
+    #[serde(default)]
+    card: String,
+    /// Where the form was posted from: `screen` (the table screen) or the observations page.
+    #[serde(default)]
+    back: String,
 }
 
-/// `POST /tables/{code}/observations/{id}/{step}`: `end` (the observed player left, now) or
-/// `void` (with the reason).
+/// `POST /tables/{code}/observations/{id}/{step}`: `end` (the observed player left, now),
+/// `void` (with the reason) or `card` (the observed player carded: their rating goes on from
+/// the observation's end); done, back to where the form was.
 #[tracing::instrument(skip_all, fields(user = %user.username))]
 pub async fn step(
     req: HttpRequest,
@@ -274,9 +308,14 @@ pub async fn step(
     let saved = match step.as_str() {
         "end" => observations::end(db, at, id, form.walked_with, now, me).await?,
         "void" => observations::void(db, at, id, form.reason, now, me).await?,
+        "card" => {
+            let day = state.config.gaming_day(now);
+            observations::card(db, at, id, form.card, day, now, me).await?
+        }
         _ => return Err(AppError::NotFound),
     };
     answer(
+        &form.back,
         &session,
         &user,
         &state,

@@ -178,6 +178,27 @@ pub struct RatingView {
     pub hands_per_hour: String,
     pub walked_with: String,
     pub bought_in: String,
+    /// The unrated observation it goes on from, when the player was carded while observed.
+    pub carded_from: Option<i64>,
+}
+
+/// An observation of the player before they were carded: estimates, and the rating it goes on
+/// as.
+pub struct ObservedView {
+    pub id: i64,
+    pub day: String,
+    pub table: String,
+    pub seat: u8,
+    pub description: String,
+    pub started: String,
+    pub carded: String,
+    pub time: String,
+    pub hands: u32,
+    pub average_bet: String,
+    pub total_bet: String,
+    pub theoretical_win: String,
+    pub rating: i64,
+    pub void: bool,
 }
 
 pub struct TotalsView {
@@ -236,6 +257,7 @@ struct PlayerPageView {
     personal: Option<PlayerForm>,
     statuses: Vec<(String, &'static str, String, String, String)>,
     ratings: Vec<RatingView>,
+    observed: Vec<ObservedView>,
     totals: Vec<TotalsView>,
     may_correct: bool,
     may_set_status: bool,
@@ -292,7 +314,40 @@ pub async fn show(
                 ),
                 walked_with: r.walked_with.map(|w| money(w, c)).unwrap_or_default(),
                 bought_in: money(r.bought_in, c),
+                carded_from: page
+                    .observed
+                    .iter()
+                    .find(|o| o.carded.as_ref().is_some_and(|k| k.rating == r.id))
+                    .map(|o| o.id.0),
             }
+        })
+        .collect();
+    let observed = page
+        .observed
+        .iter()
+        .filter_map(|o| {
+            let carded = o.carded.as_ref()?;
+            let c = o.currency.as_str();
+            Some(ObservedView {
+                id: o.id.0,
+                day: o.gaming_day.to_string(),
+                table: o.table_code.clone(),
+                seat: o.seat,
+                description: o.description.clone(),
+                started: when(o.started_at, zone),
+                carded: when(carded.at, zone),
+                time: duration(o.estimate.seconds_played),
+                hands: o.estimate.hands,
+                average_bet: money(o.average_bet, c),
+                total_bet: sum(o.estimate.total_bet, c),
+                theoretical_win: theoretical(
+                    o.estimate.theoretical_win,
+                    o.estimate.theoretical_complete,
+                    c,
+                ),
+                rating: carded.rating.0,
+                void: o.void.is_some(),
+            })
         })
         .collect();
     let view = PlayerPageView {
@@ -318,6 +373,7 @@ pub async fn show(
             })
             .collect(),
         ratings,
+        observed,
         totals: page
             .totals
             .iter()
@@ -433,6 +489,8 @@ pub struct ObservedDayView {
     pub average_bet: String,
     pub theoretical_win: String,
     pub void: bool,
+    /// The player it was carded as (their id and name).
+    pub carded: Option<(i64, String)>,
 }
 
 pub struct PlayerDayView {
@@ -587,6 +645,7 @@ pub async fn day_report(
                     &o.currency,
                 ),
                 void: o.void.is_some(),
+                carded: o.carded.as_ref().map(|c| (c.player.0, c.name.clone())),
             })
             .collect(),
     };

@@ -20,7 +20,7 @@ use crate::db::audit_log::Actor;
 use crate::db::ids::RoundId;
 use crate::db::tables::PlayingTable;
 use crate::pit::screen::{self, Typed};
-use crate::players::observations::observes;
+use crate::players::observes;
 use crate::players::AtTable;
 use crate::recording::entry::{place_note, FieldErrors, PlaceNote};
 use crate::recording::form::{self, Fields};
@@ -180,6 +180,7 @@ struct TablePage {
 
 /// An unrated observation running at a seat.
 struct ObservedView {
+    id: i64,
     seat: u8,
     description: String,
     since: String,
@@ -368,6 +369,7 @@ fn page(
             .observed
             .into_iter()
             .map(|o| ObservedView {
+                id: o.id.0,
                 seat: o.seat,
                 description: o.description,
                 since: when(o.since, zone),

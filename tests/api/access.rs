@@ -677,8 +677,9 @@ const MATRIX: &[Case] = &[
         &[],
         [303, 404, 404, 403, 404, 403, 403, 403, 403],
     ),
-    // Unrated observations: recorded, ended and voided by pit managers, read by them and
-    // auditors.
+    // Unrated observations: recorded, ended, voided and their players carded by pit managers
+    // (`.../{id}/card` is the route of `.../{id}/end`: one case, as refusals are audited once
+    // a route and minute), read by them and auditors.
     case(
         "GET",
         "/tables/NO-SUCH/observations",

@@ -452,3 +452,136 @@ async fn unrated_observations_are_exported_with_their_rounds_and_their_estimates
     let verified = export::verify(&jsonl).unwrap();
     assert_eq!((verified.rows, verified.problems), (4, vec![]));
 }
+
+/// The problems `verify-export` finds in the export at `path` once `edit` has changed its rows
+/// (the file's sums worked out again).
+fn forged(
+    path: &Path,
+    edit: impl FnOnce(&mut Vec<String>, &mut [Vec<String>]),
+) -> Vec<pusoy_pit::reports::export::Problem> {
+    let forged = forge_csv(path, |names, rows, _| edit(names, rows));
+    export::verify(&forged).unwrap().problems
+}
+
+#[tokio::test]
+async fn a_carded_observation_and_its_rating_name_each_other_and_the_check_holds_them_to_it() {
+    let f = floor().await;
+    let player = register(&f.host, "RC-4004", "Rosa").await;
+    let observation = observe(&f.supervisor, "woman, 40s, blue scarf", "25").await;
+    let (status, body) = record(&f.dealer, TABLE, "observed-round-1", the_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let res = f
+        .supervisor
+        .post_form(
+            &format!("/tables/{TABLE}/observations/{observation}/card"),
+            &[("card", "RC4004")],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let (status, body) = record(&f.dealer, TABLE, "rated-round-1", the_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+
+    let path = export_to(&f.app, Kind::Ratings, Format::Csv, Some(TABLE));
+    let verified = export::verify(&path).unwrap();
+    assert_eq!(verified.problems, vec![]);
+    let rows = rows(&path);
+    let lines: Vec<&str> = rows.iter().map(|r| r["line"].as_str()).collect();
+    assert_eq!(lines, ["rating", "round", "observation", "observed_round"]);
+    let (rating, observed) = (&rows[0], &rows[2]);
+    assert_eq!(rating["observation_id"], observation.to_string());
+    assert_eq!(observed["rating_id"], rating["rating_id"]);
+    assert_eq!(observed["player_id"], player.to_string());
+    assert_eq!(observed["card_number"], "RC4004");
+    assert_eq!(observed["player_name"], "Rosa Santos");
+    assert_eq!(observed["ended_utc"], rating["started_utc"]);
+    assert_eq!(
+        (rating["hands"].as_str(), observed["hands"].as_str()),
+        ("1", "1")
+    );
+    let id = rating["rating_id"].clone();
+
+    // The rating moved a second from the observation's end: time lost between them.
+    let column = |names: &[String], name: &str| names.iter().position(|n| n == name).unwrap();
+    let found = forged(&path, |names, rows| {
+        let at = column(names, "started_utc");
+        let started = chrono::DateTime::parse_from_rfc3339(&rows[0][at]).unwrap();
+        rows[0][at] = (started + chrono::TimeDelta::seconds(1))
+            .with_timezone(&chrono::Utc)
+            .to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
+    });
+    assert!(
+        says(
+            &found,
+            Some(1),
+            Some("started_utc"),
+            &format!("rating {id} starts at")
+        ),
+        "{found:?}"
+    );
+    // Another player's card on the rating, and a rating that names no observation.
+    let found = forged(&path, |names, rows| {
+        rows[0][column(names, "card_number")] = "RC9999".to_owned();
+    });
+    assert!(
+        says(
+            &found,
+            Some(1),
+            Some("card_number"),
+            &format!("rating {id} goes on from observation {observation}, whose row says")
+        ),
+        "{found:?}"
+    );
+    let found = forged(&path, |names, rows| {
+        rows[0][column(names, "observation_id")] = String::new();
+    });
+    assert!(
+        says(
+            &found,
+            Some(3),
+            Some("rating_id"),
+            &format!("observation {observation} is carded as rating {id}, whose row names no observation")
+        ),
+        "{found:?}"
+    );
+    // The observation carded as a rating begun in the range that the file does not hold.
+    let found = forged(&path, |names, rows| {
+        rows[2][column(names, "rating_id")] = "999999".to_owned();
+    });
+    assert!(
+        says(
+            &found,
+            Some(3),
+            Some("rating_id"),
+            &format!("observation {observation} is carded as rating 999999, begun on")
+        ),
+        "{found:?}"
+    );
+    assert!(
+        says(
+            &found,
+            Some(1),
+            Some("observation_id"),
+            &format!("rating {id} goes on from observation {observation}, which is carded as rating 999999")
+        ),
+        "{found:?}"
+    );
+    // An observation carded that never ended.
+    let found = forged(&path, |names, rows| {
+        rows[2][column(names, "ended_utc")] = String::new();
+        rows[2][column(names, "ended_local")] = String::new();
+    });
+    assert!(
+        says(
+            &found,
+            Some(3),
+            Some("ended_utc"),
+            &format!("observation {observation} is carded as rating {id} and has no end")
+        ),
+        "{found:?}"
+    );
+
+    // JSON Lines verifies the same.
+    let jsonl = export_to(&f.app, Kind::Ratings, Format::Jsonl, Some(TABLE));
+    let verified = export::verify(&jsonl).unwrap();
+    assert_eq!((verified.rows, verified.problems), (4, vec![]));
+}

@@ -63,6 +63,17 @@ pub(crate) async fn register(host: &TestApp, card: &str, first: &str) -> i64 {
         .expect("the player's page")
 }
 
+/// Bars the player, as a pit manager, for cheating.
+async fn bar(supervisor: &TestApp, player: i64) {
+    let res = supervisor
+        .post_form(
+            &format!("/players/{player}/status"),
+            &[("status", "barred"), ("reason", "cheating at table 4")],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+}
+
 /// Posts a form at the table screen and answers the flash it left there.
 pub(crate) async fn at_table(dealer: &TestApp, path: &str, fields: &[(&str, &str)]) -> String {
     let res = dealer.post_form(path, fields).await;
@@ -293,14 +304,7 @@ async fn a_rating_is_the_rounds_at_the_seat_while_the_player_sat_there() {
 async fn an_excluded_player_is_refused_a_seat_and_the_refusal_is_kept_and_audited() {
     let f = floor().await;
     let player = register(&f.host, "RC-2002", "Jose").await;
-    let res = f
-        .supervisor
-        .post_form(
-            &format!("/players/{player}/status"),
-            &[("status", "barred"), ("reason", "cheating at table 4")],
-        )
-        .await;
-    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    bar(&f.supervisor, player).await;
 
     let screen = at_table(
         &f.dealer,
@@ -1085,11 +1089,11 @@ async fn only_a_pit_manager_records_ends_or_voids_an_observation() {
     );
     let id = observe(&f.supervisor, "man", "25").await;
     for who in [&f.dealer, &f.host] {
-        for step in ["end", "void"] {
+        for step in ["end", "void", "card"] {
             let res = who
                 .post_form(
                     &format!("{}/{id}/{step}", observations()),
-                    &[("reason", "no")],
+                    &[("reason", "no"), ("card", "RC1001")],
                 )
                 .await;
             assert_eq!(res.status(), StatusCode::FORBIDDEN, "{step}");
@@ -1099,10 +1103,360 @@ async fn only_a_pit_manager_records_ends_or_voids_an_observation() {
         count(
             &f.app,
             "SELECT (SELECT count(*) FROM unrated_observation_ends) \
-             + (SELECT count(*) FROM unrated_observation_voids) AS n"
+             + (SELECT count(*) FROM unrated_observation_voids) \
+             + (SELECT count(*) FROM observation_cardings) AS n"
         ),
         0
     );
     assert_eq!(f.app.audit("observation.recorded").len(), 1);
     assert!(f.app.audit("observation.ended").is_empty());
+}
+
+/// Cards the player of observation `id` with card `card` as `who`; the answer.
+async fn card(who: &TestApp, id: i64, card: &str, back: &str) -> reqwest::Response {
+    who.post_form(
+        &format!("{}/{id}/card", observations()),
+        &[("card", card), ("back", back)],
+    )
+    .await
+}
+
+/// Two stored times of the database, as one text each (`NULL`: none).
+fn times(app: &TestApp, sql: &str) -> Vec<String> {
+    #[derive(QueryableByName)]
+    struct At {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        at: String,
+    }
+    diesel::sql_query(sql)
+        .load::<At>(&mut app.conn())
+        .unwrap()
+        .into_iter()
+        .map(|a| a.at)
+        .collect()
+}
+
+#[tokio::test]
+async fn an_observed_player_carded_is_rated_from_the_moment_the_observation_ends() {
+    let f = floor().await;
+    let player = register(&f.host, "RC-4004", "Rosa").await;
+    // The table's rules have a house edge of 2 % stored.
+    diesel::sql_query(
+        "INSERT INTO profile_version_edges (rule_profile_version_id, edge_ppm, half_width_ppm, \
+         deals, seed) SELECT id, 20000, 3000, 1000, 1 FROM rule_profile_versions",
+    )
+    .execute(&mut f.app.conn())
+    .unwrap();
+    let id = observe(&f.supervisor, "woman, 40s, blue scarf", "25").await;
+    let (status, body) = record(&f.dealer, TABLE, "observed-round-1", the_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+
+    // Carded from the table screen's Unrated players, back there.
+    let screen = at_table(
+        &f.supervisor,
+        &format!("{}/{id}/card", observations()),
+        &[("card", "rc-4004"), ("back", "screen")],
+    )
+    .await;
+    assert!(
+        screen.contains(&format!(
+            "Observation {id} at seat 3 (woman, 40s, blue scarf) carded: card RC4004 (Rosa \
+             Santos) rated at seat 3 from now on"
+        )),
+        "{screen}"
+    );
+    assert!(screen.contains("id=\"rated-seat-3\""), "{screen}");
+    assert!(!screen.contains("id=\"observed-seat-3\""), "{screen}");
+    let (status, body) = record(&f.dealer, TABLE, "rated-round-1", the_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+
+    // Where the observation ends, the rating starts: the link holds the same moment.
+    let at = times(
+        &f.app,
+        "SELECT e.ended_at::text AS at FROM unrated_observation_ends e \
+         UNION ALL SELECT r.started_at::text FROM ratings r \
+         UNION ALL SELECT c.carded_at::text FROM observation_cardings c",
+    );
+    assert_eq!(at.len(), 3, "{at:?}");
+    assert!(at.iter().all(|t| *t == at[0]), "{at:?}");
+    assert_eq!(
+        count(
+            &f.app,
+            &format!(
+                "SELECT count(*) AS n FROM observation_cardings c JOIN ratings r \
+                 ON r.id = c.rating_id WHERE c.observation_id = {id} AND c.player_id = {player} \
+                 AND r.player_id = {player} AND r.seat = 3"
+            )
+        ),
+        1
+    );
+
+    // The observation counts the round before, the rating the round after: each once.
+    let page = f
+        .supervisor
+        .get(&observations())
+        .await
+        .text()
+        .await
+        .unwrap();
+    let row = row_of(&page, id);
+    assert!(row.contains("hands\">1<"), "{row}");
+    assert!(row.contains("theoretical-win\">PHP +0.50<"), "{row}");
+    assert!(
+        row.contains(&format!(
+            "carded as <a href=\"/players/{player}\">Rosa Santos</a>"
+        )),
+        "{row}"
+    );
+    assert!(!page.contains(&format!("id=\"running-{id}\"")), "{page}");
+    let rating = count(&f.app, "SELECT max(id) AS n FROM ratings");
+    let page = f
+        .supervisor
+        .get(&format!("/players/{player}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let rated = page
+        .split(&format!("id=\"rating-{rating}\""))
+        .nth(1)
+        .and_then(|rest| rest.split("</tr>").next())
+        .expect("the rating's row");
+    assert!(rated.contains("hands\">1<"), "{rated}");
+    assert!(
+        rated.contains(&format!("carded from observation {id}")),
+        "{rated}"
+    );
+    let observed = page
+        .split(&format!("id=\"observed-{id}\""))
+        .nth(1)
+        .and_then(|rest| rest.split("</tr>").next())
+        .expect("the observation on the player's page");
+    assert!(observed.contains("hands\">1<"), "{observed}");
+    assert!(observed.contains(&format!("rating {rating}")), "{observed}");
+
+    // The day's report says whom the observation became.
+    let report = f
+        .supervisor
+        .get("/reports/players")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        report.contains(&format!(
+            "carded as <a href=\"/players/{player}\">Rosa Santos</a>"
+        )),
+        "{report}"
+    );
+
+    // Audited on the players' chain: the carding, with the estimates, and the rating's start.
+    let carded = f.app.audit("observation.carded");
+    assert_eq!(carded.len(), 1);
+    assert_eq!(carded[0].chain, "players");
+    assert_eq!(carded[0].target, format!("observation:{id}"));
+    assert_eq!(carded[0].details["player"], player);
+    assert_eq!(carded[0].details["rating"], rating);
+    assert_eq!(carded[0].details["card_number"], "RC4004");
+    assert_eq!(carded[0].details["hands"], 1);
+    assert_eq!(carded[0].details["estimated_theoretical_win"], 50);
+    let started = f.app.audit("rating.started");
+    assert_eq!(started.len(), 1);
+    assert_eq!(started[0].details["observation"], id);
+    assert!(f.app.audit("observation.ended").is_empty());
+
+    // Carded once; the link is never changed.
+    let res = card(&f.supervisor, id, "RC4004", "").await;
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(res.text().await.unwrap().contains("has ended"));
+    assert_eq!(
+        count(&f.app, "SELECT count(*) AS n FROM observation_cardings"),
+        1
+    );
+    let changed = diesel::sql_query("UPDATE observation_cardings SET carded_at = now()")
+        .execute(&mut f.app.conn());
+    assert!(changed.is_err());
+    let changed = diesel::sql_query("DELETE FROM observation_cardings").execute(&mut f.app.conn());
+    assert!(changed.is_err());
+}
+
+#[tokio::test]
+async fn carding_is_refused_for_an_excluded_or_elsewhere_rated_player_and_a_stopped_observation() {
+    let f = floor().await;
+    let barred = register(&f.host, "RC-5005", "Jose").await;
+    bar(&f.supervisor, barred).await;
+    let id = observe(&f.supervisor, "man, 60s, cap", "25").await;
+    let nothing_carded = |app: &TestApp| {
+        assert_eq!(
+            count(
+                app,
+                "SELECT (SELECT count(*) FROM ratings) + (SELECT count(*) FROM \
+                 observation_cardings) + (SELECT count(*) FROM unrated_observation_ends) AS n"
+            ),
+            0
+        );
+        assert!(app.audit("observation.carded").is_empty());
+    };
+
+    // An excluded player: refused as a seating is, the refusal kept and the pit alerted; the
+    // observation keeps running.
+    let res = card(&f.supervisor, id, "RC5005", "screen").await;
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let body = res.text().await.unwrap();
+    assert!(body.contains("data-field=\"card\""), "{body}");
+    assert!(
+        body.contains(&format!(
+            "Do not seat card RC5005: Jose is barred. A pit manager has been alerted. \
+             Observation {id} keeps running"
+        )),
+        "{body}"
+    );
+    nothing_carded(&f.app);
+    assert_eq!(count(&f.app, "SELECT count(*) AS n FROM seat_refusals"), 1);
+    let refused = f.app.audit("player.seat_refused");
+    assert_eq!(refused.len(), 1);
+    assert_eq!(refused[0].details["status"], "barred");
+    let board = f.supervisor.get("/pit").await.text().await.unwrap();
+    assert!(
+        board.contains("card RC5005, Jose Santos (barred)"),
+        "{board}"
+    );
+
+    // No card, a card nobody has: refused naming the field, nothing written.
+    for (typed, says) in [
+        (" - ", "Type or scan the player"),
+        ("NOBODY9", "No player has card NOBODY9"),
+    ] {
+        let res = card(&f.supervisor, id, typed, "").await;
+        assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY, "{typed}");
+        let body = res.text().await.unwrap();
+        assert!(body.contains("data-field=\"card\""), "{body}");
+        assert!(body.contains(says), "{body}");
+    }
+    nothing_carded(&f.app);
+
+    // A player rated at another seat is carded nowhere else.
+    register(&f.host, "RC-6006", "Ana").await;
+    let screen = at_table(
+        &f.dealer,
+        &format!("/tables/{TABLE}/ratings"),
+        &[("seat", "1"), ("card", "RC6006")],
+    )
+    .await;
+    assert!(screen.contains("rated at seat 1"), "{screen}");
+    let res = card(&f.supervisor, id, "RC6006", "").await;
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(res
+        .text()
+        .await
+        .unwrap()
+        .contains("Ana is rated at another seat"));
+    assert_eq!(count(&f.app, "SELECT count(*) AS n FROM ratings"), 1);
+    assert_eq!(
+        count(
+            &f.app,
+            "SELECT (SELECT count(*) FROM observation_cardings) \
+             + (SELECT count(*) FROM unrated_observation_ends) AS n"
+        ),
+        0
+    );
+
+    // A void observation, and an ended one, have no player to card.
+    register(&f.host, "RC-7007", "Luz").await;
+    let other = f.app.another_browser();
+    f.app
+        .create_user("other-pit", Role::Supervisor, crate::helpers::PASSWORD);
+    let res = other.sign_in("other-pit", crate::helpers::PASSWORD).await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let res = other
+        .post_form(
+            &format!("{}/{id}/void", observations()),
+            &[("reason", "wrong seat")],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let res = card(&f.supervisor, id, "RC7007", "").await;
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(res
+        .text()
+        .await
+        .unwrap()
+        .contains(&format!("Observation {id} is void")));
+    let ended = observe(&f.supervisor, "man, 60s, cap", "25").await;
+    let res = f
+        .supervisor
+        .post_form(&format!("{}/{ended}/end", observations()), &[])
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let res = card(&f.supervisor, ended, "RC7007", "").await;
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(res
+        .text()
+        .await
+        .unwrap()
+        .contains(&format!("Observation {ended} has ended: that player left")));
+
+    // A closed gaming day cards nobody.
+    let running = observe(&f.supervisor, "woman, 20s", "25").await;
+    let today = f.app.config.gaming_day(chrono::Utc::now());
+    diesel::sql_query(
+        "INSERT INTO gaming_day_closes (gaming_day, closed_by, seal_seq, seal_hash) \
+         SELECT $1, min(id), 1, '\\x00' FROM users",
+    )
+    .bind::<diesel::sql_types::Date, _>(today)
+    .execute(&mut f.app.conn())
+    .unwrap();
+    let res = card(&f.supervisor, running, "RC7007", "").await;
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(res
+        .text()
+        .await
+        .unwrap()
+        .contains(&format!("The gaming day {today} is closed")));
+
+    assert_eq!(
+        count(&f.app, "SELECT count(*) AS n FROM observation_cardings"),
+        0
+    );
+    assert_eq!(count(&f.app, "SELECT count(*) AS n FROM ratings"), 1);
+    assert!(f.app.audit("observation.carded").is_empty());
+}
+
+#[tokio::test]
+async fn a_rated_player_is_refused_a_seat_where_an_observation_is_running() {
+    let f = floor().await;
+    register(&f.host, "RC-8008", "Ben").await;
+    let id = observe(&f.supervisor, "man, 30s, glasses", "25").await;
+    let ratings = format!("/tables/{TABLE}/ratings");
+    let fields = [("seat", "3"), ("card", "RC8008")];
+    // The dealer is told to call a pit manager; the pit manager to card them from it.
+    let screen = at_table(&f.dealer, &ratings, &fields).await;
+    assert!(
+        screen.contains(&format!(
+            "Seat 3 has an unrated player observed (observation {id}: man, 30s, glasses). If \
+             this is that player, call a pit manager to card them from the observation"
+        )),
+        "{screen}"
+    );
+    let screen = at_table(&f.supervisor, &ratings, &fields).await;
+    assert!(
+        screen.contains(
+            "If this is that player, card them from the observation (Unrated players: Card \
+             player)"
+        ),
+        "{screen}"
+    );
+    assert!(
+        screen.contains(&format!("/tables/{TABLE}/observations/{id}/card")),
+        "the card form: {screen}"
+    );
+    assert_eq!(count(&f.app, "SELECT count(*) AS n FROM ratings"), 0);
+    // Another seat is free; once the observation has ended, so is seat 3.
+    let res = f
+        .supervisor
+        .post_form(&format!("{}/{id}/end", observations()), &[])
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let screen = at_table(&f.dealer, &ratings, &fields).await;
+    assert!(screen.contains("Card RC8008 rated at seat 3."), "{screen}");
 }

@@ -2,7 +2,9 @@
 // demo data): a host registers a carded player; the dealer signs on at PUSOY-02 and seats them
 // at seat 1 on the table screen; rounds are entered and confirmed with seat 1's bets, one while
 // the player is away (not theirs); the player leaves with chips; a pit manager records an
-// unrated observation of a player not carded at seat 2 and ends it; the host reads the rating
+// unrated observation of a player not carded at seat 2 and ends it; a second player observed at
+// seat 2 shows a card: the dealer's seating there is refused naming the observation, and the
+// pit manager cards them from the table screen's Unrated players; the host reads the rating
 // on the player's page and finds the hands, bets and result the test entered; the demo's
 // self-excluded player is refused a seat with the reason. Screenshots of the table screen, the
 // observations page, the player's page and the day's rated play at 1280x800 and on a 10-inch
@@ -30,6 +32,7 @@ const LAUNCH_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-q
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 // A card of this run's own: the app's database lives as long as the run, files run in turn.
 const CARD = `RB${Date.now() % 100_000_000}`;
+const CARD2 = `RK${Date.now() % 100_000_000}`;
 
 let browser;
 before(async () => {
@@ -212,6 +215,54 @@ test('a pit manager observes an unrated player at seat 2 and ends the observatio
   assert.match(unrated, /man, 50s, red shirt/);
   await atEachSize(pit, 'report');
   assert.deepEqual(pit.problems, []);
+  await pit.context().close();
+});
+
+test('a player observed at seat 2 shows a card: not seated over the observation, carded from it', async () => {
+  const host = await signedIn(HOST);
+  await host.goto(`${base}/players`);
+  await host.fill('#p-card', CARD2);
+  await host.fill('#p-first', 'Ramon');
+  await host.fill('#p-last', 'Garcia');
+  await submit(host, '#register button[type=submit]');
+  assert.match(host.url(), /\/players\/\d+$/);
+  await host.context().close();
+
+  const pit = await signedIn(SUPERVISOR);
+  await pit.goto(`${base}/tables/${TABLE}/observations`);
+  await pit.check('#record-observation input[name=seat][value="2"]');
+  await pit.fill('#observation-description', 'woman, 30s, yellow coat');
+  await pit.fill('#observation-bet', '100');
+  await submit(pit, '#record-observation button[type=submit]');
+  assert.match(await pit.locator('.flash').innerText(), /Unrated player observed at seat 2: woman, 30s, yellow coat/);
+
+  // The dealer may not seat a carded player over the observation: a pit manager cards them.
+  await dealer.goto(`${base}/tables/${TABLE}`);
+  await dealer.check('#rate-form input[name=seat][value="2"]');
+  await dealer.fill('#rate-form input[name=card]', CARD2);
+  await submit(dealer, '#rate-form button[type=submit]');
+  assert.match(await dealer.locator('.flash').innerText(),
+    /Seat 2 has an unrated player observed \(observation \d+: woman, 30s, yellow coat\)\. If this is that player, call a pit manager to card them/);
+  assert.equal(await dealer.locator('#rated-seat-2').count(), 0);
+
+  await pit.goto(`${base}/tables/${TABLE}`);
+  await pit.fill('#observed-seat-2 input[name=card]', CARD2.toLowerCase());
+  await submit(pit, '#observed-seat-2 button:has-text("Card player")');
+  assert.match(pit.url(), new RegExp(`/tables/${TABLE}$`));
+  assert.match(await pit.locator('.flash').innerText(), new RegExp(`carded: card ${CARD2} \\(Ramon Garcia\\) rated at seat 2`));
+  assert.match(await pit.locator('#rated-seat-2').innerText(), new RegExp(`Ramon ${CARD2}`));
+  assert.equal(await pit.locator('#observed-seat-2').count(), 0);
+  await atEachSize(pit, 'table-carded');
+  await pit.fill('#rated-seat-2 input[name=walked_with]', '0');
+  await submit(pit, '#rated-seat-2 button:has-text("Leave")');
+  assert.match(await pit.locator('.flash').innerText(), /Ramon left seat 2/);
+
+  await pit.goto(`${base}/tables/${TABLE}/observations`);
+  const row = pit.locator('#observations tbody tr', { hasText: 'woman, 30s, yellow coat' });
+  assert.match(await row.innerText(), new RegExp(`carded as Ramon Garcia ${CARD2}, rating \\d+`));
+  await atEachSize(pit, 'observations-carded');
+  assert.deepEqual(pit.problems, []);
+  assert.deepEqual(dealer.problems, []);
   await pit.context().close();
 });
 

@@ -17,6 +17,10 @@
 //!   (the player's), the house edge of its rule profile version `edge_ppm`, none while not
 //!   computed).
 //!
+//! A rating that goes on from an unrated observation (the player carded while observed) names
+//! it in `observation_id`; that observation's row names the rating in `rating_id`, with the
+//! player (`player_id`, `card_number`, `player_name`), and ends when the rating starts.
+//!
 //! After the ratings, every unrated observation begun in the range, each followed by its own:
 //! - `observation`: a pit manager's observation of a player not carded (`observation_id`,
 //!   `description`), its table, seat, currency, gaming day, start and end, `seconds_played`,
@@ -37,7 +41,8 @@ use diesel::PgConnection;
 
 use crate::db::ids::{ObservationId, PlayerId, RatingId, TableId};
 use crate::db::observations::{self as observation_rows, Observed};
-use crate::db::players::{self as rows, RatingRow, SeatRoundRow, StepRow};
+use crate::db::players::{self as rows, PlayerRow, RatingRow, SeatRoundRow, StepRow};
+use crate::rules::gaming_day::gaming_day;
 use crate::rules::money::{Money, Total};
 use crate::rules::rating::{estimate, figures, Dealt, Figures, SeatRound, Span};
 
@@ -92,6 +97,9 @@ pub const COLUMNS: &[(&str, ColumnKind)] = &[
 mod at {
     pub const LINE: usize = 1;
     pub const RATING_ID: usize = 2;
+    pub const PLAYER_ID: usize = 3;
+    pub const CARD_NUMBER: usize = 4;
+    pub const PLAYER_NAME: usize = 5;
     pub const TABLE: usize = 6;
     pub const SEAT: usize = 7;
     pub const CURRENCY: usize = 8;
@@ -215,6 +223,11 @@ fn write_batch<W: Write>(
         .into_iter()
         .map(|(id, code, currency)| (id, (code, currency)))
         .collect();
+    let carded_from: HashMap<RatingId, ObservationId> =
+        observation_rows::cardings_of_ratings(conn, &ids)?
+            .into_iter()
+            .map(|c| (c.rating_id, c.observation_id))
+            .collect();
     let player_ids: BTreeSet<PlayerId> = batch.iter().map(|r| r.player_id).collect();
     let player_ids: Vec<PlayerId> = player_ids.into_iter().collect();
     // The card number and the name only: no date of birth, identity document or notes.
@@ -286,7 +299,12 @@ fn write_batch<W: Write>(
             .into_iter()
             .chain(std::iter::repeat_n(
                 Field::Null,
-                COLUMNS.len() - at::ROUND_ID + 1,
+                at::OBSERVATION_ID - at::ROUND_ID,
+            ))
+            .chain([Field::opt_int(carded_from.get(&rating.id).map(|o| o.0))])
+            .chain(std::iter::repeat_n(
+                Field::Null,
+                COLUMNS.len() - at::OBSERVATION_ID,
             ))
             .collect::<Vec<_>>(),
         )?;
@@ -365,6 +383,12 @@ fn write_observations<W: Write>(
     for round in observation_rows::observed_rounds(conn, &ids, &ends)? {
         rounds_of.entry(round.span_id).or_default().push(round);
     }
+    // The player and the rating of each observation carded: the card number and the name only.
+    let carded: HashMap<ObservationId, (RatingId, PlayerRow)> =
+        observation_rows::cardings(conn, &ids)?
+            .into_iter()
+            .map(|(c, player)| (c.observation_id, (c.rating_id, player)))
+            .collect();
     let table_ids: BTreeSet<TableId> = batch.iter().map(|(o, _, _)| o.table_id).collect();
     let table_ids: Vec<TableId> = table_ids.into_iter().collect();
     let tables: HashMap<TableId, String> = rows::tables_of(conn, &table_ids)?
@@ -406,6 +430,13 @@ fn write_observations<W: Write>(
             ]
         };
         let mut fields = of_observation("observation");
+        if let Some((rating, player)) = carded.get(&o.id) {
+            fields[at::RATING_ID - 1] = Field::Int(rating.0);
+            fields[at::PLAYER_ID - 1] = Field::Int(player.id.0);
+            fields[at::CARD_NUMBER - 1] = Field::text(player.card_number.as_str());
+            fields[at::PLAYER_NAME - 1] =
+                Field::Text(format!("{} {}", player.first_name, player.last_name));
+        }
         fields.push(Field::Text(o.gaming_day.to_string()));
         fields.extend(time(Some(o.started_at), clock));
         fields.extend(time(ended, clock));
@@ -466,6 +497,12 @@ pub(super) struct RatingsCheck {
     seen: BTreeSet<i64>,
     observed: Option<ObservationSeen>,
     observations_seen: BTreeSet<i64>,
+    /// The ratings that go on from an observation, by id, and the observations carded as a
+    /// rating: each side's row, and the id it names on the other side.
+    carded_ratings: BTreeMap<i64, (Row, i64)>,
+    carded_observations: BTreeMap<i64, (Row, i64)>,
+    /// The casino's clock (none: the manifest's does not read): a carding's gaming day.
+    clock: Option<Clock>,
 }
 
 /// An unrated observation as its rows tell it, until the next observation or rating.
@@ -542,6 +579,133 @@ impl RatingsCheck {
             seen: BTreeSet::new(),
             observed: None,
             observations_seen: BTreeSet::new(),
+            carded_ratings: BTreeMap::new(),
+            carded_observations: BTreeMap::new(),
+            clock: manifest
+                .utc_offset
+                .parse::<chrono::FixedOffset>()
+                .ok()
+                .zip(chrono::NaiveTime::parse_from_str(&manifest.gaming_day_start, "%H:%M").ok())
+                .map(|(utc_offset, gaming_day_start)| Clock {
+                    utc_offset,
+                    gaming_day_start,
+                }),
+        }
+    }
+
+    /// A row's id in `column` when it names one (empty: none), or the problem with it.
+    fn named(row: &Row, column: usize, problems: &mut Problems) -> Option<i64> {
+        match row.text(column) {
+            "" => None,
+            _ => int_at(row, column, problems),
+        }
+    }
+
+    /// Whether each observation carded and the rating it goes on as say the same of each other:
+    /// they name each other, at one table, seat and currency, for one player, the rating
+    /// starting when the observation ends; and a rating begun in the range is in the file.
+    fn check_cardings(&self, problems: &mut Problems) {
+        for (&observation, (o_row, rating)) in &self.carded_observations {
+            match self.carded_ratings.get(rating) {
+                Some((r_row, named)) if *named == observation => {
+                    for column in [
+                        at::TABLE,
+                        at::SEAT,
+                        at::CURRENCY,
+                        at::PLAYER_ID,
+                        at::CARD_NUMBER,
+                        at::PLAYER_NAME,
+                    ] {
+                        if r_row.text(column) != o_row.text(column) {
+                            problems.at(
+                                r_row,
+                                column,
+                                format!(
+                                    "rating {rating} goes on from observation {observation}, \
+                                     whose row says {:?}",
+                                    o_row.text(column)
+                                ),
+                            );
+                        }
+                    }
+                    let start = DateTime::parse_from_rfc3339(r_row.text(at::STARTED_UTC));
+                    let end = DateTime::parse_from_rfc3339(o_row.text(at::ENDED_UTC));
+                    if let (Ok(start), Ok(end)) = (start, end) {
+                        if start != end {
+                            problems.at(
+                                r_row,
+                                at::STARTED_UTC,
+                                format!(
+                                    "rating {rating} starts at {start}, and observation \
+                                     {observation} it goes on from ends at {end}: the time \
+                                     between them is lost or counted twice"
+                                ),
+                            );
+                        }
+                    }
+                }
+                Some((_, named)) => problems.at(
+                    o_row,
+                    at::RATING_ID,
+                    format!(
+                        "observation {observation} is carded as rating {rating}, which goes on \
+                         from observation {named}"
+                    ),
+                ),
+                None if self.seen.contains(rating) => problems.at(
+                    o_row,
+                    at::RATING_ID,
+                    format!(
+                        "observation {observation} is carded as rating {rating}, whose row \
+                         names no observation"
+                    ),
+                ),
+                None => {
+                    let begun = DateTime::parse_from_rfc3339(o_row.text(at::ENDED_UTC))
+                        .ok()
+                        .zip(self.clock)
+                        .map(|(end, clock)| {
+                            gaming_day(
+                                end.with_timezone(&Utc),
+                                clock.utc_offset,
+                                clock.gaming_day_start,
+                            )
+                        });
+                    if let Some(day) = begun.filter(|day| (self.from..=self.to).contains(day)) {
+                        problems.at(
+                            o_row,
+                            at::RATING_ID,
+                            format!(
+                                "observation {observation} is carded as rating {rating}, begun \
+                                 on {day} in the range, which the file does not hold"
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        for (&rating, (r_row, observation)) in &self.carded_ratings {
+            match self.carded_observations.get(observation) {
+                Some((_, named)) if *named == rating => {}
+                Some((_, named)) => problems.at(
+                    r_row,
+                    at::OBSERVATION_ID,
+                    format!(
+                        "rating {rating} goes on from observation {observation}, which is \
+                         carded as rating {named}"
+                    ),
+                ),
+                None if self.observations_seen.contains(observation) => problems.at(
+                    r_row,
+                    at::OBSERVATION_ID,
+                    format!(
+                        "rating {rating} goes on from observation {observation}, whose row \
+                         names no rating"
+                    ),
+                ),
+                // The observation began before the range.
+                None => {}
+            }
         }
     }
 
@@ -594,6 +758,30 @@ impl RatingsCheck {
                     format!("observation {id} ends before it starts"),
                 );
             }
+        }
+        if let Some(rating) = Self::named(&row, at::RATING_ID, problems) {
+            if matches!(end, Some(None)) {
+                problems.at(
+                    &row,
+                    at::ENDED_UTC,
+                    format!("observation {id} is carded as rating {rating} and has no end"),
+                );
+            }
+            if let Some((first, _)) = self
+                .carded_observations
+                .values()
+                .find(|(_, named)| *named == rating)
+            {
+                problems.at(
+                    &row,
+                    at::RATING_ID,
+                    format!(
+                        "rating {rating} goes on from two observations (row {} too)",
+                        first.number
+                    ),
+                );
+            }
+            self.carded_observations.insert(id, (row.clone(), rating));
         }
         let average_bet = int_at(&row, at::ESTIMATED_AVERAGE_BET, problems);
         if average_bet.is_some_and(|bet| bet <= 0) {
@@ -700,6 +888,9 @@ impl RatingsCheck {
             problems.at(&row, at::RATING_ID, format!("rating {id} is written twice"));
         }
         self.of_query(&row, problems);
+        if let Some(observation) = Self::named(&row, at::OBSERVATION_ID, problems) {
+            self.carded_ratings.insert(id, (row.clone(), observation));
+        }
         let start = time_at(&row, at::STARTED_UTC, problems);
         let end = match row.text(at::ENDED_UTC) {
             "" => Some(None),
@@ -895,5 +1086,6 @@ impl Checker for RatingsCheck {
     fn finish(&mut self, problems: &mut Problems) {
         self.close(problems);
         self.close_observation(problems);
+        self.check_cardings(problems);
     }
 }
