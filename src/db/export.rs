@@ -107,8 +107,8 @@ pub struct ChainEvent<'a> {
 
 /// The settled rounds of gaming days `$1` to `$2` (both included), of table code `$3` or of
 /// every table when it is NULL, in the order of the key on (table, gaming day, number); each
-/// with its `round.settled` event (`$4`; found by the partial index on round targets) and the events
-/// of its table's chain from the one after the previous round's event to its own.
+/// with its `round.settled` event (`$4`, found by the partial index on round targets) and the
+/// events of its table's chain from the one after the previous round's event to its own.
 const ROUNDS: &str = "\
     WITH picked AS ( \
         SELECT r.*, ev.seq AS event_seq, ev.hash AS event_hash, ev.prev_hash AS event_prev_hash \
