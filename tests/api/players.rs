@@ -1278,6 +1278,19 @@ async fn an_observed_player_carded_is_rated_from_the_moment_the_observation_ends
     assert!(changed.is_err());
     let changed = diesel::sql_query("DELETE FROM observation_cardings").execute(&mut f.app.conn());
     assert!(changed.is_err());
+    // A link whose observation does not end when its rating starts is refused by the database
+    // itself: here a second out of step (the same link exactly would be a duplicate).
+    let forged = diesel::sql_query(
+        "INSERT INTO observation_cardings \
+         SELECT observation_id, rating_id, player_id, gaming_day, carded_by, \
+                carded_at + interval '1 second' FROM observation_cardings",
+    )
+    .execute(&mut f.app.conn());
+    let refused = forged.expect_err("a forged link is refused").to_string();
+    assert!(
+        refused.contains("must end where and when the rating starts"),
+        "{refused}"
+    );
 }
 
 #[tokio::test]
