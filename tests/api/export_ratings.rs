@@ -12,7 +12,9 @@ use reqwest::StatusCode;
 
 use crate::export::{csv_edit, export_to, forge_csv, lines, says, scratch, write_lines};
 use crate::helpers::{record, the_round, PASSWORD};
-use crate::players::{at_table, buy_in, floor, observe, register, seat_of, TABLE};
+use crate::players::{
+    at_table, buy_in, floor, observe, register, seat_of, store_house_edge, TABLE,
+};
 
 /// The data rows of a CSV export, by column name.
 fn rows(path: &Path) -> Vec<HashMap<String, String>> {
@@ -51,14 +53,7 @@ async fn ratings_export_and_verify_and_an_edited_figure_is_named_by_rating_and_f
     let f = floor().await;
     register(&f.host, "RC-1001", "Maria").await;
     register(&f.host, "RC-1002", "Juan").await;
-    // The table's rules have a house edge of 2 % stored.
-    use diesel::RunQueryDsl;
-    diesel::sql_query(
-        "INSERT INTO profile_version_edges (rule_profile_version_id, edge_ppm, half_width_ppm, \
-         deals, seed) SELECT id, 20000, 3000, 1000, 1 FROM rule_profile_versions",
-    )
-    .execute(&mut f.app.conn())
-    .unwrap();
+    store_house_edge(&f.app);
     // Juan sits at seat 1 for the whole evening and is still playing when it is exported.
     at_table(
         &f.dealer,
@@ -337,13 +332,7 @@ async fn ratings_export_and_verify_and_an_edited_figure_is_named_by_rating_and_f
 #[tokio::test]
 async fn unrated_observations_are_exported_with_their_rounds_and_their_estimates_verified() {
     let f = floor().await;
-    use diesel::RunQueryDsl;
-    diesel::sql_query(
-        "INSERT INTO profile_version_edges (rule_profile_version_id, edge_ppm, half_width_ppm, \
-         deals, seed) SELECT id, 20000, 3000, 1000, 1 FROM rule_profile_versions",
-    )
-    .execute(&mut f.app.conn())
-    .unwrap();
+    store_house_edge(&f.app);
     // Seat 3 observed for two rounds at an estimated 25.00, then ended with 600 walked with; a
     // second observation at seat 1, still running, is void.
     let ended = observe(&f.supervisor, "man, 50s, red shirt", "25").await;

@@ -19,6 +19,17 @@ pub(crate) struct Floor {
     pub(crate) supervisor: TestApp,
 }
 
+/// Stores a house edge of 2 % (± 0.3 %) for every rule-profile version, as if simulated: a
+/// rating's theoretical win is then 2 % of its bets.
+pub(crate) fn store_house_edge(app: &TestApp) {
+    diesel::sql_query(
+        "INSERT INTO profile_version_edges (rule_profile_version_id, edge_ppm, half_width_ppm, \
+         deals, seed) SELECT id, 20000, 3000, 1000, 1 FROM rule_profile_versions",
+    )
+    .execute(&mut app.conn())
+    .unwrap();
+}
+
 pub(crate) async fn floor() -> Floor {
     let app = spawn_app().await;
     create_table(&app, TABLE);
@@ -115,13 +126,7 @@ fn signed(minor: i64) -> String {
 async fn a_rating_is_the_rounds_at_the_seat_while_the_player_sat_there() {
     let f = floor().await;
     let player = register(&f.host, "RC-1001", "Maria").await;
-    // The table's rules have a house edge of 2 % stored.
-    diesel::sql_query(
-        "INSERT INTO profile_version_edges (rule_profile_version_id, edge_ppm, half_width_ppm, \
-         deals, seed) SELECT id, 20000, 3000, 1000, 1 FROM rule_profile_versions",
-    )
-    .execute(&mut f.app.conn())
-    .unwrap();
+    store_house_edge(&f.app);
     let (status, body) = record(&f.dealer, TABLE, "before-round-1", the_round()).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
     buy_in(&f.dealer, "700").await;
@@ -765,13 +770,7 @@ fn row_of(page: &str, id: i64) -> String {
 #[tokio::test]
 async fn an_unrated_observation_is_recorded_ended_and_estimated_from_its_seats_rounds() {
     let f = floor().await;
-    // The table's rules have a house edge of 2 % stored.
-    diesel::sql_query(
-        "INSERT INTO profile_version_edges (rule_profile_version_id, edge_ppm, half_width_ppm, \
-         deals, seed) SELECT id, 20000, 3000, 1000, 1 FROM rule_profile_versions",
-    )
-    .execute(&mut f.app.conn())
-    .unwrap();
+    store_house_edge(&f.app);
     let (status, body) = record(&f.dealer, TABLE, "before-round-1", the_round()).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
 
@@ -1140,13 +1139,7 @@ fn times(app: &TestApp, sql: &str) -> Vec<String> {
 async fn an_observed_player_carded_is_rated_from_the_moment_the_observation_ends() {
     let f = floor().await;
     let player = register(&f.host, "RC-4004", "Rosa").await;
-    // The table's rules have a house edge of 2 % stored.
-    diesel::sql_query(
-        "INSERT INTO profile_version_edges (rule_profile_version_id, edge_ppm, half_width_ppm, \
-         deals, seed) SELECT id, 20000, 3000, 1000, 1 FROM rule_profile_versions",
-    )
-    .execute(&mut f.app.conn())
-    .unwrap();
+    store_house_edge(&f.app);
     let id = observe(&f.supervisor, "woman, 40s, blue scarf", "25").await;
     let (status, body) = record(&f.dealer, TABLE, "observed-round-1", the_round()).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
