@@ -11,6 +11,7 @@ use crate::db::schema::{
     chip_set_versions, chip_sets, dealer_shifts, gaming_tables, inventory_slip_voids,
     inventory_slips, opener_explanations, round_drafts, table_pars, users,
 };
+use crate::rules::accounting::opener_holds;
 use crate::rules::money::Money;
 
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable)]
@@ -405,14 +406,14 @@ pub fn held_opener(conn: &mut PgConnection, table: TableId) -> QueryResult<Optio
     let Some(last) = newest_standing_slip(conn, table)? else {
         return Ok(None);
     };
-    if last.kind != "opener" || !last.held {
+    if !opener_holds(&last.kind, last.held, false) {
         return Ok(None);
     }
     let explained: bool = diesel::select(diesel::dsl::exists(
         opener_explanations::table.filter(opener_explanations::slip_id.eq(last.id)),
     ))
     .get_result(conn)?;
-    Ok((!explained).then_some(last))
+    Ok(opener_holds(&last.kind, last.held, explained).then_some(last))
 }
 
 /// A table's last dealer shift of a gaming day, open or not.

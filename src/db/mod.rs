@@ -166,6 +166,22 @@ pub fn with_custom_plans<T>(
     })
 }
 
+/// Runs `write` in a transaction whose commit does not wait for the disk (nor a synchronous
+/// standby): for state whose loss in a crash loses nothing anyone was told was kept, such as a
+/// session's notice for its next page. PostgreSQL keeps the order of commits: a later commit
+/// that waits for the disk takes this one's with it, and a crash loses at most the last few
+/// hundred milliseconds of such commits, never a durable one after them.
+pub fn without_waiting_for_the_disk<T>(
+    conn: &mut PgConnection,
+    write: impl FnOnce(&mut PgConnection) -> diesel::QueryResult<T>,
+) -> diesel::QueryResult<T> {
+    use diesel::connection::{Connection, SimpleConnection};
+    conn.transaction(|conn| {
+        conn.batch_execute("SET LOCAL synchronous_commit = off")?;
+        write(conn)
+    })
+}
+
 /// One connection, set as the app's pooled connections are (for the benchmarks, which time
 /// what the app's queries cost).
 pub fn connect(database_url: &str) -> diesel::ConnectionResult<PgConnection> {

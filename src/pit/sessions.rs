@@ -8,6 +8,7 @@ use chrono::Utc;
 use crate::config::Timeouts;
 use crate::db::handle::Db;
 use crate::db::sessions::{self, State};
+use crate::db::without_waiting_for_the_disk;
 use crate::pit::PitError;
 
 /// The state of live session `key`, if it is live (its last use is moved to now).
@@ -27,10 +28,17 @@ pub async fn insert(
         .await
 }
 
-/// Changes session `key`'s state: whether it still existed.
+/// Changes session `key`'s state: whether it still existed. Not waited on to the disk: the
+/// state holds who is signed in (written when they sign in, durably), the form token and the
+/// notices for the next page (a flash, an issued token's one showing), whose records were
+/// committed durably before; a crash of PostgreSQL may lose a notice, or show one again.
 pub async fn update(db: &Db, key: String, state: State) -> Result<bool, PitError> {
-    db.run_now(move |conn| Ok(sessions::update_state(conn, &key, &state)?))
-        .await
+    db.run_now(move |conn| {
+        Ok(without_waiting_for_the_disk(conn, |conn| {
+            sessions::update_state(conn, &key, &state)
+        })?)
+    })
+    .await
 }
 
 /// Ends session `key`.

@@ -10,7 +10,7 @@ use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, Actor, NewAuditEvent};
 use crate::db::days;
 use crate::db::ids::{DraftKey, UserId};
-use crate::db::rounds::confirm::{read_entry, write_draft_round};
+use crate::db::rounds::confirm::{read_draft_entry, write_draft_round, EntryRow};
 use crate::db::rounds::drafts::{self, Draft};
 use crate::db::rounds::rows::{self, SettledRound};
 use crate::db::shifts::CurrentShift;
@@ -19,8 +19,8 @@ use crate::db::users::Role;
 use crate::recording::entry::FieldErrors;
 use crate::recording::form::{self, Fields, TypedDraft};
 use crate::recording::write::{
-    not_held, settle_entered, shift_and_head, until_written, Attempt, Entered, RoundToSettle,
-    Settled, Slot,
+    not_held, not_held_now, settle_entered, shift_and_head, shift_of, until_written, Attempt,
+    Entered, RoundToSettle, Settled, Slot,
 };
 use crate::recording::{entry_shift, may_read, Belongs, RoundsError, Writer};
 
@@ -51,7 +51,7 @@ pub fn open(
     }
     let shift = entry_shift(conn, table, writer)?;
     let id = table.table.id;
-    not_held(conn, id, &table.table.code)?;
+    not_held_now(conn, table)?;
     let draft = conn.transaction(|conn| {
         if let Some(draft) = drafts::open_draft_of(conn, id)? {
             return Ok(draft);
@@ -86,9 +86,7 @@ pub fn open(
 
 /// Stores the entered round (`data`, valid or not) in the draft `key` of `table` at its next
 /// revision, if the caller saw revision `expected` (any, if `None`); the draft then belongs to
-/// the shift `writer` enters it for. Refused when `writer` may not enter rounds there. The
-/// first save of each account is recorded as `round.draft_changed` (separation of duties:
-/// [`crate::recording::review::may_decide`]).
+/// the shift `writer` enters it for. Refused when `writer` may not enter rounds there.
 pub fn save_data(
     conn: &mut PgConnection,
     table: &PlayingTable,
@@ -109,40 +107,56 @@ pub fn save_data(
         }
         let shift = entry_shift(conn, table, writer)?;
         check_revision(&draft, expected)?;
-        if !draft.editors().contains(&writer.user) {
-            // A second person changes the round: on the table's chain, once per person, so the
-            // draft's history says who had a hand in the round before anyone confirms it.
-            audit_log::append(
-                conn,
-                &NewAuditEvent {
-                    chain: &audit_log::table_chain(table.table.id),
-                    actor,
-                    action: AuditAction::RoundDraftChanged,
-                    target: format!("round:{}", draft.draft_key),
-                    details: json!({
-                        "table": table.table.code,
-                        "draft_key": draft.draft_key,
-                        "shift_id": shift.shift.id,
-                        "editor": writer.user,
-                        "revision": draft.revision + 1,
-                    }),
-                    gaming_day: Some(shift.shift.gaming_day),
-                    table_id: Some(table.table.id),
-                },
-            )?;
-        }
-        Ok(drafts::update_draft(
-            conn,
-            &draft,
-            shift.shift.id,
-            data,
-            writer.user,
-        )?)
+        store(conn, table, &draft, &shift, writer, actor, data)
     })
 }
 
+/// Stores `data` in the locked `draft` of `table` at its next revision, for `shift`. The first
+/// save of each account is recorded as `round.draft_changed` (separation of duties:
+/// [`crate::recording::review::may_decide`]).
+fn store(
+    conn: &mut PgConnection,
+    table: &PlayingTable,
+    draft: &Draft,
+    shift: &CurrentShift,
+    writer: Writer,
+    actor: &Actor,
+    data: &Value,
+) -> Result<Draft, RoundsError> {
+    if !draft.editors().contains(&writer.user) {
+        // A second person changes the round: on the table's chain, once per person, so the
+        // draft's history says who had a hand in the round before anyone confirms it.
+        audit_log::append(
+            conn,
+            &NewAuditEvent {
+                chain: &audit_log::table_chain(table.table.id),
+                actor,
+                action: AuditAction::RoundDraftChanged,
+                target: format!("round:{}", draft.draft_key),
+                details: json!({
+                    "table": table.table.code,
+                    "draft_key": draft.draft_key,
+                    "shift_id": shift.shift.id,
+                    "editor": writer.user,
+                    "revision": draft.revision + 1,
+                }),
+                gaming_day: Some(shift.shift.gaming_day),
+                table_id: Some(table.table.id),
+            },
+        )?;
+    }
+    Ok(drafts::update_draft(
+        conn,
+        draft,
+        shift.shift.id,
+        data,
+        writer.user,
+    )?)
+}
+
 /// Reads the entered round (`round`, JSON, as a round of the table's game), validates it and
-/// saves it in draft `key` ([`save_data`]).
+/// saves it in draft `key` at its next revision, as [`save_data`] does, in one transaction
+/// that locks the draft first.
 pub fn save(
     conn: &mut PgConnection,
     key: &str,
@@ -151,23 +165,28 @@ pub fn save(
     expected: Option<i32>,
     round: Value,
 ) -> Result<Draft, RoundsError> {
-    let (draft, table) = load(conn, key)?;
-    if draft.settled_round_id.is_some() {
-        return Err(RoundsError::AlreadySettled);
-    }
-    // Not signed on comes before what is wrong with the round.
-    entry_shift(conn, &table, writer)?;
-    let entered = Entered::from_value(round, table.game())?;
-    settle_entered(&entered, &table)?;
-    save_data(
-        conn,
-        &table,
-        writer,
-        actor,
-        key,
-        expected,
-        &entered.to_value()?,
-    )
+    let no_draft = || RoundsError::NoDraft(key.to_owned());
+    conn.transaction(|conn| {
+        let draft = drafts::lock_draft(conn, key)?.ok_or_else(no_draft)?;
+        let table = tables::playing_by_id(conn, draft.table_id)?.ok_or_else(no_draft)?;
+        if draft.settled_round_id.is_some() {
+            return Err(RoundsError::AlreadySettled);
+        }
+        // Not signed on comes before what is wrong with the round.
+        let shift = entry_shift(conn, &table, writer)?;
+        let entered = Entered::from_value(round, table.game())?;
+        settle_entered(&entered, &table)?;
+        check_revision(&draft, expected)?;
+        store(
+            conn,
+            &table,
+            &draft,
+            &shift,
+            writer,
+            actor,
+            &entered.to_value()?,
+        )
+    })
 }
 
 /// The settlement the saved round of draft `key` would get.
@@ -292,9 +311,10 @@ pub const OTHER_SHIFT: &str = "this round was saved on an earlier shift by someo
      check it and press Preview to take it onto your shift before confirming";
 
 /// Confirms draft `key` (at table `at`, when the caller names one), for `writer`: refuses it if
-/// the caller saw another revision (`expected`), validates and settles the revision loaded, and
-/// stores it, checking the writer's shift under lock and refusing any other revision. A draft
-/// settled already gives its round (`false`: nothing new was written).
+/// the caller saw another revision (`expected`), validates and settles the revision read, and
+/// stores it, checking the writer's shift under lock and refusing any other revision (see
+/// [`crate::db::rounds::sql`]: one read of the draft with its table's state, one write). A
+/// draft settled already gives its round (`false`: nothing new was written).
 pub fn confirm(
     conn: &mut PgConnection,
     key: &str,
@@ -304,94 +324,64 @@ pub fn confirm(
     writer: Writer,
     actor: &Actor,
 ) -> Result<(SettledRound, PlayingTable, bool), RoundsError> {
-    let (draft, table) = load(conn, key)?;
-    if at.is_some_and(|code| code != table.table.code) {
-        return Err(RoundsError::NoDraft(key.to_owned()));
-    }
-    if let Some(id) = draft.settled_round_id {
-        let round =
-            rows::get_round(conn, id)?.ok_or_else(|| RoundsError::NoDraft(key.to_owned()))?;
-        let (round, created) = replay(conn, writer, round)?;
-        return Ok((round, table, created));
-    }
-    check_revision(&draft, expected)?;
-    // A round saved on an earlier shift is confirmed as it stands only by someone who entered
-    // it: anyone else saves it on their shift first (Preview), having had it in front of them.
-    if !draft.editors().contains(&writer.user) {
-        let shift = entry_shift(conn, &table, writer)?;
-        if draft.shift_id != Some(shift.shift.id) {
-            return Err(RoundsError::round(OTHER_SHIFT));
-        }
-    }
-    // When the round cannot be settled and the writer is not on shift either, the shift is
-    // what they are told about first (checked only on that error path: on the normal path the
-    // write checks the shift under lock).
-    let settled =
-        settle_draft(&draft, &table).map_err(|err| match entry_shift(conn, &table, writer) {
-            Err(refused) => refused,
-            Ok(_) => err,
-        })?;
-    let to_settle = RoundToSettle {
-        key: draft.draft_key.as_str(),
-        table: &table,
-        gaming_day,
-        writer,
-        actor,
-        settled: &settled,
-        entered_by: &draft.editors(),
+    let no_draft = || RoundsError::NoDraft(key.to_owned());
+    let read = |conn: &mut PgConnection| -> Result<(EntryRow, Draft), RoundsError> {
+        let entry = read_draft_entry(conn, at, gaming_day, key)?.ok_or_else(no_draft)?;
+        let draft = entry.draft().ok_or_else(no_draft)?;
+        Ok((entry, draft))
     };
-    let (settled, created) = confirm_settled(conn, &to_settle, draft.revision)?;
-    Ok((settled, table, created))
-}
-
-/// Writes the draft's round `confirm`, settled from revision `revision`, reading the table first
-/// (see [`crate::db::rounds::sql`]). Confirming a settled draft again returns the round already
-/// stored (`false`); a draft changed since it was loaded is refused.
-fn confirm_settled(
-    conn: &mut PgConnection,
-    confirm: &RoundToSettle<'_>,
-    draft_revision: i32,
-) -> Result<(SettledRound, bool), RoundsError> {
-    let table = confirm.table;
-    let code = &table.table.code;
-    let no_draft = || RoundsError::NoDraft(confirm.key.to_owned());
-    until_written(conn, code, |conn| {
-        let entry =
-            read_entry(conn, code, confirm.gaming_day, confirm.key)?.ok_or_else(no_draft)?;
-        let (Some(draft_id), Some(revision)) = (entry.draft_id, entry.draft_revision) else {
-            return Err(no_draft().into());
+    let (entry, draft) = read(conn)?;
+    let code = entry.code.clone();
+    // The revision confirmed: the one the caller saw, else the one first read.
+    let revision = expected.unwrap_or(draft.revision);
+    let mut first = Some((entry, draft));
+    until_written(conn, &code, |conn| {
+        let (entry, draft) = match first.take() {
+            Some(read_first) => read_first,
+            None => read(conn)?,
         };
-        if entry.draft_table_id != Some(table.table.id) {
-            return Err(no_draft().into());
-        }
+        let table = entry.table().map_err(RoundsError::from)?;
         if let Some(id) = entry.key_round_id {
             let round = rows::get_round(conn, id)?.ok_or_else(no_draft)?;
-            return Ok(replay(conn, confirm.writer, round)?);
+            let (round, created) = replay(conn, writer, round)?;
+            return Ok((round, table, created));
         }
-        let (shift, head) = shift_and_head(conn, &entry, confirm.writer)?;
-        not_held(conn, table.table.id, code)?;
-        if revision != draft_revision {
+        if draft.revision != revision {
             return Err(RoundsError::RevisionMismatch {
-                expected: draft_revision,
-                current: revision,
+                expected: revision,
+                current: draft.revision,
             }
             .into());
         }
-        // The editors as of the revision the write checks (those loaded may be older).
-        let editors: Vec<UserId> = entry
-            .draft_edited_by
-            .iter()
-            .flatten()
-            .flatten()
-            .copied()
-            .collect();
+        // A round saved on an earlier shift is confirmed as it stands only by someone who
+        // entered it: anyone else saves it on their shift first (Preview), having had it in
+        // front of them.
+        if !draft.editors().contains(&writer.user)
+            && draft.shift_id != Some(shift_of(&entry, writer)?.id)
+        {
+            return Err(RoundsError::round(OTHER_SHIFT).into());
+        }
+        // When the round cannot be settled and the writer is not on shift either, the shift is
+        // what they are told about first.
+        let settled =
+            settle_draft(&draft, &table).map_err(|err| match shift_of(&entry, writer) {
+                Err(refused) => refused,
+                Ok(_) => err,
+            })?;
+        let (shift, head) = shift_and_head(conn, &entry, writer)?;
+        not_held(&entry)?;
         let confirm = RoundToSettle {
-            entered_by: &editors,
-            ..*confirm
+            key: draft.draft_key.as_str(),
+            table: &table,
+            gaming_day,
+            writer,
+            actor,
+            settled: &settled,
+            entered_by: &draft.editors(),
         };
         let write = confirm.prepare(Slot::read(&entry), &shift, head, None)?;
-        if write_draft_round(conn, &write, draft_id, revision)? {
-            Ok((write.settled(), true))
+        if write_draft_round(conn, &write, draft.id, draft.revision)? {
+            Ok((write.settled(), table, true))
         } else {
             Err(Attempt::Moved)
         }

@@ -107,7 +107,7 @@ pub fn record(
             return Ok((existing, table, false));
         }
         let (shift, head) = shift_and_head(conn, &read, entry.writer)?;
-        not_held(conn, table.table.id, code)?;
+        not_held(&read)?;
         let to_settle = entry.round_to_settle(&table, &settled);
         let slot = Slot::read(&read);
         let write = to_settle.prepare(slot, &shift, head, None)?;

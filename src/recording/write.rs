@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, Actor, ChainHead, NewAuditEvent, SealedEvent};
-use crate::db::ids::{DraftKey, RoundId, TableId, UserId};
+use crate::db::ids::{DraftKey, RoundId, SlipId, UserId};
 use crate::db::rounds::confirm::{self, EntryRow, RoundWrite, TokenToCheck};
 use crate::db::rounds::payload::{
     self, PointsRoundRecord, PointsRoundSettled, PointsSettlementRecord, RoundRecord, RoundSettled,
@@ -22,6 +22,7 @@ use crate::recording::entry::{self, FieldErrors, Limits, RoundBody};
 use crate::recording::points::{self, PointsBody, PointsTable};
 use crate::recording::problems::card_problems;
 use crate::recording::{RoundsError, Writer};
+use crate::rules::accounting::opener_holds;
 use crate::rules::game::{Game, GameRules};
 use crate::rules::houseway;
 use crate::rules::money::Money;
@@ -331,23 +332,46 @@ pub(crate) fn until_written<T, E: From<RoundsError>>(
     Err(RoundsError::Busy(code.to_owned()).into())
 }
 
-/// Refuses a new round at the table `id` (`code`) while its opener holds it: a difference from
-/// the previous closer above the limit, not yet explained (docs/accounting.md). Read inside the
-/// write's attempt: an opener signed since moves the table's chain head, and the attempt is
-/// read again.
-pub(crate) fn not_held(
-    conn: &mut PgConnection,
-    id: TableId,
-    code: &str,
-) -> Result<(), RoundsError> {
-    match crate::db::accounting::held_opener(conn, id)? {
-        None => Ok(()),
-        Some(slip) => Err(RoundsError::OpenerHeld {
-            code: code.to_owned(),
-            slip: slip.id.0,
-            difference: Money(slip.difference.unwrap_or_default()).major_text(),
-        }),
+/// Refuses a new round at the table read in `entry` while its opener holds it: a difference
+/// from the previous closer above the limit, not yet explained (docs/accounting.md). Read
+/// inside the write's attempt: an opener signed since moves the table's chain head, and the
+/// attempt is read again.
+pub(crate) fn not_held(entry: &EntryRow) -> Result<(), RoundsError> {
+    match entry.standing_slip() {
+        Some(slip) if opener_holds(&slip.kind, slip.held, slip.explained) => {
+            Err(held_by(&entry.code, slip.id, slip.difference))
+        }
+        _ => Ok(()),
     }
+}
+
+fn held_by(code: &str, slip: SlipId, difference: Option<i64>) -> RoundsError {
+    RoundsError::OpenerHeld {
+        code: code.to_owned(),
+        slip: slip.0,
+        difference: Money(difference.unwrap_or_default()).major_text(),
+    }
+}
+
+/// Refuses a new draft at table `table` while its opener holds it ([`not_held`], read on its
+/// own).
+pub(crate) fn not_held_now(
+    conn: &mut PgConnection,
+    table: &PlayingTable,
+) -> Result<(), RoundsError> {
+    match crate::db::accounting::held_opener(conn, table.table.id)? {
+        None => Ok(()),
+        Some(slip) => Err(held_by(&table.table.code, slip.id, slip.difference)),
+    }
+}
+
+/// The open shift of the table read in `entry`, if `writer` may enter rounds for it.
+pub(crate) fn shift_of(entry: &EntryRow, writer: Writer) -> Result<Shift, RoundsError> {
+    let shift = entry.shift();
+    writer.may_enter(shift.as_ref(), &entry.code)?;
+    shift.ok_or_else(|| RoundsError::NobodyOnShift {
+        code: entry.code.clone(),
+    })
 }
 
 /// The open shift of the table read in `entry` that `writer` may enter rounds for, and the head
@@ -358,13 +382,7 @@ pub(crate) fn shift_and_head(
     entry: &EntryRow,
     writer: Writer,
 ) -> Result<(Shift, ChainHead), RoundsError> {
-    let shift = entry.shift();
-    writer.may_enter(shift.as_ref(), &entry.code)?;
-    let Some(shift) = shift else {
-        return Err(RoundsError::NobodyOnShift {
-            code: entry.code.clone(),
-        });
-    };
+    let shift = shift_of(entry, writer)?;
     let head = match entry.head() {
         Some(head) => head,
         None => {

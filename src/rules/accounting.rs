@@ -5,6 +5,13 @@ use std::fmt;
 
 use crate::rules::money::Money;
 
+/// Whether a table's newest slip that is not void holds the table (no round is recorded there):
+/// an opener whose difference from the previous closer was above the limit when it was signed
+/// (`held`), not yet explained by a pit manager (docs/accounting.md, "The opener against the previous closer").
+pub fn opener_holds(kind: &str, held: bool, explained: bool) -> bool {
+    kind == "opener" && held && !explained
+}
+
 /// The most denominations a chip set has.
 pub const MOST_DENOMINATIONS: usize = 20;
 

@@ -204,3 +204,30 @@ async fn visits_to_the_sign_in_page_store_no_session_until_someone_signs_in() {
     assert_eq!(crate::helpers::count(&app, sessions), 1);
     assert_eq!(app.get("/").await.status(), StatusCode::OK);
 }
+
+#[derive(QueryableByName)]
+struct Setting {
+    #[diesel(sql_type = Text)]
+    value: String,
+}
+
+fn synchronous_commit(conn: &mut PgConnection) -> diesel::QueryResult<String> {
+    diesel::sql_query("SELECT current_setting('synchronous_commit') AS value")
+        .get_result::<Setting>(conn)
+        .map(|s| s.value)
+}
+
+/// A session's state is written without waiting for the disk (`pit::sessions::update`), and
+/// only that write: the setting is the write's transaction's own, and the connection goes back
+/// to the pool waiting for the disk at every commit, as the rounds and the audit trail need.
+#[tokio::test]
+async fn a_write_that_does_not_wait_for_the_disk_leaves_its_connection_waiting() {
+    let app = spawn_app().await;
+    let mut conn = app.conn();
+    diesel::sql_query("SET synchronous_commit = on")
+        .execute(&mut conn)
+        .unwrap();
+    let inside = pusoy_pit::db::without_waiting_for_the_disk(&mut conn, synchronous_commit);
+    assert_eq!(inside.unwrap(), "off");
+    assert_eq!(synchronous_commit(&mut conn).unwrap(), "on");
+}

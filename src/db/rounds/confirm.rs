@@ -10,8 +10,11 @@ use diesel::sql_types::{
 use serde_json::Value;
 
 use crate::db::audit_log::{ChainHead, SealedEvent};
-use crate::db::ids::{DraftId, ProfileId, ProfileVersionId, RoundId, ShiftId, TableId, UserId};
+use crate::db::ids::{
+    DraftId, DraftKey, ProfileId, ProfileVersionId, RoundId, ShiftId, SlipId, TableId, UserId,
+};
 use crate::db::prepared::{column, Sql};
+use crate::db::rounds::drafts::Draft;
 use crate::db::rounds::rows::{PlaceRow, RoundRow, SettledRound};
 use crate::db::rounds::sql;
 use crate::db::shifts::Shift;
@@ -76,9 +79,38 @@ pub struct EntryRow {
     /// Every account that saved the draft ([`crate::db::rounds::drafts::Draft::edited_by`]).
     #[diesel(sql_type = Nullable<Array<Nullable<BigInt>>>)]
     pub draft_edited_by: Option<Vec<Option<UserId>>>,
+    #[diesel(sql_type = Nullable<Text>)]
+    draft_key: Option<String>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    draft_shift_id: Option<ShiftId>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    draft_created_by: Option<UserId>,
+    #[diesel(sql_type = Nullable<Jsonb>)]
+    draft_data: Option<Value>,
     /// The round stored under the round's key, if any.
     #[diesel(sql_type = Nullable<BigInt>)]
     pub key_round_id: Option<RoundId>,
+    /// The table's newest slip that is not void, if any, and whether it was explained.
+    #[diesel(sql_type = Nullable<BigInt>)]
+    slip_id: Option<SlipId>,
+    #[diesel(sql_type = Nullable<Text>)]
+    slip_kind: Option<String>,
+    #[diesel(sql_type = Nullable<Bool>)]
+    slip_held: Option<bool>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    slip_difference: Option<i64>,
+    #[diesel(sql_type = Bool)]
+    slip_explained: bool,
+}
+
+/// A table's newest slip that is not void, as a round's confirmation reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StandingSlip {
+    pub id: SlipId,
+    pub kind: String,
+    pub held: bool,
+    pub difference: Option<i64>,
+    pub explained: bool,
 }
 
 impl EntryRow {
@@ -113,6 +145,32 @@ impl EntryRow {
         }
     }
 
+    /// The draft under the round's key, if any.
+    pub fn draft(&self) -> Option<Draft> {
+        Some(Draft {
+            id: self.draft_id?,
+            draft_key: DraftKey(self.draft_key.clone()?),
+            table_id: self.draft_table_id?,
+            shift_id: self.draft_shift_id,
+            created_by: self.draft_created_by?,
+            revision: self.draft_revision?,
+            data: self.draft_data.clone()?,
+            settled_round_id: self.key_round_id,
+            edited_by: self.draft_edited_by.clone().unwrap_or_default(),
+        })
+    }
+
+    /// The table's newest slip that is not void, if any.
+    pub fn standing_slip(&self) -> Option<StandingSlip> {
+        Some(StandingSlip {
+            id: self.slip_id?,
+            kind: self.slip_kind.clone()?,
+            held: self.slip_held?,
+            difference: self.slip_difference,
+            explained: self.slip_explained,
+        })
+    }
+
     /// The table with the rules in force.
     pub fn table(&self) -> Result<PlayingTable, TableRulesError> {
         let table = GamingTable {
@@ -141,6 +199,22 @@ pub fn read_entry(
 ) -> QueryResult<Option<EntryRow>> {
     Sql::new(sql::ENTRY_READ)
         .bind::<Text, _>(code)
+        .bind::<Date, _>(gaming_day)
+        .bind::<Text, _>(key)
+        .get_result(conn)
+        .optional()
+}
+
+/// The state of the table of the draft under `key` for its round on `gaming_day`, if the
+/// draft is at the table `at` (when named) ([`sql::DRAFT_ENTRY_READ`]).
+pub fn read_draft_entry(
+    conn: &mut PgConnection,
+    at: Option<&str>,
+    gaming_day: NaiveDate,
+    key: &str,
+) -> QueryResult<Option<EntryRow>> {
+    Sql::new(sql::DRAFT_ENTRY_READ)
+        .bind::<Nullable<Text>, _>(at)
         .bind::<Date, _>(gaming_day)
         .bind::<Text, _>(key)
         .get_result(conn)

@@ -43,30 +43,62 @@ macro_rules! version_in_force {
 /// [`version_in_force!`] as a constant, for the documentation.
 pub const VERSION_IN_FORCE: &str = version_in_force!();
 
-/// The state of a table that a round's confirmation reads (`$1` table code, `$2` gaming day,
-/// `$3` the round's key). The chain is the table's, named as [`audit_log::table_chain`] names it. The
-/// round id is taken here, so that the audit event can name the round before it is written;
-/// ids are unique, not gapless (round numbers are).
-pub const ENTRY_READ: &str = concat!(
-    "\
-    SELECT t.id AS table_id, t.code, t.name, t.currency, t.min_bet, t.max_bet, \
-           t.rule_profile_id, t.created_at, t.updated_at, t.approval_threshold, t.unit, \
-           v.id AS profile_version_id, v.options, \
-           s.id AS shift_id, s.dealer_id, s.gaming_day AS shift_day, s.signed_on_at, \
-           h.last_seq, h.last_hash, \
-           COALESCE((SELECT max(r.round_no) FROM rounds r \
-                     WHERE r.table_id = t.id AND r.gaming_day = $2), 0) AS last_no, \
-           nextval('rounds_id_seq') AS next_round_id, \
-           d.id AS draft_id, d.table_id AS draft_table_id, d.revision AS draft_revision, \
-           d.edited_by AS draft_edited_by, \
-           (SELECT r.id FROM rounds r WHERE r.draft_key = $3) AS key_round_id \
-    FROM gaming_tables t \
-    LEFT JOIN rule_profile_versions v ON v.id = ",
-    version_in_force!(),
-    " LEFT JOIN dealer_shifts s ON s.table_id = t.id AND s.signed_off_at IS NULL \
-    LEFT JOIN audit_chain_heads h ON h.chain = 'table:' || t.id \
-    LEFT JOIN round_drafts d ON d.draft_key = $3 \
-    WHERE t.code = $1"
+/// What a round's confirmation reads of a table's state (`$2` gaming day, `$3` the round's
+/// key), from the table `t` and the draft `d` under the key (if any). The chain is the
+/// table's, named as [`audit_log::table_chain`] names it. The round id is taken here, so that
+/// the audit event can name the round before it is written; ids are unique, not gapless (round
+/// numbers are). The table's newest slip that is not void (`o`), with whether an explanation
+/// was written for it, tells whether an opener holds the table
+/// ([`crate::rules::accounting::opener_holds`]): a signed slip moves the table's chain head, so
+/// a write made from this read finds it.
+macro_rules! entry_read {
+    ($from:literal, $where:literal) => {
+        concat!(
+            "\
+            SELECT t.id AS table_id, t.code, t.name, t.currency, t.min_bet, t.max_bet, \
+                   t.rule_profile_id, t.created_at, t.updated_at, t.approval_threshold, t.unit, \
+                   v.id AS profile_version_id, v.options, \
+                   s.id AS shift_id, s.dealer_id, s.gaming_day AS shift_day, s.signed_on_at, \
+                   h.last_seq, h.last_hash, \
+                   COALESCE((SELECT max(r.round_no) FROM rounds r \
+                             WHERE r.table_id = t.id AND r.gaming_day = $2), 0) AS last_no, \
+                   nextval('rounds_id_seq') AS next_round_id, \
+                   d.id AS draft_id, d.draft_key, d.table_id AS draft_table_id, d.revision AS draft_revision, \
+                   d.edited_by AS draft_edited_by, d.shift_id AS draft_shift_id, \
+                   d.created_by AS draft_created_by, d.data AS draft_data, \
+                   (SELECT r.id FROM rounds r WHERE r.draft_key = $3) AS key_round_id, \
+                   o.id AS slip_id, o.kind AS slip_kind, o.held AS slip_held, \
+                   o.difference AS slip_difference, \
+                   EXISTS (SELECT 1 FROM opener_explanations e WHERE e.slip_id = o.id) \
+                       AS slip_explained \
+            FROM ",
+            $from,
+            " LEFT JOIN rule_profile_versions v ON v.id = ",
+            version_in_force!(),
+            " LEFT JOIN dealer_shifts s ON s.table_id = t.id AND s.signed_off_at IS NULL \
+            LEFT JOIN audit_chain_heads h ON h.chain = 'table:' || t.id \
+            LEFT JOIN LATERAL ( \
+                SELECT sl.id, sl.kind, sl.held, sl.difference FROM inventory_slips sl \
+                WHERE sl.table_id = t.id \
+                  AND NOT EXISTS (SELECT 1 FROM inventory_slip_voids sv WHERE sv.slip_id = sl.id) \
+                ORDER BY sl.id DESC LIMIT 1 \
+            ) o ON true ",
+            $where
+        )
+    };
+}
+
+/// [`entry_read!`] of the table with code `$1`, for a round under key `$3` on gaming day `$2`.
+pub const ENTRY_READ: &str = entry_read!(
+    "gaming_tables t LEFT JOIN round_drafts d ON d.draft_key = $3",
+    "WHERE t.code = $1"
+);
+
+/// [`entry_read!`] of the table of the draft with key `$3`, for its round on gaming day `$2`;
+/// no row unless the draft is at the table with code `$1` (null: at any table).
+pub const DRAFT_ENTRY_READ: &str = entry_read!(
+    "round_drafts d JOIN gaming_tables t ON t.id = d.table_id",
+    "WHERE d.draft_key = $3 AND ($1::text IS NULL OR t.code = $1)"
 );
 
 /// Settles a draft: `$1`-`$13` its `round.settled` event ([`SealedEvent`](crate::db::audit_log::SealedEvent)), `$14` round id,
