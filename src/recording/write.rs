@@ -141,7 +141,7 @@ impl Settled {
     pub fn house_result(&self) -> Money {
         match self {
             Settled::Banking { out, .. } => out.dealer.result,
-            Settled::Points { .. } => Money(0),
+            Settled::Points { .. } => Money::from_minor_units(0),
         }
     }
 
@@ -345,7 +345,7 @@ pub(crate) fn not_held(
         Some(slip) => Err(RoundsError::OpenerHeld {
             code: code.to_owned(),
             slip: slip.id.0,
-            difference: Money(slip.difference.unwrap_or_default()).major_text(),
+            difference: Money::from_minor_units(slip.difference.unwrap_or_default()).major_text(),
         }),
     }
 }
