@@ -336,7 +336,7 @@ fn amount(
     default: i64,
 ) -> Result<crate::rules::money::Money, ConfigError> {
     match get(var) {
-        None => Ok(crate::rules::money::Money(default)),
+        None => Ok(crate::rules::money::Money::from_minor_units(default)),
         Some(value) => crate::rules::money::Money::parse_major(value.trim())
             .filter(|limit| limit.minor_units() >= 0)
             .ok_or_else(|| ConfigError::Invalid {

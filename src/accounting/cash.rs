@@ -33,7 +33,7 @@ pub use crate::db::compliance::COMPLIANCE_CHAIN;
 /// A currency's thresholds as stored, read as the check uses them.
 pub fn thresholds(row: &ThresholdRow) -> Thresholds {
     Thresholds {
-        threshold: Money(row.threshold),
+        threshold: Money::from_minor_units(row.threshold),
         warn_percent: u8::try_from(row.warn_percent).unwrap_or(99),
         window_days: u16::try_from(row.window_days).unwrap_or(0),
     }
@@ -234,8 +234,14 @@ pub(crate) fn check(
     for line in &earlier {
         *by_day.entry(line.gaming_day).or_default() += line.amount;
     }
-    let day_amounts: Vec<Money> = today.iter().map(|l| Money(l.amount)).collect();
-    let earlier_days: Vec<Money> = by_day.values().map(|&a| Money(a)).collect();
+    let day_amounts: Vec<Money> = today
+        .iter()
+        .map(|l| Money::from_minor_units(l.amount))
+        .collect();
+    let earlier_days: Vec<Money> = by_day
+        .values()
+        .map(|&a| Money::from_minor_units(a))
+        .collect();
     let raised_rows = rows::raised(
         conn,
         player_id,
@@ -382,7 +388,7 @@ fn cage_cash_of(
         gaming_day: row.gaming_day,
         direction,
         currency: row.currency,
-        amount: Money(row.amount),
+        amount: Money::from_minor_units(row.amount),
         player: row.player_id.and_then(|id| {
             players.get(&id).map(|p| {
                 (
@@ -439,7 +445,7 @@ pub fn cage_day(conn: &mut PgConnection, day: NaiveDate) -> Result<CageDay, Acco
         lines,
         totals: sums
             .into_iter()
-            .map(|((c, d), a)| (c, d, Money(a)))
+            .map(|((c, d), a)| (c, d, Money::from_minor_units(a)))
             .collect(),
         currencies,
     })

@@ -45,7 +45,7 @@ pub(crate) fn stored(row: ChipSetVersionRow) -> Result<ChipSetVersion, Accountin
     let amounts: Option<Vec<Money>> = row
         .denominations
         .iter()
-        .map(|d| d.map(Money))
+        .map(|d| d.map(Money::from_minor_units))
         .collect::<Option<Vec<Money>>>();
     let denominations = amounts
         .and_then(|amounts| Denominations::new(amounts).ok())

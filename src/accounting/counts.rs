@@ -154,7 +154,7 @@ fn count_of(
     let denominations: Vec<Money> = row
         .note_denominations
         .iter()
-        .map(|d| d.map(Money))
+        .map(|d| d.map(Money::from_minor_units))
         .collect::<Option<_>>()
         .ok_or_else(bad)?;
     let counts: Vec<i64> = row
@@ -214,7 +214,7 @@ fn recorded_of(
             "chip_voucher" => &mut recorded.chip_vouchers,
             other => return Err(AccountingError::BadStored(format!("buy-in kind {other}"))),
         };
-        *slot = Money(*sum);
+        *slot = Money::from_minor_units(*sum);
     }
     Ok(recorded)
 }
@@ -800,13 +800,13 @@ mod tests {
         )
         .unwrap_or_else(|e| panic!("{e}"));
         // 3,000 + 100; a `cash` field is not read where banknotes are listed.
-        assert_eq!(php.drop.cash, Money(310_000));
-        assert_eq!(php.drop.markers, Money(100_000));
-        assert_eq!(php.total, Money(410_000));
+        assert_eq!(php.drop.cash, Money::from_minor_units(310_000));
+        assert_eq!(php.drop.markers, Money::from_minor_units(100_000));
+        assert_eq!(php.total, Money::from_minor_units(410_000));
         let eur = read_form("EUR", &typed(&[("cash", "250.50"), ("chip_vouchers", "")]))
             .unwrap_or_else(|e| panic!("{e}"));
         assert!(eur.notes.is_none());
-        assert_eq!(eur.total, Money(25_050));
+        assert_eq!(eur.total, Money::from_minor_units(25_050));
         for (currency, fields, words) in [
             (
                 "PHP",

@@ -155,8 +155,10 @@ pub fn prepare(
                 Some(version) => version,
                 None => {
                     let set = slips_db::insert_chip_set(conn, &table.currency)?;
-                    let denominations: Vec<Money> =
-                        CHIP_SET_MAJOR.iter().map(|m| Money(m * 100)).collect();
+                    let denominations: Vec<Money> = CHIP_SET_MAJOR
+                        .iter()
+                        .map(|m| Money::from_minor_units(m * 100))
+                        .collect();
                     let row =
                         slips_db::insert_chip_set_version(conn, set.id, 1, &denominations, None)?;
                     audit_log::append(
@@ -221,7 +223,10 @@ pub fn prepare(
 /// The generator's par in the denominations of a chip set: [`PAR_COUNTS`] where the set is the
 /// generator's own, otherwise 50 chips of each.
 fn par_counts(denominations: &Denominations) -> Vec<i64> {
-    let own: Vec<Money> = CHIP_SET_MAJOR.iter().map(|m| Money(m * 100)).collect();
+    let own: Vec<Money> = CHIP_SET_MAJOR
+        .iter()
+        .map(|m| Money::from_minor_units(m * 100))
+        .collect();
     if denominations.as_slice() == own.as_slice() {
         PAR_COUNTS.to_vec()
     } else {
@@ -230,8 +235,13 @@ fn par_counts(denominations: &Denominations) -> Vec<i64> {
 }
 
 fn denominations_of(stored: &[Option<i64>]) -> Result<Denominations, AccountingError> {
-    Denominations::new(stored.iter().map(|d| Money(d.unwrap_or(0))).collect())
-        .map_err(|err| AccountingError::BadStored(format!("a chip set version ({err})")))
+    Denominations::new(
+        stored
+            .iter()
+            .map(|d| Money::from_minor_units(d.unwrap_or(0)))
+            .collect(),
+    )
+    .map_err(|err| AccountingError::BadStored(format!("a chip set version ({err})")))
 }
 
 fn counts_of(stored: &[Option<i64>]) -> Vec<i64> {
@@ -654,7 +664,7 @@ fn simulate(
                 shift,
                 seat: rng.random_range(1..=round.seats.clamp(1, 3)) as u8,
                 kind,
-                amount: Money(amount),
+                amount: Money::from_minor_units(amount),
             });
             players += amount;
             tray -= amount;
@@ -693,7 +703,7 @@ fn simulate(
             kind,
             shift,
             counts,
-            total: Money(total),
+            total: Money::from_minor_units(total),
             requested,
             issued,
             received,
@@ -705,7 +715,10 @@ fn simulate(
     let closer = like_par(&table.denominations, &table.par_counts, tray)
         .ok_or_else(|| unsound("the closer's chips"))?;
     let drop: i64 = buy_ins.iter().map(|b| b.amount.minor_units()).sum();
-    let tolerance = plan.settings.tolerance.for_drop(Money(drop));
+    let tolerance = plan
+        .settings
+        .tolerance
+        .for_drop(Money::from_minor_units(drop));
     let missed = if rng.random_range(0..plan.miscount_one_in.max(1)) == 0 {
         // The smallest chip whose absence the reconciliation cannot let pass.
         table
@@ -1243,7 +1256,13 @@ mod tests {
     use super::*;
 
     fn php() -> Denominations {
-        Denominations::new(CHIP_SET_MAJOR.iter().map(|m| Money(m * 100)).collect()).unwrap()
+        Denominations::new(
+            CHIP_SET_MAJOR
+                .iter()
+                .map(|m| Money::from_minor_units(m * 100))
+                .collect(),
+        )
+        .unwrap()
     }
 
     #[test]

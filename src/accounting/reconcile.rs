@@ -194,10 +194,14 @@ fn shift_lines(
     let by_shift = shift_wins(&rows, events)?;
     rows.into_iter()
         .map(|row| {
-            let rounds_win = row.house.checked_add(row.fees).map(Money).ok_or_else(|| {
-                AccountingError::BadStored(format!("the win of shift {}", row.shift_id))
-            })?;
-            let drop = Money(row.bought);
+            let rounds_win = row
+                .house
+                .checked_add(row.fees)
+                .map(Money::from_minor_units)
+                .ok_or_else(|| {
+                    AccountingError::BadStored(format!("the win of shift {}", row.shift_id))
+                })?;
+            let drop = Money::from_minor_units(row.bought);
             Ok(ShiftLine {
                 inventory_win: if row.shifts_that_day == 1 {
                     inventory
@@ -234,7 +238,7 @@ fn shift_wins(
 ) -> Result<HashMap<ShiftId, Money>, AccountingError> {
     let mut by_day: BTreeMap<(TableId, NaiveDate), DayEvents> = BTreeMap::new();
     for row in events {
-        let total = Money(row.total);
+        let total = Money::from_minor_units(row.total);
         let event = match row.kind.as_str() {
             "opener" => ChipEvent::Opener(total),
             "closer" => ChipEvent::Closer(total),
@@ -267,7 +271,7 @@ fn shift_wins(
             .map(|r| ShiftSpan {
                 on: r.signed_on_at,
                 off: r.signed_off_at,
-                drop: Money(r.bought),
+                drop: Money::from_minor_units(r.bought),
             })
             .collect();
         let found = arithmetic::shift_inventory_wins(events, &spans);
@@ -347,7 +351,7 @@ fn causes_of(row: &TableDayRow, open_drafts: &[String], today: NaiveDate) -> Vec
             link: slips,
         });
     }
-    let recorded = Money(row.bought_cash.saturating_add(row.bought_non_cash));
+    let recorded = Money::from_minor_units(row.bought_cash.saturating_add(row.bought_non_cash));
     match (row.counted_cash, row.counted_non_cash) {
         (Some(cash), Some(non_cash)) => {
             let cash_off = cash.saturating_sub(row.bought_cash);
@@ -356,8 +360,8 @@ fn causes_of(row: &TableDayRow, open_drafts: &[String], today: NaiveDate) -> Vec
                 causes.push(Cause {
                     words: format!(
                         "the count differs from the buy-ins recorded: cash {}, non-cash {}",
-                        money(currency, Money(cash_off)),
-                        money(currency, Money(non_cash_off))
+                        money(currency, Money::from_minor_units(cash_off)),
+                        money(currency, Money::from_minor_units(non_cash_off))
                     ),
                     link: format!("/count/{day}/{code}"),
                 });
@@ -451,20 +455,26 @@ fn reconciled(
         let documents = row.documents();
         let reconciliation = arithmetic::reconcile(
             &documents,
-            Money(row.house),
-            Money(row.fees),
+            Money::from_minor_units(row.house),
+            Money::from_minor_units(row.fees),
             settings.tolerance,
         )
         .ok_or_else(|| {
             AccountingError::BadStored(format!("the figures of {} on {}", row.code, row.gaming_day))
         })?;
         let (win, drop) = rolling(row.table_id, row.gaming_day);
-        let rolling_hold = arithmetic::hold_basis_points(Money(win), Money(drop));
+        let rolling_hold = arithmetic::hold_basis_points(
+            Money::from_minor_units(win),
+            Money::from_minor_units(drop),
+        );
         let hold_flagged = match (reconciliation.hold, rolling_hold) {
-            (Some(hold), Some(_)) => {
-                arithmetic::hold_out_of_band(hold, Money(win), Money(drop), settings.hold_band)
-                    .unwrap_or(false)
-            }
+            (Some(hold), Some(_)) => arithmetic::hold_out_of_band(
+                hold,
+                Money::from_minor_units(win),
+                Money::from_minor_units(drop),
+                settings.hold_band,
+            )
+            .unwrap_or(false),
             _ => false,
         };
         let open = drafts.get(&row.table_id).map(Vec::as_slice).unwrap_or(&[]);
@@ -475,14 +485,14 @@ fn reconciled(
             day: row.gaming_day,
             points_game: row.points_game,
             documents,
-            bought_cash: Money(row.bought_cash),
-            bought_non_cash: Money(row.bought_non_cash),
+            bought_cash: Money::from_minor_units(row.bought_cash),
+            bought_non_cash: Money::from_minor_units(row.bought_non_cash),
             counted: row
                 .counted_cash
                 .zip(row.counted_non_cash)
-                .map(|(c, n)| (Money(c), Money(n))),
-            house: Money(row.house),
-            fees: Money(row.fees),
+                .map(|(c, n)| (Money::from_minor_units(c), Money::from_minor_units(n))),
+            house: Money::from_minor_units(row.house),
+            fees: Money::from_minor_units(row.fees),
             rounds: row.rounds,
             held: row.held,
             cage_open: row.cage_open,
@@ -879,7 +889,7 @@ pub async fn close(
                     target: format!("investigation:{id}"),
                     details: json!({
                         "investigation": id,
-                        "variance": Money(row.variance),
+                        "variance": Money::from_minor_units(row.variance),
                         "findings": findings,
                     }),
                     gaming_day: Some(row.gaming_day),

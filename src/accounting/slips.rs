@@ -190,8 +190,8 @@ fn slip_of(
         signed_at: row.created_at,
         previous_closer: row.previous_closer_id,
         differences,
-        difference: row.difference.map(Money),
-        limit: row.difference_limit.map(Money),
+        difference: row.difference.map(Money::from_minor_units),
+        limit: row.difference_limit.map(Money::from_minor_units),
         held: row.held,
         explanation: explained.get(&row.id).map(|e| {
             (

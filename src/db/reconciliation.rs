@@ -241,14 +241,16 @@ impl TableDayRow {
     /// when there is one, else the buy-ins recorded (cash and non-cash) while it is pending.
     pub fn documents(&self) -> Documents {
         Documents {
-            opener: self.opener.map(Money),
-            closer: self.closer.map(Money),
-            fills: Money(self.fills),
-            credits: Money(self.credits),
+            opener: self.opener.map(Money::from_minor_units),
+            closer: self.closer.map(Money::from_minor_units),
+            fills: Money::from_minor_units(self.fills),
+            credits: Money::from_minor_units(self.credits),
             drop: match self.counted {
-                Some(counted) => Drop::Counted(Money(counted)),
+                Some(counted) => Drop::Counted(Money::from_minor_units(counted)),
                 None => Drop::Pending {
-                    recorded: Money(self.bought_cash.saturating_add(self.bought_non_cash)),
+                    recorded: Money::from_minor_units(
+                        self.bought_cash.saturating_add(self.bought_non_cash),
+                    ),
                 },
             },
         }

@@ -149,7 +149,7 @@ pub fn summary(conn: &mut PgConnection, shift: &Shift) -> QueryResult<ShiftSumma
     Ok(ShiftSummary {
         rounds,
         voided,
-        house_result: Money(house_result.unwrap_or(0)),
+        house_result: Money::from_minor_units(house_result.unwrap_or(0)),
         unfinished_round,
     })
 }

@@ -41,12 +41,12 @@ pub struct GamingTable {
 impl GamingTable {
     /// The approval threshold in force, as money.
     pub fn approval_threshold(&self) -> Option<Money> {
-        self.approval_threshold.map(Money)
+        self.approval_threshold.map(Money::from_minor_units)
     }
 
     /// What one point is worth, at a points-game table.
     pub fn unit(&self) -> Option<Money> {
-        self.unit.map(Money)
+        self.unit.map(Money::from_minor_units)
     }
 }
 

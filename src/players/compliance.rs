@@ -95,7 +95,7 @@ fn listed(value: &serde_json::Value) -> Listed {
     Listed {
         what,
         gaming_day: text(value, "gaming_day"),
-        amount: Money(value["amount"].as_i64().unwrap_or(0)),
+        amount: Money::from_minor_units(value["amount"].as_i64().unwrap_or(0)),
         at: serde_json::from_value(value["at"].clone()).ok(),
     }
 }
@@ -144,8 +144,8 @@ fn case_of(
         player_text,
         direction,
         currency: row.currency,
-        total: Money(row.total),
-        threshold: Money(row.threshold),
+        total: Money::from_minor_units(row.total),
+        threshold: Money::from_minor_units(row.threshold),
         transactions,
         identification,
         raised_at: row.raised_at,
@@ -535,7 +535,7 @@ pub fn warnings(
         .into_iter()
         .filter_map(|t| {
             let limit = limits.get(&t.currency)?;
-            let total = Money(t.total);
+            let total = Money::from_minor_units(t.total);
             if total < limit.warn_at() {
                 return None;
             }

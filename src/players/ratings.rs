@@ -90,8 +90,8 @@ pub(crate) fn rated(
             r.dealer_id,
             SeatRound {
                 at: r.dealt_at,
-                bet: Money(r.bet),
-                result: Money(r.result),
+                bet: Money::from_minor_units(r.bet),
+                result: Money::from_minor_units(r.result),
                 edge_ppm: r.edge_ppm,
             },
         ));
@@ -118,7 +118,7 @@ pub(crate) fn rated(
             let walked_with = steps_of
                 .get(&row.id)
                 .and_then(|s| s.iter().find_map(|s| s.walked_with))
-                .map(Money);
+                .map(Money::from_minor_units);
             let dealt = rounds_of.get(&row.id).map_or(&[][..], Vec::as_slice);
             let rounds: Vec<SeatRound> = dealt.iter().map(|&(_, round)| round).collect();
             let f = figures(&span, &rounds, now);
@@ -150,7 +150,7 @@ pub(crate) fn rated(
                 ended_at: span.end,
                 paused: span.pauses.last().is_some_and(|p| p.1.is_none()),
                 walked_with,
-                bought_in: Money(bought.get(&row.id).copied().unwrap_or(0)),
+                bought_in: Money::from_minor_units(bought.get(&row.id).copied().unwrap_or(0)),
                 figures: f,
                 by_dealer,
             })

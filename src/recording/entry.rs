@@ -181,8 +181,8 @@ pub fn validate(
                 format!("seat{}_bet", seat.number()),
                 format!(
                     "seat {seat} bet {cur} {} is {which} of {cur} {}",
-                    Money(entry.bet).major_text(),
-                    Money(limit).major_text(),
+                    Money::from_minor_units(entry.bet).major_text(),
+                    Money::from_minor_units(limit).major_text(),
                     cur = limits.currency,
                 ),
             );
@@ -190,7 +190,7 @@ pub fn validate(
         let play = place_in(&entry.play);
         seats.push(SeatIn {
             seat,
-            bet: Money(entry.bet),
+            bet: Money::from_minor_units(entry.bet),
             action: play.action,
             royalty: play.royalty,
             back: play.back,

@@ -131,7 +131,7 @@ pub fn fields_of(body: &RoundBody) -> Fields {
     for seat in &body.seats {
         fields.insert(
             format!("seat{}_bet", seat.seat),
-            Money(seat.bet).typed_text(),
+            Money::from_minor_units(seat.bet).typed_text(),
         );
     }
     fields

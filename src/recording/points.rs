@@ -225,7 +225,7 @@ mod tests {
         let profile = PointsProfile::default();
         let table = PointsTable {
             currency: "PHP",
-            unit: Money(1_000),
+            unit: Money::from_minor_units(1_000),
             profile: &profile,
         };
         validate(body, table)

@@ -142,7 +142,7 @@ impl Settled {
     pub fn house_result(&self) -> Money {
         match self {
             Settled::Banking { out, .. } => out.dealer.result,
-            Settled::Points { .. } => Money(0),
+            Settled::Points { .. } => Money::from_minor_units(0),
         }
     }
 
@@ -349,7 +349,7 @@ fn held_by(code: &str, slip: SlipId, difference: Option<i64>) -> RoundsError {
     RoundsError::OpenerHeld {
         code: code.to_owned(),
         slip: slip.0,
-        difference: Money(difference.unwrap_or_default()).major_text(),
+        difference: Money::from_minor_units(difference.unwrap_or_default()).major_text(),
     }
 }
 

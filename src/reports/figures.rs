@@ -129,8 +129,8 @@ mod tests {
     #[test]
     fn the_shares_of_a_line_come_from_its_own_figures() {
         let figures = Figures {
-            handle: Money(10_000),
-            house: Money(-250),
+            handle: Money::from_minor_units(10_000),
+            house: Money::from_minor_units(-250),
             player_sets: 8,
             player_fouls: 1,
             dealer_sets: 4,

@@ -84,7 +84,7 @@ fn round_in<'a>(places: &'a [PlaceRow], profile: &RuleProfile) -> Result<RoundIn
             .ok_or_else(|| format!("unknown place {:?}", row.place.key()))?;
         seats_in.push(SeatIn::new(
             number,
-            row.bet.unwrap_or(Money(0)),
+            row.bet.unwrap_or(Money::from_minor_units(0)),
             place_in(row)?,
         ));
     }
@@ -134,10 +134,12 @@ fn points_round_in<'a>(
     let unit = places
         .iter()
         .find_map(|row| match row.points {
-            Some(points) if points != 0 => Some(Money(row.result.minor_units() / points)),
+            Some(points) if points != 0 => {
+                Some(Money::from_minor_units(row.result.minor_units() / points))
+            }
             _ => None,
         })
-        .unwrap_or(Money(1));
+        .unwrap_or(Money::from_minor_units(1));
     Ok(PointsRoundIn {
         game: Game::Points,
         unit,
@@ -324,7 +326,9 @@ pub fn recheck(round: &SettledRound, rules: &GameRules) -> Recheck {
     };
     let house = settlement
         .as_ref()
-        .map_or(Money(0), |settlement| settlement.dealer.result);
+        .map_or(Money::from_minor_units(0), |settlement| {
+            settlement.dealer.result
+        });
     let mut differences = Vec::new();
     if house != round.round.dealer_result {
         differences.push(format!(

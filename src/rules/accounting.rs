@@ -136,7 +136,7 @@ impl Inventory {
             let amount = denomination
                 .checked_mul(count)
                 .ok_or(InventoryError::Overflow)?;
-            total = Money(
+            total = Money::from_minor_units(
                 total
                     .minor_units()
                     .checked_add(amount.minor_units())
@@ -209,7 +209,7 @@ impl Inventory {
                 denomination,
                 count,
                 // Every product was checked when the inventory was made.
-                amount: Money(denomination.minor_units().saturating_mul(count)),
+                amount: Money::from_minor_units(denomination.minor_units().saturating_mul(count)),
             })
     }
 }
@@ -258,7 +258,9 @@ pub fn differences(before: &Inventory, after: &Inventory) -> Option<Vec<Differen
 pub fn gross(differences: &[Difference]) -> Option<Money> {
     differences.iter().try_fold(Money::ZERO, |sum, d| {
         let amount = d.amount.minor_units().checked_abs()?;
-        sum.minor_units().checked_add(amount).map(Money)
+        sum.minor_units()
+            .checked_add(amount)
+            .map(Money::from_minor_units)
     })
 }
 
@@ -272,7 +274,13 @@ pub fn banknotes(currency: &str) -> Option<Denominations> {
         _ => return None,
     };
     // Distinct, above zero and few: always a valid set.
-    Denominations::new(majors.iter().map(|m| Money(m * 100)).collect()).ok()
+    Denominations::new(
+        majors
+            .iter()
+            .map(|m| Money::from_minor_units(m * 100))
+            .collect(),
+    )
+    .ok()
 }
 
 /// A table's drop by kind: the cash, the markers and the chip vouchers (what the table recorded
@@ -291,7 +299,7 @@ impl DropByKind {
             .minor_units()
             .checked_add(self.markers.minor_units())?
             .checked_add(self.chip_vouchers.minor_units())
-            .map(Money)
+            .map(Money::from_minor_units)
     }
 
     /// Markers and chip vouchers: the non-cash drop; `None` when too large to hold.
@@ -299,7 +307,7 @@ impl DropByKind {
         self.markers
             .minor_units()
             .checked_add(self.chip_vouchers.minor_units())
-            .map(Money)
+            .map(Money::from_minor_units)
     }
 }
 
@@ -344,7 +352,13 @@ mod tests {
     use super::*;
 
     fn php(amounts: &[i64]) -> Denominations {
-        Denominations::new(amounts.iter().map(|a| Money(a * 100)).collect()).unwrap()
+        Denominations::new(
+            amounts
+                .iter()
+                .map(|a| Money::from_minor_units(a * 100))
+                .collect(),
+        )
+        .unwrap()
     }
 
     #[test]
@@ -354,7 +368,7 @@ mod tests {
         assert_eq!(set.to_string(), "25 100 500 1000 5000 10000");
         assert_eq!(
             Denominations::parse("0.25 1").unwrap().as_slice(),
-            &[Money(25), Money(100)]
+            &[Money::from_minor_units(25), Money::from_minor_units(100)]
         );
     }
 
@@ -364,7 +378,10 @@ mod tests {
             ("", DenominationsError::Empty),
             ("  ", DenominationsError::Empty),
             ("25 0 100", DenominationsError::Zero),
-            ("25 100 25", DenominationsError::Repeated(Money(2_500))),
+            (
+                "25 100 25",
+                DenominationsError::Repeated(Money::from_minor_units(2_500)),
+            ),
             ("25 ten", DenominationsError::NotAnAmount("ten".to_owned())),
             ("-5", DenominationsError::NotAnAmount("-5".to_owned())),
             ("1.005", DenominationsError::NotAnAmount("1.005".to_owned())),
@@ -382,15 +399,15 @@ mod tests {
     fn an_inventory_totals_its_denominations() {
         let par = Inventory::new(php(&[25, 100, 500, 1_000]), vec![40, 20, 10, 3]).unwrap();
         // 1,000 + 2,000 + 5,000 + 3,000
-        assert_eq!(par.total(), Money(1_100_000));
+        assert_eq!(par.total(), Money::from_minor_units(1_100_000));
         let amounts: Vec<Money> = par.lines().map(|l| l.amount).collect();
         assert_eq!(
             amounts,
             [
-                Money(100_000),
-                Money(200_000),
-                Money(500_000),
-                Money(300_000)
+                Money::from_minor_units(100_000),
+                Money::from_minor_units(200_000),
+                Money::from_minor_units(500_000),
+                Money::from_minor_units(300_000)
             ]
         );
     }
@@ -400,14 +417,20 @@ mod tests {
         let set = php(&[25, 100, 500]);
         let count = Inventory::typed(set.clone(), &["4", "", "1,000"]).unwrap();
         assert_eq!(count.counts(), &[4, 0, 1_000]);
-        assert_eq!(count.total(), Money(4 * 2_500 + 1_000 * 50_000));
+        assert_eq!(
+            count.total(),
+            Money::from_minor_units(4 * 2_500 + 1_000 * 50_000)
+        );
         assert_eq!(
             Inventory::typed(set.clone(), &["4", "-1", "0"]),
-            Err(InventoryError::Negative(Money(10_000)))
+            Err(InventoryError::Negative(Money::from_minor_units(10_000)))
         );
         assert_eq!(
             Inventory::typed(set.clone(), &["4", "1.5", "0"]),
-            Err(InventoryError::NotACount(Money(10_000), "1.5".to_owned()))
+            Err(InventoryError::NotACount(
+                Money::from_minor_units(10_000),
+                "1.5".to_owned()
+            ))
         );
         assert_eq!(
             Inventory::new(set, vec![1, 2]),
@@ -442,21 +465,21 @@ mod tests {
             found,
             [
                 Difference {
-                    denomination: Money(10_000),
+                    denomination: Money::from_minor_units(10_000),
                     before: 20,
                     after: 22,
-                    amount: Money(20_000)
+                    amount: Money::from_minor_units(20_000)
                 },
                 Difference {
-                    denomination: Money(100_000),
+                    denomination: Money::from_minor_units(100_000),
                     before: 10,
                     after: 9,
-                    amount: Money(-100_000)
+                    amount: Money::from_minor_units(-100_000)
                 },
             ]
         );
         // 200 over and 1,000 short: 1,200 that does not match, though the totals differ by 800.
-        assert_eq!(gross(&found), Some(Money(120_000)));
+        assert_eq!(gross(&found), Some(Money::from_minor_units(120_000)));
         assert_eq!(differences(&closer, &closer).unwrap(), []);
         assert_eq!(gross(&[]), Some(Money::ZERO));
     }
@@ -473,11 +496,21 @@ mod tests {
         assert_eq!(
             amounts,
             [
-                (Money(2_500), 4, 0, Money(-10_000)),
-                (Money(50_000), 0, 2, Money(100_000)),
+                (
+                    Money::from_minor_units(2_500),
+                    4,
+                    0,
+                    Money::from_minor_units(-10_000)
+                ),
+                (
+                    Money::from_minor_units(50_000),
+                    0,
+                    2,
+                    Money::from_minor_units(100_000)
+                ),
             ]
         );
-        assert_eq!(gross(&found), Some(Money(110_000)));
+        assert_eq!(gross(&found), Some(Money::from_minor_units(110_000)));
     }
 
     #[test]
@@ -486,7 +519,7 @@ mod tests {
         assert_eq!(php.to_string(), "20 50 100 200 500 1000");
         let usd = banknotes("USD").unwrap();
         assert_eq!(usd.to_string(), "1 2 5 10 20 50 100");
-        assert_eq!(usd.as_slice()[0], Money(100));
+        assert_eq!(usd.as_slice()[0], Money::from_minor_units(100));
         for other in ["EUR", "HKD", "php", ""] {
             assert_eq!(banknotes(other), None, "{other:?}");
         }
@@ -497,14 +530,14 @@ mod tests {
         let notes =
             Inventory::typed(banknotes("PHP").unwrap(), &["", "2", "", "", "3", "10"]).unwrap();
         // 100 + 1,500 + 10,000
-        assert_eq!(notes.total(), Money(1_160_000));
+        assert_eq!(notes.total(), Money::from_minor_units(1_160_000));
     }
 
     fn drop(cash: i64, markers: i64, chip_vouchers: i64) -> DropByKind {
         DropByKind {
-            cash: Money(cash),
-            markers: Money(markers),
-            chip_vouchers: Money(chip_vouchers),
+            cash: Money::from_minor_units(cash),
+            markers: Money::from_minor_units(markers),
+            chip_vouchers: Money::from_minor_units(chip_vouchers),
         }
     }
 
@@ -532,13 +565,18 @@ mod tests {
             let c = compare_drop(recorded, counted).unwrap();
             assert_eq!(
                 (c.cash, c.markers, c.chip_vouchers, c.total),
-                (Money(cash), Money(markers), Money(vouchers), Money(total)),
+                (
+                    Money::from_minor_units(cash),
+                    Money::from_minor_units(markers),
+                    Money::from_minor_units(vouchers),
+                    Money::from_minor_units(total)
+                ),
                 "{recorded:?} {counted:?}"
             );
             assert_eq!(c.flagged(), flagged, "{recorded:?} {counted:?}");
         }
-        assert_eq!(drop(1, 2, 3).total(), Some(Money(6)));
-        assert_eq!(drop(1, 2, 3).non_cash(), Some(Money(5)));
+        assert_eq!(drop(1, 2, 3).total(), Some(Money::from_minor_units(6)));
+        assert_eq!(drop(1, 2, 3).non_cash(), Some(Money::from_minor_units(5)));
     }
 
     #[test]

@@ -106,7 +106,7 @@ impl Thresholds {
     pub fn warn_at(&self) -> Money {
         let units = i128::from(self.threshold.minor_units()) * i128::from(self.warn_percent);
         let at = (units + 99) / 100;
-        Money(i64::try_from(at).unwrap_or(i64::MAX))
+        Money::from_minor_units(i64::try_from(at).unwrap_or(i64::MAX))
     }
 
     /// Whether a day's total is above the threshold.
@@ -179,14 +179,15 @@ impl Findings {
 }
 
 fn sum(amounts: &[Money]) -> Money {
-    Money(amounts.iter().map(|m| m.minor_units()).sum())
+    Money::from_minor_units(amounts.iter().map(|m| m.minor_units()).sum())
 }
 
 /// What a player's new transaction raises under `limits`.
 pub fn check(limits: &Thresholds, cash: &PlayerCash<'_>) -> Findings {
     let day_total = sum(cash.day);
-    let before = Money(day_total.minor_units() - cash.new.minor_units());
-    let window_total = Money(day_total.minor_units() + sum(cash.earlier_days).minor_units());
+    let before = Money::from_minor_units(day_total.minor_units() - cash.new.minor_units());
+    let window_total =
+        Money::from_minor_units(day_total.minor_units() + sum(cash.earlier_days).minor_units());
     let covered = limits.covered(day_total);
     let none_alone = cash.day.iter().all(|&m| !limits.covered(m));
     let days_with_cash = 1 + cash.earlier_days.len();
@@ -225,13 +226,13 @@ mod tests {
     use super::*;
 
     const PHP: Thresholds = Thresholds {
-        threshold: Money(500_000_000),
+        threshold: Money::from_minor_units(500_000_000),
         warn_percent: 80,
         window_days: 7,
     };
 
     fn m(major: i64) -> Money {
-        Money(major * 100)
+        Money::from_minor_units(major * 100)
     }
 
     fn day(amounts: &[Money]) -> PlayerCash<'_> {

@@ -79,7 +79,7 @@ impl TryFrom<String> for BuyInKind {
 pub const LARGEST_MAJOR: i64 = 10_000_000;
 
 /// [`LARGEST_MAJOR`] as money.
-pub const LARGEST: Money = Money(LARGEST_MAJOR * 100);
+pub const LARGEST: Money = Money::from_minor_units(LARGEST_MAJOR * 100);
 
 /// Why an amount as typed is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -221,9 +221,9 @@ mod tests {
     #[test]
     fn amounts_are_read_in_major_units_above_zero_and_at_most_the_largest() {
         let cases: [(&str, Result<Money, AmountError>); 11] = [
-            ("500", Ok(Money(50_000))),
-            (" 1,250.50 ", Ok(Money(125_050))),
-            ("0.01", Ok(Money(1))),
+            ("500", Ok(Money::from_minor_units(50_000))),
+            (" 1,250.50 ", Ok(Money::from_minor_units(125_050))),
+            ("0.01", Ok(Money::from_minor_units(1))),
             ("10,000,000", Ok(LARGEST)),
             ("", Err(AmountError::Empty)),
             ("0", Err(AmountError::NotAboveZero)),
@@ -278,7 +278,7 @@ mod tests {
         BuyInLine {
             seat,
             kind,
-            amount: Money(major * 100),
+            amount: Money::from_minor_units(major * 100),
             void,
         }
     }
@@ -293,7 +293,10 @@ mod tests {
             line(2, Cash, 9_000, true),
             line(3, ChipVoucher, 500, false),
         ];
-        let fees = [(Money(10_000), false), (Money(99_900), true)];
+        let fees = [
+            (Money::from_minor_units(10_000), false),
+            (Money::from_minor_units(99_900), true),
+        ];
         let t = totals(&buy_ins, &fees);
         assert_eq!(t.drop, Total(2_650_000));
         assert_eq!(t.cash, Total(600_000));
@@ -318,7 +321,7 @@ mod tests {
         assert_eq!(totals(&[], &[]), DropTotals::default());
         let t = totals(
             &[line(1, BuyInKind::Cash, 100, true)],
-            &[(Money(100), true)],
+            &[(Money::from_minor_units(100), true)],
         );
         assert_eq!(t, DropTotals::default());
     }
@@ -329,7 +332,7 @@ mod tests {
             BuyInLine {
                 seat: 1,
                 kind: BuyInKind::Cash,
-                amount: Money(i64::MAX),
+                amount: Money::from_minor_units(i64::MAX),
                 void: false,
             };
             4

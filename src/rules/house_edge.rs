@@ -28,7 +28,7 @@ pub fn dealer_per_seat(deal: &Deal, profile: &RuleProfile) -> f64 {
         };
         seats.push(SeatPlay {
             seat,
-            bet: Money(1),
+            bet: Money::from_minor_units(1),
             declaration: Declaration::Play,
             hands: Some(hands),
             dealt: None,

@@ -9,10 +9,15 @@ use serde::{Deserialize, Serialize};
     Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
 )]
 #[serde(transparent)]
-pub struct Money(pub i64);
+pub struct Money(i64);
 
 impl Money {
     pub const ZERO: Money = Money(0);
+
+    /// The amount of `minor_units` (centavos, cents) of the table's currency.
+    pub const fn from_minor_units(minor_units: i64) -> Money {
+        Money(minor_units)
+    }
 
     pub const fn minor_units(self) -> i64 {
         self.0

@@ -313,8 +313,8 @@ mod tests {
     fn round(minute: i64, bet: i64, result: i64) -> SeatRound {
         SeatRound {
             at: t(minute),
-            bet: Money(bet),
-            result: Money(result),
+            bet: Money::from_minor_units(bet),
+            result: Money::from_minor_units(result),
             edge_ppm: Some(10_000),
         }
     }
@@ -340,7 +340,7 @@ mod tests {
         assert_eq!(f.hands, 4);
         assert_eq!(f.total_bet, Total(100_000));
         assert_eq!(f.average_bet, Total(25_000));
-        assert_eq!(f.largest_bet, Money(40_000));
+        assert_eq!(f.largest_bet, Money::from_minor_units(40_000));
         assert_eq!(f.player_result, Total(-10_000));
         assert_eq!(f.actual_win, Total(10_000));
         // 1 % of 100,000.
@@ -480,7 +480,13 @@ mod tests {
             (t(10), Some(15_000)),
             (t(40), Some(20_000)),
         ];
-        let f = estimate(t(0), Some(t(30)), Money(50_000), &dealt, t(600));
+        let f = estimate(
+            t(0),
+            Some(t(30)),
+            Money::from_minor_units(50_000),
+            &dealt,
+            t(600),
+        );
         assert_eq!(f.hands, 2);
         assert_eq!(f.total_bet, Total(100_000));
         assert_eq!(f.average_bet, Total(50_000));
@@ -490,7 +496,13 @@ mod tests {
         assert_eq!(f.player_result, Total(0));
         assert_eq!(f.seconds_played, 30 * 60);
         // Running: its time runs to now; an edge not known says so.
-        let f = estimate(t(0), None, Money(50_000), &[(t(5), None)], t(20));
+        let f = estimate(
+            t(0),
+            None,
+            Money::from_minor_units(50_000),
+            &[(t(5), None)],
+            t(20),
+        );
         assert_eq!((f.hands, f.seconds_played), (1, 20 * 60));
         assert!(!f.theoretical_complete);
     }

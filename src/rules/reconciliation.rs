@@ -50,12 +50,16 @@ pub struct Documents {
 
 /// `a + b`, or `None` when it does not fit.
 fn add(a: Money, b: Money) -> Option<Money> {
-    a.minor_units().checked_add(b.minor_units()).map(Money)
+    a.minor_units()
+        .checked_add(b.minor_units())
+        .map(Money::from_minor_units)
 }
 
 /// `a - b`, or `None` when it does not fit.
 fn sub(a: Money, b: Money) -> Option<Money> {
-    a.minor_units().checked_sub(b.minor_units()).map(Money)
+    a.minor_units()
+        .checked_sub(b.minor_units())
+        .map(Money::from_minor_units)
 }
 
 /// closer − opener + credits − fills + drop; `None` without an opener or a closer, or when an
@@ -112,7 +116,7 @@ impl Tolerance {
     /// share of the drop, whichever is greater.
     pub fn for_drop(self, drop: Money) -> Money {
         let share = i128::from(drop.minor_units().max(0)) * i128::from(self.share_of_drop) / 10_000;
-        let share = Money(i64::try_from(share).unwrap_or(i64::MAX));
+        let share = Money::from_minor_units(i64::try_from(share).unwrap_or(i64::MAX));
         self.amount.max(share)
     }
 
@@ -295,7 +299,7 @@ mod tests {
     use super::*;
 
     fn php(major: i64) -> Money {
-        Money(major * 100)
+        Money::from_minor_units(major * 100)
     }
 
     fn day(opener: i64, closer: i64, fills: i64, credits: i64, drop: Drop) -> Documents {
@@ -309,7 +313,7 @@ mod tests {
     }
 
     const TOLERANCE: Tolerance = Tolerance {
-        amount: Money(100_000),
+        amount: Money::from_minor_units(100_000),
         share_of_drop: 200,
     };
 
@@ -362,9 +366,9 @@ mod tests {
         // 2 % of 200,000 is 4,000.
         assert_eq!(TOLERANCE.for_drop(php(200_000)), php(4_000));
         assert!(!TOLERANCE.exceeded_by(php(-1_000), php(30_000)));
-        assert!(TOLERANCE.exceeded_by(Money(-100_001), php(30_000)));
+        assert!(TOLERANCE.exceeded_by(Money::from_minor_units(-100_001), php(30_000)));
         assert!(!TOLERANCE.exceeded_by(php(4_000), php(200_000)));
-        assert!(TOLERANCE.exceeded_by(Money(400_001), php(200_000)));
+        assert!(TOLERANCE.exceeded_by(Money::from_minor_units(400_001), php(200_000)));
     }
 
     #[test]
@@ -387,10 +391,22 @@ mod tests {
 
     #[test]
     fn hold_rounds_half_away_from_zero_and_needs_a_drop() {
-        assert_eq!(hold_basis_points(Money(1), Money(3)), Some(3_333));
-        assert_eq!(hold_basis_points(Money(2), Money(3)), Some(6_667));
-        assert_eq!(hold_basis_points(Money(-2), Money(3)), Some(-6_667));
-        assert_eq!(hold_basis_points(Money(5), Money(0)), None);
+        assert_eq!(
+            hold_basis_points(Money::from_minor_units(1), Money::from_minor_units(3)),
+            Some(3_333)
+        );
+        assert_eq!(
+            hold_basis_points(Money::from_minor_units(2), Money::from_minor_units(3)),
+            Some(6_667)
+        );
+        assert_eq!(
+            hold_basis_points(Money::from_minor_units(-2), Money::from_minor_units(3)),
+            Some(-6_667)
+        );
+        assert_eq!(
+            hold_basis_points(Money::from_minor_units(5), Money::from_minor_units(0)),
+            None
+        );
         assert_eq!(
             hold_out_of_band(2_000, php(150), php(1_000), 400),
             Some(true)
@@ -479,13 +495,13 @@ mod tests {
                 // Fees taken in chips go to the tray too.
                 tray += fees;
                 let documents = Documents {
-                    opener: Some(Money(opener)),
-                    closer: Some(Money(tray)),
-                    fills: Money(fills),
-                    credits: Money(credits),
-                    drop: Drop::Counted(Money(drop)),
+                    opener: Some(Money::from_minor_units(opener)),
+                    closer: Some(Money::from_minor_units(tray)),
+                    fills: Money::from_minor_units(fills),
+                    credits: Money::from_minor_units(credits),
+                    drop: Drop::Counted(Money::from_minor_units(drop)),
                 };
-                let found = reconcile(&documents, Money(house), Money(fees), TOLERANCE).expect("fits");
+                let found = reconcile(&documents, Money::from_minor_units(house), Money::from_minor_units(fees), TOLERANCE).expect("fits");
                 prop_assert_eq!(found.variance, Some(Money::ZERO));
                 prop_assert!(!found.flagged);
                 prop_assert!(found.is_final);
@@ -561,7 +577,7 @@ mod tests {
             let (mut events, mut spans, mut house) = (Vec::new(), Vec::new(), Vec::new());
             for (buy_ins, fills, credits, result) in &shifts {
                 at += 1;
-                events.push((at, ChipEvent::Opener(Money(tray))));
+                events.push((at, ChipEvent::Opener(Money::from_minor_units(tray))));
                 at += 1;
                 let on = at;
                 for amount in buy_ins {
@@ -570,19 +586,19 @@ mod tests {
                 for amount in fills {
                     at += 1;
                     tray += amount;
-                    events.push((at, ChipEvent::Fill(Money(*amount))));
+                    events.push((at, ChipEvent::Fill(Money::from_minor_units(*amount))));
                 }
                 for amount in credits {
                     at += 1;
                     tray -= amount;
-                    events.push((at, ChipEvent::Credit(Money(*amount))));
+                    events.push((at, ChipEvent::Credit(Money::from_minor_units(*amount))));
                 }
                 tray += result;
                 at += 1;
-                spans.push(ShiftSpan { on, off: Some(at), drop: Money(buy_ins.iter().sum()) });
+                spans.push(ShiftSpan { on, off: Some(at), drop: Money::from_minor_units(buy_ins.iter().sum()) });
                 at += 1;
-                events.push((at, ChipEvent::Closer(Money(tray))));
-                house.push(Some(Money(*result)));
+                events.push((at, ChipEvent::Closer(Money::from_minor_units(tray))));
+                house.push(Some(Money::from_minor_units(*result)));
             }
             proptest::prop_assert_eq!(shift_inventory_wins(&events, &spans), house);
         }
@@ -590,9 +606,9 @@ mod tests {
 
     #[test]
     fn amounts_that_do_not_fit_are_none_not_a_wrong_figure() {
-        let documents = day(0, 0, 0, 0, Drop::Counted(Money(i64::MAX)));
+        let documents = day(0, 0, 0, 0, Drop::Counted(Money::from_minor_units(i64::MAX)));
         let documents = Documents {
-            credits: Money(1),
+            credits: Money::from_minor_units(1),
             ..documents
         };
         assert_eq!(inventory_win(&documents), None);

@@ -523,7 +523,7 @@ pub fn build_round(
         let cards = &deck[13 * (i + 1)..13 * (i + 2)];
         SeatPlay {
             seat,
-            bet: Money(bets[i]),
+            bet: Money::from_minor_units(bets[i]),
             declaration: if surrender[i] {
                 Declaration::Surrender
             } else {
@@ -613,5 +613,5 @@ pub fn build_points_round(
                 dealt: Some(cards),
             })
         });
-    PointsRound::new(profile, Money(100), plays).ok()
+    PointsRound::new(profile, Money::from_minor_units(100), plays).ok()
 }

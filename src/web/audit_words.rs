@@ -74,7 +74,10 @@ fn text<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
 }
 
 fn money(value: &Value, key: &str) -> Option<Money> {
-    value.get(key).and_then(Value::as_i64).map(Money)
+    value
+        .get(key)
+        .and_then(Value::as_i64)
+        .map(Money::from_minor_units)
 }
 
 fn link(label: impl Into<String>, href: impl Into<String>) -> Link {
@@ -255,7 +258,7 @@ fn table_settings(event: &AuditEvent, out: &mut Described) {
                     let v = match (k.as_str(), v.as_i64()) {
                         // Amounts in the table's minor units, as the setup page shows them.
                         ("min_bet" | "max_bet" | "approval_threshold" | "unit", Some(n)) => {
-                            Value::from(Money(n).major_text())
+                            Value::from(Money::from_minor_units(n).major_text())
                         }
                         _ => v.clone(),
                     };
@@ -338,9 +341,11 @@ pub fn describe(event: &AuditEvent, currency: Option<&str>) -> Described {
                 out.lines.extend(map.iter().map(|(k, v)| {
                     let value = match (v.as_i64(), currency) {
                         (Some(n), Some(currency)) if AMOUNTS.contains(&k.as_str()) => {
-                            format::money(Money(n), currency)
+                            format::money(Money::from_minor_units(n), currency)
                         }
-                        (Some(n), None) if AMOUNTS.contains(&k.as_str()) => Money(n).major_text(),
+                        (Some(n), None) if AMOUNTS.contains(&k.as_str()) => {
+                            Money::from_minor_units(n).major_text()
+                        }
                         _ => phrase(v),
                     };
                     format!("{}: {value}", k.replace('_', " "))

@@ -561,7 +561,7 @@ pub async fn day(
                 n,
                 format!(
                     "{currency} {}",
-                    crate::rules::money::Money(total).major_text()
+                    crate::rules::money::Money::from_minor_units(total).major_text()
                 ),
             ));
         }

@@ -56,7 +56,9 @@ impl Frame {
         currency: &str,
         empty: bool,
     ) -> Frame {
-        let ticks = ticks(scale, tick_values, |v| format::money(Money(v), currency));
+        let ticks = ticks(scale, tick_values, |v| {
+            format::money(Money::from_minor_units(v), currency)
+        });
         Frame::with_ticks(title, scale, ticks, empty, "No rounds")
     }
 
@@ -302,7 +304,10 @@ impl LineChart {
             .map(|((i, t), (label, _))| Point {
                 x: round1(LEFT + dx * i as f64),
                 y: round1(scale.y(*t)),
-                title: format!("{label}: {}", format::result(Money(*t), currency)),
+                title: format!(
+                    "{label}: {}",
+                    format::result(Money::from_minor_units(*t), currency)
+                ),
             })
             .collect();
         let mut path = format!("M{} {}", LEFT, round1(scale.y(0)));
@@ -337,8 +342,8 @@ mod tests {
             "By table".to_owned(),
             "PHP",
             &[
-                ("A".to_owned(), Money(10_000)),
-                ("B".to_owned(), Money(-5_000)),
+                ("A".to_owned(), Money::from_minor_units(10_000)),
+                ("B".to_owned(), Money::from_minor_units(-5_000)),
             ],
         );
         let (win, loss) = (&chart.bars[0], &chart.bars[1]);
@@ -377,9 +382,9 @@ mod tests {
             "Shift".to_owned(),
             "PHP",
             &[
-                ("#1".to_owned(), Money(300)),
-                ("#2".to_owned(), Money(-500)),
-                ("#3".to_owned(), Money(100)),
+                ("#1".to_owned(), Money::from_minor_units(300)),
+                ("#2".to_owned(), Money::from_minor_units(-500)),
+                ("#3".to_owned(), Money::from_minor_units(100)),
             ],
         );
         let titles: Vec<&str> = chart.points.iter().map(|p| p.title.as_str()).collect();

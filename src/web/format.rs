@@ -96,10 +96,19 @@ mod tests {
 
     #[test]
     fn amounts_carry_their_currency_and_losses_their_sign() {
-        assert_eq!(money(Money(5_000_000), "PHP"), "PHP 50,000.00");
-        assert_eq!(result(Money(80_000), "PHP"), "PHP +800.00");
-        assert_eq!(result(Money(-125_000), "USD"), "USD -1,250.00");
-        assert_eq!(result(Money(0), "PHP"), "PHP 0.00");
+        assert_eq!(
+            money(Money::from_minor_units(5_000_000), "PHP"),
+            "PHP 50,000.00"
+        );
+        assert_eq!(
+            result(Money::from_minor_units(80_000), "PHP"),
+            "PHP +800.00"
+        );
+        assert_eq!(
+            result(Money::from_minor_units(-125_000), "USD"),
+            "USD -1,250.00"
+        );
+        assert_eq!(result(Money::from_minor_units(0), "PHP"), "PHP 0.00");
     }
 
     #[test]

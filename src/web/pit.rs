@@ -297,7 +297,12 @@ pub fn view(
         match totals.iter_mut().find(|c| c.currency == t.currency) {
             Some(total) => {
                 total.day_rounds += t.day_rounds;
-                total.day_house = Money(total.day_house.0.saturating_add(t.day_house.0));
+                total.day_house = Money::from_minor_units(
+                    total
+                        .day_house
+                        .minor_units()
+                        .saturating_add(t.day_house.minor_units()),
+                );
             }
             None => totals.push(CurrencyTotal {
                 currency: t.currency.clone(),

@@ -281,10 +281,10 @@ fn investigation_view(i: &Investigation, zone: Zone) -> InvestigationView {
         id: i.row.id,
         day: i.row.gaming_day.to_string(),
         code: i.code.clone(),
-        variance: format::result(Money(i.row.variance), c),
-        inventory_win: format::result(Money(i.row.inventory_win), c),
-        rounds_win: format::result(Money(i.row.rounds_win), c),
-        tolerance: format::money(Money(i.row.tolerance), c),
+        variance: format::result(Money::from_minor_units(i.row.variance), c),
+        inventory_win: format::result(Money::from_minor_units(i.row.inventory_win), c),
+        rounds_win: format::result(Money::from_minor_units(i.row.rounds_win), c),
+        tolerance: format::money(Money::from_minor_units(i.row.tolerance), c),
         opened_at: when(i.row.opened_at, zone),
         closing: i
             .closing

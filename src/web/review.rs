@@ -704,7 +704,9 @@ fn entry_places(body: &RoundBody) -> Vec<EntryPlace> {
             fields.push(EntryField {
                 name: format!("{key}_bet"),
                 label: "Bet",
-                value: bet.map(|b| Money(b).typed_text()).unwrap_or_default(),
+                value: bet
+                    .map(|b| Money::from_minor_units(b).typed_text())
+                    .unwrap_or_default(),
                 count: 0,
             });
         }

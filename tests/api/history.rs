@@ -153,7 +153,7 @@ async fn generated_accounting_reconciles_every_table_day_but_the_deliberate_misc
     let set = chips::insert_chip_set(&mut conn, "PHP").unwrap();
     let denominations: Vec<Money> = accounting::CHIP_SET_MAJOR
         .iter()
-        .map(|m| Money(m * 100))
+        .map(|m| Money::from_minor_units(m * 100))
         .collect();
     let version =
         chips::insert_chip_set_version(&mut conn, set.id, 1, &denominations, None).unwrap();
@@ -165,7 +165,7 @@ async fn generated_accounting_reconciles_every_table_day_but_the_deliberate_misc
             1,
             version.id,
             &par,
-            Money(1_100_000),
+            Money::from_minor_units(1_100_000),
             None,
         )
         .unwrap();

@@ -115,11 +115,11 @@ pub(crate) async fn buy_in(dealer: &TestApp, amount: &str) {
 }
 
 fn php(minor: i64) -> String {
-    format!("PHP {}", Money(minor).major_text())
+    format!("PHP {}", Money::from_minor_units(minor).major_text())
 }
 
 fn signed(minor: i64) -> String {
-    format!("PHP {}", Money(minor).signed_text())
+    format!("PHP {}", Money::from_minor_units(minor).signed_text())
 }
 
 #[tokio::test]

@@ -547,7 +547,7 @@ async fn the_day_report_counts_points_rounds_measures_and_no_house_result_for_th
     // The house result is the banking round's alone.
     assert_eq!(
         &total[col("house_result")],
-        pusoy_pit::rules::money::Money(house).plain_text()
+        pusoy_pit::rules::money::Money::from_minor_units(house).plain_text()
     );
     assert_eq!(&total[col("points_rounds")], "1");
     assert_eq!(&total[col("naturals")], "1");

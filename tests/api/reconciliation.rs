@@ -56,7 +56,10 @@ pub(crate) async fn pit() -> Pit {
     create_table(&dealer, "T1");
     let conn = &mut dealer.conn();
     let set = rows::insert_chip_set(conn, "PHP").unwrap();
-    let denominations: Vec<Money> = DENOMINATIONS.iter().map(|&d| Money(d)).collect();
+    let denominations: Vec<Money> = DENOMINATIONS
+        .iter()
+        .map(|&d| Money::from_minor_units(d))
+        .collect();
     let version = rows::insert_chip_set_version(conn, set.id, 1, &denominations, None).unwrap();
     dealer.create_user("dee", Role::Dealer, PASSWORD);
     dealer.create_user("boss", Role::Supervisor, PASSWORD);
@@ -190,7 +193,7 @@ impl Pit {
             &format!("/api/v1/tables/{code}/buy-ins"),
             Some(serde_json::json!({
                 "seat": seat,
-                "amount": Money(amount).plain_text(),
+                "amount": Money::from_minor_units(amount).plain_text(),
                 "kind": kind,
             })),
         )
@@ -354,7 +357,7 @@ async fn an_honest_shift_reconciles_to_zero() {
     assert_eq!(row["drop_counted"], "true");
     assert_eq!(
         row["house_result"],
-        Money(2 * round_with(BETS).1).plain_text()
+        Money::from_minor_units(2 * round_with(BETS).1).plain_text()
     );
     assert_eq!(row["house_result"], "550.00");
     // 19,550 − 18,000 + 0 − 5,000 + 4,000 = 550: the rounds' win.

@@ -444,7 +444,7 @@ async fn report_totals_hold_on_a_random_day(seed: u64) {
         .await
         .unwrap();
     let t = &total[&()];
-    let house = pusoy_pit::rules::money::Money(t.house).signed_text();
+    let house = pusoy_pit::rules::money::Money::from_minor_units(t.house).signed_text();
     assert!(
         page.contains(&format!("PHP {house}")),
         "seed {seed}: house {house} on the page"
@@ -502,7 +502,7 @@ async fn the_pit_board_shows_each_tables_shift_day_draft_and_pending_rounds() {
             t["day_house_text"],
             format!(
                 "PHP {}",
-                pusoy_pit::rules::money::Money(house).signed_text()
+                pusoy_pit::rules::money::Money::from_minor_units(house).signed_text()
             )
         );
         let pending = mine.iter().filter(|r| r.pending).count() as i64;
@@ -710,7 +710,7 @@ async fn the_charts_are_svg_drawn_from_the_days_rounds() {
     for (code, expected) in expected_by(&recorded, |r| r.table) {
         let text = format!(
             "{code}: PHP {}",
-            pusoy_pit::rules::money::Money(expected.house).signed_text()
+            pusoy_pit::rules::money::Money::from_minor_units(expected.house).signed_text()
         );
         assert!(tables.contains(&text), "{text} in {tables}");
     }
@@ -737,7 +737,7 @@ async fn the_charts_are_svg_drawn_from_the_days_rounds() {
         assert!(
             svg.contains(&format!(
                 "PHP {}</title>",
-                pusoy_pit::rules::money::Money(total).signed_text()
+                pusoy_pit::rules::money::Money::from_minor_units(total).signed_text()
             )),
             "{svg}"
         );

@@ -28,7 +28,10 @@ async fn pit() -> Pit {
     create_table(&dealer, "T1");
     let conn = &mut dealer.conn();
     let set = rows::insert_chip_set(conn, "PHP").unwrap();
-    let denominations: Vec<Money> = DENOMINATIONS.iter().map(|&d| Money(d)).collect();
+    let denominations: Vec<Money> = DENOMINATIONS
+        .iter()
+        .map(|&d| Money::from_minor_units(d))
+        .collect();
     let version = rows::insert_chip_set_version(conn, set.id, 1, &denominations, None).unwrap();
     dealer.create_user("dee", Role::Dealer, PASSWORD);
     dealer.create_user("boss", Role::Supervisor, PASSWORD);
@@ -115,7 +118,7 @@ async fn an_opener_is_signed_by_the_dealer_and_a_supervisor_with_their_password(
     assert_eq!(row.kind, "opener");
     assert_eq!(row.counts, [Some(40), Some(20), Some(10), Some(3)]);
     // 1,000 + 2,000 + 5,000 + 3,000
-    assert_eq!(row.total, Money(1_100_000));
+    assert_eq!(row.total, Money::from_minor_units(1_100_000));
     assert_eq!(p.dealer.user(row.dealer_id).username, "dee");
     assert_eq!(p.dealer.user(row.supervisor_id).username, "boss");
     assert_eq!(row.previous_closer_id, None);

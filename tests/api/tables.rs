@@ -203,7 +203,7 @@ async fn updating_a_table_records_before_and_after() {
     .unwrap()
     .unwrap();
     assert_eq!(updated.code, "PUSOY-01");
-    assert_eq!(updated.max_bet, Money(9_000_000));
+    assert_eq!(updated.max_bet, Money::from_minor_units(9_000_000));
     let events = app.audit("table.update");
     assert_eq!(events[0].details["before"]["max_bet"], 5_000_000);
     assert_eq!(events[0].details["after"]["max_bet"], 9_000_000);
@@ -294,7 +294,7 @@ async fn an_admin_creates_a_table_from_the_form_and_a_supervisor_cannot() {
         .unwrap();
     assert_eq!(
         (table.currency.as_str(), table.min_bet),
-        ("PHP", Money(10_000))
+        ("PHP", Money::from_minor_units(10_000))
     );
     let res = admin.post_form("/admin/tables", &good).await;
     assert_eq!(res.status().as_u16(), 422);

@@ -173,7 +173,7 @@ fn differences_of(slip: &db::InventorySlipLine) -> Result<Vec<Difference>, Expor
     let inventory = |denominations: &[Option<i64>], counts: &[Option<i64>]| {
         let amounts: Vec<Money> = denominations
             .iter()
-            .map(|d| d.map(Money))
+            .map(|d| d.map(Money::from_minor_units))
             .collect::<Option<_>>()?;
         let counts: Vec<i64> = counts.iter().copied().collect::<Option<_>>()?;
         Inventory::new(Denominations::new(amounts).ok()?, counts).ok()
@@ -562,7 +562,10 @@ impl<W: Write> Rows<W> {
         let documents = day.documents();
         let drop = documents.drop.amount();
         let inventory_win = arithmetic::inventory_win(&documents);
-        let rounds_win = arithmetic::rounds_win(Money(day.house), Money(day.fees));
+        let rounds_win = arithmetic::rounds_win(
+            Money::from_minor_units(day.house),
+            Money::from_minor_units(day.fees),
+        );
         let variance = inventory_win
             .zip(rounds_win)
             .and_then(|(i, r)| i.minor_units().checked_sub(r.minor_units()));
@@ -1148,14 +1151,14 @@ impl AccountingCheck {
         let row = &day.row;
         let sums = self.sums.get(&day.table_day).cloned().unwrap_or_default();
         let documents = Documents {
-            opener: sums.opener.map(|(_, total)| Money(total)),
-            closer: sums.closer.map(|(_, total)| Money(total)),
-            fills: Money(sums.fills),
-            credits: Money(sums.credits),
+            opener: sums.opener.map(|(_, total)| Money::from_minor_units(total)),
+            closer: sums.closer.map(|(_, total)| Money::from_minor_units(total)),
+            fills: Money::from_minor_units(sums.fills),
+            credits: Money::from_minor_units(sums.credits),
             drop: match sums.count {
-                Some((_, counted)) => Drop::Counted(Money(counted)),
+                Some((_, counted)) => Drop::Counted(Money::from_minor_units(counted)),
                 None => Drop::Pending {
-                    recorded: Money(sums.bought),
+                    recorded: Money::from_minor_units(sums.bought),
                 },
             },
         };
@@ -1214,8 +1217,11 @@ impl AccountingCheck {
             }
             Err(()) => return,
         };
-        let rounds_win =
-            arithmetic::rounds_win(Money(house), Money(sums.fees)).map(Money::minor_units);
+        let rounds_win = arithmetic::rounds_win(
+            Money::from_minor_units(house),
+            Money::from_minor_units(sums.fees),
+        )
+        .map(Money::minor_units);
         expect(
             problems,
             at::ROUNDS_WIN,
@@ -1251,7 +1257,8 @@ impl AccountingCheck {
             );
         }
         let hold = hold_text(
-            inventory_win.and_then(|win| arithmetic::hold_basis_points(Money(win), drop)),
+            inventory_win
+                .and_then(|win| arithmetic::hold_basis_points(Money::from_minor_units(win), drop)),
         );
         if row.text(at::HOLD_PERCENT) != hold.as_deref().unwrap_or("") {
             problems.at(

@@ -351,7 +351,7 @@ impl Checker for ComplianceCheck {
     fn finish(&mut self, problems: &mut Problems) {
         for (id, case) in &self.cases {
             let limits = Thresholds {
-                threshold: Money(case.threshold),
+                threshold: Money::from_minor_units(case.threshold),
                 warn_percent: 80,
                 window_days: 0,
             };
@@ -364,7 +364,7 @@ impl Checker for ComplianceCheck {
                     case.total
                 )));
             }
-            if !limits.covered(Money(case.total)) {
+            if !limits.covered(Money::from_minor_units(case.total)) {
                 problems.file(wrong(format!(
                     "its total {} is not above the threshold {}",
                     case.total, case.threshold
@@ -372,7 +372,9 @@ impl Checker for ComplianceCheck {
             }
             let one_day = case.first_day == case.gaming_day
                 && case.days.keys().all(|d| *d == case.gaming_day);
-            let none_alone = all.iter().all(|&a| !limits.covered(Money(a)));
+            let none_alone = all
+                .iter()
+                .all(|&a| !limits.covered(Money::from_minor_units(a)));
             let fits = match CaseKind::parse(&case.kind) {
                 Some(CaseKind::Covered) => one_day,
                 Some(CaseKind::StructuringDay) => one_day && all.len() >= 2 && none_alone,
@@ -381,7 +383,7 @@ impl Checker for ComplianceCheck {
                         && case
                             .days
                             .values()
-                            .all(|day| !limits.covered(Money(day.iter().sum())))
+                            .all(|day| !limits.covered(Money::from_minor_units(day.iter().sum())))
                 }
                 None => true,
             };

@@ -254,8 +254,8 @@ fn write_batch<W: Write>(
             .iter()
             .map(|r| SeatRound {
                 at: r.dealt_at,
-                bet: Money(r.bet),
-                result: Money(r.result),
+                bet: Money::from_minor_units(r.bet),
+                result: Money::from_minor_units(r.result),
                 edge_ppm: r.edge_ppm,
             })
             .collect();
@@ -411,7 +411,13 @@ fn write_observations<W: Write>(
             .filter(|r| span.covers(r.dealt_at))
             .collect();
         let dealt: Vec<Dealt> = counted.iter().map(|r| (r.dealt_at, r.edge_ppm)).collect();
-        let f = estimate(o.started_at, ended, Money(o.average_bet), &dealt, now);
+        let f = estimate(
+            o.started_at,
+            ended,
+            Money::from_minor_units(o.average_bet),
+            &dealt,
+            now,
+        );
         let amount = |total: Total| {
             i64::try_from(total.0)
                 .map(Field::Int)
@@ -855,7 +861,13 @@ impl RatingsCheck {
         let (Some(start), Some(end), Some(bet)) = (o.start, o.end, o.average_bet) else {
             return;
         };
-        let f = estimate(start, end, Money(bet), &o.dealt, self.now.unwrap_or(start));
+        let f = estimate(
+            start,
+            end,
+            Money::from_minor_units(bet),
+            &o.dealt,
+            self.now.unwrap_or(start),
+        );
         let expected: [(usize, String); 5] = [
             (at::HANDS, f.hands.to_string()),
             (at::ESTIMATED_TOTAL_BET, f.total_bet.0.to_string()),
@@ -1068,8 +1080,8 @@ impl Checker for RatingsCheck {
                     {
                         rating.rounds.push(SeatRound {
                             at,
-                            bet: Money(bet),
-                            result: Money(result),
+                            bet: Money::from_minor_units(bet),
+                            result: Money::from_minor_units(result),
                             edge_ppm,
                         });
                     }

@@ -223,7 +223,7 @@ pub(super) fn export(
                     Field::opt_int(version.map(|v| i64::from(v.version))),
                     Field::text(line.currency.as_str()),
                     Field::Text(place.place.key()),
-                    Field::opt_int(place.bet.map(|m| m.0)),
+                    Field::opt_int(place.bet.map(|m| m.minor_units())),
                     Field::text(place.action.key()),
                     Field::opt_text(place.royalty.map(Royalty::key)),
                     Field::opt_text(place.dealt),
@@ -237,7 +237,7 @@ pub(super) fn export(
                     Field::opt_text(place.foul_reason),
                     Field::opt_text(place.outcome.map(PlaceOutcome::key)),
                     Field::opt_int(place.hands_won.map(i64::from)),
-                    Field::Int(place.result.0),
+                    Field::Int(place.result.minor_units()),
                     Field::Bool(line.needs_approval),
                     Field::opt_text(line.approved_by.as_deref()),
                     time(line.approved_at),
@@ -981,7 +981,7 @@ fn resettle(rows: &[Row], rules: RuleProfile, round_id: &str, problems: &mut Pro
             }
         };
         let bet = match int(row, at::BET) {
-            Ok(Some(bet)) => Money(bet),
+            Ok(Some(bet)) => Money::from_minor_units(bet),
             Ok(None) => {
                 problems.at(row, at::BET, "a seat's bet is missing".to_owned());
                 return;
@@ -1072,7 +1072,7 @@ fn compare(rows: &[Row], settled: &SettlementOut, round_id: &str, problems: &mut
     for row in rows {
         let expected = match seat_of(row) {
             Ok(None) => Expected {
-                result: settled.dealer.result.0,
+                result: settled.dealer.result.minor_units(),
                 fouled: settled.dealer.fouled,
                 foul: settled.dealer.foul.as_deref(),
                 outcome: None,
@@ -1081,7 +1081,7 @@ fn compare(rows: &[Row], settled: &SettlementOut, round_id: &str, problems: &mut
             },
             Ok(Some(seat)) => match settled.seats.iter().find(|s| s.seat == seat) {
                 Some(out) => Expected {
-                    result: out.result.0,
+                    result: out.result.minor_units(),
                     fouled: out.fouled,
                     foul: out.foul.as_deref(),
                     outcome: serde_json::to_value(out.outcome)
@@ -1176,7 +1176,7 @@ fn points_place(row: &Row) -> Result<PlaceRow, (usize, String)> {
         back: text(at::BACK),
         middle: text(at::MIDDLE),
         front: text(at::FRONT),
-        result: Money(result),
+        result: Money::from_minor_units(result),
         natural,
         points: int(row, at::POINTS).map_err(|e| (at::POINTS, e))?,
         ..PlaceRow::default()
@@ -1222,7 +1222,7 @@ fn resettle_points(rows: &[Row], rules: &PointsProfile, round_id: &str, problems
     for (row, fresh) in rows.iter().zip(&again) {
         let mut check =
             |column: usize, engine: String| check_field(row, column, &engine, round_id, problems);
-        check(at::RESULT, fresh.result.0.to_string());
+        check(at::RESULT, fresh.result.minor_units().to_string());
         check(
             at::FOULED,
             fresh.fouled.map(|f| f.to_string()).unwrap_or_default(),

@@ -174,7 +174,7 @@ pub fn play_dealer(deal: &Deal, strategy: DealerStrategy) -> i64 {
         .filter_map(|(&seat, cards)| {
             Some(SeatPlay {
                 seat,
-                bet: Money(1),
+                bet: Money::from_minor_units(1),
                 declaration: Declaration::Play,
                 hands: Some(set_of(cards, Side::Player, DealerStrategy::HouseWay)?),
                 dealt: None,

@@ -805,7 +805,7 @@ fn a_dealers_set_is_a_departure_only_when_the_profile_requires_the_house_way_and
         };
         let seat = SeatPlay {
             seat: SeatNo::ALL[0],
-            bet: Money(100),
+            bet: Money::from_minor_units(100),
             declaration: Declaration::Surrender,
             hands: None,
             dealt: None,

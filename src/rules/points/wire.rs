@@ -44,7 +44,7 @@ pub struct PointsRoundIn<'a> {
 }
 
 fn one_unit() -> Money {
-    Money(1)
+    Money::from_minor_units(1)
 }
 
 /// One player: the seat, the declaration, and the cards as text such as `"As Ks Qs Js Ts"`.
