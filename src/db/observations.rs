@@ -48,8 +48,9 @@ pub struct VoidRow {
     pub voided_at: DateTime<Utc>,
 }
 
-/// An observation's player carded mid-session: the observation ended at `carded_at`, and the
-/// rating `rating_id` of the player began there and then.
+/// An observation's player carded: mid-session (`kind` [`RUNNING`]), the observation ended at
+/// `carded_at` and the rating `rating_id` of the player began there and then; after it ended
+/// (`kind` [`ENDED`]), at `carded_at`, the rating spans the observation's own time.
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = observation_cardings)]
 pub struct CardingRow {
@@ -59,7 +60,13 @@ pub struct CardingRow {
     pub gaming_day: NaiveDate,
     pub carded_by: UserId,
     pub carded_at: DateTime<Utc>,
+    pub kind: String,
 }
+
+/// A carding of a running observation: its rating goes on from the observation's end.
+pub const RUNNING: &str = "running";
+/// A carding of an ended observation: its rating spans the observation's time.
+pub const ENDED: &str = "ended";
 
 /// An observation with its end and its void, if any.
 pub type Observed = (ObservationRow, Option<EndRow>, Option<VoidRow>);

@@ -439,6 +439,73 @@ pub fn start_rating(conn: &mut PgConnection, new: &NewRating) -> QueryResult<Opt
     Ok((taken == 1).then_some(row))
 }
 
+/// Writes a rating that has ended already (of an observation carded after it ended): the
+/// rating from `new.started_at` and one step, its end at `ended_at` with the chips walked with
+/// (none: not seen). No seat or player is marked taken: it is not open.
+pub fn insert_ended_rating(
+    conn: &mut PgConnection,
+    new: &NewRating,
+    ended_at: DateTime<Utc>,
+    walked_with: Option<i64>,
+) -> QueryResult<RatingRow> {
+    let row: RatingRow = diesel::insert_into(ratings::table)
+        .values((
+            ratings::player_id.eq(new.player_id),
+            ratings::table_id.eq(new.table_id),
+            ratings::seat.eq(new.seat),
+            ratings::gaming_day.eq(new.gaming_day),
+            ratings::started_by.eq(new.started_by),
+            new.started_at.map(|at| ratings::started_at.eq(at)),
+        ))
+        .returning(RatingRow::as_returning())
+        .get_result(conn)?;
+    diesel::insert_into(rating_steps::table)
+        .values((
+            rating_steps::rating_id.eq(row.id),
+            rating_steps::seq.eq(1),
+            rating_steps::kind.eq("end"),
+            rating_steps::at.eq(ended_at),
+            rating_steps::by_user.eq(new.started_by),
+            rating_steps::walked_with.eq(walked_with),
+        ))
+        .execute(conn)?;
+    Ok(row)
+}
+
+/// The ratings whose time meets `from..to` (from their start to their end, pauses included;
+/// a running one to no end) at seat `seat` of `table` or of `player`, by id.
+pub fn ratings_meeting(
+    conn: &mut PgConnection,
+    table: TableId,
+    seat: i16,
+    player: PlayerId,
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+) -> QueryResult<Vec<RatingRow>> {
+    ratings::table
+        .left_join(
+            rating_steps::table.on(rating_steps::rating_id
+                .eq(ratings::id)
+                .and(rating_steps::kind.eq("end"))),
+        )
+        .filter(ratings::started_at.lt(to))
+        .filter(
+            rating_steps::at
+                .nullable()
+                .gt(from)
+                .or(rating_steps::at.nullable().is_null()),
+        )
+        .filter(
+            ratings::table_id
+                .eq(table)
+                .and(ratings::seat.eq(seat))
+                .or(ratings::player_id.eq(player)),
+        )
+        .order(ratings::id)
+        .select(RatingRow::as_select())
+        .load(conn)
+}
+
 /// The open rating at a table's seat, if any.
 pub fn open_at(
     conn: &mut PgConnection,

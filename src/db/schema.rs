@@ -404,6 +404,7 @@ diesel::table! {
         gaming_day -> Date,
         carded_by -> Int8,
         carded_at -> Timestamptz,
+        kind -> Text,
     }
 }
 

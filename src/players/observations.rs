@@ -27,10 +27,13 @@ use crate::accounting::{AccountingError, Saved};
 use crate::db::audit_actions::AuditAction;
 use crate::db::handle::Db;
 use crate::db::ids::{ObservationId, PlayerId, RatingId, TableId, UserId};
-use crate::db::observations::{self as rows, CardingRow, NewObservation, ObservationRow, Observed};
+use crate::db::observations::{
+    self as rows, CardingRow, EndRow, NewObservation, ObservationRow, Observed, ENDED, RUNNING,
+};
+use crate::db::players::{NewRating, PlayerRow};
 use crate::db::{shifts, tables};
 use crate::players::ratings::{
-    card_number, player_of_card, refuse_excluded, seat_free, start, walked_with,
+    card_number, player_of_card, rated, refuse_excluded, seat_free, start, walked_with,
 };
 use crate::players::{event_on, observes};
 use crate::rules::drop as arithmetic;
@@ -71,6 +74,9 @@ pub struct Carded {
     /// First and last name.
     pub name: String,
     pub rating: RatingId,
+    /// Carded after it ended: the rating spans the observation's own time (else it goes on
+    /// from the observation's end).
+    pub after_end: bool,
     pub at: DateTime<Utc>,
     pub by: Person,
 }
@@ -179,6 +185,7 @@ pub(crate) fn observations_of(
                     card_number: player.card_number,
                     name: format!("{} {}", player.first_name, player.last_name),
                     rating: c.rating_id,
+                    after_end: c.kind == ENDED,
                     at: c.carded_at,
                     by: person(&names, c.carded_by),
                 }),
@@ -600,13 +607,13 @@ pub async fn end(
 }
 
 /// Cards the player of observation `id` at table `code` (card `typed_card`, a player on
-/// record): the observation ends now, its estimates kept, and a rating of the player starts at
-/// its seat at that same moment, on gaming day `day` (the current one); the link is kept
-/// (`observation_cardings`) and audited (`observation.carded` and `rating.started` on the
-/// `players` chain). By a pit manager, of a running observation (not ended, not void), on open
-/// gaming days. A self-excluded or barred player is refused as a seating is (the refusal
-/// recorded for the pit board and audited, the observation left running); so is a player rated
-/// at another seat.
+/// record), on gaming day `day` (the current one); the link is kept (`observation_cardings`,
+/// with its kind) and audited (`observation.carded` on the `players` chain). A running
+/// observation ends now, its estimates kept, and a rating of the player starts at its seat at
+/// that same moment (`rating.started`). An ended one, of the current gaming day, is carded
+/// after the fact ([`card_ended`]). By a pit manager, of an observation not void and not
+/// carded, on open gaming days. A self-excluded or barred player is refused as a seating is
+/// (the refusal recorded for the pit board and audited, the observation left as it was).
 pub async fn card(
     db: &Db,
     code: String,
@@ -628,10 +635,10 @@ pub async fn card(
                     "Observation {id} is void: seat the player at the table screen."
                 )));
             }
-            if ended.is_some() {
+            if let Some(carded) = rows::cardings(conn, &[id])?.first() {
                 return Err(Stop::Refused(format!(
-                    "Observation {id} has ended: that player left. Seat them at the table \
-                     screen if they are back."
+                    "Observation {id} is carded already (rating {}).",
+                    carded.0.rating_id
                 )));
             }
             let card = card_number(&typed_card);
@@ -653,52 +660,25 @@ pub async fn card(
             let seat = u8::try_from(row.seat)
                 .map_err(|_| AccountingError::BadStored(format!("observation {id}")))?;
             if let Some(refused) = refuse_excluded(conn, &me, &player, &table, seat, day)? {
-                return Ok(Err(format!(
-                    "{refused} Observation {id} keeps running: end it when they leave."
-                )));
+                let after = if ended.is_some() {
+                    format!("Observation {id} stays unrated.")
+                } else {
+                    format!("Observation {id} keeps running: end it when they leave.")
+                };
+                return Ok(Err(format!("{refused} {after}")));
             }
-            seat_free(conn, &player, &table, seat)?;
-            let at = now.max(row.started_at);
-            rows::insert_end(conn, id, at, None, me.id)?
-                .ok_or_else(|| Stop::Refused(format!("Observation {id} has ended already.")))?;
-            let rating = start(conn, &me, &player, &table, seat, day, Some(at), Some(id))?;
-            rows::insert_carding(
-                conn,
-                &CardingRow {
-                    observation_id: id,
-                    rating_id: rating.id,
-                    player_id: player.id,
-                    gaming_day: day,
-                    carded_by: me.id,
-                    carded_at: at,
-                },
-            )?
-            .ok_or_else(|| Stop::Refused(format!("Observation {id} is carded already.")))?;
-            let description = row.description.clone();
-            let mut details = json!({
-                "observation": id,
-                "table": table.code,
-                "seat": seat,
-                "player": player.id,
-                "card_number": player.card_number,
-                "rating": rating.id,
-                "carded_at": at,
-            });
-            with_estimates(conn, row, at, &mut details)?;
-            event(
-                conn,
-                &me,
-                AuditAction::ObservationCarded,
-                id,
+            let carding = Carding {
+                me: &me,
+                table: &table,
+                seat,
+                player: &player,
                 day,
-                table.id,
-                details,
-            )?;
-            Ok(Ok(format!(
-                "Observation {id} at seat {seat} ({description}) carded: card {} ({} {}) rated \
-                 at seat {seat} from now on; the observation's estimates are kept up to now.",
-                player.card_number, player.first_name, player.last_name
-            )))
+                now,
+            };
+            match ended {
+                Some(end) => card_ended(conn, &carding, row, &end).map(Ok),
+                None => card_running(conn, &carding, row).map(Ok),
+            }
         };
         match attempt(conn, change)? {
             Ok(Ok(done)) => Ok(Saved::Done(done)),
@@ -707,6 +687,192 @@ pub async fn card(
         }
     })
     .await
+}
+
+/// A carding's who, where, whom and when.
+struct Carding<'a> {
+    me: &'a Me,
+    table: &'a DropTable,
+    seat: u8,
+    player: &'a PlayerRow,
+    day: NaiveDate,
+    now: DateTime<Utc>,
+}
+
+/// Links observation `row` to its player's `rating` (`kind`) and writes `observation.carded`
+/// with the observation's estimates up to `ended` and `more` details.
+fn link(
+    conn: &mut PgConnection,
+    c: &Carding<'_>,
+    row: ObservationRow,
+    rating: RatingId,
+    kind: &str,
+    ended: DateTime<Utc>,
+    more: serde_json::Value,
+) -> Result<(), Stop> {
+    let id = row.id;
+    rows::insert_carding(
+        conn,
+        &CardingRow {
+            observation_id: id,
+            rating_id: rating,
+            player_id: c.player.id,
+            gaming_day: c.day,
+            carded_by: c.me.id,
+            carded_at: if kind == ENDED { c.now } else { ended },
+            kind: kind.to_owned(),
+        },
+    )?
+    .ok_or_else(|| Stop::Refused(format!("Observation {id} is carded already.")))?;
+    let mut details = json!({
+        "observation": id,
+        "kind": kind,
+        "table": c.table.code,
+        "seat": c.seat,
+        "player": c.player.id,
+        "card_number": c.player.card_number,
+        "rating": rating,
+        "carded_at": if kind == ENDED { c.now } else { ended },
+    });
+    if let (Some(details), serde_json::Value::Object(more)) = (details.as_object_mut(), more) {
+        details.extend(more);
+    }
+    with_estimates(conn, row, ended, &mut details)?;
+    event(
+        conn,
+        c.me,
+        AuditAction::ObservationCarded,
+        id,
+        c.day,
+        c.table.id,
+        details,
+    )
+}
+
+/// A running observation carded: it ends now, and the player's rating starts at its seat then.
+fn card_running(
+    conn: &mut PgConnection,
+    c: &Carding<'_>,
+    row: ObservationRow,
+) -> Result<String, Stop> {
+    let (id, seat, player) = (row.id, c.seat, c.player);
+    seat_free(conn, player, c.table, seat)?;
+    let at = c.now.max(row.started_at);
+    rows::insert_end(conn, id, at, None, c.me.id)?
+        .ok_or_else(|| Stop::Refused(format!("Observation {id} has ended already.")))?;
+    let rating = start(conn, c.me, player, c.table, seat, c.day, Some(at), Some(id))?;
+    let description = row.description.clone();
+    link(conn, c, row, rating.id, RUNNING, at, json!({}))?;
+    Ok(format!(
+        "Observation {id} at seat {seat} ({description}) carded: card {} ({} {}) rated at seat \
+         {seat} from now on; the observation's estimates are kept up to now.",
+        player.card_number, player.first_name, player.last_name
+    ))
+}
+
+/// An ended observation carded after the fact (the player showed the card when leaving): of the
+/// current gaming day, its seat rated by nobody else and its player rated nowhere at any moment
+/// of its time. The player's rating is made for the observation's own time at its table and
+/// seat, with no pause, ended when it ended with the chips it saw walked with, and rated from
+/// the rounds as any rating (`rating.started`, `rating.ended` with the figures).
+fn card_ended(
+    conn: &mut PgConnection,
+    c: &Carding<'_>,
+    row: ObservationRow,
+    end: &EndRow,
+) -> Result<String, Stop> {
+    let (id, seat, player) = (row.id, c.seat, c.player);
+    if row.gaming_day != c.day {
+        return Err(Stop::Refused(format!(
+            "Observation {id} is of gaming day {}: only an observation of the current gaming \
+             day, {}, is carded after it ended.",
+            row.gaming_day, c.day
+        )));
+    }
+    let (from, to) = (row.started_at, end.ended_at);
+    let met = crate::db::players::ratings_meeting(conn, c.table.id, row.seat, player.id, from, to)?;
+    if let Some(other) = met.first() {
+        return Err(Stop::Refused(
+            if other.table_id == c.table.id && other.seat == row.seat {
+                format!(
+                    "Seat {seat} was rated while observation {id} ran (rating {}): its rounds of \
+                     that time are that rating's.",
+                    other.id
+                )
+            } else {
+                format!(
+                    "{} was rated at another seat while observation {id} ran (rating {}): a \
+                     player is rated at one seat at a time.",
+                    player.first_name, other.id
+                )
+            },
+        ));
+    }
+    let rating = crate::db::players::insert_ended_rating(
+        conn,
+        &NewRating {
+            player_id: player.id,
+            table_id: c.table.id,
+            seat: row.seat,
+            gaming_day: c.day,
+            started_by: c.me.id,
+            started_at: Some(from),
+        },
+        to,
+        end.walked_with,
+    )?;
+    let f = rated(conn, vec![rating.clone()], c.now)?
+        .first()
+        .map(|r| r.figures)
+        .unwrap_or_default();
+    let mut details = json!({
+        "player": player.id,
+        "rating": rating.id,
+        "table": c.table.code,
+        "seat": seat,
+        "observation": id,
+        "started_at": from,
+    });
+    crate::players::event(
+        conn,
+        c.me,
+        AuditAction::RatingStarted,
+        player.id,
+        c.day,
+        Some(c.table.id),
+        details.clone(),
+    )?;
+    details["ended_at"] = json!(to);
+    details["walked_with"] = json!(end.walked_with.map(Money));
+    details["hands"] = json!(f.hands);
+    details["total_bet"] = json!(f.total_bet.0 as i64);
+    details["player_result"] = json!(f.player_result.0 as i64);
+    details["theoretical_win"] = json!(f.theoretical_win.0 as i64);
+    details["seconds_played"] = json!(f.seconds_played);
+    crate::players::event(
+        conn,
+        c.me,
+        AuditAction::RatingEnded,
+        player.id,
+        c.day,
+        Some(c.table.id),
+        details,
+    )?;
+    let description = row.description.clone();
+    link(
+        conn,
+        c,
+        row,
+        rating.id,
+        ENDED,
+        to,
+        json!({ "started_at": from, "ended_at": to }),
+    )?;
+    Ok(format!(
+        "Observation {id} at seat {seat} ({description}) carded after it ended: card {} ({} {}) \
+         rated at seat {seat} for the observation's time, {} hand(s).",
+        player.card_number, player.first_name, player.last_name, f.hands
+    ))
 }
 
 /// Voids observation `id` at table `code` with a reason: by a pit manager who did not record
