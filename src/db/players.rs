@@ -829,8 +829,9 @@ pub struct RatedBuyIns {
 }
 
 /// The buy-ins recorded at each rating's table and seat from its start to its end (`ends` as
-/// in [`seat_rounds`]), not voided, summed per rating (pauses included: a player away buys
-/// nothing in at the seat).
+/// in [`seat_rounds`]), and those attributed to it (recorded at the seat while the player was
+/// observed, before the carding), each once, not voided, summed per rating (pauses included:
+/// a player away buys nothing in at the seat).
 pub fn rated_buy_ins(
     conn: &mut PgConnection,
     ids: &[RatingId],
@@ -838,14 +839,20 @@ pub fn rated_buy_ins(
 ) -> QueryResult<Vec<RatedBuyIns>> {
     use diesel::sql_types::Array;
     diesel::sql_query(
-        "SELECT r.id AS rating_id, coalesce(sum(b.amount), 0)::int8 AS amount \
-         FROM unnest($1::int8[], $2::timestamptz[]) AS e (id, ended) \
-         JOIN ratings r ON r.id = e.id \
-         JOIN buy_ins b ON b.table_id = r.table_id AND b.gaming_day >= r.gaming_day \
-          AND b.seat = r.seat AND b.created_at >= r.started_at \
-          AND b.created_at < coalesce(e.ended, 'infinity') \
+        "WITH rated AS ( \
+             SELECT r.id AS rating_id, b.id AS buy_in_id \
+             FROM unnest($1::int8[], $2::timestamptz[]) AS e (id, ended) \
+             JOIN ratings r ON r.id = e.id \
+             JOIN buy_ins b ON b.table_id = r.table_id AND b.gaming_day >= r.gaming_day \
+              AND b.seat = r.seat AND b.created_at >= r.started_at \
+              AND b.created_at < coalesce(e.ended, 'infinity') \
+             UNION \
+             SELECT a.rating_id, a.buy_in_id FROM buy_in_attributions a \
+             WHERE a.rating_id = ANY ($1::int8[])) \
+         SELECT x.rating_id, coalesce(sum(b.amount), 0)::int8 AS amount \
+         FROM rated x JOIN buy_ins b ON b.id = x.buy_in_id \
          WHERE NOT EXISTS (SELECT 1 FROM buy_in_voids v WHERE v.buy_in_id = b.id) \
-         GROUP BY r.id",
+         GROUP BY x.rating_id",
     )
     .bind::<Array<BigInt>, _>(ids.iter().map(|id| id.0).collect::<Vec<_>>())
     .bind::<Array<Nullable<Timestamptz>>, _>(ends.to_vec())

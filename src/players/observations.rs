@@ -17,6 +17,7 @@ use chrono::{DateTime, FixedOffset, NaiveDate, Utc};
 use diesel::PgConnection;
 use serde_json::json;
 
+use crate::accounting::cash::{self, CashTx};
 use crate::accounting::drop::{
     day_open, locked_table, may_void, names, person, table_of, DropTable, Stop, Void,
 };
@@ -28,7 +29,8 @@ use crate::db::audit_actions::AuditAction;
 use crate::db::handle::Db;
 use crate::db::ids::{ObservationId, PlayerId, RatingId, TableId, UserId};
 use crate::db::observations::{
-    self as rows, CardingRow, EndRow, NewObservation, ObservationRow, Observed, ENDED, RUNNING,
+    self as rows, AttributionRow, CardingRow, EndRow, NewObservation, ObservationRow, Observed,
+    ENDED, RUNNING,
 };
 use crate::db::players::{NewRating, PlayerRow};
 use crate::db::{shifts, tables};
@@ -36,7 +38,8 @@ use crate::players::ratings::{
     card_number, player_of_card, rated, refuse_excluded, seat_free, start, walked_with,
 };
 use crate::players::{event_on, observes};
-use crate::rules::drop as arithmetic;
+use crate::rules::compliance::{CaseKind, Direction};
+use crate::rules::drop::{self as arithmetic, BuyInKind};
 use crate::rules::money::Money;
 use crate::rules::rating::{estimate, started_at, Dealt, Figures};
 
@@ -527,7 +530,14 @@ fn with_estimates(
     at: DateTime<Utc>,
     details: &mut serde_json::Value,
 ) -> Result<(), AccountingError> {
-    let ended = observations_of(conn, vec![(row, None, None)], at)?;
+    // Its end as written (or to be written) at `at`: the rounds after it are not its own.
+    let end = EndRow {
+        observation_id: row.id,
+        ended_at: at,
+        walked_with: None,
+        ended_by: row.recorded_by,
+    };
+    let ended = observations_of(conn, vec![(row, Some(end), None)], at)?;
     let f = ended.first().map(|o| o.estimate).unwrap_or_default();
     details["seconds_played"] = json!(f.seconds_played);
     details["hands"] = json!(f.hands);
@@ -749,6 +759,109 @@ fn link(
     )
 }
 
+/// Attributes to the carded player the buy-ins recorded with no player at observation `row`'s
+/// seat from its start to `ended` (they were recorded before the player was known): each by a
+/// record of its own (`buy_in_attributions`; the buy-in is never edited), `buy_in.attributed`
+/// on the `players` chain, and, in cash, checked as the player's cash of its gaming day as it
+/// would have been at its recording ([`cash::check`]: `cash.recorded` and any case on the
+/// `compliance` chain). Answers the words for the pit: how many, how much, and the player's
+/// cash in today against the reporting threshold (never a structuring candidate).
+fn attribute_buy_ins(
+    conn: &mut PgConnection,
+    c: &Carding<'_>,
+    row: &ObservationRow,
+    rating: RatingId,
+    ended: DateTime<Utc>,
+) -> Result<String, Stop> {
+    let observed = rows::buy_ins_observed(conn, row, ended)?;
+    if observed.is_empty() {
+        return Ok(String::new());
+    }
+    let (mut total, mut covered, mut warned) = (Money::ZERO, false, None);
+    for buy_in in &observed {
+        rows::insert_attribution(
+            conn,
+            &AttributionRow {
+                buy_in_id: buy_in.id,
+                player_id: c.player.id,
+                rating_id: rating,
+                observation_id: row.id,
+                gaming_day: buy_in.gaming_day,
+                attributed_by: c.me.id,
+                attributed_at: c.now,
+            },
+        )?;
+        event_on(
+            conn,
+            c.me,
+            AuditAction::BuyinAttributed,
+            format!("buy_in:{}", buy_in.id),
+            buy_in.gaming_day,
+            Some(c.table.id),
+            json!({
+                "buy_in": buy_in.id,
+                "player": c.player.id,
+                "card_number": c.player.card_number,
+                "rating": rating,
+                "observation": row.id,
+                "table": c.table.code,
+                "seat": buy_in.seat,
+                "kind": buy_in.kind.as_str(),
+                "currency": buy_in.currency,
+                "amount": buy_in.amount,
+                "recorded_at": buy_in.created_at,
+            }),
+        )?;
+        total = Money(
+            total
+                .minor_units()
+                .saturating_add(buy_in.amount.minor_units()),
+        );
+        if buy_in.kind == BuyInKind::Cash {
+            let checked = cash::check(
+                conn,
+                &c.me.actor,
+                &CashTx {
+                    source: "buy_in",
+                    id: buy_in.id.0,
+                    at: buy_in.created_at,
+                    target: format!("buy_in:{}", buy_in.id),
+                    day: buy_in.gaming_day,
+                    direction: Direction::In,
+                    currency: &buy_in.currency,
+                    amount: buy_in.amount,
+                    player: Some(c.player.id),
+                    table: Some(c.table.id),
+                    table_code: Some(&c.table.code),
+                    seat: Some(buy_in.seat),
+                },
+            )?;
+            covered |= checked.cases.iter().any(|(_, k)| *k == CaseKind::Covered);
+            warned = checked.warned.or(warned);
+        }
+    }
+    let mut words = format!(
+        " {} buy-in(s) at the seat while observed, {} {}, are theirs now.",
+        observed.len(),
+        c.table.currency,
+        total.major_text()
+    );
+    if covered {
+        words.push_str(
+            " The player's cash in today is above the reporting threshold: the pit manager \
+             checks their identification.",
+        );
+    } else if let Some((day_total, percent)) = warned {
+        words.push_str(&format!(
+            " The player's cash in today is {} {} ({percent} % of the reporting threshold): the \
+             pit is warned.",
+            c.table.currency,
+            day_total.major_text()
+        ));
+    }
+    Ok(words)
+}
+
 /// A running observation carded: it ends now, and the player's rating starts at its seat then.
 fn card_running(
     conn: &mut PgConnection,
@@ -762,10 +875,12 @@ fn card_running(
         .ok_or_else(|| Stop::Refused(format!("Observation {id} has ended already.")))?;
     let rating = start(conn, c.me, player, c.table, seat, c.day, Some(at), Some(id))?;
     let description = row.description.clone();
+    let observed = row.clone();
     link(conn, c, row, rating.id, RUNNING, at, json!({}))?;
+    let bought = attribute_buy_ins(conn, c, &observed, rating.id, at)?;
     Ok(format!(
         "Observation {id} at seat {seat} ({description}) carded: card {} ({} {}) rated at seat \
-         {seat} from now on; the observation's estimates are kept up to now.",
+         {seat} from now on; the observation's estimates are kept up to now.{bought}",
         player.card_number, player.first_name, player.last_name
     ))
 }
@@ -859,6 +974,7 @@ fn card_ended(
         details,
     )?;
     let description = row.description.clone();
+    let observed = row.clone();
     link(
         conn,
         c,
@@ -868,9 +984,10 @@ fn card_ended(
         to,
         json!({ "started_at": from, "ended_at": to }),
     )?;
+    let bought = attribute_buy_ins(conn, c, &observed, rating.id, to)?;
     Ok(format!(
         "Observation {id} at seat {seat} ({description}) carded after it ended: card {} ({} {}) \
-         rated at seat {seat} for the observation's time, {} hand(s).",
+         rated at seat {seat} for the observation's time, {} hand(s).{bought}",
         player.card_number, player.first_name, player.last_name, f.hands
     ))
 }

@@ -1475,6 +1475,7 @@ async fn an_observation_carded_after_it_ended_is_rated_for_its_own_time() {
     let id = observe(&f.supervisor, "woman, 40s, blue scarf", "25").await;
     let (status, body) = record(&f.dealer, TABLE, "observed-round-1", the_round()).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
+    buy_in(&f.dealer, "700").await;
     end_observation(&f.supervisor, id, "600").await;
     // After the player left: no longer theirs.
     let (status, body) = record(&f.dealer, TABLE, "after-round-1", the_round()).await;
@@ -1572,6 +1573,18 @@ async fn an_observation_carded_after_it_ended_is_rated_for_its_own_time() {
         "{rated}"
     );
     assert!(rated.contains("PHP 600"), "{rated}");
+    // The buy-in at the seat while observed is theirs: attributed, counted once in the slip.
+    assert!(rated.contains("bought-in\">PHP 700.00<"), "{rated}");
+    assert_eq!(
+        count(
+            &f.app,
+            &format!(
+                "SELECT count(*) AS n FROM buy_in_attributions WHERE rating_id = {rating} \
+                 AND player_id = {player} AND observation_id = {id}"
+            )
+        ),
+        1
+    );
 
     // Audited with its kind; the rating's start and end too.
     let carded = f.app.audit("observation.carded");
