@@ -412,11 +412,9 @@ pub struct NewRating {
     pub started_at: Option<DateTime<Utc>>,
 }
 
-/// Starts a rating and marks the seat and the player taken. None when the seat or the player
-/// is already in an open rating (the rating is not written then: the caller's transaction is
-/// rolled back by its refusal).
-pub fn start_rating(conn: &mut PgConnection, new: &NewRating) -> QueryResult<Option<RatingRow>> {
-    let row: RatingRow = diesel::insert_into(ratings::table)
+/// Writes a rating's row.
+fn insert_rating(conn: &mut PgConnection, new: &NewRating) -> QueryResult<RatingRow> {
+    diesel::insert_into(ratings::table)
         .values((
             ratings::player_id.eq(new.player_id),
             ratings::table_id.eq(new.table_id),
@@ -426,7 +424,14 @@ pub fn start_rating(conn: &mut PgConnection, new: &NewRating) -> QueryResult<Opt
             new.started_at.map(|at| ratings::started_at.eq(at)),
         ))
         .returning(RatingRow::as_returning())
-        .get_result(conn)?;
+        .get_result(conn)
+}
+
+/// Starts a rating and marks the seat and the player taken. None when the seat or the player
+/// is already in an open rating (the rating is not written then: the caller's transaction is
+/// rolled back by its refusal).
+pub fn start_rating(conn: &mut PgConnection, new: &NewRating) -> QueryResult<Option<RatingRow>> {
+    let row = insert_rating(conn, new)?;
     let taken = diesel::insert_into(open_ratings::table)
         .values((
             open_ratings::table_id.eq(new.table_id),
@@ -448,17 +453,7 @@ pub fn insert_ended_rating(
     ended_at: DateTime<Utc>,
     walked_with: Option<i64>,
 ) -> QueryResult<RatingRow> {
-    let row: RatingRow = diesel::insert_into(ratings::table)
-        .values((
-            ratings::player_id.eq(new.player_id),
-            ratings::table_id.eq(new.table_id),
-            ratings::seat.eq(new.seat),
-            ratings::gaming_day.eq(new.gaming_day),
-            ratings::started_by.eq(new.started_by),
-            new.started_at.map(|at| ratings::started_at.eq(at)),
-        ))
-        .returning(RatingRow::as_returning())
-        .get_result(conn)?;
+    let row = insert_rating(conn, new)?;
     diesel::insert_into(rating_steps::table)
         .values((
             rating_steps::rating_id.eq(row.id),
