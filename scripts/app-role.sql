@@ -61,3 +61,6 @@ REVOKE UPDATE, DELETE ON unrated_observations, unrated_observation_ends,
     unrated_observation_voids FROM :"app_role";
 -- An observed player's carding is added, never changed (triggers refuse it too).
 REVOKE UPDATE, DELETE ON observation_cardings FROM :"app_role";
+-- A buy-in's attribution to a player carded after it was recorded is added, never changed
+-- (triggers refuse it too).
+REVOKE UPDATE, DELETE ON buy_in_attributions FROM :"app_role";

@@ -39,6 +39,7 @@ audit_actions! {
     AuthSignout = "auth.signout",
     AuthzDenied = "authz.denied",
     AuthzDeniedRepeatedly = "authz.denied_repeatedly",
+    BuyinAttributed = "buyin.attributed",
     BuyinRecorded = "buyin.recorded",
     BuyinVoid = "buyin.void",
     CageIssued = "cage.issued",

@@ -228,7 +228,8 @@ pub struct CashLine {
 }
 
 /// A player's cash transactions in `direction` and `currency` on gaming days `from..=to`, not
-/// void, by day and time: buy-ins in cash at the tables (cash in) and the cage's cash.
+/// void, by day and time: buy-ins in cash at the tables (cash in: their own, and those
+/// attributed to them when carded from an observation) and the cage's cash.
 pub fn player_cash(
     conn: &mut PgConnection,
     player: PlayerId,
@@ -243,6 +244,13 @@ pub fn player_cash(
          FROM buy_ins b JOIN gaming_tables t ON t.id = b.table_id \
          WHERE $2 = 'in' AND b.player_id = $1 AND b.kind = 'cash' AND b.currency = $3 \
            AND b.gaming_day BETWEEN $4 AND $5 \
+           AND NOT EXISTS (SELECT 1 FROM buy_in_voids v WHERE v.buy_in_id = b.id) \
+         UNION ALL \
+         SELECT 'buy_in', b.id, b.gaming_day, t.code, b.seat, b.amount, b.created_at \
+         FROM buy_in_attributions a JOIN buy_ins b ON b.id = a.buy_in_id \
+         JOIN gaming_tables t ON t.id = b.table_id \
+         WHERE $2 = 'in' AND a.player_id = $1 AND b.kind = 'cash' AND b.currency = $3 \
+           AND a.gaming_day BETWEEN $4 AND $5 \
            AND NOT EXISTS (SELECT 1 FROM buy_in_voids v WHERE v.buy_in_id = b.id) \
          UNION ALL \
          SELECT 'cage', c.id, c.gaming_day, NULL, NULL, c.amount, c.created_at \
@@ -407,8 +415,9 @@ pub struct PlayerDayTotal {
     pub total: i64,
 }
 
-/// Each player's cash in and cash out of gaming day `day`, per currency, not void, where the
-/// total is at least `at_least` (minor units, any currency).
+/// Each player's cash in and cash out of gaming day `day`, per currency, not void (buy-ins
+/// attributed to a player counted as theirs), where the total is at least `at_least` (minor
+/// units, any currency).
 pub fn day_totals(
     conn: &mut PgConnection,
     day: NaiveDate,
@@ -418,6 +427,11 @@ pub fn day_totals(
         "SELECT player_id, direction, currency, sum(amount)::int8 AS total FROM ( \
            SELECT b.player_id, 'in' AS direction, b.currency, b.amount FROM buy_ins b \
            WHERE b.gaming_day = $1 AND b.player_id IS NOT NULL AND b.kind = 'cash' \
+             AND NOT EXISTS (SELECT 1 FROM buy_in_voids v WHERE v.buy_in_id = b.id) \
+           UNION ALL \
+           SELECT a.player_id, 'in', b.currency, b.amount FROM buy_in_attributions a \
+           JOIN buy_ins b ON b.id = a.buy_in_id \
+           WHERE a.gaming_day = $1 AND b.kind = 'cash' \
              AND NOT EXISTS (SELECT 1 FROM buy_in_voids v WHERE v.buy_in_id = b.id) \
            UNION ALL \
            SELECT c.player_id, c.direction, c.currency, c.amount FROM cage_cash c \

@@ -8,11 +8,12 @@ use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Nullable, Timestamptz};
 
-use crate::db::ids::{ObservationId, PlayerId, RatingId, TableId, UserId};
+use crate::db::drop::BuyInRow;
+use crate::db::ids::{BuyInId, ObservationId, PlayerId, RatingId, TableId, UserId};
 use crate::db::players::{rounds_of_spans, PlayerRow, SeatRoundRow};
 use crate::db::schema::{
-    observation_cardings, players, unrated_observation_ends, unrated_observation_voids,
-    unrated_observations,
+    buy_in_attributions, buy_in_voids, buy_ins, observation_cardings, players,
+    unrated_observation_ends, unrated_observation_voids, unrated_observations,
 };
 
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable)]
@@ -48,8 +49,9 @@ pub struct VoidRow {
     pub voided_at: DateTime<Utc>,
 }
 
-/// An observation's player carded mid-session: the observation ended at `carded_at`, and the
-/// rating `rating_id` of the player began there and then.
+/// An observation's player carded: mid-session (`kind` [`RUNNING`]), the observation ended at
+/// `carded_at` and the rating `rating_id` of the player began there and then; after it ended
+/// (`kind` [`ENDED`]), at `carded_at`, the rating spans the observation's own time.
 #[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = observation_cardings)]
 pub struct CardingRow {
@@ -59,7 +61,13 @@ pub struct CardingRow {
     pub gaming_day: NaiveDate,
     pub carded_by: UserId,
     pub carded_at: DateTime<Utc>,
+    pub kind: String,
 }
+
+/// A carding of a running observation: its rating goes on from the observation's end.
+pub const RUNNING: &str = "running";
+/// A carding of an ended observation: its rating spans the observation's time.
+pub const ENDED: &str = "ended";
 
 /// An observation with its end and its void, if any.
 pub type Observed = (ObservationRow, Option<EndRow>, Option<VoidRow>);
@@ -262,4 +270,56 @@ pub fn observed_rounds(
     .bind::<Array<BigInt>, _>(ids.iter().map(|id| id.0).collect::<Vec<_>>())
     .bind::<Array<Nullable<Timestamptz>>, _>(ends.to_vec())
     .load(conn)
+}
+
+/// A buy-in recorded with no player at an observed seat, attributed to the player the
+/// observation was carded as (migration `2026-12-16-000002_buy_in_attributions`).
+#[derive(Debug, Clone, PartialEq, Eq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = buy_in_attributions)]
+pub struct AttributionRow {
+    pub buy_in_id: BuyInId,
+    pub player_id: PlayerId,
+    pub rating_id: RatingId,
+    pub observation_id: ObservationId,
+    pub gaming_day: NaiveDate,
+    pub attributed_by: UserId,
+    #[diesel(skip_insertion)]
+    pub attributed_at: DateTime<Utc>,
+}
+
+/// The buy-ins with no player recorded at observation `row`'s table and seat from its start to
+/// `ended_at`, not voided and not attributed, in the order they were recorded.
+pub fn buy_ins_observed(
+    conn: &mut PgConnection,
+    row: &ObservationRow,
+    ended_at: DateTime<Utc>,
+) -> QueryResult<Vec<BuyInRow>> {
+    buy_ins::table
+        .filter(buy_ins::table_id.eq(row.table_id))
+        .filter(buy_ins::gaming_day.ge(row.gaming_day))
+        .filter(buy_ins::seat.eq(row.seat))
+        .filter(buy_ins::player_id.is_null())
+        .filter(buy_ins::created_at.ge(row.started_at))
+        .filter(buy_ins::created_at.lt(ended_at))
+        .filter(diesel::dsl::not(diesel::dsl::exists(
+            buy_in_voids::table.filter(buy_in_voids::buy_in_id.eq(buy_ins::id)),
+        )))
+        .filter(diesel::dsl::not(diesel::dsl::exists(
+            buy_in_attributions::table.filter(buy_in_attributions::buy_in_id.eq(buy_ins::id)),
+        )))
+        .order((buy_ins::created_at, buy_ins::id))
+        .select(BuyInRow::as_select())
+        .load(conn)
+}
+
+/// Attributes a buy-in (the database refuses one that is not of the carded observation's seat
+/// and time, or has a player of its own).
+pub fn insert_attribution(
+    conn: &mut PgConnection,
+    new: &AttributionRow,
+) -> QueryResult<AttributionRow> {
+    diesel::insert_into(buy_in_attributions::table)
+        .values(new)
+        .returning(AttributionRow::as_returning())
+        .get_result(conn)
 }

@@ -412,11 +412,9 @@ pub struct NewRating {
     pub started_at: Option<DateTime<Utc>>,
 }
 
-/// Starts a rating and marks the seat and the player taken. None when the seat or the player
-/// is already in an open rating (the rating is not written then: the caller's transaction is
-/// rolled back by its refusal).
-pub fn start_rating(conn: &mut PgConnection, new: &NewRating) -> QueryResult<Option<RatingRow>> {
-    let row: RatingRow = diesel::insert_into(ratings::table)
+/// Writes a rating's row.
+fn insert_rating(conn: &mut PgConnection, new: &NewRating) -> QueryResult<RatingRow> {
+    diesel::insert_into(ratings::table)
         .values((
             ratings::player_id.eq(new.player_id),
             ratings::table_id.eq(new.table_id),
@@ -426,7 +424,14 @@ pub fn start_rating(conn: &mut PgConnection, new: &NewRating) -> QueryResult<Opt
             new.started_at.map(|at| ratings::started_at.eq(at)),
         ))
         .returning(RatingRow::as_returning())
-        .get_result(conn)?;
+        .get_result(conn)
+}
+
+/// Starts a rating and marks the seat and the player taken. None when the seat or the player
+/// is already in an open rating (the rating is not written then: the caller's transaction is
+/// rolled back by its refusal).
+pub fn start_rating(conn: &mut PgConnection, new: &NewRating) -> QueryResult<Option<RatingRow>> {
+    let row = insert_rating(conn, new)?;
     let taken = diesel::insert_into(open_ratings::table)
         .values((
             open_ratings::table_id.eq(new.table_id),
@@ -437,6 +442,63 @@ pub fn start_rating(conn: &mut PgConnection, new: &NewRating) -> QueryResult<Opt
         .on_conflict_do_nothing()
         .execute(conn)?;
     Ok((taken == 1).then_some(row))
+}
+
+/// Writes a rating that has ended already (of an observation carded after it ended): the
+/// rating from `new.started_at` and one step, its end at `ended_at` with the chips walked with
+/// (none: not seen). No seat or player is marked taken: it is not open.
+pub fn insert_ended_rating(
+    conn: &mut PgConnection,
+    new: &NewRating,
+    ended_at: DateTime<Utc>,
+    walked_with: Option<i64>,
+) -> QueryResult<RatingRow> {
+    let row = insert_rating(conn, new)?;
+    diesel::insert_into(rating_steps::table)
+        .values((
+            rating_steps::rating_id.eq(row.id),
+            rating_steps::seq.eq(1),
+            rating_steps::kind.eq("end"),
+            rating_steps::at.eq(ended_at),
+            rating_steps::by_user.eq(new.started_by),
+            rating_steps::walked_with.eq(walked_with),
+        ))
+        .execute(conn)?;
+    Ok(row)
+}
+
+/// The ratings whose time meets `from..to` (from their start to their end, pauses included;
+/// a running one to no end) at seat `seat` of `table` or of `player`, by id.
+pub fn ratings_meeting(
+    conn: &mut PgConnection,
+    table: TableId,
+    seat: i16,
+    player: PlayerId,
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+) -> QueryResult<Vec<RatingRow>> {
+    ratings::table
+        .left_join(
+            rating_steps::table.on(rating_steps::rating_id
+                .eq(ratings::id)
+                .and(rating_steps::kind.eq("end"))),
+        )
+        .filter(ratings::started_at.lt(to))
+        .filter(
+            rating_steps::at
+                .nullable()
+                .gt(from)
+                .or(rating_steps::at.nullable().is_null()),
+        )
+        .filter(
+            ratings::table_id
+                .eq(table)
+                .and(ratings::seat.eq(seat))
+                .or(ratings::player_id.eq(player)),
+        )
+        .order(ratings::id)
+        .select(RatingRow::as_select())
+        .load(conn)
 }
 
 /// The open rating at a table's seat, if any.
@@ -762,8 +824,9 @@ pub struct RatedBuyIns {
 }
 
 /// The buy-ins recorded at each rating's table and seat from its start to its end (`ends` as
-/// in [`seat_rounds`]), not voided, summed per rating (pauses included: a player away buys
-/// nothing in at the seat).
+/// in [`seat_rounds`]), and those attributed to it (recorded at the seat while the player was
+/// observed, before the carding), each once, not voided, summed per rating (pauses included:
+/// a player away buys nothing in at the seat).
 pub fn rated_buy_ins(
     conn: &mut PgConnection,
     ids: &[RatingId],
@@ -771,14 +834,20 @@ pub fn rated_buy_ins(
 ) -> QueryResult<Vec<RatedBuyIns>> {
     use diesel::sql_types::Array;
     diesel::sql_query(
-        "SELECT r.id AS rating_id, coalesce(sum(b.amount), 0)::int8 AS amount \
-         FROM unnest($1::int8[], $2::timestamptz[]) AS e (id, ended) \
-         JOIN ratings r ON r.id = e.id \
-         JOIN buy_ins b ON b.table_id = r.table_id AND b.gaming_day >= r.gaming_day \
-          AND b.seat = r.seat AND b.created_at >= r.started_at \
-          AND b.created_at < coalesce(e.ended, 'infinity') \
+        "WITH rated AS ( \
+             SELECT r.id AS rating_id, b.id AS buy_in_id \
+             FROM unnest($1::int8[], $2::timestamptz[]) AS e (id, ended) \
+             JOIN ratings r ON r.id = e.id \
+             JOIN buy_ins b ON b.table_id = r.table_id AND b.gaming_day >= r.gaming_day \
+              AND b.seat = r.seat AND b.created_at >= r.started_at \
+              AND b.created_at < coalesce(e.ended, 'infinity') \
+             UNION \
+             SELECT a.rating_id, a.buy_in_id FROM buy_in_attributions a \
+             WHERE a.rating_id = ANY ($1::int8[])) \
+         SELECT x.rating_id, coalesce(sum(b.amount), 0)::int8 AS amount \
+         FROM rated x JOIN buy_ins b ON b.id = x.buy_in_id \
          WHERE NOT EXISTS (SELECT 1 FROM buy_in_voids v WHERE v.buy_in_id = b.id) \
-         GROUP BY r.id",
+         GROUP BY x.rating_id",
     )
     .bind::<Array<BigInt>, _>(ids.iter().map(|id| id.0).collect::<Vec<_>>())
     .bind::<Array<Nullable<Timestamptz>>, _>(ends.to_vec())

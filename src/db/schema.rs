@@ -42,6 +42,18 @@ diesel::table! {
 }
 
 diesel::table! {
+    buy_in_attributions (buy_in_id) {
+        buy_in_id -> Int8,
+        player_id -> Int8,
+        rating_id -> Int8,
+        observation_id -> Int8,
+        gaming_day -> Date,
+        attributed_by -> Int8,
+        attributed_at -> Timestamptz,
+    }
+}
+
+diesel::table! {
     buy_in_voids (buy_in_id) {
         buy_in_id -> Int8,
         reason -> Text,
@@ -404,6 +416,7 @@ diesel::table! {
         gaming_day -> Date,
         carded_by -> Int8,
         carded_at -> Timestamptz,
+        kind -> Text,
     }
 }
 
@@ -722,6 +735,11 @@ diesel::table! {
     }
 }
 
+diesel::joinable!(buy_in_attributions -> buy_ins (buy_in_id));
+diesel::joinable!(buy_in_attributions -> observation_cardings (observation_id));
+diesel::joinable!(buy_in_attributions -> players (player_id));
+diesel::joinable!(buy_in_attributions -> ratings (rating_id));
+diesel::joinable!(buy_in_attributions -> users (attributed_by));
 diesel::joinable!(buy_in_voids -> buy_ins (buy_in_id));
 diesel::joinable!(buy_in_voids -> users (voided_by));
 diesel::joinable!(buy_ins -> dealer_shifts (shift_id));
@@ -827,6 +845,7 @@ diesel::joinable!(unrated_observations -> gaming_tables (table_id));
 diesel::joinable!(unrated_observations -> users (recorded_by));
 
 diesel::allow_tables_to_appear_in_same_query!(
+    buy_in_attributions,
     api_tokens,
     audit_chain_heads,
     audit_events,

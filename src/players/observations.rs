@@ -17,6 +17,7 @@ use chrono::{DateTime, FixedOffset, NaiveDate, Utc};
 use diesel::PgConnection;
 use serde_json::json;
 
+use crate::accounting::cash::{self, CashTx};
 use crate::accounting::drop::{
     day_open, locked_table, may_void, names, person, table_of, DropTable, Stop, Void,
 };
@@ -27,13 +28,18 @@ use crate::accounting::{AccountingError, Saved};
 use crate::db::audit_actions::AuditAction;
 use crate::db::handle::Db;
 use crate::db::ids::{ObservationId, PlayerId, RatingId, TableId, UserId};
-use crate::db::observations::{self as rows, CardingRow, NewObservation, ObservationRow, Observed};
+use crate::db::observations::{
+    self as rows, AttributionRow, CardingRow, EndRow, NewObservation, ObservationRow, Observed,
+    ENDED, RUNNING,
+};
+use crate::db::players::{NewRating, PlayerRow};
 use crate::db::{shifts, tables};
 use crate::players::ratings::{
-    card_number, player_of_card, refuse_excluded, seat_free, start, walked_with,
+    card_number, player_of_card, rated, refuse_excluded, seat_free, start, walked_with,
 };
 use crate::players::{event_on, observes};
-use crate::rules::drop as arithmetic;
+use crate::rules::compliance::{CaseKind, Direction};
+use crate::rules::drop::{self as arithmetic, BuyInKind};
 use crate::rules::money::Money;
 use crate::rules::rating::{estimate, started_at, Dealt, Figures};
 
@@ -71,6 +77,9 @@ pub struct Carded {
     /// First and last name.
     pub name: String,
     pub rating: RatingId,
+    /// Carded after it ended: the rating spans the observation's own time (else it goes on
+    /// from the observation's end).
+    pub after_end: bool,
     pub at: DateTime<Utc>,
     pub by: Person,
 }
@@ -179,6 +188,7 @@ pub(crate) fn observations_of(
                     card_number: player.card_number,
                     name: format!("{} {}", player.first_name, player.last_name),
                     rating: c.rating_id,
+                    after_end: c.kind == ENDED,
                     at: c.carded_at,
                     by: person(&names, c.carded_by),
                 }),
@@ -520,7 +530,14 @@ fn with_estimates(
     at: DateTime<Utc>,
     details: &mut serde_json::Value,
 ) -> Result<(), AccountingError> {
-    let ended = observations_of(conn, vec![(row, None, None)], at)?;
+    // Its end as written (or to be written) at `at`: the rounds after it are not its own.
+    let end = EndRow {
+        observation_id: row.id,
+        ended_at: at,
+        walked_with: None,
+        ended_by: row.recorded_by,
+    };
+    let ended = observations_of(conn, vec![(row, Some(end), None)], at)?;
     let f = ended.first().map(|o| o.estimate).unwrap_or_default();
     details["seconds_played"] = json!(f.seconds_played);
     details["hands"] = json!(f.hands);
@@ -600,13 +617,13 @@ pub async fn end(
 }
 
 /// Cards the player of observation `id` at table `code` (card `typed_card`, a player on
-/// record): the observation ends now, its estimates kept, and a rating of the player starts at
-/// its seat at that same moment, on gaming day `day` (the current one); the link is kept
-/// (`observation_cardings`) and audited (`observation.carded` and `rating.started` on the
-/// `players` chain). By a pit manager, of a running observation (not ended, not void), on open
-/// gaming days. A self-excluded or barred player is refused as a seating is (the refusal
-/// recorded for the pit board and audited, the observation left running); so is a player rated
-/// at another seat.
+/// record), on gaming day `day` (the current one); the link is kept (`observation_cardings`,
+/// with its kind) and audited (`observation.carded` on the `players` chain). A running
+/// observation ends now, its estimates kept, and a rating of the player starts at its seat at
+/// that same moment (`rating.started`). An ended one, of the current gaming day, is carded
+/// after the fact ([`card_ended`]). By a pit manager, of an observation not void and not
+/// carded, on open gaming days. A self-excluded or barred player is refused as a seating is
+/// (the refusal recorded for the pit board and audited, the observation left as it was).
 pub async fn card(
     db: &Db,
     code: String,
@@ -628,10 +645,10 @@ pub async fn card(
                     "Observation {id} is void: seat the player at the table screen."
                 )));
             }
-            if ended.is_some() {
+            if let Some(carded) = rows::cardings(conn, &[id])?.first() {
                 return Err(Stop::Refused(format!(
-                    "Observation {id} has ended: that player left. Seat them at the table \
-                     screen if they are back."
+                    "Observation {id} is carded already (rating {}).",
+                    carded.0.rating_id
                 )));
             }
             let card = card_number(&typed_card);
@@ -653,52 +670,25 @@ pub async fn card(
             let seat = u8::try_from(row.seat)
                 .map_err(|_| AccountingError::BadStored(format!("observation {id}")))?;
             if let Some(refused) = refuse_excluded(conn, &me, &player, &table, seat, day)? {
-                return Ok(Err(format!(
-                    "{refused} Observation {id} keeps running: end it when they leave."
-                )));
+                let after = if ended.is_some() {
+                    format!("Observation {id} stays unrated.")
+                } else {
+                    format!("Observation {id} keeps running: end it when they leave.")
+                };
+                return Ok(Err(format!("{refused} {after}")));
             }
-            seat_free(conn, &player, &table, seat)?;
-            let at = now.max(row.started_at);
-            rows::insert_end(conn, id, at, None, me.id)?
-                .ok_or_else(|| Stop::Refused(format!("Observation {id} has ended already.")))?;
-            let rating = start(conn, &me, &player, &table, seat, day, Some(at), Some(id))?;
-            rows::insert_carding(
-                conn,
-                &CardingRow {
-                    observation_id: id,
-                    rating_id: rating.id,
-                    player_id: player.id,
-                    gaming_day: day,
-                    carded_by: me.id,
-                    carded_at: at,
-                },
-            )?
-            .ok_or_else(|| Stop::Refused(format!("Observation {id} is carded already.")))?;
-            let description = row.description.clone();
-            let mut details = json!({
-                "observation": id,
-                "table": table.code,
-                "seat": seat,
-                "player": player.id,
-                "card_number": player.card_number,
-                "rating": rating.id,
-                "carded_at": at,
-            });
-            with_estimates(conn, row, at, &mut details)?;
-            event(
-                conn,
-                &me,
-                AuditAction::ObservationCarded,
-                id,
+            let carding = Carding {
+                me: &me,
+                table: &table,
+                seat,
+                player: &player,
                 day,
-                table.id,
-                details,
-            )?;
-            Ok(Ok(format!(
-                "Observation {id} at seat {seat} ({description}) carded: card {} ({} {}) rated \
-                 at seat {seat} from now on; the observation's estimates are kept up to now.",
-                player.card_number, player.first_name, player.last_name
-            )))
+                now,
+            };
+            match ended {
+                Some(end) => card_ended(conn, &carding, row, &end).map(Ok),
+                None => card_running(conn, &carding, row).map(Ok),
+            }
         };
         match attempt(conn, change)? {
             Ok(Ok(done)) => Ok(Saved::Done(done)),
@@ -707,6 +697,299 @@ pub async fn card(
         }
     })
     .await
+}
+
+/// A carding's who, where, whom and when.
+struct Carding<'a> {
+    me: &'a Me,
+    table: &'a DropTable,
+    seat: u8,
+    player: &'a PlayerRow,
+    day: NaiveDate,
+    now: DateTime<Utc>,
+}
+
+/// Links observation `row` to its player's `rating` (`kind`) and writes `observation.carded`
+/// with the observation's estimates up to `ended` and `more` details.
+fn link(
+    conn: &mut PgConnection,
+    c: &Carding<'_>,
+    row: ObservationRow,
+    rating: RatingId,
+    kind: &str,
+    ended: DateTime<Utc>,
+    more: serde_json::Value,
+) -> Result<(), Stop> {
+    let id = row.id;
+    rows::insert_carding(
+        conn,
+        &CardingRow {
+            observation_id: id,
+            rating_id: rating,
+            player_id: c.player.id,
+            gaming_day: c.day,
+            carded_by: c.me.id,
+            carded_at: if kind == ENDED { c.now } else { ended },
+            kind: kind.to_owned(),
+        },
+    )?
+    .ok_or_else(|| Stop::Refused(format!("Observation {id} is carded already.")))?;
+    let mut details = json!({
+        "observation": id,
+        "kind": kind,
+        "table": c.table.code,
+        "seat": c.seat,
+        "player": c.player.id,
+        "card_number": c.player.card_number,
+        "rating": rating,
+        "carded_at": if kind == ENDED { c.now } else { ended },
+    });
+    if let (Some(details), serde_json::Value::Object(more)) = (details.as_object_mut(), more) {
+        details.extend(more);
+    }
+    with_estimates(conn, row, ended, &mut details)?;
+    event(
+        conn,
+        c.me,
+        AuditAction::ObservationCarded,
+        id,
+        c.day,
+        c.table.id,
+        details,
+    )
+}
+
+/// Attributes to the carded player the buy-ins recorded with no player at observation `row`'s
+/// seat from its start to `ended` (they were recorded before the player was known): each by a
+/// record of its own (`buy_in_attributions`; the buy-in is never edited), `buy_in.attributed`
+/// on the `players` chain, and, in cash, checked as the player's cash of its gaming day as it
+/// would have been at its recording ([`cash::check`]: `cash.recorded` and any case on the
+/// `compliance` chain). Answers the words for the pit: how many, how much, and the player's
+/// cash in today against the reporting threshold (never a structuring candidate).
+fn attribute_buy_ins(
+    conn: &mut PgConnection,
+    c: &Carding<'_>,
+    row: &ObservationRow,
+    rating: RatingId,
+    ended: DateTime<Utc>,
+) -> Result<String, Stop> {
+    let observed = rows::buy_ins_observed(conn, row, ended)?;
+    if observed.is_empty() {
+        return Ok(String::new());
+    }
+    let (mut total, mut covered, mut warned) = (Money::ZERO, false, None);
+    for buy_in in &observed {
+        rows::insert_attribution(
+            conn,
+            &AttributionRow {
+                buy_in_id: buy_in.id,
+                player_id: c.player.id,
+                rating_id: rating,
+                observation_id: row.id,
+                gaming_day: buy_in.gaming_day,
+                attributed_by: c.me.id,
+                attributed_at: c.now,
+            },
+        )?;
+        event_on(
+            conn,
+            c.me,
+            AuditAction::BuyinAttributed,
+            format!("buy_in:{}", buy_in.id),
+            buy_in.gaming_day,
+            Some(c.table.id),
+            json!({
+                "buy_in": buy_in.id,
+                "player": c.player.id,
+                "card_number": c.player.card_number,
+                "rating": rating,
+                "observation": row.id,
+                "table": c.table.code,
+                "seat": buy_in.seat,
+                "kind": buy_in.kind.as_str(),
+                "currency": buy_in.currency,
+                "amount": buy_in.amount,
+                "recorded_at": buy_in.created_at,
+            }),
+        )?;
+        total = Money(
+            total
+                .minor_units()
+                .saturating_add(buy_in.amount.minor_units()),
+        );
+        if buy_in.kind == BuyInKind::Cash {
+            let checked = cash::check(
+                conn,
+                &c.me.actor,
+                &CashTx {
+                    source: "buy_in",
+                    id: buy_in.id.0,
+                    at: buy_in.created_at,
+                    target: format!("buy_in:{}", buy_in.id),
+                    day: buy_in.gaming_day,
+                    direction: Direction::In,
+                    currency: &buy_in.currency,
+                    amount: buy_in.amount,
+                    player: Some(c.player.id),
+                    table: Some(c.table.id),
+                    table_code: Some(&c.table.code),
+                    seat: Some(buy_in.seat),
+                },
+            )?;
+            covered |= checked.cases.iter().any(|(_, k)| *k == CaseKind::Covered);
+            warned = checked.warned.or(warned);
+        }
+    }
+    let mut words = format!(
+        " {} buy-in(s) at the seat while observed, {} {}, are theirs now.",
+        observed.len(),
+        c.table.currency,
+        total.major_text()
+    );
+    if covered {
+        words.push_str(
+            " The player's cash in today is above the reporting threshold: the pit manager \
+             checks their identification.",
+        );
+    } else if let Some((day_total, percent)) = warned {
+        words.push_str(&format!(
+            " The player's cash in today is {} {} ({percent} % of the reporting threshold): the \
+             pit is warned.",
+            c.table.currency,
+            day_total.major_text()
+        ));
+    }
+    Ok(words)
+}
+
+/// A running observation carded: it ends now, and the player's rating starts at its seat then.
+fn card_running(
+    conn: &mut PgConnection,
+    c: &Carding<'_>,
+    row: ObservationRow,
+) -> Result<String, Stop> {
+    let (id, seat, player) = (row.id, c.seat, c.player);
+    seat_free(conn, player, c.table, seat)?;
+    let at = c.now.max(row.started_at);
+    rows::insert_end(conn, id, at, None, c.me.id)?
+        .ok_or_else(|| Stop::Refused(format!("Observation {id} has ended already.")))?;
+    let rating = start(conn, c.me, player, c.table, seat, c.day, Some(at), Some(id))?;
+    let description = row.description.clone();
+    let observed = row.clone();
+    link(conn, c, row, rating.id, RUNNING, at, json!({}))?;
+    let bought = attribute_buy_ins(conn, c, &observed, rating.id, at)?;
+    Ok(format!(
+        "Observation {id} at seat {seat} ({description}) carded: card {} ({} {}) rated at seat \
+         {seat} from now on; the observation's estimates are kept up to now.{bought}",
+        player.card_number, player.first_name, player.last_name
+    ))
+}
+
+/// An ended observation carded after the fact (the player showed the card when leaving): of the
+/// current gaming day, its seat rated by nobody else and its player rated nowhere at any moment
+/// of its time. The player's rating is made for the observation's own time at its table and
+/// seat, with no pause, ended when it ended with the chips it saw walked with, and rated from
+/// the rounds as any rating (`rating.started`, `rating.ended` with the figures).
+fn card_ended(
+    conn: &mut PgConnection,
+    c: &Carding<'_>,
+    row: ObservationRow,
+    end: &EndRow,
+) -> Result<String, Stop> {
+    let (id, seat, player) = (row.id, c.seat, c.player);
+    if row.gaming_day != c.day {
+        return Err(Stop::Refused(format!(
+            "Observation {id} is of gaming day {}: only an observation of the current gaming \
+             day, {}, is carded after it ended.",
+            row.gaming_day, c.day
+        )));
+    }
+    let (from, to) = (row.started_at, end.ended_at);
+    let met = crate::db::players::ratings_meeting(conn, c.table.id, row.seat, player.id, from, to)?;
+    if let Some(other) = met.first() {
+        return Err(Stop::Refused(
+            if other.table_id == c.table.id && other.seat == row.seat {
+                format!(
+                    "Seat {seat} was rated while observation {id} ran (rating {}): its rounds of \
+                     that time are that rating's.",
+                    other.id
+                )
+            } else {
+                format!(
+                    "{} was rated at another seat while observation {id} ran (rating {}): a \
+                     player is rated at one seat at a time.",
+                    player.first_name, other.id
+                )
+            },
+        ));
+    }
+    let rating = crate::db::players::insert_ended_rating(
+        conn,
+        &NewRating {
+            player_id: player.id,
+            table_id: c.table.id,
+            seat: row.seat,
+            gaming_day: c.day,
+            started_by: c.me.id,
+            started_at: Some(from),
+        },
+        to,
+        end.walked_with,
+    )?;
+    let f = rated(conn, vec![rating.clone()], c.now)?
+        .first()
+        .map(|r| r.figures)
+        .unwrap_or_default();
+    let mut details = json!({
+        "player": player.id,
+        "rating": rating.id,
+        "table": c.table.code,
+        "seat": seat,
+        "observation": id,
+        "started_at": from,
+    });
+    crate::players::event(
+        conn,
+        c.me,
+        AuditAction::RatingStarted,
+        player.id,
+        c.day,
+        Some(c.table.id),
+        details.clone(),
+    )?;
+    details["ended_at"] = json!(to);
+    details["walked_with"] = json!(end.walked_with.map(Money));
+    details["hands"] = json!(f.hands);
+    details["total_bet"] = json!(f.total_bet.0 as i64);
+    details["player_result"] = json!(f.player_result.0 as i64);
+    details["theoretical_win"] = json!(f.theoretical_win.0 as i64);
+    details["seconds_played"] = json!(f.seconds_played);
+    crate::players::event(
+        conn,
+        c.me,
+        AuditAction::RatingEnded,
+        player.id,
+        c.day,
+        Some(c.table.id),
+        details,
+    )?;
+    let description = row.description.clone();
+    let observed = row.clone();
+    link(
+        conn,
+        c,
+        row,
+        rating.id,
+        ENDED,
+        to,
+        json!({ "started_at": from, "ended_at": to }),
+    )?;
+    let bought = attribute_buy_ins(conn, c, &observed, rating.id, to)?;
+    Ok(format!(
+        "Observation {id} at seat {seat} ({description}) carded after it ended: card {} ({} {}) \
+         rated at seat {seat} for the observation's time, {} hand(s).{bought}",
+        player.card_number, player.first_name, player.last_name, f.hands
+    ))
 }
 
 /// Voids observation `id` at table `code` with a reason: by a pit manager who did not record

@@ -8,7 +8,7 @@ use actix_session::Session;
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
-use chrono::Utc;
+use chrono::{NaiveDate, Utc};
 use serde::Deserialize;
 
 use crate::accounting::drop::may_void;
@@ -47,6 +47,9 @@ pub struct ObservationView {
     pub carded: Option<CardedView>,
     /// Running, and the viewer a pit manager: it may be ended, or its player carded.
     pub may_end: bool,
+    /// Ended on the current gaming day, not void, not carded, and the viewer a pit manager:
+    /// its player may be carded after the fact.
+    pub may_card_ended: bool,
     pub may_void: bool,
 }
 
@@ -56,10 +59,17 @@ pub struct CardedView {
     pub name: String,
     pub card_number: String,
     pub rating: i64,
+    /// Carded after it ended: the rating spans its time.
+    pub after_end: bool,
     pub by: String,
 }
 
-fn view(o: &Observation, viewer: &CurrentUser, zone: crate::config::Zone) -> ObservationView {
+fn view(
+    o: &Observation,
+    viewer: &CurrentUser,
+    zone: crate::config::Zone,
+    today: NaiveDate,
+) -> ObservationView {
     ObservationView {
         id: o.id.0,
         seat: o.seat,
@@ -88,8 +98,14 @@ fn view(o: &Observation, viewer: &CurrentUser, zone: crate::config::Zone) -> Obs
             name: c.name.clone(),
             card_number: c.card_number.clone(),
             rating: c.rating.0,
+            after_end: c.after_end,
             by: c.by.name.clone(),
         }),
+        may_card_ended: observes(viewer.role)
+            && o.void.is_none()
+            && o.ended_at.is_some()
+            && o.carded.is_none()
+            && o.gaming_day == today,
         may_end: observes(viewer.role) && o.void.is_none() && o.ended_at.is_none(),
         may_void: o.void.is_none()
             && observes(viewer.role)
@@ -147,7 +163,7 @@ fn page(
     let observations: Vec<ObservationView> = shown
         .observations
         .iter()
-        .map(|o| view(o, viewer, zone))
+        .map(|o| view(o, viewer, zone, today))
         .collect();
     Ok(ObservationsPage {
         may_end_any: observations.iter().any(|o| o.may_end),

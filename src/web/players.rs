@@ -178,8 +178,9 @@ pub struct RatingView {
     pub hands_per_hour: String,
     pub walked_with: String,
     pub bought_in: String,
-    /// The unrated observation it goes on from, when the player was carded while observed.
-    pub carded_from: Option<i64>,
+    /// The unrated observation it goes on from, when the player was carded while observed,
+    /// and whether it was carded after it ended (the rating spans its time).
+    pub carded_from: Option<(i64, bool)>,
 }
 
 /// An observation of the player before they were carded: estimates, and the rating it goes on
@@ -314,11 +315,10 @@ pub async fn show(
                 ),
                 walked_with: r.walked_with.map(|w| money(w, c)).unwrap_or_default(),
                 bought_in: money(r.bought_in, c),
-                carded_from: page
-                    .observed
-                    .iter()
-                    .find(|o| o.carded.as_ref().is_some_and(|k| k.rating == r.id))
-                    .map(|o| o.id.0),
+                carded_from: page.observed.iter().find_map(|o| {
+                    let k = o.carded.as_ref().filter(|k| k.rating == r.id)?;
+                    Some((o.id.0, k.after_end))
+                }),
             }
         })
         .collect();
@@ -335,7 +335,11 @@ pub async fn show(
                 seat: o.seat,
                 description: o.description.clone(),
                 started: when(o.started_at, zone),
-                carded: when(carded.at, zone),
+                carded: if carded.after_end {
+                    format!("{} (after it ended)", when(carded.at, zone))
+                } else {
+                    when(carded.at, zone)
+                },
                 time: duration(o.estimate.seconds_played),
                 hands: o.estimate.hands,
                 average_bet: money(o.average_bet, c),

@@ -606,3 +606,146 @@ async fn an_administrator_sets_the_thresholds_and_they_apply_from_then_on() {
     assert_eq!(raised.len(), 1);
     assert_eq!(raised[0].0, "covered");
 }
+
+/// Records an observation at `seat` as the pit manager; its id.
+async fn observe(supervisor: &TestApp, seat: &str) -> i64 {
+    let res = supervisor
+        .post_form(
+            &format!("/tables/{TABLE}/observations"),
+            &[
+                ("seat", seat),
+                ("description", "man, 50s, grey suit"),
+                ("average_bet", "25"),
+                ("started", ""),
+            ],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER, "observation");
+    count(supervisor, "SELECT max(id) AS n FROM unrated_observations")
+}
+
+#[tokio::test]
+async fn buy_ins_at_an_observed_seat_are_the_carded_players_in_their_slip_and_their_cash() {
+    let app = spawn_app().await;
+    create_table(&app, TABLE);
+    let host = app.another_browser();
+    host.signed_in_as(Role::Host).await;
+    let dealer = app.another_browser();
+    dealer.signed_in_as(Role::Dealer).await;
+    dealer.sign_on_at(TABLE).await;
+    let supervisor = app.another_browser();
+    supervisor.signed_in_as(Role::Supervisor).await;
+    let player = register(&host, "AML2002").await;
+
+    // Seat 2 observed: its buy-ins have no player, so nothing of theirs is added up yet.
+    let observation = observe(&supervisor, "2").await;
+    buy_in(&dealer, "2", "3,000,000", "cash").await;
+    buy_in(&dealer, "2", "1,000", "marker").await;
+    buy_in(&dealer, "2", "2,500,000", "cash").await;
+    buy_in(&dealer, "3", "500", "cash").await;
+    assert!(cases(&app).is_empty());
+    assert!(on_chain(&app, "cash.recorded").is_empty());
+
+    // Carded while observed: the seat's three buy-ins are attributed to them, in order.
+    let res = supervisor
+        .post_form(
+            &format!("/tables/{TABLE}/observations/{observation}/card"),
+            &[("card", "AML2002"), ("back", "screen")],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let screen = supervisor
+        .get(&format!("/tables/{TABLE}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        screen.contains(
+            "3 buy-in(s) at the seat while observed, PHP 5,501,000.00, are theirs now. The \
+             player&#39;s cash in today is above the reporting threshold"
+        ),
+        "{screen}"
+    );
+    assert!(
+        !screen.to_lowercase().contains("structuring"),
+        "no tipping off"
+    );
+
+    // The buy-ins are documents, never edited: each keeps no player; the attribution is a
+    // record of its own, never changed.
+    assert_eq!(
+        count(
+            &app,
+            "SELECT count(*) AS n FROM buy_ins WHERE player_id IS NOT NULL"
+        ),
+        0
+    );
+    let rating = count(&app, "SELECT max(id) AS n FROM ratings");
+    assert_eq!(
+        count(
+            &app,
+            &format!(
+                "SELECT count(*) AS n FROM buy_in_attributions a JOIN buy_ins b \
+                 ON b.id = a.buy_in_id WHERE a.player_id = {player} AND a.rating_id = {rating} \
+                 AND a.observation_id = {observation} AND b.seat = 2"
+            )
+        ),
+        3
+    );
+    for change in [
+        "UPDATE buy_in_attributions SET player_id = player_id",
+        "DELETE FROM buy_in_attributions",
+    ] {
+        assert!(diesel::sql_query(change).execute(&mut app.conn()).is_err());
+    }
+    let attributed = app.audit("buyin.attributed");
+    assert_eq!(attributed.len(), 3);
+    assert!(attributed.iter().all(|e| e.details["player"] == player));
+
+    // The player's cash of the day sees the two cash buy-ins: covered, and a structuring
+    // candidate of the day, with the player's identification.
+    let raised = cases(&app);
+    assert_eq!(raised.len(), 2, "{raised:?}");
+    for (kind, (k, p, total, tx)) in ["covered", "structuring_day"].iter().zip(&raised) {
+        assert_eq!(k, kind);
+        assert_eq!(*p, Some(player));
+        assert_eq!(*total, 550_000_000);
+        assert_eq!(tx.len(), 2, "the two cash buy-ins, not the marker");
+    }
+    assert_eq!(on_chain(&app, "cash.recorded").len(), 2);
+    let board = supervisor.get("/pit").await.text().await.unwrap();
+    assert!(
+        board.contains("Card AML2002, Ramon Cruz: cash in today PHP 5,500,000.00"),
+        "{board}"
+    );
+
+    // The rating's slip counts them as the player's buy-ins, and one made after the carding.
+    buy_in(&dealer, "2", "10,000", "cash").await;
+    let page = supervisor
+        .get(&format!("/players/{player}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let row = page
+        .split(&format!("id=\"rating-{rating}\""))
+        .nth(1)
+        .and_then(|rest| rest.split("</tr>").next())
+        .expect("the rating's row");
+    assert!(row.contains("PHP 5,511,000.00"), "{row}");
+
+    // The database refuses an attribution of a buy-in with a player of its own.
+    let forged = diesel::sql_query(format!(
+        "INSERT INTO buy_in_attributions (buy_in_id, player_id, rating_id, observation_id, \
+                gaming_day, attributed_by) \
+         SELECT b.id, {player}, {rating}, {observation}, b.gaming_day, b.recorded_by \
+         FROM buy_ins b WHERE b.player_id IS NOT NULL"
+    ))
+    .execute(&mut app.conn());
+    let refused = forged.expect_err("a forged attribution").to_string();
+    assert!(
+        refused.contains("must be a buy-in with no player"),
+        "{refused}"
+    );
+}

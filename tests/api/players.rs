@@ -1261,7 +1261,9 @@ async fn an_observed_player_carded_is_rated_from_the_moment_the_observation_ends
     // Carded once; the link is never changed.
     let res = card(&f.supervisor, id, "RC4004", "").await;
     assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
-    assert!(res.text().await.unwrap().contains("has ended"));
+    assert!(res.text().await.unwrap().contains(&format!(
+        "Observation {id} is carded already (rating {rating})"
+    )));
     assert_eq!(
         count(&f.app, "SELECT count(*) AS n FROM observation_cardings"),
         1
@@ -1276,7 +1278,7 @@ async fn an_observed_player_carded_is_rated_from_the_moment_the_observation_ends
     let forged = diesel::sql_query(
         "INSERT INTO observation_cardings \
          SELECT observation_id, rating_id, player_id, gaming_day, carded_by, \
-                carded_at + interval '1 second' FROM observation_cardings",
+                carded_at + interval '1 second', kind FROM observation_cardings",
     )
     .execute(&mut f.app.conn());
     let refused = forged.expect_err("a forged link is refused").to_string();
@@ -1367,7 +1369,7 @@ async fn carding_is_refused_for_an_excluded_or_elsewhere_rated_player_and_a_stop
         0
     );
 
-    // A void observation, and an ended one, have no player to card.
+    // A void observation has no player to card.
     register(&f.host, "RC-7007", "Luz").await;
     let other = f.app.another_browser();
     f.app
@@ -1388,19 +1390,6 @@ async fn carding_is_refused_for_an_excluded_or_elsewhere_rated_player_and_a_stop
         .await
         .unwrap()
         .contains(&format!("Observation {id} is void")));
-    let ended = observe(&f.supervisor, "man, 60s, cap", "25").await;
-    let res = f
-        .supervisor
-        .post_form(&format!("{}/{ended}/end", observations()), &[])
-        .await;
-    assert_eq!(res.status(), StatusCode::SEE_OTHER);
-    let res = card(&f.supervisor, ended, "RC7007", "").await;
-    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
-    assert!(res
-        .text()
-        .await
-        .unwrap()
-        .contains(&format!("Observation {ended} has ended: that player left")));
 
     // A closed gaming day cards nobody.
     let running = observe(&f.supervisor, "woman, 20s", "25").await;
@@ -1465,4 +1454,293 @@ async fn a_rated_player_is_refused_a_seat_where_an_observation_is_running() {
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
     let screen = at_table(&f.dealer, &ratings, &fields).await;
     assert!(screen.contains("Card RC8008 rated at seat 3."), "{screen}");
+}
+
+/// Ends observation `id` as `who`, with the chips walked with.
+async fn end_observation(who: &TestApp, id: i64, walked_with: &str) {
+    let res = who
+        .post_form(
+            &format!("{}/{id}/end", observations()),
+            &[("walked_with", walked_with)],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER, "end of {id}");
+}
+
+#[tokio::test]
+async fn an_observation_carded_after_it_ended_is_rated_for_its_own_time() {
+    let f = floor().await;
+    let player = register(&f.host, "RC-4104", "Rosa").await;
+    store_house_edge(&f.app);
+    let id = observe(&f.supervisor, "woman, 40s, blue scarf", "25").await;
+    let (status, body) = record(&f.dealer, TABLE, "observed-round-1", the_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    buy_in(&f.dealer, "700").await;
+    end_observation(&f.supervisor, id, "600").await;
+    // After the player left: no longer theirs.
+    let (status, body) = record(&f.dealer, TABLE, "after-round-1", the_round()).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+
+    // The observations page offers the card form on the ended observation's row.
+    let page = f
+        .supervisor
+        .get(&observations())
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        row_of(&page, id).contains(&format!("/observations/{id}/card")),
+        "{page}"
+    );
+    let res = card(&f.supervisor, id, "rc-4104", "").await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&res), observations());
+    let page = f
+        .supervisor
+        .get(&observations())
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains(&format!(
+            "Observation {id} at seat 3 (woman, 40s, blue scarf) carded after it ended: card \
+             RC4104 (Rosa Santos) rated at seat 3 for the observation&#39;s time, 1 hand(s)."
+        )),
+        "{page}"
+    );
+    let row = row_of(&page, id);
+    assert!(
+        row.contains("for the observation's time, carded after it ended"),
+        "{row}"
+    );
+    assert!(!row.contains(&format!("/observations/{id}/card")), "{row}");
+
+    // The rating spans the observation exactly: its start, its one step (the end, with the
+    // chips seen), not open; the link says its kind.
+    let at = times(
+        &f.app,
+        "SELECT o.started_at::text AS at FROM unrated_observations o \
+         UNION ALL SELECT r.started_at::text FROM ratings r \
+         UNION ALL SELECT e.ended_at::text FROM unrated_observation_ends e \
+         UNION ALL SELECT s.at::text FROM rating_steps s",
+    );
+    assert_eq!(at.len(), 4, "{at:?}");
+    assert_eq!((&at[0], &at[2]), (&at[1], &at[3]), "{at:?}");
+    assert_eq!(
+        count(
+            &f.app,
+            &format!(
+                "SELECT count(*) AS n FROM observation_cardings c JOIN ratings r \
+                 ON r.id = c.rating_id JOIN rating_steps s ON s.rating_id = r.id \
+                 WHERE c.observation_id = {id} AND c.kind = 'ended' AND c.player_id = {player} \
+                 AND r.player_id = {player} AND r.seat = 3 AND s.kind = 'end' \
+                 AND s.walked_with = 60000"
+            )
+        ),
+        1
+    );
+    assert_eq!(count(&f.app, "SELECT count(*) AS n FROM open_ratings"), 0);
+
+    // Rated from the rounds at the seat in that time, like any rating: one hand, its
+    // theoretical win from the stored edge (2 % of the bet).
+    let rating = count(&f.app, "SELECT max(id) AS n FROM ratings");
+    let ended = f.app.audit("rating.ended");
+    assert_eq!(ended.len(), 1);
+    assert_eq!(ended[0].details["hands"], 1);
+    let bet = ended[0].details["total_bet"].as_i64().unwrap();
+    assert!(bet > 0);
+    assert_eq!(ended[0].details["theoretical_win"], bet * 2 / 100);
+    assert_eq!(ended[0].details["walked_with"], 60000);
+    let page = f
+        .supervisor
+        .get(&format!("/players/{player}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let rated = page
+        .split(&format!("id=\"rating-{rating}\""))
+        .nth(1)
+        .and_then(|rest| rest.split("</tr>").next())
+        .expect("the rating's row");
+    assert!(rated.contains("hands\">1<"), "{rated}");
+    assert!(
+        rated.contains(&format!(
+            "rated from observation {id}, carded after it ended"
+        )),
+        "{rated}"
+    );
+    assert!(rated.contains("PHP 600"), "{rated}");
+    // The buy-in at the seat while observed is theirs: attributed, counted once in the slip.
+    assert!(rated.contains("bought-in\">PHP 700.00<"), "{rated}");
+    assert_eq!(
+        count(
+            &f.app,
+            &format!(
+                "SELECT count(*) AS n FROM buy_in_attributions WHERE rating_id = {rating} \
+                 AND player_id = {player} AND observation_id = {id}"
+            )
+        ),
+        1
+    );
+
+    // Audited with its kind; the rating's start and end too.
+    let carded = f.app.audit("observation.carded");
+    assert_eq!(carded.len(), 1);
+    assert_eq!(carded[0].details["kind"], "ended");
+    assert_eq!(carded[0].details["rating"], rating);
+    assert_eq!(carded[0].details["hands"], 1);
+    let started = f.app.audit("rating.started");
+    assert_eq!(started.len(), 1);
+    assert_eq!(started[0].details["observation"], id);
+
+    // Carded once.
+    let res = card(&f.supervisor, id, "RC4104", "").await;
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(res.text().await.unwrap().contains(&format!(
+        "Observation {id} is carded already (rating {rating})"
+    )));
+
+    // The database holds an ended carding to its shape: a rating a second off the
+    // observation's start is refused as its link.
+    let other = observe(&f.supervisor, "man, 70s", "25").await;
+    end_observation(&f.supervisor, other, "").await;
+    diesel::sql_query(format!(
+        "WITH r AS (INSERT INTO ratings (player_id, table_id, seat, gaming_day, started_by, \
+                    started_at) \
+                  SELECT {player}, o.table_id, o.seat, o.gaming_day, o.recorded_by, \
+                         o.started_at + interval '1 second' \
+                  FROM unrated_observations o WHERE o.id = {other} RETURNING id) \
+         INSERT INTO rating_steps (rating_id, seq, kind, at, by_user, walked_with) \
+         SELECT r.id, 1, 'end', e.ended_at, e.ended_by, NULL FROM r, \
+                unrated_observation_ends e WHERE e.observation_id = {other}"
+    ))
+    .execute(&mut f.app.conn())
+    .unwrap();
+    let forged = diesel::sql_query(format!(
+        "INSERT INTO observation_cardings (observation_id, rating_id, player_id, gaming_day, \
+                carded_by, carded_at, kind) \
+         SELECT {other}, max(r.id), {player}, max(r.gaming_day), min(r.started_by), now(), \
+                'ended' FROM ratings r"
+    ))
+    .execute(&mut f.app.conn());
+    let refused = forged.expect_err("a forged link is refused").to_string();
+    assert!(
+        refused.contains("must start and end as the observation did"),
+        "{refused}"
+    );
+}
+
+#[tokio::test]
+async fn carding_after_the_fact_is_refused_over_a_rated_seat_or_player_and_for_the_excluded() {
+    let f = floor().await;
+    let zone = f.app.config.zone().offset;
+    register(&f.host, "RC-4201", "Ana").await;
+    register(&f.host, "RC-4202", "Ben").await;
+    let barred = register(&f.host, "RC-4203", "Jose").await;
+    bar(&f.supervisor, barred).await;
+    let ratings = format!("/tables/{TABLE}/ratings");
+
+    // Ana rated at seat 3 for a while; then an observation at seat 3 said to have begun in the
+    // minute her rating did.
+    at_table(&f.dealer, &ratings, &[("seat", "3"), ("card", "RC4201")]).await;
+    at_table(
+        &f.dealer,
+        &format!("{ratings}/3/leave"),
+        &[("walked_with", "0")],
+    )
+    .await;
+    let began = times(
+        &f.app,
+        &format!(
+            "SELECT to_char((started_at AT TIME ZONE 'UTC') + make_interval(secs => {}), \
+             'HH24:MI') AS at FROM ratings",
+            zone.local_minus_utc()
+        ),
+    )[0]
+    .clone();
+    let res = f
+        .supervisor
+        .post_form(
+            &observations(),
+            &[
+                ("seat", "3"),
+                ("description", "man, 30s"),
+                ("average_bet", "25"),
+                ("started", &began),
+            ],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let id = count(&f.app, "SELECT max(id) AS n FROM unrated_observations");
+    end_observation(&f.supervisor, id, "").await;
+    let nothing_more = |app: &TestApp| {
+        assert_eq!(count(app, "SELECT count(*) AS n FROM ratings"), 1);
+        assert_eq!(
+            count(app, "SELECT count(*) AS n FROM observation_cardings"),
+            0
+        );
+        assert!(app.audit("observation.carded").is_empty());
+    };
+    let res = card(&f.supervisor, id, "RC4202", "").await;
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let body = res.text().await.unwrap();
+    assert!(
+        body.contains(&format!(
+            "Seat 3 was rated while observation {id} ran (rating "
+        )),
+        "{body}"
+    );
+    nothing_more(&f.app);
+
+    // Ben rated at seat 1 (still there) while another observation at seat 2 ran.
+    at_table(&f.dealer, &ratings, &[("seat", "1"), ("card", "RC4202")]).await;
+    let res = f
+        .supervisor
+        .post_form(
+            &observations(),
+            &[
+                ("seat", "2"),
+                ("description", "woman, 50s"),
+                ("average_bet", "25"),
+                ("started", ""),
+            ],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let at_two = count(&f.app, "SELECT max(id) AS n FROM unrated_observations");
+    end_observation(&f.supervisor, at_two, "").await;
+    let res = card(&f.supervisor, at_two, "RC4202", "").await;
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let body = res.text().await.unwrap();
+    assert!(
+        body.contains(&format!(
+            "Ben was rated at another seat while observation {at_two} ran (rating "
+        )),
+        "{body}"
+    );
+    assert_eq!(count(&f.app, "SELECT count(*) AS n FROM ratings"), 2);
+    assert_eq!(
+        count(&f.app, "SELECT count(*) AS n FROM observation_cardings"),
+        0
+    );
+
+    // An excluded player: refused as at a seating, the refusal kept and audited.
+    let res = card(&f.supervisor, at_two, "RC4203", "").await;
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let body = res.text().await.unwrap();
+    assert!(body.contains("data-field=\"card\""), "{body}");
+    assert!(
+        body.contains(&format!(
+            "Do not seat card RC4203: Jose is barred. A pit manager has been alerted. \
+             Observation {at_two} stays unrated."
+        )),
+        "{body}"
+    );
+    assert_eq!(count(&f.app, "SELECT count(*) AS n FROM seat_refusals"), 1);
+    assert_eq!(f.app.audit("player.seat_refused").len(), 1);
+    assert_eq!(count(&f.app, "SELECT count(*) AS n FROM ratings"), 2);
+    assert!(f.app.audit("observation.carded").is_empty());
 }

@@ -17,9 +17,11 @@
 //!   (the player's), the house edge of its rule profile version `edge_ppm`, none while not
 //!   computed).
 //!
-//! A rating that goes on from an unrated observation (the player carded while observed) names
-//! it in `observation_id`; that observation's row names the rating in `rating_id`, with the
-//! player (`player_id`, `card_number`, `player_name`), and ends when the rating starts.
+//! A rating made from an unrated observation (its player carded) names it in `observation_id`;
+//! that observation's row names the rating in `rating_id`, with the player (`player_id`,
+//! `card_number`, `player_name`); both rows say the carding's kind in `carding`: `running`
+//! (carded while observed: the rating starts when the observation ends) or `ended` (carded
+//! after it ended: the rating starts and ends as the observation did).
 //!
 //! After the ratings, every unrated observation begun in the range, each followed by its own:
 //! - `observation`: a pit manager's observation of a player not carded (`observation_id`,
@@ -91,6 +93,7 @@ pub const COLUMNS: &[(&str, ColumnKind)] = &[
     ("estimated_total_bet", Int),
     ("estimated_theoretical_win", Int),
     ("void_reason", Text),
+    ("carding", Text),
 ];
 
 /// Where each column is in a row (`row` is 0).
@@ -124,6 +127,7 @@ mod at {
     pub const ESTIMATED_AVERAGE_BET: usize = 34;
     pub const ESTIMATED_TOTAL_BET: usize = 35;
     pub const ESTIMATED_THEORETICAL_WIN: usize = 36;
+    pub const CARDING: usize = 38;
 }
 
 /// How many ratings are read and written at a time (the process holds their rounds).
@@ -223,10 +227,10 @@ fn write_batch<W: Write>(
         .into_iter()
         .map(|(id, code, currency)| (id, (code, currency)))
         .collect();
-    let carded_from: HashMap<RatingId, ObservationId> =
+    let carded_from: HashMap<RatingId, (ObservationId, String)> =
         observation_rows::cardings_of_ratings(conn, &ids)?
             .into_iter()
-            .map(|c| (c.rating_id, c.observation_id))
+            .map(|c| (c.rating_id, (c.observation_id, c.kind)))
             .collect();
     let player_ids: BTreeSet<PlayerId> = batch.iter().map(|r| r.player_id).collect();
     let player_ids: Vec<PlayerId> = player_ids.into_iter().collect();
@@ -301,11 +305,16 @@ fn write_batch<W: Write>(
                 Field::Null,
                 at::OBSERVATION_ID - at::ROUND_ID,
             ))
-            .chain([Field::opt_int(carded_from.get(&rating.id).map(|o| o.0))])
+            .chain([Field::opt_int(
+                carded_from.get(&rating.id).map(|(o, _)| o.0),
+            )])
             .chain(std::iter::repeat_n(
                 Field::Null,
-                COLUMNS.len() - at::OBSERVATION_ID,
+                at::CARDING - 1 - at::OBSERVATION_ID,
             ))
+            .chain([Field::opt_text(
+                carded_from.get(&rating.id).map(|(_, kind)| kind.as_str()),
+            )])
             .collect::<Vec<_>>(),
         )?;
         // The part of a row a pause or round repeats of its rating.
@@ -384,10 +393,10 @@ fn write_observations<W: Write>(
         rounds_of.entry(round.span_id).or_default().push(round);
     }
     // The player and the rating of each observation carded: the card number and the name only.
-    let carded: HashMap<ObservationId, (RatingId, PlayerRow)> =
+    let carded: HashMap<ObservationId, (RatingId, PlayerRow, String)> =
         observation_rows::cardings(conn, &ids)?
             .into_iter()
-            .map(|(c, player)| (c.observation_id, (c.rating_id, player)))
+            .map(|(c, player)| (c.observation_id, (c.rating_id, player, c.kind)))
             .collect();
     let table_ids: BTreeSet<TableId> = batch.iter().map(|(o, _, _)| o.table_id).collect();
     let table_ids: Vec<TableId> = table_ids.into_iter().collect();
@@ -436,7 +445,7 @@ fn write_observations<W: Write>(
             ]
         };
         let mut fields = of_observation("observation");
-        if let Some((rating, player)) = carded.get(&o.id) {
+        if let Some((rating, player, _)) = carded.get(&o.id) {
             fields[at::RATING_ID - 1] = Field::Int(rating.0);
             fields[at::PLAYER_ID - 1] = Field::Int(player.id.0);
             fields[at::CARD_NUMBER - 1] = Field::text(player.card_number.as_str());
@@ -465,6 +474,9 @@ fn write_observations<W: Write>(
         fields.push(amount(f.total_bet)?);
         fields.push(amount(f.theoretical_win)?);
         fields.push(Field::opt_text(void.as_ref().map(|v| v.reason.as_str())));
+        fields.push(Field::opt_text(
+            carded.get(&o.id).map(|(_, _, kind)| kind.as_str()),
+        ));
         writer.write(&fields)?;
         for round in counted {
             let mut fields = of_observation("observed_round");
@@ -607,9 +619,80 @@ impl RatingsCheck {
         }
     }
 
+    /// Whether a carded observation's row and its rating's hold the shape of their carding's
+    /// kind: both name it; `running`, the rating starts when the observation ends; `ended`,
+    /// the rating starts and ends as the observation did.
+    fn check_carding_kind(
+        &self,
+        observation: i64,
+        o_row: &Row,
+        rating: i64,
+        r_row: &Row,
+        problems: &mut Problems,
+    ) {
+        let kind = o_row.text(at::CARDING);
+        if !matches!(kind, "running" | "ended") {
+            problems.at(
+                o_row,
+                at::CARDING,
+                format!("observation {observation}: {kind:?} is not a kind of carding"),
+            );
+            return;
+        }
+        if r_row.text(at::CARDING) != kind {
+            problems.at(
+                r_row,
+                at::CARDING,
+                format!(
+                    "rating {rating} goes on from observation {observation}, whose row says \
+                     {kind:?}"
+                ),
+            );
+            return;
+        }
+        let time = |row: &Row, column: usize| DateTime::parse_from_rfc3339(row.text(column)).ok();
+        let held: &[(usize, usize, &str)] = if kind == "running" {
+            &[(at::STARTED_UTC, at::ENDED_UTC, "ends")]
+        } else {
+            &[
+                (at::STARTED_UTC, at::STARTED_UTC, "starts"),
+                (at::ENDED_UTC, at::ENDED_UTC, "ends"),
+            ]
+        };
+        for &(r_column, o_column, does) in held {
+            if let (Some(r_at), Some(o_at)) = (time(r_row, r_column), time(o_row, o_column)) {
+                if r_at != o_at {
+                    let starts = if r_column == at::STARTED_UTC {
+                        "starts"
+                    } else {
+                        "ends"
+                    };
+                    problems.at(
+                        r_row,
+                        r_column,
+                        format!(
+                            "rating {rating} {starts} at {r_at}, and observation {observation} \
+                             it was carded from ({kind}) {does} at {o_at}: the time between \
+                             them is lost or counted twice"
+                        ),
+                    );
+                }
+            } else if kind == "ended" && r_row.text(r_column).is_empty() {
+                problems.at(
+                    r_row,
+                    r_column,
+                    format!(
+                        "rating {rating} was carded from observation {observation} after it \
+                         ended, and has no end"
+                    ),
+                );
+            }
+        }
+    }
+
     /// Whether each observation carded and the rating it goes on as say the same of each other:
     /// they name each other, at one table, seat and currency, for one player, the rating
-    /// starting when the observation ends; and a rating begun in the range is in the file.
+    /// holding the shape of the carding's kind; and a rating begun in the range is in the file.
     fn check_cardings(&self, problems: &mut Problems) {
         for (&observation, (o_row, rating)) in &self.carded_observations {
             match self.carded_ratings.get(rating) {
@@ -634,21 +717,7 @@ impl RatingsCheck {
                             );
                         }
                     }
-                    let start = DateTime::parse_from_rfc3339(r_row.text(at::STARTED_UTC));
-                    let end = DateTime::parse_from_rfc3339(o_row.text(at::ENDED_UTC));
-                    if let (Ok(start), Ok(end)) = (start, end) {
-                        if start != end {
-                            problems.at(
-                                r_row,
-                                at::STARTED_UTC,
-                                format!(
-                                    "rating {rating} starts at {start}, and observation \
-                                     {observation} it goes on from ends at {end}: the time \
-                                     between them is lost or counted twice"
-                                ),
-                            );
-                        }
-                    }
+                    self.check_carding_kind(observation, o_row, *rating, r_row, problems);
                 }
                 Some((_, named)) => problems.at(
                     o_row,
@@ -667,7 +736,12 @@ impl RatingsCheck {
                     ),
                 ),
                 None => {
-                    let begun = DateTime::parse_from_rfc3339(o_row.text(at::ENDED_UTC))
+                    // A rating carded after the observation ended begins when it began.
+                    let from = match o_row.text(at::CARDING) {
+                        "ended" => at::STARTED_UTC,
+                        _ => at::ENDED_UTC,
+                    };
+                    let begun = DateTime::parse_from_rfc3339(o_row.text(from))
                         .ok()
                         .zip(self.clock)
                         .map(|(end, clock)| {

@@ -1,0 +1,2 @@
+DROP TABLE buy_in_attributions;
+DROP FUNCTION buy_in_attribution_holds();
