@@ -812,7 +812,7 @@ fn attribute_buy_ins(
                 "recorded_at": buy_in.created_at,
             }),
         )?;
-        total = Money(
+        total = Money::from_minor_units(
             total
                 .minor_units()
                 .saturating_add(buy_in.amount.minor_units()),
@@ -958,7 +958,7 @@ fn card_ended(
         details.clone(),
     )?;
     details["ended_at"] = json!(to);
-    details["walked_with"] = json!(end.walked_with.map(Money));
+    details["walked_with"] = json!(end.walked_with.map(Money::from_minor_units));
     details["hands"] = json!(f.hands);
     details["total_bet"] = json!(f.total_bet.0 as i64);
     details["player_result"] = json!(f.player_result.0 as i64);
