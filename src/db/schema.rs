@@ -845,10 +845,10 @@ diesel::joinable!(unrated_observations -> gaming_tables (table_id));
 diesel::joinable!(unrated_observations -> users (recorded_by));
 
 diesel::allow_tables_to_appear_in_same_query!(
-    buy_in_attributions,
     api_tokens,
     audit_chain_heads,
     audit_events,
+    buy_in_attributions,
     buy_in_voids,
     buy_ins,
     cage_cash,
