@@ -166,6 +166,23 @@ pub fn with_custom_plans<T>(
     })
 }
 
+/// Runs `write` with plans made once, without its values. A statement diesel keeps prepared
+/// is planned again at every execution while PostgreSQL expects a plan for its values to beat
+/// the generic one; for the round writer's statement, whose `unnest` of arrays it can size only
+/// from the values, it always does, and planning took longer (about 1.1 ms) than writing a
+/// round (BENCHMARKS.md, "Planned once"). For writes whose every lookup is by key, where the
+/// plan does not depend on the values.
+pub fn with_generic_plans<T>(
+    conn: &mut PgConnection,
+    write: impl FnOnce(&mut PgConnection) -> diesel::QueryResult<T>,
+) -> diesel::QueryResult<T> {
+    use diesel::connection::{Connection, SimpleConnection};
+    conn.transaction(|conn| {
+        conn.batch_execute("SET LOCAL plan_cache_mode = force_generic_plan")?;
+        write(conn)
+    })
+}
+
 /// Runs `write` in a transaction whose commit does not wait for the disk (nor a synchronous
 /// standby): for state whose loss in a crash loses nothing anyone was told was kept, such as a
 /// session's notice for its next page. PostgreSQL keeps the order of commits: a later commit

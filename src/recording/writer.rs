@@ -131,7 +131,10 @@ fn write_as_they_come(shared: &Shared, pool: &PgPool, memos: &TableMemos) {
             batch.into_iter().map(|job| (job.round, job.done)).unzip();
         let write = || -> Result<Vec<RoundId>, String> {
             let mut conn = pool.get().map_err(|err| format!("no connection: {err}"))?;
-            let written = confirm::write_whole_rounds(&mut conn, &rounds).map_err(|err| {
+            let written = crate::db::with_generic_plans(&mut conn, |conn| {
+                confirm::write_whole_rounds(conn, &rounds)
+            })
+            .map_err(|err| {
                 crate::db::drop_if_cut(&mut conn, &err);
                 err.to_string()
             })?;

@@ -164,7 +164,9 @@ pub const LOCK_OPEN_SHIFT: &str = "\
 /// `$21` dealer's result, `$22` places; checks `$23` and `$24` the bet limits, `$25` the rule
 /// profile, `$26` the token's hash (null: nothing to check) and `$27` the writer's role; `$28`
 /// whether the round waits for approval, decided under `$29` the table's approval threshold
-/// (null: none), checked unchanged.
+/// (null: none), checked unchanged. The token is looked up by its hash in a lateral join: as
+/// `OR EXISTS (...)` PostgreSQL planned it as a hash of every live token joined to every
+/// account, built at each statement.
 pub const WRITE_WHOLE_ROUNDS: &str = concat!(
     "\
     WITH i AS ( \
@@ -184,15 +186,17 @@ pub const WRITE_WHOLE_ROUNDS: &str = concat!(
             AND t.min_bet = i.min_bet AND t.max_bet = i.max_bet \
             AND t.rule_profile_id = i.rule_profile_id \
             AND t.approval_threshold IS NOT DISTINCT FROM i.approval_threshold \
+        LEFT JOIN LATERAL ( \
+            SELECT true AS good FROM api_tokens k JOIN users u ON u.id = k.user_id \
+            WHERE k.token_hash = i.token_hash AND k.revoked_at IS NULL \
+              AND (k.expires_at IS NULL OR k.expires_at > now()) \
+              AND u.disabled_at IS NULL AND u.id = i.actor_user_id AND u.role = i.writer_role \
+        ) token ON true \
         WHERE i.profile_version_id = ",
     version_in_force!(),
     " AND NOT EXISTS (SELECT 1 FROM round_drafts d WHERE d.draft_key = i.draft_key) \
           AND NOT EXISTS (SELECT 1 FROM rounds r WHERE r.draft_key = i.draft_key) \
-          AND (i.token_hash IS NULL OR EXISTS ( \
-              SELECT 1 FROM api_tokens k JOIN users u ON u.id = k.user_id \
-              WHERE k.token_hash = i.token_hash AND k.revoked_at IS NULL \
-                AND (k.expires_at IS NULL OR k.expires_at > now()) \
-                AND u.disabled_at IS NULL AND u.id = i.actor_user_id AND u.role = i.writer_role)) \
+          AND (i.token_hash IS NULL OR token.good) \
         ORDER BY i.table_id \
         FOR NO KEY UPDATE OF s \
     ), go AS ( \
