@@ -96,19 +96,56 @@ pub fn save_data(
     expected: Option<i32>,
     data: &Value,
 ) -> Result<Draft, RoundsError> {
-    conn.transaction(|conn| {
-        let draft =
-            drafts::lock_draft(conn, key)?.ok_or_else(|| RoundsError::NoDraft(key.to_owned()))?;
-        if draft.table_id != table.table.id {
-            return Err(RoundsError::NoDraft(key.to_owned()));
-        }
-        if draft.settled_round_id.is_some() {
-            return Err(RoundsError::AlreadySettled);
-        }
-        let shift = entry_shift(conn, table, writer)?;
-        check_revision(&draft, expected)?;
-        store(conn, table, &draft, &shift, writer, actor, data)
-    })
+    let to_save = Saving {
+        key,
+        writer,
+        actor,
+        expected,
+    };
+    to_save.store_with(conn, Some(table), |_| Ok(data.clone()))
+}
+
+/// A save of draft `key` by `writer`, who saw revision `expected` (any, if `None`).
+struct Saving<'a> {
+    key: &'a str,
+    writer: Writer,
+    actor: &'a Actor,
+    expected: Option<i32>,
+}
+
+impl Saving<'_> {
+    /// In one transaction that locks the draft first: the draft's table (`at`, when the caller
+    /// has it: then the draft must be at it), refused when settled, then when `writer` may not
+    /// enter rounds there, then when `data_for` the table refuses the round, then when the
+    /// revision moved; stored otherwise.
+    fn store_with(
+        &self,
+        conn: &mut PgConnection,
+        at: Option<&PlayingTable>,
+        data_for: impl FnOnce(&PlayingTable) -> Result<Value, RoundsError>,
+    ) -> Result<Draft, RoundsError> {
+        let no_draft = || RoundsError::NoDraft(self.key.to_owned());
+        conn.transaction(|conn| {
+            let draft = drafts::lock_draft(conn, self.key)?.ok_or_else(no_draft)?;
+            let read;
+            let table = match at {
+                Some(table) if table.table.id == draft.table_id => table,
+                Some(_) => return Err(no_draft()),
+                None => {
+                    read = tables::playing_by_id(conn, draft.table_id)?.ok_or_else(no_draft)?;
+                    &read
+                }
+            };
+            if draft.settled_round_id.is_some() {
+                return Err(RoundsError::AlreadySettled);
+            }
+            // Not signed on comes before what is wrong with the round.
+            let shift = entry_shift(conn, table, self.writer)?;
+            let data = data_for(table)?;
+            check_revision(&draft, self.expected)?;
+            store(conn, table, &draft, &shift, self.writer, self.actor, &data)
+        })
+    }
 }
 
 /// Stores `data` in the locked `draft` of `table` at its next revision, for `shift`. The first
@@ -165,27 +202,16 @@ pub fn save(
     expected: Option<i32>,
     round: Value,
 ) -> Result<Draft, RoundsError> {
-    let no_draft = || RoundsError::NoDraft(key.to_owned());
-    conn.transaction(|conn| {
-        let draft = drafts::lock_draft(conn, key)?.ok_or_else(no_draft)?;
-        let table = tables::playing_by_id(conn, draft.table_id)?.ok_or_else(no_draft)?;
-        if draft.settled_round_id.is_some() {
-            return Err(RoundsError::AlreadySettled);
-        }
-        // Not signed on comes before what is wrong with the round.
-        let shift = entry_shift(conn, &table, writer)?;
+    let to_save = Saving {
+        key,
+        writer,
+        actor,
+        expected,
+    };
+    to_save.store_with(conn, None, |table| {
         let entered = Entered::from_value(round, table.game())?;
-        settle_entered(&entered, &table)?;
-        check_revision(&draft, expected)?;
-        store(
-            conn,
-            &table,
-            &draft,
-            &shift,
-            writer,
-            actor,
-            &entered.to_value()?,
-        )
+        settle_entered(&entered, table)?;
+        entered.to_value()
     })
 }
 
