@@ -149,6 +149,19 @@ pub fn advisory_unlock(conn: &mut PgConnection, key: i64) -> diesel::QueryResult
 /// back.
 pub const SESSION_SETTINGS: &str = "SET jit = off";
 
+/// Runs `run` in a transaction that first makes the `SET LOCAL` statement `set`.
+fn with_local<T>(
+    conn: &mut PgConnection,
+    set: &str,
+    run: impl FnOnce(&mut PgConnection) -> diesel::QueryResult<T>,
+) -> diesel::QueryResult<T> {
+    use diesel::connection::{Connection, SimpleConnection};
+    conn.transaction(|conn| {
+        conn.batch_execute(set)?;
+        run(conn)
+    })
+}
+
 /// Runs `read` with plans made for its own values. diesel keeps each statement it has run
 /// prepared, by its text, and after five executions PostgreSQL may switch a prepared statement
 /// to a generic plan, made without the values: for a search whose filters can match a handful
@@ -159,11 +172,7 @@ pub fn with_custom_plans<T>(
     conn: &mut PgConnection,
     read: impl FnOnce(&mut PgConnection) -> diesel::QueryResult<T>,
 ) -> diesel::QueryResult<T> {
-    use diesel::connection::{Connection, SimpleConnection};
-    conn.transaction(|conn| {
-        conn.batch_execute("SET LOCAL plan_cache_mode = force_custom_plan")?;
-        read(conn)
-    })
+    with_local(conn, "SET LOCAL plan_cache_mode = force_custom_plan", read)
 }
 
 /// Runs `write` with plans made once, without its values. A statement diesel keeps prepared
@@ -176,11 +185,11 @@ pub fn with_generic_plans<T>(
     conn: &mut PgConnection,
     write: impl FnOnce(&mut PgConnection) -> diesel::QueryResult<T>,
 ) -> diesel::QueryResult<T> {
-    use diesel::connection::{Connection, SimpleConnection};
-    conn.transaction(|conn| {
-        conn.batch_execute("SET LOCAL plan_cache_mode = force_generic_plan")?;
-        write(conn)
-    })
+    with_local(
+        conn,
+        "SET LOCAL plan_cache_mode = force_generic_plan",
+        write,
+    )
 }
 
 /// Runs `write` in a transaction whose commit does not wait for the disk (nor a synchronous
@@ -192,11 +201,7 @@ pub fn without_waiting_for_the_disk<T>(
     conn: &mut PgConnection,
     write: impl FnOnce(&mut PgConnection) -> diesel::QueryResult<T>,
 ) -> diesel::QueryResult<T> {
-    use diesel::connection::{Connection, SimpleConnection};
-    conn.transaction(|conn| {
-        conn.batch_execute("SET LOCAL synchronous_commit = off")?;
-        write(conn)
-    })
+    with_local(conn, "SET LOCAL synchronous_commit = off", write)
 }
 
 /// One connection, set as the app's pooled connections are (for the benchmarks, which time
