@@ -330,7 +330,6 @@ pub(crate) fn check(
     Ok(checked)
 }
 
-
 /// Buy-ins attributed to `player` that count as theirs no more (the observation they were
 /// attributed from was voided: `why` says which, by whom and why). Each in cash, `withdrawn`,
 /// is taken back on the `compliance` chain (`cash.withdrawn`, beside its `cash.recorded`).

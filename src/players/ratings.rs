@@ -518,9 +518,8 @@ pub async fn step(
     db.run(move |conn| {
         let done = attempt(conn, |conn| {
             let (table, seat) = table_and_seat(conn, &code, day, &seat, &me)?;
-            let rating = rows::open_at(conn, table.id, i16::from(seat))?.ok_or_else(|| {
-                Stop::Field("seat", format!("Nobody is rated at seat {seat}."))
-            })?;
+            let rating = rows::open_at(conn, table.id, i16::from(seat))?
+                .ok_or_else(|| Stop::Field("seat", format!("Nobody is rated at seat {seat}.")))?;
             let steps = rows::steps(conn, &[rating.id])?;
             let paused = steps.last().is_some_and(|s| s.kind == "pause");
             let player =

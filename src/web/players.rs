@@ -810,24 +810,26 @@ fn at_seat_json(code: &str, at: &AtSeat) -> serde_json::Value {
 /// on the pit board, as at the table screen) also says `"excluded": true`.
 #[tracing::instrument(skip_all, fields(user = %user.username))]
 pub async fn api_seat(
-    req: HttpRequest,
     state: web::Data<AppState>,
     user: CurrentUser,
-    path: web::Path<String>,
+    req: HttpRequest,
     body: web::Bytes,
+    path: web::Path<String>,
 ) -> Result<HttpResponse, AppError> {
-    let code = path.into_inner();
     let fields = match api_fields(&body, "seating", &["seat", "card"])? {
         Ok(fields) => fields,
         Err(refused) => return Ok(refused),
     };
-    let (seat, card) = match (text_of(&fields, "seat", true), text_of(&fields, "card", false)) {
+    let (seat, card) = match (
+        text_of(&fields, "seat", true),
+        text_of(&fields, "card", false),
+    ) {
         (Ok(seat), Ok(card)) => (seat, card),
         (Err((reason, field)), _) | (_, Err((reason, field))) => {
             return Ok(api_refused(&reason, Some(field)))
         }
     };
-    let day = state.config.gaming_day(Utc::now());
+    let (code, day) = (path.into_inner(), state.config.gaming_day(Utc::now()));
     Ok(
         match ratings::seat(&state.db, code.clone(), day, seat, card, user.me(&req)).await? {
             Seating::Seated(at) => HttpResponse::Created().json(at_seat_json(&code, &at)),
@@ -853,7 +855,11 @@ pub async fn api_step(
     body: web::Bytes,
 ) -> Result<HttpResponse, AppError> {
     let (code, seat, step) = path.into_inner();
-    let known: &[&str] = if step == "leave" { &["walked_with"] } else { &[] };
+    let known: &[&str] = if step == "leave" {
+        &["walked_with"]
+    } else {
+        &[]
+    };
     let fields = match api_fields(&body, &format!("{step} step"), known)? {
         Ok(fields) => fields,
         Err(refused) => return Ok(refused),

@@ -785,13 +785,9 @@ async fn buy_ins_at_an_observed_seat_are_the_carded_players_in_their_slip_and_th
 
 #[tokio::test]
 async fn a_carded_observation_voided_withdraws_its_buy_ins_and_its_cases_stay_for_the_officer() {
-    let Carded {
-        app,
-        dealer,
-        supervisor,
-        player,
-        observation,
-    } = carded_after_buying_in().await;
+    let carded = carded_after_buying_in().await;
+    let (app, dealer, supervisor) = (&carded.app, &carded.dealer, &carded.supervisor);
+    let (player, observation) = (carded.player, carded.observation);
     let rating = count(&app, "SELECT max(id) AS n FROM ratings");
     assert_eq!(cases(&app).len(), 2);
 
@@ -857,7 +853,10 @@ async fn a_carded_observation_voided_withdraws_its_buy_ins_and_its_cases_stay_fo
     for (event, (_, _, total, listed)) in changed.iter().zip(&raised) {
         assert_eq!(*total, 550_000_000);
         assert_eq!(listed.len(), 2);
-        assert_eq!(event.details["withdrawn_buy_ins"].as_array().unwrap().len(), 2);
+        assert_eq!(
+            event.details["withdrawn_buy_ins"].as_array().unwrap().len(),
+            2
+        );
         assert_eq!(event.details["why"]["reason"], "that was his brother");
     }
     let officer = app.another_browser();

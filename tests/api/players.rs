@@ -1794,12 +1794,28 @@ async fn the_tablet_seats_pauses_resumes_and_ends_a_rating_over_the_api_with_a_t
 
     // Every refusal is JSON naming what and where, and writes nothing.
     let refusals = [
-        (ratings.clone(), json!({"seat": 2, "card": "RC3003"}), "seat"),
-        (ratings.clone(), json!({"seat": 9, "card": "RC3003"}), "seat"),
+        (
+            ratings.clone(),
+            json!({"seat": 2, "card": "RC3003"}),
+            "seat",
+        ),
+        (
+            ratings.clone(),
+            json!({"seat": 9, "card": "RC3003"}),
+            "seat",
+        ),
         (ratings.clone(), json!({"seat": 1, "card": ""}), "card"),
-        (ratings.clone(), json!({"seat": 1, "card": "NOBODY9"}), "card"),
+        (
+            ratings.clone(),
+            json!({"seat": 1, "card": "NOBODY9"}),
+            "card",
+        ),
         (ratings.clone(), json!({"seat": 1, "card": 42}), "card"),
-        (ratings.clone(), json!({"seat": 1, "card": "RC3003", "vip": true}), "vip"),
+        (
+            ratings.clone(),
+            json!({"seat": 1, "card": "RC3003", "vip": true}),
+            "vip",
+        ),
         (step("leave"), json!({"walked_with": 1250}), "walked_with"),
         (step("leave"), json!({"walked_with": "lots"}), "walked_with"),
         (step("leave"), json!({}), "walked_with"),
@@ -1808,16 +1824,26 @@ async fn the_tablet_seats_pauses_resumes_and_ends_a_rating_over_the_api_with_a_t
     ];
     for (path, sent, field) in refusals {
         let (status, body, _) = post(path.clone(), sent.clone()).await;
-        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{path} {sent}: {body}");
+        assert_eq!(
+            status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{path} {sent}: {body}"
+        );
         assert_eq!(body["field"], field, "{path} {sent}: {body}");
-        assert!(body["error"].as_str().is_some_and(|e| !e.is_empty()), "{body}");
+        assert!(
+            body["error"].as_str().is_some_and(|e| !e.is_empty()),
+            "{body}"
+        );
     }
     let (status, body, _) = post(step("dance"), json!({})).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
     assert!(body["error"].is_string(), "{body}");
     let (status, body, _) = post(ratings.clone(), json!(["RC3003"])).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
-    assert!(body["error"].as_str().unwrap().contains("JSON object"), "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("JSON object"),
+        "{body}"
+    );
     let (status, body, _) = post(
         "/api/v1/tables/NO-SUCH/ratings".to_owned(),
         json!({"seat": 1, "card": "RC3003"}),
@@ -1886,5 +1912,8 @@ async fn an_excluded_player_is_refused_over_the_api_with_the_alert_and_the_audit
     assert_eq!(refused.len(), 1);
     assert_eq!(refused[0].details["player"], player);
     let board = f.supervisor.get("/pit").await.text().await.unwrap();
-    assert!(board.contains("card RC4004, Nestor Santos (barred)"), "{board}");
+    assert!(
+        board.contains("card RC4004, Nestor Santos (barred)"),
+        "{board}"
+    );
 }

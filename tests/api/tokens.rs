@@ -10,8 +10,8 @@ use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use crate::helpers::{create_table, the_round};
 use crate::helpers::{call_with_token as call, issue_token};
+use crate::helpers::{create_table, the_round};
 use crate::helpers::{new_client, spawn_app, spawn_app_with, TestApp};
 
 /// A browser signed in as an administrator.
