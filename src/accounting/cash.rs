@@ -390,6 +390,7 @@ pub(crate) fn withdrawn(
     }
     Ok(cases)
 }
+
 /// Cash over the cage's counter as the lists show it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CageCash {

@@ -419,8 +419,8 @@ pub struct PlayerDayTotal {
 }
 
 /// Each player's cash in and cash out of gaming day `day`, per currency, not void (buy-ins
-/// attributed to a player counted as theirs while the observation they came from is not void), where the total is at least `at_least` (minor
-/// units, any currency).
+/// attributed to a player counted as theirs while the observation they came from is not void),
+/// where the total is at least `at_least` (minor units, any currency).
 pub fn day_totals(
     conn: &mut PgConnection,
     day: NaiveDate,

@@ -63,13 +63,14 @@ async function submit(page, button) {
   await Promise.all([page.waitForNavigation(), page.locator(button).click()]);
 }
 
-/** Screenshots of the page at each size, each checked to fit its window. */
-async function atEachSize(page, name) {
+/** Screenshots of the page at each size, each checked to fit its window: the whole page, or
+ * (`fullPage` false) the window as it is, for what floats over the page. */
+async function atEachSize(page, name, fullPage = true) {
   for (const size of SIZES) {
     await page.setViewportSize(size);
     const [scroll, client] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
     assert.ok(scroll <= client + 1, `${page.url()} scrolls sideways at ${size.width}: ${scroll}px in ${client}px`);
-    await page.screenshot({ path: path.join(shots, `players-${name}-${size.width}x${size.height}.png`), fullPage: true });
+    await page.screenshot({ path: path.join(shots, `players-${name}-${size.width}x${size.height}.png`), fullPage });
   }
   await page.setViewportSize(DESKTOP);
 }
@@ -325,7 +326,8 @@ test('a pit manager scans a card with the tablet camera to seat a player; no cam
   await pit.waitForFunction(() => /Hold the card/.test(document.querySelector('.scan-status').textContent));
   assert.deepEqual(await pit.evaluate(() => window.scanFormats), ['code_128', 'code_39', 'ean_13', 'qr_code']);
   assert.deepEqual(await pit.evaluate(() => window.scanWanted.video.facingMode), { ideal: 'environment' });
-  await atEachSize(pit, 'scan-card');
+  await pit.locator('#rate-form').scrollIntoViewIfNeeded();
+  await atEachSize(pit, 'scan-card', false);
   // Cancel closes it and stops the camera; nothing is filled.
   await pit.click('#scan-overlay button:has-text("Cancel")');
   assert.equal(await pit.locator('#scan-overlay').count(), 0);
