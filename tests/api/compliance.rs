@@ -788,8 +788,8 @@ async fn a_carded_observation_voided_withdraws_its_buy_ins_and_its_cases_stay_fo
     let carded = carded_after_buying_in().await;
     let (app, dealer, supervisor) = (&carded.app, &carded.dealer, &carded.supervisor);
     let (player, observation) = (carded.player, carded.observation);
-    let rating = count(&app, "SELECT max(id) AS n FROM ratings");
-    assert_eq!(cases(&app).len(), 2);
+    let rating = count(app, "SELECT max(id) AS n FROM ratings");
+    assert_eq!(cases(app).len(), 2);
 
     // Another pit manager voids the observation: it was of someone else.
     let other = app.another_browser();
@@ -819,7 +819,7 @@ async fn a_carded_observation_voided_withdraws_its_buy_ins_and_its_cases_stay_fo
 
     // Nothing is changed or deleted: the attributions stay, and count no more.
     assert_eq!(
-        count(&app, "SELECT count(*) AS n FROM buy_in_attributions"),
+        count(app, "SELECT count(*) AS n FROM buy_in_attributions"),
         3
     );
     let withdrawn = app.audit("buyin.attribution_withdrawn");
@@ -827,18 +827,18 @@ async fn a_carded_observation_voided_withdraws_its_buy_ins_and_its_cases_stay_fo
     assert!(withdrawn
         .iter()
         .all(|e| e.details["player"] == player && e.details["observation"] == observation));
-    assert_eq!(on_chain(&app, "cash.withdrawn").len(), 2, "the two in cash");
+    assert_eq!(on_chain(app, "cash.withdrawn").len(), 2, "the two in cash");
 
     // The rating stays, its slip without them; the pit board no longer has their cash.
-    assert_eq!(count(&app, "SELECT count(*) AS n FROM ratings"), 1);
-    let row = rating_row(&supervisor, player, rating).await;
+    assert_eq!(count(app, "SELECT count(*) AS n FROM ratings"), 1);
+    let row = rating_row(supervisor, player, rating).await;
     assert!(!row.contains("5,501,000.00"), "{row}");
     let board = supervisor.get("/pit").await.text().await.unwrap();
     assert!(!board.contains("Card AML2002"), "{board}");
 
     // The player's cash of the day is added up without them: a buy-in of theirs now is all of it.
-    buy_in(&dealer, "2", "10,000", "cash").await;
-    let recorded = on_chain(&app, "cash.recorded");
+    buy_in(dealer, "2", "10,000", "cash").await;
+    let recorded = on_chain(app, "cash.recorded");
     assert_eq!(
         recorded.last().unwrap().details["day_total"],
         serde_json::json!(1_000_000)
@@ -846,9 +846,9 @@ async fn a_carded_observation_voided_withdraws_its_buy_ins_and_its_cases_stay_fo
 
     // The cases stay as raised, each saying on the compliance chain and on its page why its
     // basis changed; the officer decides.
-    let raised = cases(&app);
+    let raised = cases(app);
     assert_eq!(raised.len(), 2);
-    let changed = on_chain(&app, "compliance.case_basis_changed");
+    let changed = on_chain(app, "compliance.case_basis_changed");
     assert_eq!(changed.len(), 2);
     for (event, (_, _, total, listed)) in changed.iter().zip(&raised) {
         assert_eq!(*total, 550_000_000);
@@ -861,7 +861,7 @@ async fn a_carded_observation_voided_withdraws_its_buy_ins_and_its_cases_stay_fo
     }
     let officer = app.another_browser();
     officer.signed_in_as(Role::Compliance).await;
-    let case = count(&app, "SELECT min(id) AS n FROM compliance_cases");
+    let case = count(app, "SELECT min(id) AS n FROM compliance_cases");
     let page = officer
         .get(&format!("/compliance/cases/{case}"))
         .await
