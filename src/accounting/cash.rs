@@ -21,7 +21,7 @@ use crate::db::compliance::{
     self as rows, CageCashRow, CageCashVoidRow, CashLine, NewCageCash, NewCase, ThresholdRow,
 };
 use crate::db::handle::Db;
-use crate::db::ids::{CageCashId, CaseId, PlayerId, TableId};
+use crate::db::ids::{BuyInId, CageCashId, CaseId, PlayerId, TableId};
 use crate::db::players::{self as player_rows, PlayerRow};
 use crate::db::users::Role;
 use crate::rules::compliance::{self as check_rules, CaseKind, Direction, PlayerCash, Thresholds};
@@ -328,6 +328,67 @@ pub(crate) fn check(
         checked.warned = Some((found.day_total, percent));
     }
     Ok(checked)
+}
+
+/// Buy-ins attributed to `player` that count as theirs no more (the observation they were
+/// attributed from was voided: `why` says which, by whom and why). Each in cash, `withdrawn`,
+/// is taken back on the `compliance` chain (`cash.withdrawn`, beside its `cash.recorded`).
+/// A case that lists any of `all` stays as it was raised, for the compliance officer to decide:
+/// nothing re-checks or closes it; `compliance.case_basis_changed` names the buy-ins it lists
+/// that are withdrawn and `why`. Answers the cases.
+pub(crate) fn withdrawn(
+    conn: &mut PgConnection,
+    actor: &Actor,
+    player: PlayerId,
+    withdrawn: &[CashTx<'_>],
+    all: &[BuyInId],
+    why: &serde_json::Value,
+) -> Result<Vec<CaseId>, AccountingError> {
+    for tx in withdrawn {
+        compliance_event(
+            conn,
+            actor,
+            AuditAction::CashWithdrawn,
+            tx.target.clone(),
+            tx.day,
+            tx.table,
+            json!({
+                "player": player,
+                "direction": tx.direction.as_str(),
+                "currency": tx.currency,
+                "amount": tx.amount,
+                "why": why,
+            }),
+        )?;
+    }
+    let listings = rows::cases_listing_buy_ins(conn, player, all)?;
+    let mut cases: Vec<CaseId> = Vec::new();
+    for listing in &listings {
+        if cases.last() == Some(&listing.case_id) {
+            continue;
+        }
+        let buy_ins: Vec<BuyInId> = listings
+            .iter()
+            .filter(|l| l.case_id == listing.case_id)
+            .map(|l| l.buy_in_id)
+            .collect();
+        compliance_event(
+            conn,
+            actor,
+            AuditAction::ComplianceCaseBasisChanged,
+            format!("case:{}", listing.case_id),
+            listing.gaming_day,
+            None,
+            json!({
+                "case": listing.case_id,
+                "player": player,
+                "withdrawn_buy_ins": buy_ins,
+                "why": why,
+            }),
+        )?;
+        cases.push(listing.case_id);
+    }
+    Ok(cases)
 }
 
 /// Cash over the cage's counter as the lists show it.

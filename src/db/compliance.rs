@@ -6,9 +6,9 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Date, Nullable, SmallInt, Text, Timestamptz};
+use diesel::sql_types::{Array, BigInt, Date, Nullable, SmallInt, Text, Timestamptz};
 
-use crate::db::ids::{CageCashId, CaseId, PlayerId, TableId, UserId};
+use crate::db::ids::{BuyInId, CageCashId, CaseId, ObservationId, PlayerId, TableId, UserId};
 use crate::db::schema::{
     cage_cash, cage_cash_voids, compliance_cases, compliance_decisions, compliance_thresholds,
 };
@@ -229,7 +229,8 @@ pub struct CashLine {
 
 /// A player's cash transactions in `direction` and `currency` on gaming days `from..=to`, not
 /// void, by day and time: buy-ins in cash at the tables (cash in: their own, and those
-/// attributed to them when carded from an observation) and the cage's cash.
+/// attributed to them when carded from an observation, unless that observation was voided since)
+/// and the cage's cash.
 pub fn player_cash(
     conn: &mut PgConnection,
     player: PlayerId,
@@ -252,6 +253,8 @@ pub fn player_cash(
          WHERE $2 = 'in' AND a.player_id = $1 AND b.kind = 'cash' AND b.currency = $3 \
            AND a.gaming_day BETWEEN $4 AND $5 \
            AND NOT EXISTS (SELECT 1 FROM buy_in_voids v WHERE v.buy_in_id = b.id) \
+           AND NOT EXISTS (SELECT 1 FROM unrated_observation_voids ov \
+                           WHERE ov.observation_id = a.observation_id) \
          UNION ALL \
          SELECT 'cage', c.id, c.gaming_day, NULL, NULL, c.amount, c.created_at \
          FROM cage_cash c \
@@ -416,8 +419,8 @@ pub struct PlayerDayTotal {
 }
 
 /// Each player's cash in and cash out of gaming day `day`, per currency, not void (buy-ins
-/// attributed to a player counted as theirs), where the total is at least `at_least` (minor
-/// units, any currency).
+/// attributed to a player counted as theirs while the observation they came from is not void),
+/// where the total is at least `at_least` (minor units, any currency).
 pub fn day_totals(
     conn: &mut PgConnection,
     day: NaiveDate,
@@ -433,6 +436,8 @@ pub fn day_totals(
            JOIN buy_ins b ON b.id = a.buy_in_id \
            WHERE a.gaming_day = $1 AND b.kind = 'cash' \
              AND NOT EXISTS (SELECT 1 FROM buy_in_voids v WHERE v.buy_in_id = b.id) \
+             AND NOT EXISTS (SELECT 1 FROM unrated_observation_voids ov \
+                             WHERE ov.observation_id = a.observation_id) \
            UNION ALL \
            SELECT c.player_id, c.direction, c.currency, c.amount FROM cage_cash c \
            WHERE c.gaming_day = $1 AND c.player_id IS NOT NULL \
@@ -469,4 +474,66 @@ pub fn cards(conn: &mut PgConnection) -> QueryResult<Vec<(i64, String)>> {
         .select((players::id, players::card_number))
         .load::<(PlayerId, String)>(conn)
         .map(|found| found.into_iter().map(|(id, card)| (id.0, card)).collect())
+}
+
+/// A case that lists a buy-in among its transactions.
+#[derive(Debug, Clone, PartialEq, Eq, QueryableByName)]
+pub struct CaseListing {
+    #[diesel(sql_type = BigInt)]
+    pub case_id: CaseId,
+    #[diesel(sql_type = Date)]
+    pub gaming_day: NaiveDate,
+    #[diesel(sql_type = BigInt)]
+    pub buy_in_id: BuyInId,
+}
+
+/// The cases of `player` whose transactions, as kept when raised, list any of the buy-ins
+/// `ids`: a row per case and buy-in, by case.
+pub fn cases_listing_buy_ins(
+    conn: &mut PgConnection,
+    player: PlayerId,
+    ids: &[BuyInId],
+) -> QueryResult<Vec<CaseListing>> {
+    diesel::sql_query(
+        "SELECT c.id AS case_id, c.gaming_day, (t ->> 'id')::int8 AS buy_in_id \
+         FROM compliance_cases c CROSS JOIN LATERAL jsonb_array_elements(c.transactions) t \
+         WHERE c.player_id = $1 AND t ->> 'source' = 'buy_in' \
+           AND (t ->> 'id')::int8 = ANY ($2::int8[]) \
+         ORDER BY c.id, buy_in_id",
+    )
+    .bind::<BigInt, _>(player.0)
+    .bind::<Array<BigInt>, _>(ids.iter().map(|id| id.0).collect::<Vec<_>>())
+    .load(conn)
+}
+
+/// A buy-in a case lists whose attribution to the case's player no longer counts: the
+/// observation it was attributed from was voided since, with that void's reason, who and when.
+#[derive(Debug, Clone, PartialEq, Eq, QueryableByName)]
+pub struct WithdrawnLine {
+    #[diesel(sql_type = BigInt)]
+    pub buy_in_id: BuyInId,
+    #[diesel(sql_type = BigInt)]
+    pub observation_id: ObservationId,
+    #[diesel(sql_type = Text)]
+    pub reason: String,
+    #[diesel(sql_type = BigInt)]
+    pub voided_by: UserId,
+    #[diesel(sql_type = Timestamptz)]
+    pub voided_at: DateTime<Utc>,
+}
+
+/// The buy-ins case `id` lists whose attribution to its player was withdrawn (its observation
+/// voided), by buy-in.
+pub fn withdrawn_in_case(conn: &mut PgConnection, id: CaseId) -> QueryResult<Vec<WithdrawnLine>> {
+    diesel::sql_query(
+        "SELECT a.buy_in_id, a.observation_id, v.reason, v.voided_by, v.voided_at \
+         FROM compliance_cases c CROSS JOIN LATERAL jsonb_array_elements(c.transactions) t \
+         JOIN buy_in_attributions a ON a.buy_in_id = (t ->> 'id')::int8 \
+          AND a.player_id = c.player_id \
+         JOIN unrated_observation_voids v ON v.observation_id = a.observation_id \
+         WHERE c.id = $1 AND t ->> 'source' = 'buy_in' \
+         ORDER BY a.buy_in_id",
+    )
+    .bind::<BigInt, _>(id.0)
+    .load(conn)
 }

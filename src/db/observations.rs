@@ -323,3 +323,16 @@ pub fn insert_attribution(
         .returning(AttributionRow::as_returning())
         .get_result(conn)
 }
+
+/// Observation `id`'s attributions with their buy-ins, in the order the buy-ins were recorded.
+pub fn attributions_of(
+    conn: &mut PgConnection,
+    id: ObservationId,
+) -> QueryResult<Vec<(AttributionRow, BuyInRow)>> {
+    buy_in_attributions::table
+        .inner_join(buy_ins::table)
+        .filter(buy_in_attributions::observation_id.eq(id))
+        .order((buy_ins::created_at, buy_ins::id))
+        .select((AttributionRow::as_select(), BuyInRow::as_select()))
+        .load(conn)
+}

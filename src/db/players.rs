@@ -825,8 +825,8 @@ pub struct RatedBuyIns {
 
 /// The buy-ins recorded at each rating's table and seat from its start to its end (`ends` as
 /// in [`seat_rounds`]), and those attributed to it (recorded at the seat while the player was
-/// observed, before the carding), each once, not voided, summed per rating (pauses included:
-/// a player away buys nothing in at the seat).
+/// observed, before the carding, unless that observation was voided since), each once, not
+/// voided, summed per rating (pauses included: a player away buys nothing in at the seat).
 pub fn rated_buy_ins(
     conn: &mut PgConnection,
     ids: &[RatingId],
@@ -843,7 +843,9 @@ pub fn rated_buy_ins(
               AND b.created_at < coalesce(e.ended, 'infinity') \
              UNION \
              SELECT a.rating_id, a.buy_in_id FROM buy_in_attributions a \
-             WHERE a.rating_id = ANY ($1::int8[])) \
+             WHERE a.rating_id = ANY ($1::int8[]) \
+               AND NOT EXISTS (SELECT 1 FROM unrated_observation_voids ov \
+                               WHERE ov.observation_id = a.observation_id)) \
          SELECT x.rating_id, coalesce(sum(b.amount), 0)::int8 AS amount \
          FROM rated x JOIN buy_ins b ON b.id = x.buy_in_id \
          WHERE NOT EXISTS (SELECT 1 FROM buy_in_voids v WHERE v.buy_in_id = b.id) \

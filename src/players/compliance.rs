@@ -20,7 +20,7 @@ use crate::db::audit_actions::AuditAction;
 use crate::db::audit_log::{self, NewAuditEvent};
 use crate::db::compliance::{self as rows, CaseRow, DecisionRow, NewDecision, NewThresholds};
 use crate::db::handle::Db;
-use crate::db::ids::{CaseId, PlayerId, UserId};
+use crate::db::ids::{BuyInId, CaseId, ObservationId, PlayerId, UserId};
 use crate::db::players as player_rows;
 use crate::db::users::Role;
 use crate::rules::compliance::{CaseKind, Direction, Thresholds};
@@ -71,6 +71,20 @@ pub struct Case {
     pub identification: Vec<(&'static str, String)>,
     pub raised_at: DateTime<Utc>,
     pub decision: Option<Decision>,
+    /// The buy-ins it lists that count for its player no more (read with the case alone).
+    pub withdrawn: Vec<Withdrawn>,
+}
+
+/// A buy-in a case lists whose attribution to the case's player was withdrawn since it was
+/// raised: the observation it was attributed from (the player carded from it) was voided. The
+/// case stays as raised; this is why its basis changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Withdrawn {
+    pub buy_in: BuyInId,
+    pub observation: ObservationId,
+    pub reason: String,
+    pub by: Person,
+    pub at: DateTime<Utc>,
 }
 
 fn text(value: &serde_json::Value, key: &str) -> String {
@@ -156,6 +170,7 @@ fn case_of(
             reason: d.reason,
             at: d.decided_at,
         }),
+        withdrawn: Vec::new(),
     })
 }
 
@@ -170,6 +185,30 @@ fn cases_of(
             .filter_map(|(_, d)| d.as_ref().map(|d| d.decided_by)),
     )?;
     found.into_iter().map(|row| case_of(row, &names)).collect()
+}
+
+/// Case `row` as its page shows it: with the buy-ins it lists that count for its player no more.
+fn with_withdrawn(
+    conn: &mut PgConnection,
+    row: (CaseRow, Option<DecisionRow>),
+) -> Result<Case, AccountingError> {
+    let id = row.0.id;
+    let mut case = cases_of(conn, vec![row])?
+        .pop()
+        .ok_or(AccountingError::NotFound("case"))?;
+    let withdrawn = rows::withdrawn_in_case(conn, id)?;
+    let names = names(conn, withdrawn.iter().map(|w| w.voided_by))?;
+    case.withdrawn = withdrawn
+        .into_iter()
+        .map(|w| Withdrawn {
+            buy_in: w.buy_in_id,
+            observation: w.observation_id,
+            by: person(&names, w.voided_by),
+            reason: w.reason,
+            at: w.voided_at,
+        })
+        .collect();
+    Ok(case)
 }
 
 fn refuse_unless_reader(me: &Me) -> Result<(), AccountingError> {
@@ -241,9 +280,7 @@ pub async fn show(db: &Db, id: CaseId, me: Me) -> Result<Case, AccountingError> 
         conn.transaction(|conn| {
             let row = rows::case(conn, id)?.ok_or(AccountingError::NotFound("case"))?;
             let day = row.0.gaming_day;
-            let case = cases_of(conn, vec![row])?
-                .pop()
-                .ok_or(AccountingError::NotFound("case"))?;
+            let case = with_withdrawn(conn, row)?;
             event(
                 conn,
                 &me,
@@ -290,9 +327,7 @@ pub async fn decide(
                        reason: String|
          -> Result<Result<Case, DecisionRefused>, AccountingError> {
             let row = rows::case(conn, id)?.ok_or(AccountingError::NotFound("case"))?;
-            let case = cases_of(conn, vec![row])?
-                .pop()
-                .ok_or(AccountingError::NotFound("case"))?;
+            let case = with_withdrawn(conn, row)?;
             Ok(Err(DecisionRefused {
                 field,
                 reason,
@@ -360,9 +395,7 @@ pub async fn decide(
             return refusal(conn, None, format!("Case {id} is decided already."));
         }
         let row = rows::case(conn, id)?.ok_or(AccountingError::NotFound("case"))?;
-        Ok(Ok(cases_of(conn, vec![row])?
-            .pop()
-            .ok_or(AccountingError::NotFound("case"))?))
+        Ok(Ok(with_withdrawn(conn, row)?))
     })
     .await
 }

@@ -26,6 +26,7 @@ use crate::accounting::record::Refusal;
 use crate::accounting::slips::{Me, Person};
 use crate::accounting::{AccountingError, Saved};
 use crate::db::audit_actions::AuditAction;
+use crate::db::drop::BuyInRow;
 use crate::db::handle::Db;
 use crate::db::ids::{ObservationId, PlayerId, RatingId, TableId, UserId};
 use crate::db::observations::{
@@ -759,6 +760,24 @@ fn link(
     )
 }
 
+/// Buy-in `buy_in` at `table`, in cash, as `player`'s cash in for the check.
+fn cash_in<'a>(buy_in: &'a BuyInRow, player: PlayerId, table: &'a DropTable) -> CashTx<'a> {
+    CashTx {
+        source: "buy_in",
+        id: buy_in.id.0,
+        at: buy_in.created_at,
+        target: format!("buy_in:{}", buy_in.id),
+        day: buy_in.gaming_day,
+        direction: Direction::In,
+        currency: &buy_in.currency,
+        amount: buy_in.amount,
+        player: Some(player),
+        table: Some(table.id),
+        table_code: Some(&table.code),
+        seat: Some(buy_in.seat),
+    }
+}
+
 /// Attributes to the carded player the buy-ins recorded with no player at observation `row`'s
 /// seat from its start to `ended` (they were recorded before the player was known): each by a
 /// record of its own (`buy_in_attributions`; the buy-in is never edited), `buy_in.attributed`
@@ -818,24 +837,7 @@ fn attribute_buy_ins(
                 .saturating_add(buy_in.amount.minor_units()),
         );
         if buy_in.kind == BuyInKind::Cash {
-            let checked = cash::check(
-                conn,
-                &c.me.actor,
-                &CashTx {
-                    source: "buy_in",
-                    id: buy_in.id.0,
-                    at: buy_in.created_at,
-                    target: format!("buy_in:{}", buy_in.id),
-                    day: buy_in.gaming_day,
-                    direction: Direction::In,
-                    currency: &buy_in.currency,
-                    amount: buy_in.amount,
-                    player: Some(c.player.id),
-                    table: Some(c.table.id),
-                    table_code: Some(&c.table.code),
-                    seat: Some(buy_in.seat),
-                },
-            )?;
+            let checked = cash::check(conn, &c.me.actor, &cash_in(buy_in, c.player.id, c.table))?;
             covered |= checked.cases.iter().any(|(_, k)| *k == CaseKind::Covered);
             warned = checked.warned.or(warned);
         }
@@ -1046,11 +1048,79 @@ pub async fn void(
                     "reason": reason,
                 }),
             )?;
+            let withdrawn = withdraw_buy_ins(conn, me, &table, &row, &reason)?;
             Ok(format!(
-                "Observation {id} at seat {} ({}) is void.",
+                "Observation {id} at seat {} ({}) is void.{withdrawn}",
                 row.seat, row.description
             ))
         },
     )
     .await
+}
+
+/// Observation `row`, carded, voided with `reason`: the buy-ins attributed to its player when
+/// carded stood on it (a player seen at its seat in its time), and count for that player no
+/// more. Nothing is changed: every read of attributions leaves out those whose observation has
+/// a void. Each is withdrawn on the `players` chain (`buyin.attribution_withdrawn`), each in
+/// cash on the `compliance` chain too, where a case already raised with them stays for the
+/// compliance officer to decide, its basis changed ([`cash::withdrawn`]). The rating made from
+/// the carding is the player's play from the rounds and stays, as the void leaves it. Answers
+/// the pit's words: how many and how much (never a case: no tipping off).
+fn withdraw_buy_ins(
+    conn: &mut PgConnection,
+    me: &Me,
+    table: &DropTable,
+    row: &ObservationRow,
+    reason: &str,
+) -> Result<String, Stop> {
+    let attributed = rows::attributions_of(conn, row.id)?;
+    let Some((first, _)) = attributed.first() else {
+        return Ok(String::new());
+    };
+    let (player, rating) = (first.player_id, first.rating_id);
+    let why = json!({
+        "observation": row.id,
+        "rating": rating,
+        "reason": reason,
+        "voided_by": me.id,
+    });
+    let mut in_cash = Vec::new();
+    for (attribution, buy_in) in &attributed {
+        event_on(
+            conn,
+            me,
+            AuditAction::BuyinAttributionWithdrawn,
+            format!("buy_in:{}", buy_in.id),
+            buy_in.gaming_day,
+            Some(table.id),
+            json!({
+                "buy_in": buy_in.id,
+                "player": attribution.player_id,
+                "rating": attribution.rating_id,
+                "observation": row.id,
+                "table": table.code,
+                "seat": buy_in.seat,
+                "kind": buy_in.kind.as_str(),
+                "currency": buy_in.currency,
+                "amount": buy_in.amount,
+                "reason": reason,
+            }),
+        )?;
+        if buy_in.kind == BuyInKind::Cash {
+            in_cash.push(cash_in(buy_in, player, table));
+        }
+    }
+    let total = attributed
+        .iter()
+        .map(|(_, b)| b.amount.minor_units())
+        .fold(0, i64::saturating_add);
+    let all: Vec<_> = attributed.iter().map(|(_, b)| b.id).collect();
+    cash::withdrawn(conn, &me.actor, player, &in_cash, &all, &why)?;
+    Ok(format!(
+        " The {} buy-in(s) at the seat while it was observed, {} {}, attributed to the player \
+         carded from it, are not that player's any more; rating {rating} stays.",
+        attributed.len(),
+        table.currency,
+        Money::from_minor_units(total).major_text()
+    ))
 }

@@ -6,10 +6,11 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use diesel::{Connection, PgConnection};
+use diesel::PgConnection;
 use serde_json::json;
 
 use crate::accounting::drop::{day_open, locked_table, recording_shift, DropTable, Stop};
+use crate::accounting::record::{attempt, Refusal};
 use crate::accounting::slips::Me;
 use crate::accounting::AccountingError;
 use crate::db::audit_actions::AuditAction;
@@ -180,13 +181,6 @@ pub fn seated_at(conn: &mut PgConnection, table: TableId) -> Result<Vec<Seated>,
         .collect()
 }
 
-fn stopped(stop: Stop) -> AccountingError {
-    match stop {
-        Stop::Field(_, reason) | Stop::Refused(reason) => AccountingError::Refused(reason),
-        Stop::Failed(err) => err,
-    }
-}
-
 /// The table `code`, locked, on an open day, where `me` may record (the dealer on shift there,
 /// a pit manager or an administrator), and the seat typed.
 fn table_and_seat(
@@ -195,27 +189,18 @@ fn table_and_seat(
     day: NaiveDate,
     seat: &str,
     me: &Me,
-) -> Result<(DropTable, u8), AccountingError> {
-    let table = locked_table(conn, code).map_err(stopped)?;
-    day_open(conn, day).map_err(stopped)?;
-    recording_shift(conn, &table, me, "rating").map_err(stopped)?;
-    let seat = arithmetic::seat(table.game, seat)
-        .map_err(|err| AccountingError::Refused(err.to_string()))?;
+) -> Result<(DropTable, u8), Stop> {
+    let table = locked_table(conn, code)?;
+    day_open(conn, day)?;
+    recording_shift(conn, &table, me, "rating")?;
+    let seat =
+        arithmetic::seat(table.game, seat).map_err(|err| Stop::Field("seat", err.to_string()))?;
     Ok((table, seat))
 }
 
-/// A refusal in a transaction that must write nothing, as the form's answer.
-fn as_form_refusal<T>(
-    done: Result<T, AccountingError>,
-) -> Result<Result<T, FormRefusal>, AccountingError> {
-    match done {
-        Ok(done) => Ok(Ok(done)),
-        Err(AccountingError::Refused(reason)) => Ok(Err(FormRefusal {
-            field: None,
-            reason,
-        })),
-        Err(other) => Err(other),
-    }
+/// A refusal of a change that wrote nothing, as the form's answer.
+fn form_refusal((field, reason): Refusal) -> FormRefusal {
+    FormRefusal { field, reason }
 }
 
 /// A card number as typed, as it is stored: without spaces and dashes, in capitals.
@@ -361,6 +346,48 @@ pub(crate) fn start(
     Ok(started)
 }
 
+/// A seated player's rating as a step at the table left it, for the answer: the dealer's sight
+/// of the player (card number and first name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AtSeat {
+    pub rating: RatingId,
+    pub seat: u8,
+    pub card_number: String,
+    pub first_name: String,
+    /// The step done: `seated`, `paused`, `resumed` or `left`.
+    pub step: &'static str,
+    /// The chips walked with, when the player left.
+    pub walked_with: Option<Money>,
+    /// What the table screen says of it.
+    pub words: String,
+}
+
+impl AtSeat {
+    fn of(rating: &RatingRow, seat: u8, player: &PlayerRow, step: &'static str) -> AtSeat {
+        AtSeat {
+            rating: rating.id,
+            seat,
+            card_number: player.card_number.clone(),
+            first_name: player.first_name.clone(),
+            step,
+            walked_with: None,
+            words: String::new(),
+        }
+    }
+}
+
+/// What came of a seating.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Seating {
+    /// The player is seated and their rating started.
+    Seated(AtSeat),
+    /// A self-excluded or barred player, not seated: the refusal is kept for the pit board and
+    /// audited; these are its words.
+    Excluded(String),
+    /// Refused, nothing written.
+    Refused(FormRefusal),
+}
+
 /// Seats the player with card `card` at seat `seat` of table `code` and starts their rating
 /// (`rating.started`). Refused for a card nobody has, a seat or player already rated, a seat
 /// where an unrated observation is running (a pit manager cards that player from it instead,
@@ -373,46 +400,44 @@ pub async fn seat(
     seat: String,
     card: String,
     me: Me,
-) -> Result<Result<String, FormRefusal>, AccountingError> {
+) -> Result<Seating, AccountingError> {
     db.run(move |conn| {
         let card = card_number(&card);
         if card.is_empty() {
-            return Ok(Err(FormRefusal {
+            return Ok(Seating::Refused(FormRefusal {
                 field: Some("card"),
                 reason: "Type or scan the player's card number.".to_owned(),
             }));
         }
         // An excluded player's refusal is written and kept; every other refusal writes nothing.
-        let excluded = conn.transaction(|conn| {
+        let done = attempt(conn, |conn| {
             let (table, seat) = table_and_seat(conn, &code, day, &seat, &me)?;
             let Some(player) = player_of_card(conn, &card)? else {
-                return Err(AccountingError::Refused(format!(
-                    "No player has card {card}: check the number, or seat them unrated."
-                )));
+                return Err(Stop::Field(
+                    "card",
+                    format!("No player has card {card}: check the number, or seat them unrated."),
+                ));
             };
             if let Some(refused) = refuse_excluded(conn, &me, &player, &table, seat, day)? {
-                return Ok(Some(refused));
+                return Ok(Seating::Excluded(refused));
             }
-            seat_free(conn, &player, &table, seat)?;
+            seat_free(conn, &player, &table, seat).map_err(|err| match err {
+                AccountingError::Refused(reason) => Stop::Field("seat", reason),
+                other => Stop::Failed(other),
+            })?;
             if let Some(observed) = observation_rows::open_at_table(conn, table.id)?
                 .into_iter()
                 .find(|o| o.seat == i16::from(seat))
             {
-                return Err(AccountingError::Refused(observed_seat(
-                    &me, seat, &observed,
-                )));
+                return Err(Stop::Field("seat", observed_seat(&me, seat, &observed)));
             }
-            start(conn, &me, &player, &table, seat, day, None, None)?;
-            Ok(None)
-        });
-        Ok(match as_form_refusal(excluded)? {
-            Ok(Some(refused)) => Err(FormRefusal {
-                field: Some("card"),
-                reason: refused,
-            }),
-            Ok(None) => Ok(format!("Card {card} rated at seat {seat}.")),
-            Err(refused) => Err(refused),
-        })
+            let rating = start(conn, &me, &player, &table, seat, day, None, None)?;
+            Ok(Seating::Seated(AtSeat {
+                words: format!("Card {card} rated at seat {seat}."),
+                ..AtSeat::of(&rating, seat, &player, "seated")
+            }))
+        })?;
+        Ok(done.unwrap_or_else(|refused| Seating::Refused(form_refusal(refused))))
     })
     .await
 }
@@ -489,35 +514,37 @@ pub async fn step(
     step: Step,
     now: DateTime<Utc>,
     me: Me,
-) -> Result<Result<String, FormRefusal>, AccountingError> {
+) -> Result<Result<AtSeat, FormRefusal>, AccountingError> {
     db.run(move |conn| {
-        let done = conn.transaction(|conn| {
+        let done = attempt(conn, |conn| {
             let (table, seat) = table_and_seat(conn, &code, day, &seat, &me)?;
-            let rating = rows::open_at(conn, table.id, i16::from(seat))?.ok_or_else(|| {
-                AccountingError::Refused(format!("Nobody is rated at seat {seat}."))
-            })?;
+            let rating = rows::open_at(conn, table.id, i16::from(seat))?
+                .ok_or_else(|| Stop::Field("seat", format!("Nobody is rated at seat {seat}.")))?;
             let steps = rows::steps(conn, &[rating.id])?;
             let paused = steps.last().is_some_and(|s| s.kind == "pause");
             let player =
                 rows::player(conn, rating.player_id)?.ok_or(AccountingError::NotFound("player"))?;
             let walked = match (&step, paused) {
                 (Step::Pause, true) => {
-                    return Err(AccountingError::Refused(format!(
+                    return Err(Stop::Refused(format!(
                         "{} is away already.",
                         player.first_name
                     )))
                 }
                 (Step::Resume, false) => {
-                    return Err(AccountingError::Refused(format!(
+                    return Err(Stop::Refused(format!(
                         "{} is playing: nothing to resume.",
                         player.first_name
                     )))
                 }
-                (Step::Leave { walked_with: typed }, _) => Some(walked_with(typed)?),
+                (Step::Leave { walked_with: typed }, _) => Some(
+                    walked_with(typed)
+                        .map_err(|err| Stop::Field("walked_with", err.to_string()))?,
+                ),
                 _ => None,
             };
             let seq = i16::try_from(steps.len() + 1)
-                .map_err(|_| AccountingError::Refused("Too many steps.".to_owned()))?;
+                .map_err(|_| Stop::Refused("Too many steps.".to_owned()))?;
             rows::insert_step(
                 conn,
                 &NewStep {
@@ -534,13 +561,15 @@ pub async fn step(
                 "table": table.code,
                 "seat": seat,
             });
-            let (action, words) = match walked {
+            let (action, done, words) = match walked {
                 None if step == Step::Pause => (
                     AuditAction::RatingPaused,
+                    "paused",
                     format!("{} is away from seat {seat}.", player.first_name),
                 ),
                 None => (
                     AuditAction::RatingResumed,
+                    "resumed",
                     format!("{} is back at seat {seat}.", player.first_name),
                 ),
                 Some(chips) => {
@@ -556,6 +585,7 @@ pub async fn step(
                     }
                     (
                         AuditAction::RatingEnded,
+                        "left",
                         format!(
                             "{} left seat {seat} with {} {}.",
                             player.first_name,
@@ -566,9 +596,13 @@ pub async fn step(
                 }
             };
             event(conn, &me, action, player.id, day, Some(table.id), details)?;
-            Ok(words)
-        });
-        as_form_refusal(done)
+            Ok(AtSeat {
+                walked_with: walked,
+                words,
+                ..AtSeat::of(&rating, seat, &player, done)
+            })
+        })?;
+        Ok(done.map_err(form_refusal))
     })
     .await
 }

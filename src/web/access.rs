@@ -291,6 +291,12 @@ pub const RULES: &[Rule] = &[
     rule("POST", "/players/{id}/status", STATUS_SETTERS),
     rule("POST", "/tables/{code}/ratings", RATERS),
     rule("POST", "/tables/{code}/ratings/{seat}/{step}", RATERS),
+    rule("POST", "/api/v1/tables/{code}/ratings", RATERS),
+    rule(
+        "POST",
+        "/api/v1/tables/{code}/ratings/{seat}/{step}",
+        RATERS,
+    ),
     rule("GET", "/tables/{code}/observations", OBSERVATION_READERS),
     rule("POST", "/tables/{code}/observations", OBSERVERS),
     rule("POST", "/tables/{code}/observations/{id}/{step}", OBSERVERS),

@@ -89,6 +89,11 @@ const FILES: &[(&str, &str, &str)] = &[
         JS,
     ),
     (
+        "card-scan.js",
+        include_str!("../../templates/static/card-scan.js"),
+        JS,
+    ),
+    (
         "card-faces.js",
         include_str!("../../templates/static/card-faces.js"),
         JS,

@@ -337,6 +337,8 @@ struct CasePage {
     identification: Vec<(&'static str, String)>,
     transactions: Vec<(String, String, String, String)>,
     decision: Option<(String, String, String, String)>,
+    /// Why the case's basis changed since it was raised, a line per buy-in withdrawn.
+    withdrawn: Vec<String>,
     may_decide: bool,
     typed: DecisionForm,
     error: Option<String>,
@@ -401,6 +403,21 @@ fn case_page(
                 format!("{}, {}", d.by.name, when(d.at, zone)),
             )
         }),
+        withdrawn: case
+            .withdrawn
+            .iter()
+            .map(|w| {
+                format!(
+                    "Buy-in {}: attributed to the player when carded from observation {}, which \
+                     {} voided on {}: \"{}\". It counts as theirs no more.",
+                    w.buy_in,
+                    w.observation,
+                    w.by.name,
+                    when(w.at, zone),
+                    w.reason
+                )
+            })
+            .collect(),
         may_decide: case.decision.is_none() && user.role == Role::Compliance,
         typed,
         error_field: refused.as_ref().and_then(|r| r.0).unwrap_or(""),

@@ -23,7 +23,7 @@ use crate::rules::money::Total;
 use crate::web::error::AppError;
 use crate::web::format::{money, when};
 use crate::web::layout::Nav;
-use crate::web::respond::{redirect, render};
+use crate::web::respond::{api_fields, api_refused, redirect, render, text_of};
 use crate::web::session;
 use crate::web::state::AppState;
 use crate::web::user::CurrentUser;
@@ -604,31 +604,6 @@ pub async fn api_list(
     })))
 }
 
-/// A refusal of the API: 422 with the reason and the field it is about.
-fn api_refused(reason: &str, field: Option<&str>) -> HttpResponse {
-    HttpResponse::UnprocessableEntity().json(json!({ "error": reason, "field": field }))
-}
-
-/// A field of the API's buy-in as the form's text: a number's digits, a string as sent, nothing
-/// for none; `Err` says what is wrong with any other JSON, and the field.
-fn text_of(
-    body: &serde_json::Map<String, serde_json::Value>,
-    field: &'static str,
-    numbers: bool,
-) -> Result<String, (String, &'static str)> {
-    match body.get(field) {
-        None | Some(serde_json::Value::Null) => Ok(String::new()),
-        Some(serde_json::Value::String(text)) => Ok(text.clone()),
-        Some(serde_json::Value::Number(n)) if numbers => Ok(n.to_string()),
-        Some(_) if field == "amount" => Err((
-            "Send the amount as a decimal string in major units, such as \"500\" or \"1250.50\"."
-                .to_owned(),
-            field,
-        )),
-        Some(other) => Err((format!("{other} is not a {field}."), field)),
-    }
-}
-
 /// `POST /api/v1/tables/{code}/buy-ins`: `{"seat": 2, "amount": "5000.00", "kind": "cash"}`
 /// (`kind` optional, cash): 201 with the buy-in; 422 with `error` and the `field` refused.
 #[tracing::instrument(skip_all, fields(user = %user.username))]
@@ -640,28 +615,14 @@ pub async fn api_record(
     body: web::Bytes,
 ) -> Result<HttpResponse, AppError> {
     let code = path.into_inner();
-    let value: serde_json::Value = serde_json::from_slice(&body).map_err(|err| {
-        AppError::InvalidInput(format!("the buy-in could not be read as JSON: {err}"))
-    })?;
-    let Some(fields) = value.as_object() else {
-        return Err(AppError::InvalidInput(
-            "the buy-in could not be read: send a JSON object with seat, amount and kind"
-                .to_owned(),
-        ));
+    let fields = match api_fields(&body, "buy-in", &["seat", "amount", "kind"])? {
+        Ok(fields) => fields,
+        Err(refused) => return Ok(refused),
     };
-    if let Some(unknown) = fields
-        .keys()
-        .find(|k| !["seat", "amount", "kind"].contains(&k.as_str()))
-    {
-        return Ok(api_refused(
-            &format!("{unknown:?} is not a field of a buy-in: send seat, amount and kind."),
-            Some(unknown),
-        ));
-    }
     let form = match (
-        text_of(fields, "seat", true),
-        text_of(fields, "amount", false),
-        text_of(fields, "kind", false),
+        text_of(&fields, "seat", true),
+        text_of(&fields, "amount", false),
+        text_of(&fields, "kind", false),
     ) {
         (Ok(seat), Ok(amount), Ok(kind)) => BuyInForm { seat, amount, kind },
         (Err((reason, field)), _, _)

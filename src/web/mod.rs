@@ -256,6 +256,11 @@ pub fn serve(listener: TcpListener, state: AppState) -> std::io::Result<Server> 
             .service(web::resource("/reports/players").get(players::day_report))
             .service(web::resource("/tables/{code}/ratings").post(players::seat))
             .service(web::resource("/tables/{code}/ratings/{seat}/{step}").post(players::step))
+            .service(web::resource("/api/v1/tables/{code}/ratings").post(players::api_seat))
+            .service(
+                web::resource("/api/v1/tables/{code}/ratings/{seat}/{step}")
+                    .post(players::api_step),
+            )
             .service(
                 web::resource("/tables/{code}/observations")
                     .get(observations::list)

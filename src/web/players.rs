@@ -1,7 +1,7 @@
 //! Players and their ratings (docs/players.md): the players list with its search and the
 //! registration form, a player's page (their record as the viewer's role may see it, their
 //! statuses and ratings with their figures), and the table screen's forms that seat a carded
-//! player, pause, resume and end their rating. Each handler parses the request, calls one
+//! player, pause, resume and end their rating, and the same steps over the JSON API. Each handler parses the request, calls one
 //! use-case of `crate::players`, and renders its answer.
 
 use actix_session::Session;
@@ -10,19 +10,20 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use askama::Template;
 use chrono::Utc;
 use serde::Deserialize;
+use serde_json::json;
 
 use crate::db::ids::PlayerId;
 use crate::db::users::Role;
-use crate::players::ratings::{self, Step};
+use crate::players::ratings::{self, AtSeat, Seating, Step};
 use crate::players::records::{self, FormRefusal, PlayerForm, PlayerLine, Status, Totals};
 use crate::players::report;
 use crate::players::{comp, keeps_records};
-use crate::rules::money::Total;
+use crate::rules::money::{Money, Total};
 use crate::rules::rating::average_bet;
 use crate::web::error::AppError;
 use crate::web::format::{money, sum, total, when};
 use crate::web::layout::Nav;
-use crate::web::respond::{redirect, render};
+use crate::web::respond::{api_fields, api_refused, redirect, render, text_of};
 use crate::web::session;
 use crate::web::state::AppState;
 use crate::web::user::CurrentUser;
@@ -744,7 +745,12 @@ pub async fn seat(
         user.me(&req),
     )
     .await?;
-    session::set_flash_of(&session, &done.map_err(|r| r.reason))?;
+    let said = match done {
+        Seating::Seated(at) => Ok(at.words),
+        Seating::Excluded(reason) => Err(reason),
+        Seating::Refused(refused) => Err(refused.reason),
+    };
+    session::set_flash_of(&session, &said)?;
     Ok(redirect(&format!("/tables/{code}")))
 }
 
@@ -765,19 +771,112 @@ pub async fn step(
     form: web::Form<StepForm>,
 ) -> Result<HttpResponse, AppError> {
     let (code, seat, step) = path.into_inner();
-    let step = match step.as_str() {
-        "pause" => Step::Pause,
-        "resume" => Step::Resume,
-        "leave" => Step::Leave {
-            walked_with: form.into_inner().walked_with,
-        },
-        _ => return Err(AppError::NotFound),
-    };
+    let step = step_of(&step, form.into_inner().walked_with)?;
     let now = Utc::now();
     let day = state.config.gaming_day(now);
     let done = ratings::step(&state.db, code.clone(), day, seat, step, now, user.me(&req)).await?;
-    session::set_flash_of(&session, &done.map_err(|r| r.reason))?;
+    session::set_flash_of(&session, &done.map(|at| at.words).map_err(|r| r.reason))?;
     Ok(redirect(&format!("/tables/{code}")))
+}
+
+/// A step of a rating by its route's name (`pause`, `resume`, `leave` with the chips walked
+/// with); another name is no route.
+fn step_of(name: &str, walked_with: String) -> Result<Step, AppError> {
+    match name {
+        "pause" => Ok(Step::Pause),
+        "resume" => Ok(Step::Resume),
+        "leave" => Ok(Step::Leave { walked_with }),
+        _ => Err(AppError::NotFound),
+    }
+}
+
+/// A rating at a seat as the API answers it: what a dealer sees of the player.
+fn at_seat_json(code: &str, at: &AtSeat) -> serde_json::Value {
+    json!({
+        "rating": at.rating,
+        "table": code,
+        "seat": at.seat,
+        "card_number": at.card_number,
+        "first_name": at.first_name,
+        "step": at.step,
+        "walked_with": at.walked_with.map(Money::plain_text),
+        "message": at.words,
+    })
+}
+
+/// `POST /api/v1/tables/{code}/ratings`: `{"seat": 2, "card": "RC1001"}` seats a carded player
+/// and starts their rating, as the table screen's form does: 201 with the rating; a refusal is
+/// 422 `{"error": ..., "field": ...}`, and a self-excluded or barred player's (kept, audited and
+/// on the pit board, as at the table screen) also says `"excluded": true`.
+#[tracing::instrument(skip_all, fields(user = %user.username))]
+pub async fn api_seat(
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    req: HttpRequest,
+    body: web::Bytes,
+    path: web::Path<String>,
+) -> Result<HttpResponse, AppError> {
+    let fields = match api_fields(&body, "seating", &["seat", "card"])? {
+        Ok(fields) => fields,
+        Err(refused) => return Ok(refused),
+    };
+    let (seat, card) = match (
+        text_of(&fields, "seat", true),
+        text_of(&fields, "card", false),
+    ) {
+        (Ok(seat), Ok(card)) => (seat, card),
+        (Err((reason, field)), _) | (_, Err((reason, field))) => {
+            return Ok(api_refused(&reason, Some(field)))
+        }
+    };
+    let (code, day) = (path.into_inner(), state.config.gaming_day(Utc::now()));
+    Ok(
+        match ratings::seat(&state.db, code.clone(), day, seat, card, user.me(&req)).await? {
+            Seating::Seated(at) => HttpResponse::Created().json(at_seat_json(&code, &at)),
+            Seating::Excluded(reason) => HttpResponse::UnprocessableEntity().json(json!({
+                "error": reason,
+                "field": "card",
+                "excluded": true,
+            })),
+            Seating::Refused(refused) => api_refused(&refused.reason, refused.field),
+        },
+    )
+}
+
+/// `POST /api/v1/tables/{code}/ratings/{seat}/{step}` (`pause`, `resume`, `leave` with
+/// `{"walked_with": "1250.00"}`): a step of the rating at that seat, as the table screen's
+/// buttons: 200 with the rating; a refusal is 422 `{"error": ..., "field": ...}`.
+#[tracing::instrument(skip_all, fields(user = %user.username))]
+pub async fn api_step(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    user: CurrentUser,
+    path: web::Path<(String, String, String)>,
+    body: web::Bytes,
+) -> Result<HttpResponse, AppError> {
+    let (code, seat, step) = path.into_inner();
+    let known: &[&str] = if step == "leave" {
+        &["walked_with"]
+    } else {
+        &[]
+    };
+    let fields = match api_fields(&body, &format!("{step} step"), known)? {
+        Ok(fields) => fields,
+        Err(refused) => return Ok(refused),
+    };
+    let walked_with = match text_of(&fields, "walked_with", false) {
+        Ok(walked_with) => walked_with,
+        Err((reason, field)) => return Ok(api_refused(&reason, Some(field))),
+    };
+    let step = step_of(&step, walked_with)?;
+    let now = Utc::now();
+    let day = state.config.gaming_day(now);
+    Ok(
+        match ratings::step(&state.db, code.clone(), day, seat, step, now, user.me(&req)).await? {
+            Ok(at) => HttpResponse::Ok().json(at_seat_json(&code, &at)),
+            Err(refused) => api_refused(&refused.reason, refused.field),
+        },
+    )
 }
 
 pub struct CompRuleView {

@@ -11,6 +11,7 @@
  *   live-save.js        the live check that stores the draft, and the save status
  *   preview-confirm.js  the action bar, the preview and notes, Confirm
  *   house-way.js        "Set by house way": the dealer's hands from the dealer's dealt cards
+ *   card-scan.js        "Scan card" on the Rated players' seat form (camera and barcode reader)
  *   cards.js, duplicates.js, card-faces.js, roving.js, dom.js   what those use
  *
  * A feature of its own (a house-way button, another game's places) goes in a module of its
@@ -27,6 +28,11 @@ import { createPicker } from './picker.js';
 import { createLiveSave } from './live-save.js';
 import { createPreviewConfirm } from './preview-confirm.js';
 import { setupHouseWay } from './house-way.js';
+import { setupCardScan } from './card-scan.js';
+
+// Rated players' seat form: a card scanned by the camera, where the browser can (its own form,
+// not the round's).
+setupCardScan(document, window);
 
 const form = document.getElementById('round-form');
 if (form && typeof window.fetch === 'function' && typeof window.FormData === 'function') start(form);

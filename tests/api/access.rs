@@ -677,6 +677,19 @@ const MATRIX: &[Case] = &[
         &[],
         [303, 404, 404, 403, 404, 403, 403, 403, 403],
     ),
+    // The same steps over the API: a form is not its JSON, refused before the table is looked up.
+    case(
+        "POST",
+        "/api/v1/tables/NO-SUCH/ratings",
+        &[("seat", "1"), ("card", "RC9999")],
+        [401, 400, 400, 403, 400, 403, 403, 403, 403],
+    ),
+    case(
+        "POST",
+        "/api/v1/tables/NO-SUCH/ratings/1/leave",
+        &[("walked_with", "0")],
+        [401, 400, 400, 403, 400, 403, 403, 403, 403],
+    ),
     // Unrated observations: recorded, ended, voided and their players carded by pit managers
     // (`.../{id}/card` is the route of `.../{id}/end`: one case, as refusals are audited once
     // a route and minute), read by them and auditors.

@@ -624,8 +624,18 @@ async fn observe(supervisor: &TestApp, seat: &str) -> i64 {
     count(supervisor, "SELECT max(id) AS n FROM unrated_observations")
 }
 
-#[tokio::test]
-async fn buy_ins_at_an_observed_seat_are_the_carded_players_in_their_slip_and_their_cash() {
+/// A floor where a pit manager observed seat 2, the seat bought in PHP 3,000,000 cash, 1,000 in
+/// markers and 2,500,000 cash (seat 3 500 cash), and the player was then carded from the
+/// running observation as card AML2002.
+struct Carded {
+    app: TestApp,
+    dealer: TestApp,
+    supervisor: TestApp,
+    player: i64,
+    observation: i64,
+}
+
+async fn carded_after_buying_in() -> Carded {
     let app = spawn_app().await;
     create_table(&app, TABLE);
     let host = app.another_browser();
@@ -646,7 +656,6 @@ async fn buy_ins_at_an_observed_seat_are_the_carded_players_in_their_slip_and_th
     assert!(cases(&app).is_empty());
     assert!(on_chain(&app, "cash.recorded").is_empty());
 
-    // Carded while observed: the seat's three buy-ins are attributed to them, in order.
     let res = supervisor
         .post_form(
             &format!("/tables/{TABLE}/observations/{observation}/card"),
@@ -654,6 +663,40 @@ async fn buy_ins_at_an_observed_seat_are_the_carded_players_in_their_slip_and_th
         )
         .await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    Carded {
+        app,
+        dealer,
+        supervisor,
+        player,
+        observation,
+    }
+}
+
+/// The row of rating `rating` on the player's page.
+async fn rating_row(supervisor: &TestApp, player: i64, rating: i64) -> String {
+    let page = supervisor
+        .get(&format!("/players/{player}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    page.split(&format!("id=\"rating-{rating}\""))
+        .nth(1)
+        .and_then(|rest| rest.split("</tr>").next())
+        .expect("the rating's row")
+        .to_owned()
+}
+
+#[tokio::test]
+async fn buy_ins_at_an_observed_seat_are_the_carded_players_in_their_slip_and_their_cash() {
+    // Carded while observed: the seat's three buy-ins are attributed to them, in order.
+    let Carded {
+        app,
+        dealer,
+        supervisor,
+        player,
+        observation,
+    } = carded_after_buying_in().await;
     let screen = supervisor
         .get(&format!("/tables/{TABLE}"))
         .await
@@ -722,17 +765,7 @@ async fn buy_ins_at_an_observed_seat_are_the_carded_players_in_their_slip_and_th
 
     // The rating's slip counts them as the player's buy-ins, and one made after the carding.
     buy_in(&dealer, "2", "10,000", "cash").await;
-    let page = supervisor
-        .get(&format!("/players/{player}"))
-        .await
-        .text()
-        .await
-        .unwrap();
-    let row = page
-        .split(&format!("id=\"rating-{rating}\""))
-        .nth(1)
-        .and_then(|rest| rest.split("</tr>").next())
-        .expect("the rating's row");
+    let row = rating_row(&supervisor, player, rating).await;
     assert!(row.contains("PHP 5,511,000.00"), "{row}");
 
     // The database refuses an attribution of a buy-in with a player of its own.
@@ -748,4 +781,100 @@ async fn buy_ins_at_an_observed_seat_are_the_carded_players_in_their_slip_and_th
         refused.contains("must be a buy-in with no player"),
         "{refused}"
     );
+}
+
+#[tokio::test]
+async fn a_carded_observation_voided_withdraws_its_buy_ins_and_its_cases_stay_for_the_officer() {
+    let carded = carded_after_buying_in().await;
+    let (app, dealer, supervisor) = (&carded.app, &carded.dealer, &carded.supervisor);
+    let (player, observation) = (carded.player, carded.observation);
+    let rating = count(app, "SELECT max(id) AS n FROM ratings");
+    assert_eq!(cases(app).len(), 2);
+
+    // Another pit manager voids the observation: it was of someone else.
+    let other = app.another_browser();
+    app.create_user("other-pit", Role::Supervisor, crate::helpers::PASSWORD);
+    other.sign_in("other-pit", crate::helpers::PASSWORD).await;
+    let res = other
+        .post_form(
+            &format!("/tables/{TABLE}/observations/{observation}/void"),
+            &[("reason", "that was his brother")],
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let said = other
+        .get(&format!("/tables/{TABLE}/observations"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        said.contains(
+            "The 3 buy-in(s) at the seat while it was observed, PHP 5,501,000.00, attributed to \
+             the player carded from it, are not that player&#39;s any more; rating"
+        ),
+        "{said}"
+    );
+    assert!(!said.contains("structuring"), "no tipping off");
+
+    // Nothing is changed or deleted: the attributions stay, and count no more.
+    assert_eq!(
+        count(app, "SELECT count(*) AS n FROM buy_in_attributions"),
+        3
+    );
+    let withdrawn = app.audit("buyin.attribution_withdrawn");
+    assert_eq!(withdrawn.len(), 3);
+    assert!(withdrawn
+        .iter()
+        .all(|e| e.details["player"] == player && e.details["observation"] == observation));
+    assert_eq!(on_chain(app, "cash.withdrawn").len(), 2, "the two in cash");
+
+    // The rating stays, its slip without them; the pit board no longer has their cash.
+    assert_eq!(count(app, "SELECT count(*) AS n FROM ratings"), 1);
+    let row = rating_row(supervisor, player, rating).await;
+    assert!(!row.contains("5,501,000.00"), "{row}");
+    let board = supervisor.get("/pit").await.text().await.unwrap();
+    assert!(!board.contains("Card AML2002"), "{board}");
+
+    // The player's cash of the day is added up without them: a buy-in of theirs now is all of it.
+    buy_in(dealer, "2", "10,000", "cash").await;
+    let recorded = on_chain(app, "cash.recorded");
+    assert_eq!(
+        recorded.last().unwrap().details["day_total"],
+        serde_json::json!(1_000_000)
+    );
+
+    // The cases stay as raised, each saying on the compliance chain and on its page why its
+    // basis changed; the officer decides.
+    let raised = cases(app);
+    assert_eq!(raised.len(), 2);
+    let changed = on_chain(app, "compliance.case_basis_changed");
+    assert_eq!(changed.len(), 2);
+    for (event, (_, _, total, listed)) in changed.iter().zip(&raised) {
+        assert_eq!(*total, 550_000_000);
+        assert_eq!(listed.len(), 2);
+        assert_eq!(
+            event.details["withdrawn_buy_ins"].as_array().unwrap().len(),
+            2
+        );
+        assert_eq!(event.details["why"]["reason"], "that was his brother");
+    }
+    let officer = app.another_browser();
+    officer.signed_in_as(Role::Compliance).await;
+    let case = count(app, "SELECT min(id) AS n FROM compliance_cases");
+    let page = officer
+        .get(&format!("/compliance/cases/{case}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(page.contains("Basis changed since raised"), "{page}");
+    assert!(
+        page.contains(&format!(
+            "attributed to the player when carded from observation {observation}"
+        )),
+        "{page}"
+    );
+    assert!(page.contains("that was his brother"), "{page}");
+    assert!(page.contains("Record the decision"), "{page}");
 }

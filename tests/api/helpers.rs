@@ -557,3 +557,49 @@ pub fn assert_every_round_has_its_figures(app: &TestApp) {
         "rounds and their figures differ ({rounds} rounds)"
     );
 }
+
+/// Issues a token through the admin page and returns it.
+pub async fn issue_token(admin: &TestApp, name: &str, holder: &User) -> String {
+    let res = admin
+        .post_form(
+            "/admin/tokens",
+            &[("name", name), ("user_id", &holder.id.to_string())],
+        )
+        .await;
+    // Post/redirect/get: the token is shown on the page after the redirect, once.
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&res), "/admin/tokens#issued-token");
+    let res = admin.get("/admin/tokens").await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(res.headers()[reqwest::header::CACHE_CONTROL], "no-store");
+    let html = res.text().await.unwrap();
+    let marker = "id=\"token-value\">";
+    let start = html.find(marker).expect("the token is shown once") + marker.len();
+    let end = html[start..].find('<').unwrap() + start;
+    html[start..end].to_owned()
+}
+
+/// A request from a system with no cookies, authenticated by `token` alone.
+pub async fn call_with_token(
+    app: &TestApp,
+    token: &str,
+    method: Method,
+    path: &str,
+    body: Option<Value>,
+) -> (StatusCode, Value, reqwest::header::HeaderMap) {
+    let mut req = new_client()
+        .request(method, app.url(path))
+        .bearer_auth(token);
+    if let Some(body) = body {
+        req = req.json(&body);
+    }
+    let res = req.send().await.unwrap();
+    let status = res.status();
+    let headers = res.headers().clone();
+    let text = res.text().await.unwrap();
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        headers,
+    )
+}

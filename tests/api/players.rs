@@ -3,12 +3,15 @@
 //! from the stored house edge), the refused seating of an excluded player kept and audited,
 //! and what each role sees of a player.
 use diesel::prelude::*;
-use pusoy_pit::db::users::Role;
+use pusoy_pit::db::users::{Role, User};
 use pusoy_pit::rules::money::Money;
-use reqwest::StatusCode;
-use serde_json::Value;
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
 
-use crate::helpers::{count, create_table, location, record, spawn_app, the_round, TestApp};
+use crate::helpers::{
+    call, call_with_token, count, create_table, issue_token, location, record, spawn_app,
+    the_round, TestApp,
+};
 
 pub(crate) const TABLE: &str = "RATE-1";
 
@@ -17,6 +20,8 @@ pub(crate) struct Floor {
     pub(crate) host: TestApp,
     pub(crate) dealer: TestApp,
     pub(crate) supervisor: TestApp,
+    /// The dealer's account (signed on at the table).
+    pub(crate) dealer_user: User,
 }
 
 /// Stores a house edge of 2 % (± 0.3 %) for every rule-profile version, as if simulated: a
@@ -36,7 +41,7 @@ pub(crate) async fn floor() -> Floor {
     let host = app.another_browser();
     host.signed_in_as(Role::Host).await;
     let dealer = app.another_browser();
-    dealer.signed_in_as(Role::Dealer).await;
+    let dealer_user = dealer.signed_in_as(Role::Dealer).await;
     dealer.sign_on_at(TABLE).await;
     let supervisor = app.another_browser();
     supervisor.signed_in_as(Role::Supervisor).await;
@@ -45,6 +50,7 @@ pub(crate) async fn floor() -> Floor {
         host,
         dealer,
         supervisor,
+        dealer_user,
     }
 }
 
@@ -1743,4 +1749,171 @@ async fn carding_after_the_fact_is_refused_over_a_rated_seat_or_player_and_for_t
     assert_eq!(f.app.audit("player.seat_refused").len(), 1);
     assert_eq!(count(&f.app, "SELECT count(*) AS n FROM ratings"), 2);
     assert!(f.app.audit("observation.carded").is_empty());
+}
+
+#[tokio::test]
+async fn the_tablet_seats_pauses_resumes_and_ends_a_rating_over_the_api_with_a_token() {
+    let f = floor().await;
+    register(&f.host, "RC-3003", "Lita").await;
+    let admin = f.app.another_browser();
+    admin.signed_in_as(Role::Admin).await;
+    let token = issue_token(&admin, "RATE-1 tablet", &f.dealer_user).await;
+    let ratings = format!("/api/v1/tables/{TABLE}/ratings");
+    let post = |path: String, body: Value| {
+        let token = token.clone();
+        let app = &f.app;
+        async move { call_with_token(app, &token, Method::POST, &path, Some(body)).await }
+    };
+
+    let (status, body, _) = post(ratings.clone(), json!({"seat": 2, "card": "rc-3003"})).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let rating = count(&f.app, "SELECT max(id) AS n FROM ratings");
+    assert_eq!(
+        body,
+        json!({
+            "rating": rating,
+            "table": TABLE,
+            "seat": 2,
+            "card_number": "RC3003",
+            "first_name": "Lita",
+            "step": "seated",
+            "walked_with": null,
+            "message": "Card RC3003 rated at seat 2.",
+        })
+    );
+    let step = |name: &str| format!("{ratings}/2/{name}");
+    let (status, body, _) = post(step("pause"), json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["step"], "paused");
+    let (status, body, _) = post(step("pause"), json!({})).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(body["error"], "Lita is away already.");
+    let (status, body, _) = post(step("resume"), json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["step"], "resumed");
+
+    // Every refusal is JSON naming what and where, and writes nothing.
+    let refusals = [
+        (
+            ratings.clone(),
+            json!({"seat": 2, "card": "RC3003"}),
+            "seat",
+        ),
+        (
+            ratings.clone(),
+            json!({"seat": 9, "card": "RC3003"}),
+            "seat",
+        ),
+        (ratings.clone(), json!({"seat": 1, "card": ""}), "card"),
+        (
+            ratings.clone(),
+            json!({"seat": 1, "card": "NOBODY9"}),
+            "card",
+        ),
+        (ratings.clone(), json!({"seat": 1, "card": 42}), "card"),
+        (
+            ratings.clone(),
+            json!({"seat": 1, "card": "RC3003", "vip": true}),
+            "vip",
+        ),
+        (step("leave"), json!({"walked_with": 1250}), "walked_with"),
+        (step("leave"), json!({"walked_with": "lots"}), "walked_with"),
+        (step("leave"), json!({}), "walked_with"),
+        (step("pause"), json!({"walked_with": "0"}), "walked_with"),
+        (format!("{ratings}/3/pause"), json!({}), "seat"),
+    ];
+    for (path, sent, field) in refusals {
+        let (status, body, _) = post(path.clone(), sent.clone()).await;
+        assert_eq!(
+            status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{path} {sent}: {body}"
+        );
+        assert_eq!(body["field"], field, "{path} {sent}: {body}");
+        assert!(
+            body["error"].as_str().is_some_and(|e| !e.is_empty()),
+            "{body}"
+        );
+    }
+    let (status, body, _) = post(step("dance"), json!({})).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert!(body["error"].is_string(), "{body}");
+    let (status, body, _) = post(ratings.clone(), json!(["RC3003"])).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("JSON object"),
+        "{body}"
+    );
+    let (status, body, _) = post(
+        "/api/v1/tables/NO-SUCH/ratings".to_owned(),
+        json!({"seat": 1, "card": "RC3003"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert!(body["error"].is_string(), "{body}");
+    assert_eq!(count(&f.app, "SELECT count(*) AS n FROM ratings"), 1);
+    assert_eq!(count(&f.app, "SELECT count(*) AS n FROM rating_steps"), 2);
+
+    // Leaving with the chips walked with ends it, as the table screen's Leave does.
+    let (status, body, _) = post(step("leave"), json!({"walked_with": "1,250"})).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["step"], "left");
+    assert_eq!(body["walked_with"], "1250.00");
+    assert_eq!(body["message"], "Lita left seat 2 with PHP 1,250.00.");
+    assert_eq!(count(&f.app, "SELECT count(*) AS n FROM open_ratings"), 0);
+    let ended = f.app.audit("rating.ended");
+    assert_eq!(ended.len(), 1);
+    assert_eq!(ended[0].details["walked_with"], json!(125_000));
+
+    // A session works too, with its CSRF token; a role that does not rate is refused.
+    let (status, body) = call(
+        &f.dealer,
+        Method::POST,
+        &ratings,
+        Some(json!({"seat": "1", "card": "RC3003"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let (status, body) = call(
+        &f.host,
+        Method::POST,
+        &ratings,
+        Some(json!({"seat": 3, "card": "RC3003"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert!(body["error"].is_string(), "{body}");
+}
+
+#[tokio::test]
+async fn an_excluded_player_is_refused_over_the_api_with_the_alert_and_the_audit_event() {
+    let f = floor().await;
+    let player = register(&f.host, "RC-4004", "Nestor").await;
+    bar(&f.supervisor, player).await;
+    let (status, body) = call(
+        &f.dealer,
+        Method::POST,
+        &format!("/api/v1/tables/{TABLE}/ratings"),
+        Some(json!({"seat": 1, "card": "RC4004"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(
+        body,
+        json!({
+            "error": "Do not seat card RC4004: Nestor is barred. A pit manager has been alerted.",
+            "field": "card",
+            "excluded": true,
+        })
+    );
+    assert_eq!(count(&f.app, "SELECT count(*) AS n FROM ratings"), 0);
+    assert_eq!(count(&f.app, "SELECT count(*) AS n FROM seat_refusals"), 1);
+    let refused = f.app.audit("player.seat_refused");
+    assert_eq!(refused.len(), 1);
+    assert_eq!(refused[0].details["player"], player);
+    let board = f.supervisor.get("/pit").await.text().await.unwrap();
+    assert!(
+        board.contains("card RC4004, Nestor Santos (barred)"),
+        "{board}"
+    );
 }

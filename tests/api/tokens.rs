@@ -5,11 +5,12 @@ use pusoy_pit::db::audit_log::{self, ChainCheck, SYSTEM_CHAIN};
 use pusoy_pit::db::schema::api_tokens;
 use pusoy_pit::db::users::{Role, User};
 use pusoy_pit::web::access::{TokenCheck, RULES};
-use reqwest::header::{CACHE_CONTROL, WWW_AUTHENTICATE};
+use reqwest::header::WWW_AUTHENTICATE;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
+use crate::helpers::{call_with_token as call, issue_token};
 use crate::helpers::{create_table, the_round};
 use crate::helpers::{new_client, spawn_app, spawn_app_with, TestApp};
 
@@ -18,27 +19,6 @@ async fn admin(app: &TestApp) -> TestApp {
     let admin = app.another_browser();
     admin.signed_in_as(Role::Admin).await;
     admin
-}
-
-/// Issues a token through the admin page and returns it.
-async fn issue_token(admin: &TestApp, name: &str, holder: &User) -> String {
-    let res = admin
-        .post_form(
-            "/admin/tokens",
-            &[("name", name), ("user_id", &holder.id.to_string())],
-        )
-        .await;
-    // Post/redirect/get: the token is shown on the page after the redirect, once.
-    assert_eq!(res.status(), StatusCode::SEE_OTHER);
-    assert_eq!(crate::helpers::location(&res), "/admin/tokens#issued-token");
-    let res = admin.get("/admin/tokens").await;
-    assert_eq!(res.status(), StatusCode::OK);
-    assert_eq!(res.headers()[CACHE_CONTROL], "no-store");
-    let html = res.text().await.unwrap();
-    let marker = "id=\"token-value\">";
-    let start = html.find(marker).expect("the token is shown once") + marker.len();
-    let end = html[start..].find('<').unwrap() + start;
-    html[start..end].to_owned()
 }
 
 /// The id of the first token issued.
@@ -56,31 +36,6 @@ async fn revoke(admin: &TestApp, id: i64) {
         .post_form(&format!("/admin/tokens/{id}/revoke"), &[("confirm", "yes")])
         .await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
-}
-
-/// A request from a system with no cookies, authenticated by `token` alone.
-async fn call(
-    app: &TestApp,
-    token: &str,
-    method: Method,
-    path: &str,
-    body: Option<Value>,
-) -> (StatusCode, Value, reqwest::header::HeaderMap) {
-    let mut req = new_client()
-        .request(method, app.url(path))
-        .bearer_auth(token);
-    if let Some(body) = body {
-        req = req.json(&body);
-    }
-    let res = req.send().await.unwrap();
-    let status = res.status();
-    let headers = res.headers().clone();
-    let text = res.text().await.unwrap();
-    (
-        status,
-        serde_json::from_str(&text).unwrap_or(Value::String(text)),
-        headers,
-    )
 }
 
 /// A dealer signed on at the table (through their own browser), as round entry requires.

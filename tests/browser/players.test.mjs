@@ -8,7 +8,8 @@
 // on the player's page and finds the hands, bets and result the test entered; the demo's
 // self-excluded player is refused a seat with the reason. Screenshots of the table screen, the
 // observations page, the player's page and the day's rated play at 1280x800 and on a 10-inch
-// tablet in both orientations go to target/browser-shots/players-*.png.
+// tablet in both orientations go to target/browser-shots/players-*.png. A pit manager's tablet
+// with a camera (faked) scans the second player's card into the seat form (players-scan-card-*).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -42,9 +43,11 @@ after(async () => {
   await browser?.close();
 });
 
-async function signedIn(who) {
+/** A page signed in as `who`; `init`, if given, runs in each page before its own scripts. */
+async function signedIn(who, init) {
   const context = await browser.newContext({ viewport: DESKTOP });
   context.setDefaultTimeout(15_000);
+  if (init) await context.addInitScript(init);
   const page = await context.newPage();
   page.problems = [];
   page.on('pageerror', (e) => page.problems.push(`${page.url()}: ${e}`));
@@ -60,13 +63,14 @@ async function submit(page, button) {
   await Promise.all([page.waitForNavigation(), page.locator(button).click()]);
 }
 
-/** Screenshots of the page at each size, each checked to fit its window. */
-async function atEachSize(page, name) {
+/** Screenshots of the page at each size, each checked to fit its window: the whole page, or
+ * (`fullPage` false) the window as it is, for what floats over the page. */
+async function atEachSize(page, name, fullPage = true) {
   for (const size of SIZES) {
     await page.setViewportSize(size);
     const [scroll, client] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
     assert.ok(scroll <= client + 1, `${page.url()} scrolls sideways at ${size.width}: ${scroll}px in ${client}px`);
-    await page.screenshot({ path: path.join(shots, `players-${name}-${size.width}x${size.height}.png`), fullPage: true });
+    await page.screenshot({ path: path.join(shots, `players-${name}-${size.width}x${size.height}.png`), fullPage });
   }
   await page.setViewportSize(DESKTOP);
 }
@@ -285,6 +289,77 @@ test('the host reads the rating: the hands, bets and result entered at the seat'
   await atEachSize(host, 'player');
   assert.deepEqual(host.problems, []);
   await host.context().close();
+});
+
+/** A tablet's camera and barcode reader, faked before the page loads: the camera is a canvas's
+ * stream (kept as window.scanStream), and the reader reads nothing until the test puts a code
+ * in window.scanned. */
+function fakeScanner() {
+  window.BarcodeDetector = class {
+    constructor(options) { window.scanFormats = options.formats; }
+    async detect() { return window.scanned ? [{ rawValue: window.scanned, format: 'qr_code' }] : []; }
+  };
+  const media = navigator.mediaDevices || {};
+  media.getUserMedia = async (wanted) => {
+    window.scanWanted = wanted;
+    const canvas = document.createElement('canvas');
+    canvas.width = 320; canvas.height = 240;
+    const g = canvas.getContext('2d');
+    g.fillStyle = '#2b2b2b'; g.fillRect(0, 0, 320, 240);
+    g.fillStyle = '#fff'; g.fillRect(110, 70, 100, 100);
+    window.scanStream = canvas.captureStream(5);
+    return window.scanStream;
+  };
+  if (!navigator.mediaDevices) Object.defineProperty(navigator, 'mediaDevices', { value: media });
+}
+
+function noScanner() {
+  delete window.BarcodeDetector;
+  if (navigator.mediaDevices) navigator.mediaDevices.getUserMedia = undefined;
+}
+
+test('a pit manager scans a card with the tablet camera to seat a player; no camera, no button', async () => {
+  const pit = await signedIn(SUPERVISOR, fakeScanner);
+  await pit.goto(`${base}/tables/${TABLE}`);
+  await pit.click('#scan-card');
+  await pit.waitForSelector('#scan-overlay video');
+  await pit.waitForFunction(() => /Hold the card/.test(document.querySelector('.scan-status').textContent));
+  assert.deepEqual(await pit.evaluate(() => window.scanFormats), ['code_128', 'code_39', 'ean_13', 'qr_code']);
+  assert.deepEqual(await pit.evaluate(() => window.scanWanted.video.facingMode), { ideal: 'environment' });
+  await pit.locator('#rate-form').scrollIntoViewIfNeeded();
+  await atEachSize(pit, 'scan-card', false);
+  // Cancel closes it and stops the camera; nothing is filled.
+  await pit.click('#scan-overlay button:has-text("Cancel")');
+  assert.equal(await pit.locator('#scan-overlay').count(), 0);
+  assert.deepEqual(await pit.evaluate(() => window.scanStream.getTracks().map((t) => t.readyState)), ['ended']);
+  assert.equal(await pit.inputValue('#rate-form input[name=card]'), '');
+
+  // A code that is not a card is said and ignored; the player's card fills the field and closes.
+  await pit.click('#scan-card');
+  await pit.waitForFunction(() => /Hold the card/.test(document.querySelector('.scan-status').textContent));
+  await pit.evaluate(() => { window.scanned = 'https://example.com/win'; });
+  await pit.waitForFunction(() => /not a card number/.test(document.querySelector('.scan-status').textContent));
+  assert.equal(await pit.locator('#scan-overlay').count(), 1);
+  await pit.evaluate((card) => { window.scanned = ` ${card.slice(0, 2).toLowerCase()}-${card.slice(2)} `; }, CARD2);
+  await pit.waitForSelector('#scan-overlay', { state: 'detached' });
+  assert.equal(await pit.inputValue('#rate-form input[name=card]'), CARD2);
+  assert.deepEqual(await pit.evaluate(() => window.scanStream.getTracks().map((t) => t.readyState)), ['ended']);
+  await pit.check('#rate-form input[name=seat][value="3"]');
+  await submit(pit, '#rate-form button[type=submit]');
+  assert.match(await pit.locator('.flash').innerText(), new RegExp(`Card ${CARD2} rated at seat 3\\.`));
+  await pit.fill('#rated-seat-3 input[name=walked_with]', '0');
+  await submit(pit, '#rated-seat-3 button:has-text("Leave")');
+  assert.equal(await pit.locator('#rated-seat-3').count(), 0);
+  assert.deepEqual(pit.problems, []);
+  await pit.context().close();
+
+  const plain = await signedIn(SUPERVISOR, noScanner);
+  await plain.goto(`${base}/tables/${TABLE}`);
+  await plain.waitForSelector('#rate-form input[name=card]');
+  // The screen's modules ran before the page's load event, which goto waited for: no button.
+  assert.equal(await plain.locator('#scan-card').count(), 0);
+  assert.deepEqual(plain.problems, []);
+  await plain.context().close();
 });
 
 test('an excluded player is refused a seat with the reason, and the dealer signs off', async () => {
