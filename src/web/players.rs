@@ -1,8 +1,8 @@
 //! Players and their ratings (docs/players.md): the players list with its search and the
 //! registration form, a player's page (their record as the viewer's role may see it, their
 //! statuses and ratings with their figures), and the table screen's forms that seat a carded
-//! player, pause, resume and end their rating, and the same steps over the JSON API. Each handler parses the request, calls one
-//! use-case of `crate::players`, and renders its answer.
+//! player, pause, resume and end their rating, and the same steps over the JSON API. Each
+//! handler parses the request, calls one use-case of `crate::players`, and renders its answer.
 
 use actix_session::Session;
 use actix_web::http::StatusCode;
