@@ -506,6 +506,31 @@ pub fn cases_listing_buy_ins(
     .load(conn)
 }
 
+/// A case's id, as [`cases_with_withdrawn`] reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, QueryableByName)]
+pub struct CaseIdRow {
+    #[diesel(sql_type = BigInt)]
+    pub case_id: CaseId,
+}
+
+/// Which of the cases `ids` list a buy-in whose attribution to the case's player was withdrawn
+/// since (its observation voided), as [`withdrawn_in_case`] finds them one case at a time.
+pub fn cases_with_withdrawn(
+    conn: &mut PgConnection,
+    ids: &[CaseId],
+) -> QueryResult<Vec<CaseIdRow>> {
+    diesel::sql_query(
+        "SELECT DISTINCT c.id AS case_id \
+         FROM compliance_cases c CROSS JOIN LATERAL jsonb_array_elements(c.transactions) t \
+         JOIN buy_in_attributions a ON a.buy_in_id = (t ->> 'id')::int8 \
+          AND a.player_id = c.player_id \
+         JOIN unrated_observation_voids v ON v.observation_id = a.observation_id \
+         WHERE c.id = ANY ($1::int8[]) AND t ->> 'source' = 'buy_in'",
+    )
+    .bind::<Array<BigInt>, _>(ids.iter().map(|id| id.0).collect::<Vec<_>>())
+    .load(conn)
+}
+
 /// A buy-in a case lists whose attribution to the case's player no longer counts: the
 /// observation it was attributed from was voided since, with that void's reason, who and when.
 #[derive(Debug, Clone, PartialEq, Eq, QueryableByName)]

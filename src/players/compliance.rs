@@ -73,6 +73,8 @@ pub struct Case {
     pub decision: Option<Decision>,
     /// The buy-ins it lists that count for its player no more (read with the case alone).
     pub withdrawn: Vec<Withdrawn>,
+    /// Whether any buy-in it lists counts for its player no more (read with lists of cases).
+    pub basis_changed: bool,
 }
 
 /// A buy-in a case lists whose attribution to the case's player was withdrawn since it was
@@ -171,6 +173,7 @@ fn case_of(
             at: d.decided_at,
         }),
         withdrawn: Vec::new(),
+        basis_changed: false,
     })
 }
 
@@ -208,6 +211,7 @@ fn with_withdrawn(
             at: w.voided_at,
         })
         .collect();
+    case.basis_changed = !case.withdrawn.is_empty();
     Ok(case)
 }
 
@@ -244,7 +248,13 @@ pub async fn list(
     refuse_unless_reader(&me)?;
     db.run(move |conn| {
         let found = rows::cases(conn, from, to, showing == Showing::Open, LISTED)?;
-        cases_of(conn, found)
+        let mut cases = cases_of(conn, found)?;
+        let ids: Vec<CaseId> = cases.iter().map(|c| c.id).collect();
+        let changed = rows::cases_with_withdrawn(conn, &ids)?;
+        for case in &mut cases {
+            case.basis_changed = changed.iter().any(|row| row.case_id == case.id);
+        }
+        Ok(cases)
     })
     .await
 }

@@ -248,6 +248,7 @@ pub struct CaseLine {
     pub threshold: String,
     pub transactions: usize,
     pub decision: String,
+    pub basis_changed: bool,
 }
 
 fn case_line(case: &Case) -> CaseLine {
@@ -269,6 +270,7 @@ fn case_line(case: &Case) -> CaseLine {
             Some(d) if d.decision == "filed" => "Filed".to_owned(),
             Some(_) => "Dismissed".to_owned(),
         },
+        basis_changed: case.basis_changed,
     }
 }
 

@@ -790,6 +790,15 @@ async fn a_carded_observation_voided_withdraws_its_buy_ins_and_its_cases_stay_fo
     let (player, observation) = (carded.player, carded.observation);
     let rating = count(app, "SELECT max(id) AS n FROM ratings");
     assert_eq!(cases(app).len(), 2);
+    // The officer's list marks a case whose basis changed.
+    let officer = app.another_browser();
+    officer.signed_in_as(Role::Compliance).await;
+    let marked = async || {
+        let list = officer.get("/compliance").await.text().await.unwrap();
+        list.matches(r#"<span class="badge">basis changed</span>"#)
+            .count()
+    };
+    assert_eq!(marked().await, 0, "nothing changed yet");
 
     // Another pit manager voids the observation: it was of someone else.
     let other = app.another_browser();
@@ -859,8 +868,7 @@ async fn a_carded_observation_voided_withdraws_its_buy_ins_and_its_cases_stay_fo
         );
         assert_eq!(event.details["why"]["reason"], "that was his brother");
     }
-    let officer = app.another_browser();
-    officer.signed_in_as(Role::Compliance).await;
+    assert_eq!(marked().await, 2, "both cases listed as changed");
     let case = count(app, "SELECT min(id) AS n FROM compliance_cases");
     let page = officer
         .get(&format!("/compliance/cases/{case}"))
