@@ -506,35 +506,12 @@ pub fn cases_listing_buy_ins(
     .load(conn)
 }
 
-/// A case's id, as [`cases_with_withdrawn`] reads it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, QueryableByName)]
-pub struct CaseIdRow {
-    #[diesel(sql_type = BigInt)]
-    pub case_id: CaseId,
-}
-
-/// Which of the cases `ids` list a buy-in whose attribution to the case's player was withdrawn
-/// since (its observation voided), as [`withdrawn_in_case`] finds them one case at a time.
-pub fn cases_with_withdrawn(
-    conn: &mut PgConnection,
-    ids: &[CaseId],
-) -> QueryResult<Vec<CaseIdRow>> {
-    diesel::sql_query(
-        "SELECT DISTINCT c.id AS case_id \
-         FROM compliance_cases c CROSS JOIN LATERAL jsonb_array_elements(c.transactions) t \
-         JOIN buy_in_attributions a ON a.buy_in_id = (t ->> 'id')::int8 \
-          AND a.player_id = c.player_id \
-         JOIN unrated_observation_voids v ON v.observation_id = a.observation_id \
-         WHERE c.id = ANY ($1::int8[]) AND t ->> 'source' = 'buy_in'",
-    )
-    .bind::<Array<BigInt>, _>(ids.iter().map(|id| id.0).collect::<Vec<_>>())
-    .load(conn)
-}
-
 /// A buy-in a case lists whose attribution to the case's player no longer counts: the
 /// observation it was attributed from was voided since, with that void's reason, who and when.
 #[derive(Debug, Clone, PartialEq, Eq, QueryableByName)]
 pub struct WithdrawnLine {
+    #[diesel(sql_type = BigInt)]
+    pub case_id: CaseId,
     #[diesel(sql_type = BigInt)]
     pub buy_in_id: BuyInId,
     #[diesel(sql_type = BigInt)]
@@ -547,18 +524,22 @@ pub struct WithdrawnLine {
     pub voided_at: DateTime<Utc>,
 }
 
-/// The buy-ins case `id` lists whose attribution to its player was withdrawn (its observation
-/// voided), by buy-in.
-pub fn withdrawn_in_case(conn: &mut PgConnection, id: CaseId) -> QueryResult<Vec<WithdrawnLine>> {
+/// The buy-ins the cases `ids` list whose attribution to the case's player was withdrawn
+/// (its observation voided), by case and buy-in.
+pub fn withdrawn_in_cases(
+    conn: &mut PgConnection,
+    ids: &[CaseId],
+) -> QueryResult<Vec<WithdrawnLine>> {
     diesel::sql_query(
-        "SELECT a.buy_in_id, a.observation_id, v.reason, v.voided_by, v.voided_at \
+        "SELECT c.id AS case_id, a.buy_in_id, a.observation_id, v.reason, v.voided_by, \
+                v.voided_at \
          FROM compliance_cases c CROSS JOIN LATERAL jsonb_array_elements(c.transactions) t \
          JOIN buy_in_attributions a ON a.buy_in_id = (t ->> 'id')::int8 \
           AND a.player_id = c.player_id \
          JOIN unrated_observation_voids v ON v.observation_id = a.observation_id \
-         WHERE c.id = $1 AND t ->> 'source' = 'buy_in' \
-         ORDER BY a.buy_in_id",
+         WHERE c.id = ANY ($1::int8[]) AND t ->> 'source' = 'buy_in' \
+         ORDER BY c.id, a.buy_in_id",
     )
-    .bind::<BigInt, _>(id.0)
+    .bind::<Array<BigInt>, _>(ids.iter().map(|id| id.0).collect::<Vec<_>>())
     .load(conn)
 }

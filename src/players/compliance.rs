@@ -199,7 +199,7 @@ fn with_withdrawn(
     let mut case = cases_of(conn, vec![row])?
         .pop()
         .ok_or(AccountingError::NotFound("case"))?;
-    let withdrawn = rows::withdrawn_in_case(conn, id)?;
+    let withdrawn = rows::withdrawn_in_cases(conn, &[id])?;
     let names = names(conn, withdrawn.iter().map(|w| w.voided_by))?;
     case.withdrawn = withdrawn
         .into_iter()
@@ -250,9 +250,9 @@ pub async fn list(
         let found = rows::cases(conn, from, to, showing == Showing::Open, LISTED)?;
         let mut cases = cases_of(conn, found)?;
         let ids: Vec<CaseId> = cases.iter().map(|c| c.id).collect();
-        let changed = rows::cases_with_withdrawn(conn, &ids)?;
+        let changed = rows::withdrawn_in_cases(conn, &ids)?;
         for case in &mut cases {
-            case.basis_changed = changed.iter().any(|row| row.case_id == case.id);
+            case.basis_changed = changed.iter().any(|line| line.case_id == case.id);
         }
         Ok(cases)
     })
